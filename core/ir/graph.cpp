@@ -1,0 +1,389 @@
+// Graph storage, copy-on-write nodes, lazy indices and structural validation.
+#include "core/ir/graph.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cassert>
+#include <cstring>
+
+#include "core/util/hash.h"
+
+namespace ls::ir {
+
+std::string_view nodeKindName(NodeKind k) {
+  switch (k) {
+    case NodeKind::Placeholder: return "placeholder";
+    case NodeKind::GetAttr: return "get_attr";
+    case NodeKind::Call: return "call_function";
+    case NodeKind::Output: return "output";
+    default: return "?";
+  }
+}
+
+std::string_view constantKindName(ConstantKind k) {
+  switch (k) {
+    case ConstantKind::Parameter: return "parameter";
+    case ConstantKind::Buffer: return "buffer";
+    case ConstantKind::Constant: return "constant";
+    default: return "?";
+  }
+}
+
+// ---------------------------------------------------------------- ConstantStore
+
+std::shared_ptr<const Blob> ConstantStore::intern(std::vector<uint8_t> bytes) {
+  uint64_t h = hashBytes(bytes.data(), bytes.size());
+  std::lock_guard lock(mu_);
+  auto range = blobs_.equal_range(h);
+  for (auto it = range.first; it != range.second; ++it)
+    if (it->second->bytes == bytes) return it->second;
+  auto blob = std::make_shared<Blob>();
+  blob->bytes = std::move(bytes);
+  blob->hash = h;
+  bytes_ += blob->bytes.size();
+  blobs_.emplace(h, blob);
+  return blob;
+}
+
+size_t ConstantStore::size() const {
+  std::lock_guard lock(mu_);
+  return blobs_.size();
+}
+size_t ConstantStore::totalBytes() const {
+  std::lock_guard lock(mu_);
+  return bytes_;
+}
+
+uint64_t constantContentHash(const Constant& c) {
+  uint64_t h = hashCombine(uint64_t(c.dtype) + 1, hashBytes(c.shape.begin(), sizeof(int64_t) * c.shape.rank()));
+  if (c.data) return hashCombine(h, c.data->hash);
+  return hashCombine(h, hashString(c.name, 0x5eed));
+}
+
+// ---------------------------------------------------------------- Graph
+
+Graph::Graph() : store_(std::make_shared<ConstantStore>()) {}
+Graph::~Graph() = default;
+
+Graph::Graph(const Graph& o)
+    : modelName(o.modelName),
+      nodes_(o.nodes_),
+      nextId_(o.nextId_),
+      opIndex_(o.opIndex_),
+      constants_(o.constants_),
+      store_(o.store_) {
+  for (const auto& [name, sg] : o.subgraphs_) subgraphs_.emplace(name, std::make_shared<Graph>(*sg));
+}
+
+Graph& Graph::operator=(const Graph& o) {
+  if (this == &o) return *this;
+  Graph tmp(o);
+  *this = std::move(tmp);
+  return *this;
+}
+
+void Graph::indexAdd(const Node& n) {
+  if (n.kind != NodeKind::Call) return;
+  if (opIndex_.size() <= n.op) opIndex_.resize(n.op + 1);
+  opIndex_[n.op].push_back(n.id);
+}
+
+void Graph::indexRemove(const Node& n) {
+  if (n.kind != NodeKind::Call || n.op >= opIndex_.size()) return;
+  auto& v = opIndex_[n.op];
+  auto it = std::find(v.begin(), v.end(), n.id);
+  if (it != v.end()) {
+    *it = v.back();
+    v.pop_back();
+  }
+}
+
+NodeId Graph::append(Node node) {
+  if (node.id == kInvalidNode) node.id = nextId_++;
+  else nextId_ = std::max(nextId_, node.id + 1);
+  auto p = std::make_shared<Node>(std::move(node));
+  NodeId id = p->id;
+  appendShared(std::move(p));
+  return id;
+}
+
+void Graph::appendShared(NodePtr p) {
+  const Node& n = *p;
+  nextId_ = std::max(nextId_, n.id + 1);
+  indexAdd(n);
+  if (posValid_) {
+    if (pos_.size() <= n.id) pos_.resize(n.id + 1, -1);
+    pos_[n.id] = int32_t(nodes_.size());
+  }
+  if (namesValid_) byName_.emplace(std::string_view(n.name), n.id);
+  usersValid_ = false;
+  nodes_.push_back(std::move(p));
+}
+
+NodeId Graph::insertAt(size_t pos, Node node) {
+  if (node.id == kInvalidNode) node.id = nextId_++;
+  else nextId_ = std::max(nextId_, node.id + 1);
+  auto p = std::make_shared<Node>(std::move(node));
+  indexAdd(*p);
+  if (namesValid_) byName_.emplace(std::string_view(p->name), p->id);
+  NodeId id = p->id;
+  nodes_.insert(nodes_.begin() + std::ptrdiff_t(std::min(pos, nodes_.size())), std::move(p));
+  invalidateOrder();
+  return id;
+}
+
+NodeId Graph::insertBefore(NodeId before, Node node) { return insertAt(position(before), std::move(node)); }
+NodeId Graph::insertAfter(NodeId after, Node node) { return insertAt(position(after) + 1, std::move(node)); }
+
+bool Graph::erase(NodeId id) {
+  if (!contains(id)) return false;
+  size_t p = position(id);
+  indexRemove(*nodes_[p]);
+  if (namesValid_) byName_.erase(std::string_view(nodes_[p]->name));
+  nodes_.erase(nodes_.begin() + std::ptrdiff_t(p));
+  invalidateOrder();
+  return true;
+}
+
+void Graph::clear() {
+  nodes_.clear();
+  opIndex_.clear();
+  byName_.clear();
+  namesValid_ = false;
+  invalidateOrder();
+  constants_.clear();
+  subgraphs_.clear();
+}
+
+void Graph::ensurePositions() const {
+  if (posValid_) return;
+  pos_.assign(nextId_, -1);
+  for (size_t i = 0; i < nodes_.size(); ++i) pos_[nodes_[i]->id] = int32_t(i);
+  posValid_ = true;
+}
+
+bool Graph::contains(NodeId id) const {
+  ensurePositions();
+  return id < pos_.size() && pos_[id] >= 0;
+}
+
+const NodePtr* Graph::findPtr(NodeId id) const {
+  ensurePositions();
+  if (id >= pos_.size() || pos_[id] < 0) return nullptr;
+  return &nodes_[size_t(pos_[id])];
+}
+
+const Node* Graph::find(NodeId id) const {
+  const NodePtr* p = findPtr(id);
+  return p ? p->get() : nullptr;
+}
+
+const Node& Graph::node(NodeId id) const {
+  const Node* n = find(id);
+  assert(n && "Graph::node: unknown id");
+  return *n;
+}
+
+size_t Graph::position(NodeId id) const {
+  ensurePositions();
+  assert(id < pos_.size() && pos_[id] >= 0);
+  return size_t(pos_[id]);
+}
+
+NodeId Graph::findByName(std::string_view name) const {
+  if (!namesValid_) {
+    byName_.clear();
+    byName_.reserve(nodes_.size());
+    for (const NodePtr& n : nodes_) byName_.emplace(std::string_view(n->name), n->id);
+    namesValid_ = true;
+  }
+  auto it = byName_.find(name);
+  return it == byName_.end() ? kInvalidNode : it->second;
+}
+
+Node& Graph::cow(size_t pos) {
+  NodePtr& p = nodes_[pos];
+  if (p.use_count() > 1) p = std::make_shared<Node>(*p);
+  return const_cast<Node&>(*p);  // every Node is created non-const by make_shared<Node>
+}
+
+Node& Graph::mutableNode(NodeId id) {
+  usersValid_ = false;
+  return cow(position(id));
+}
+
+void Graph::setOp(NodeId id, OpId op, std::string target) {
+  size_t p = position(id);
+  indexRemove(*nodes_[p]);
+  Node& n = cow(p);
+  n.op = op;
+  n.target = std::move(target);
+  indexAdd(n);
+}
+
+void Graph::rename(NodeId id, std::string name) {
+  size_t p = position(id);
+  if (namesValid_) byName_.erase(std::string_view(nodes_[p]->name));
+  Node& n = cow(p);
+  n.name = std::move(name);
+  if (namesValid_) byName_.emplace(std::string_view(n.name), n.id);
+}
+
+const TensorMeta& Graph::meta(ValueRef r) const {
+  static const TensorMeta kNone;
+  const Node* n = find(r.node);
+  if (!n) return kNone;
+  return n->meta(r.output);
+}
+
+std::span<const NodeId> Graph::nodesOfOp(OpId op) const {
+  if (op >= opIndex_.size()) return {};
+  return opIndex_[op];
+}
+
+std::vector<OpId> Graph::opsPresent() const {
+  std::vector<OpId> out;
+  for (OpId i = 0; i < opIndex_.size(); ++i)
+    if (!opIndex_[i].empty()) out.push_back(i);
+  return out;
+}
+
+void Graph::ensureUsers() const {
+  if (usersValid_) return;
+  ensurePositions();
+  std::vector<uint32_t> count(nextId_ + 1, 0);
+  // Each (user, producer) pair is listed once even if the user reads the producer twice.
+  std::vector<NodeId> buf;
+  auto forEachDistinct = [&](const Node& n, auto&& fn) {
+    buf.clear();
+    n.forEachInput([&](const ValueRef& r) { buf.push_back(r.node); });
+    std::sort(buf.begin(), buf.end());
+    buf.erase(std::unique(buf.begin(), buf.end()), buf.end());
+    for (NodeId p : buf) fn(p);
+  };
+  for (const NodePtr& n : nodes_)
+    forEachDistinct(*n, [&](NodeId p) {
+      if (p < nextId_) ++count[p + 1];
+    });
+  for (size_t i = 1; i < count.size(); ++i) count[i] += count[i - 1];
+  userStart_ = count;
+  userList_.assign(count.back(), kInvalidNode);
+  std::vector<uint32_t> fill(count.begin(), count.end() - 1);
+  for (const NodePtr& n : nodes_)
+    forEachDistinct(*n, [&](NodeId p) {
+      if (p < nextId_) userList_[fill[p]++] = n->id;
+    });
+  usersValid_ = true;
+}
+
+std::span<const NodeId> Graph::users(NodeId id) const {
+  ensureUsers();
+  if (id + 1 >= userStart_.size()) return {};
+  return {userList_.data() + userStart_[id], userStart_[id + 1] - userStart_[id]};
+}
+
+const Node* Graph::outputNode() const {
+  for (auto it = nodes_.rbegin(); it != nodes_.rend(); ++it)
+    if ((*it)->kind == NodeKind::Output) return it->get();
+  return nullptr;
+}
+
+const Constant* Graph::constant(std::string_view name) const {
+  auto it = constants_.find(name);
+  return it == constants_.end() ? nullptr : &it->second;
+}
+
+void Graph::setConstant(Constant c) {
+  if (c.contentHash == 0) c.contentHash = constantContentHash(c);
+  std::string key = c.name;
+  constants_.insert_or_assign(std::move(key), std::move(c));
+}
+
+bool Graph::eraseConstant(std::string_view name) {
+  auto it = constants_.find(name);
+  if (it == constants_.end()) return false;
+  constants_.erase(it);
+  return true;
+}
+
+GraphSignature Graph::signature() const {
+  GraphSignature s;
+  for (const NodePtr& p : nodes_) {
+    const Node& n = *p;
+    if (n.kind == NodeKind::Placeholder) {
+      s.userInputs.push_back(n.id);
+    } else if (n.kind == NodeKind::GetAttr) {
+      const Constant* c = constant(n.target);
+      ConstantKind k = c ? c->kind : ConstantKind::Constant;
+      (k == ConstantKind::Parameter ? s.parameters : k == ConstantKind::Buffer ? s.buffers : s.constants)
+          .push_back(n.id);
+    } else if (n.kind == NodeKind::Output && !n.args.empty()) {
+      if (auto* l = n.args[0].asRefList()) s.outputs = *l;
+      else if (auto* r = n.args[0].ref()) s.outputs.push_back(*r);
+    }
+  }
+  return s;
+}
+
+std::string Graph::uniqueName(std::string_view base) const {
+  if (findByName(base) == kInvalidNode) return std::string(base);
+  for (size_t i = 1;; ++i) {
+    std::string cand = fmt::format("{}_{}", base, i);
+    if (findByName(cand) == kInvalidNode) return cand;
+  }
+}
+
+void Graph::buildIndices() const {
+  ensurePositions();
+  ensureUsers();
+  findByName("");
+}
+
+Status Graph::validate() const {
+  std::vector<uint8_t> seen(nextId_, 0);
+  std::unordered_map<std::string_view, NodeId> names;
+  names.reserve(nodes_.size());
+  size_t outputs = 0;
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    const Node& n = *nodes_[i];
+    if (n.id >= nextId_) return Status::error(fmt::format("node '{}': id {} out of range", n.name, n.id));
+    if (seen[n.id]) return Status::error(fmt::format("node '{}': duplicate id {}", n.name, n.id));
+    if (!names.emplace(n.name, n.id).second)
+      return Status::error(fmt::format("node '{}': duplicate node name", n.name));
+    Status st;
+    n.forEachInput([&](const ValueRef& r) {
+      if (!st.isOk()) return;
+      const Node* src = find(r.node);
+      if (!src) {
+        st = Status::error(fmt::format("node '{}': reads value of node id {} which does not exist", n.name, r.node));
+        return;
+      }
+      if (!seen[r.node]) {
+        st = Status::error(fmt::format("node '{}': reads '{}' which does not come before it (cycle or bad order)",
+                                       n.name, src->name));
+        return;
+      }
+      if (src->kind == NodeKind::Output) {
+        st = Status::error(fmt::format("node '{}': reads the output node", n.name));
+        return;
+      }
+      if (r.output > 0 && r.output >= src->outputs.size())
+        st = Status::error(fmt::format("node '{}': reads output {} of '{}' which has {} outputs", n.name, r.output,
+                                       src->name, src->outputs.size()));
+    });
+    LS_RETURN_IF_ERROR(st);
+    if (n.kind == NodeKind::Output) {
+      ++outputs;
+      if (i + 1 != nodes_.size()) return Status::error(fmt::format("node '{}': output node is not last", n.name));
+    }
+    if (n.kind == NodeKind::Call && n.op == kNoOp)
+      return Status::error(fmt::format("node '{}': call_function without an op", n.name));
+    seen[n.id] = 1;
+  }
+  if (outputs != 1 && !nodes_.empty())
+    return Status::error(fmt::format("graph has {} output nodes, expected exactly 1", outputs));
+  return Status::ok();
+}
+
+}  // namespace ls::ir

@@ -1,0 +1,182 @@
+// Graph: ordered (topological) nodes with stable ids, constants, signature, nested graphs.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "core/ir/node.h"
+#include "core/util/status.h"
+
+namespace ls::ir {
+
+enum class ConstantKind : uint8_t { Parameter, Buffer, Constant, COUNT };
+std::string_view constantKindName(ConstantKind k);
+
+/// Immutable bytes of a constant (little endian, element type of the constant).
+struct Blob {
+  std::vector<uint8_t> bytes;
+  uint64_t hash = 0;
+};
+
+/// A named constant. `data` is null for shape-only constants (weights not in the file);
+/// their content hash is derived from (name, dtype, shape), because values synthesised for
+/// them are seeded by name: two shape-only constants never count as equal data.
+struct Constant {
+  std::string name;
+  std::string fqn;
+  ConstantKind kind = ConstantKind::Parameter;
+  DType dtype = DType::Float32;
+  Shape shape;
+  uint64_t contentHash = 0;
+  std::shared_ptr<const Blob> data;
+
+  bool hasData() const { return data != nullptr; }
+  int64_t numel() const { return shape.numel(); }
+};
+
+/// Content-addressed storage of constant bytes, shared by every graph version that uses it.
+/// Thread-safe.
+class ConstantStore {
+ public:
+  /// Returns the shared blob for these bytes (deduplicated by hash + byte equality).
+  std::shared_ptr<const Blob> intern(std::vector<uint8_t> bytes);
+  size_t size() const;
+  size_t totalBytes() const;
+
+ private:
+  mutable std::mutex mu_;
+  std::unordered_multimap<uint64_t, std::shared_ptr<const Blob>> blobs_;
+  size_t bytes_ = 0;
+};
+
+/// Content hash for a constant: hash of its bytes, or of (name, dtype, shape) when shape-only.
+uint64_t constantContentHash(const Constant& c);
+
+/// Who is who among the graph's boundary values.
+struct GraphSignature {
+  std::vector<NodeId> userInputs;  ///< placeholders in order
+  std::vector<NodeId> parameters;  ///< get_attr of parameter constants
+  std::vector<NodeId> buffers;
+  std::vector<NodeId> constants;
+  std::vector<ValueRef> outputs;   ///< the output node's returned values, in slot order
+};
+
+/// A graph: nodes in topological order. Node ids are stable for the node's lifetime and are
+/// never reused within one graph lineage (copies share the id counter's value).
+///
+/// Nodes are held by shared pointer and are copy-on-write: copying a Graph is cheap
+/// (pointer copies) and later mutation of one copy never changes the other.
+/// Not thread-safe for mutation; concurrent const access is safe once the lazy indices are
+/// built (call buildIndices() before sharing across threads).
+class Graph {
+ public:
+  Graph();
+  Graph(const Graph&);
+  Graph& operator=(const Graph&);
+  Graph(Graph&&) noexcept = default;
+  Graph& operator=(Graph&&) noexcept = default;
+  ~Graph();
+
+  // ---- nodes ----
+  size_t size() const { return nodes_.size(); }
+  const Node& at(size_t pos) const { return *nodes_[pos]; }
+  const NodePtr& ptrAt(size_t pos) const { return nodes_[pos]; }
+  std::span<const NodePtr> nodes() const { return nodes_; }
+
+  /// Appends a node. Assigns a fresh id when node.id == kInvalidNode. Returns the id.
+  NodeId append(Node node);
+  /// Appends an existing (shared) node version without copying it (fast-copy path).
+  void appendShared(NodePtr node);
+  /// Inserts a node before position `pos`.
+  NodeId insertAt(size_t pos, Node node);
+  NodeId insertBefore(NodeId before, Node node);
+  NodeId insertAfter(NodeId after, Node node);
+  /// Removes a node (its users must have been rewired). Returns false if absent.
+  bool erase(NodeId id);
+  /// Removes all nodes, constants and subgraphs.
+  void clear();
+
+  bool contains(NodeId id) const;
+  const Node& node(NodeId id) const;      ///< id must exist
+  const Node* find(NodeId id) const;      ///< null if absent
+  const NodePtr* findPtr(NodeId id) const;
+  size_t position(NodeId id) const;       ///< index in order; id must exist
+  NodeId findByName(std::string_view name) const;  ///< kInvalidNode if absent
+  /// Mutable access with copy-on-write. Do not change id or name here; change the op with
+  /// setOp so the op index stays right.
+  Node& mutableNode(NodeId id);
+  void setOp(NodeId id, OpId op, std::string target);
+  void rename(NodeId id, std::string name);
+
+  /// Metadata of a value; a none meta if the ref is dangling.
+  const TensorMeta& meta(ValueRef r) const;
+
+  /// All nodes with op `op`, in no particular order (no scan).
+  std::span<const NodeId> nodesOfOp(OpId op) const;
+  /// Distinct ops present (with count > 0).
+  std::vector<OpId> opsPresent() const;
+  /// Nodes that read any output of `id` (each user once, in graph order).
+  std::span<const NodeId> users(NodeId id) const;
+  /// The output node, or null.
+  const Node* outputNode() const;
+
+  NodeId nextId() const { return nextId_; }
+  void reserveIds(NodeId next) { nextId_ = std::max(nextId_, next); }
+  NodeId newId() { return nextId_++; }
+
+  // ---- constants ----
+  const std::map<std::string, Constant, std::less<>>& constants() const { return constants_; }
+  const Constant* constant(std::string_view name) const;
+  void setConstant(Constant c);
+  bool eraseConstant(std::string_view name);
+  ConstantStore& store() { return *store_; }
+  const std::shared_ptr<ConstantStore>& storePtr() const { return store_; }
+  void shareStore(std::shared_ptr<ConstantStore> s) { store_ = std::move(s); }
+
+  // ---- signature, subgraphs, naming ----
+  GraphSignature signature() const;
+  std::map<std::string, std::shared_ptr<Graph>, std::less<>>& subgraphs() { return subgraphs_; }
+  const std::map<std::string, std::shared_ptr<Graph>, std::less<>>& subgraphs() const { return subgraphs_; }
+  std::string modelName;
+
+  /// A name not yet used in this graph, derived from `base` ("add" -> "add_3").
+  std::string uniqueName(std::string_view base) const;
+
+  /// Builds the lazy indices (positions, names, users) so concurrent readers never race.
+  void buildIndices() const;
+
+  /// Structural checks: ids unique, names unique, every ref points to an earlier node and a
+  /// valid output index, exactly one output node and it is last. The message names the node.
+  Status validate() const;
+
+ private:
+  void indexAdd(const Node& n);
+  void indexRemove(const Node& n);
+  void invalidateOrder() { posValid_ = false; usersValid_ = false; }
+  void ensurePositions() const;
+  void ensureUsers() const;
+  Node& cow(size_t pos);
+
+  std::vector<NodePtr> nodes_;
+  NodeId nextId_ = 0;
+  std::vector<std::vector<NodeId>> opIndex_;  // by OpId
+  mutable std::unordered_map<std::string_view, NodeId> byName_;  // views into node names
+  mutable bool namesValid_ = false;
+  mutable std::vector<int32_t> pos_;  // by NodeId
+  mutable bool posValid_ = false;
+  mutable std::vector<uint32_t> userStart_;  // CSR: users of id i are userList_[start[i]..start[i+1])
+  mutable std::vector<NodeId> userList_;
+  mutable bool usersValid_ = false;
+  std::map<std::string, Constant, std::less<>> constants_;
+  std::shared_ptr<ConstantStore> store_;
+  std::map<std::string, std::shared_ptr<Graph>, std::less<>> subgraphs_;
+};
+
+}  // namespace ls::ir

@@ -1,0 +1,44 @@
+// Fast non-cryptographic 64-bit hashing for content keys (constants, inference cache).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+
+namespace ls {
+
+/// 64-bit hash of a byte range (multiply-xorshift over 8-byte words; good avalanche, not
+/// cryptographic). Equal inputs give equal hashes on every platform of the same endianness.
+inline uint64_t hashBytes(const void* data, size_t len, uint64_t seed = 0x9E3779B97F4A7C15ull) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  constexpr uint64_t kMul = 0xbf58476d1ce4e5b9ull;
+  uint64_t h = seed ^ (len * 0x94d049bb133111ebull);
+  size_t i = 0;
+  for (; i + 8 <= len; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    w *= kMul;
+    w ^= w >> 31;
+    h = (h ^ w) * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 29;
+  }
+  uint64_t tail = 0;
+  for (size_t k = 0; i < len; ++i, ++k) tail |= uint64_t(p[i]) << (8 * k);
+  h = (h ^ (tail * kMul)) * 0x9E3779B97F4A7C15ull;
+  h ^= h >> 32;
+  h *= 0xd6e8feb86659fd93ull;
+  h ^= h >> 32;
+  return h;
+}
+
+inline uint64_t hashString(std::string_view s, uint64_t seed = 0x9E3779B97F4A7C15ull) {
+  return hashBytes(s.data(), s.size(), seed);
+}
+
+inline uint64_t hashCombine(uint64_t a, uint64_t b) {
+  a ^= b + 0x9E3779B97F4A7C15ull + (a << 6) + (a >> 2);
+  return a;
+}
+
+}  // namespace ls
