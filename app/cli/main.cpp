@@ -1,29 +1,17 @@
-// lowerscope-cli: the headless front end (import, info, print; more commands per issue).
+// lowerscope-cli: the headless front end. Each command group lives in its own file.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <cstdio>
-#include <map>
+#include "app/cli/commands.h"
 
-#include "core/io/fxjson.h"
-#include "core/io/load.h"
-#include "core/io/lsg.h"
-#include "core/ir/printer.h"
-#include "core/ops/reinfer.h"
-#include "core/util/atomic_file.h"
-#include "core/util/json_writer.h"
-
-namespace {
-
-using namespace ls;
+namespace ls::cli {
 
 int fail(const std::string& msg) {
   fmt::print(stderr, "error: {}\n", msg);
   return 1;
 }
 
-Result<ir::Graph> load(const std::string& path, bool quiet = false) {
+Result<ir::Graph> load(const std::string& path, bool quiet) {
   io::ImportReport rep;
   auto g = io::loadGraphFile(path, &rep);
   if (g && !quiet)
@@ -31,146 +19,10 @@ Result<ir::Graph> load(const std::string& path, bool quiet = false) {
   return g;
 }
 
-std::string metaText(const ir::Node& n) {
-  if (n.outputs.size() == 1) return ir::toString(n.outputs[0]);
-  std::string s = "(";
-  for (size_t i = 0; i < n.outputs.size(); ++i) s += (i ? ", " : "") + ir::toString(n.outputs[i]);
-  return s + ")";
-}
-
-int cmdImport(const std::string& in, const std::string& out) {
-  auto g = load(in);
-  if (!g) return fail(g.message());
-  Status st = io::saveLsg(g.value(), out);
-  if (!st) return fail(st.message());
-  fmt::print("wrote {} ({} nodes)\n", out, g->size());
-  return 0;
-}
-
-int cmdPrint(const std::string& in) {
-  auto g = load(in);
-  if (!g) return fail(g.message());
-  std::string text = ir::printGraph(g.value());
-  std::fwrite(text.data(), 1, text.size(), stdout);
-  return 0;
-}
-
-struct Counts {
-  size_t placeholders = 0, constants = 0, calls = 0, outputs = 0, opaque = 0;
-  std::map<std::string, size_t> ops;
-};
-
-Counts countNodes(const ir::Graph& g) {
-  Counts c;
-  for (const ir::NodePtr& p : g.nodes()) {
-    switch (p->kind) {
-      case ir::NodeKind::Placeholder: ++c.placeholders; break;
-      case ir::NodeKind::GetAttr: ++c.constants; break;
-      case ir::NodeKind::Output: ++c.outputs; break;
-      default:
-        ++c.calls;
-        ++c.ops[ir::opName(p->op)];
-        if (p->hasFlag(ir::kFlagOpaque)) ++c.opaque;
-    }
-  }
-  return c;
-}
-
-int cmdInfo(const std::string& in, bool json, bool checkShapes, const std::string& jsonOut) {
-  auto loaded = load(in, json);
-  if (!loaded) return fail(loaded.message());
-  const ir::Graph& g = loaded.value();
-  Counts c = countNodes(g);
-  ir::GraphSignature sig = g.signature();
-  size_t withData = 0;
-  uint64_t declaredBytes = 0;
-  for (const auto& [name, k] : g.constants()) {
-    if (k.hasData()) ++withData;
-    declaredBytes += uint64_t(k.numel()) * uint64_t(ir::dtypeSize(k.dtype));
-  }
-  ops::ReinferReport rep;
-  if (checkShapes) {
-    ops::InferenceCache cache;
-    rep = ops::reinferGraph(g, &cache);
-  }
-  std::vector<std::pair<std::string, size_t>> hist(c.ops.begin(), c.ops.end());
-  std::stable_sort(hist.begin(), hist.end(), [](auto& a, auto& b) { return a.second > b.second; });
-
-  if (json || !jsonOut.empty()) {
-    JsonWriter w;
-    w.beginObject();
-    w.field("file", in).field("model", g.modelName).field("nodes", uint64_t(g.size()));
-    w.key("kinds").beginObject();
-    w.field("placeholder", uint64_t(c.placeholders)).field("get_attr", uint64_t(c.constants));
-    w.field("call_function", uint64_t(c.calls)).field("output", uint64_t(c.outputs)).field("opaque", uint64_t(c.opaque));
-    w.endObject();
-    w.key("inputs").beginArray();
-    for (ir::NodeId id : sig.userInputs)
-      w.beginObject().field("name", g.node(id).name).field("meta", metaText(g.node(id))).endObject();
-    w.endArray();
-    w.key("outputs").beginArray();
-    for (const ir::ValueRef& r : sig.outputs) {
-      const ir::Node* n = g.find(r.node);
-      w.beginObject().field("name", n ? n->name : "?").field("meta", ir::toString(g.meta(r))).endObject();
-    }
-    w.endArray();
-    w.key("constants").beginObject();
-    w.field("count", uint64_t(g.constants().size())).field("with_data", uint64_t(withData));
-    w.field("declared_bytes", declaredBytes).endObject();
-    w.key("op_histogram").beginObject();
-    for (auto& [op, n] : hist) w.field(op, uint64_t(n));
-    w.endObject();
-    w.field("subgraphs", uint64_t(g.subgraphs().size()));
-    if (checkShapes) {
-      w.key("check_shapes").beginObject();
-      w.field("checked", uint64_t(rep.checked)).field("agreed", uint64_t(rep.agreed));
-      w.field("opaque", uint64_t(rep.opaque));
-      w.key("mismatches").beginArray();
-      for (const auto& m : rep.mismatches)
-        w.beginObject().field("node", m.name).field("op", m.op).field("recorded", m.recorded)
-            .field("inferred", m.inferred).field("error", m.error).endObject();
-      w.endArray().endObject();
-    }
-    w.endObject();
-    std::string text = w.str() + "\n";
-    if (!jsonOut.empty()) {
-      Status st = writeFileAtomic(jsonOut, text);
-      if (!st) return fail(st.message());
-    }
-    if (json) std::fwrite(text.data(), 1, text.size(), stdout);
-  }
-  if (!json) {
-    fmt::print("model:     {}\n", g.modelName.empty() ? "(unnamed)" : g.modelName);
-    fmt::print("nodes:     {} (placeholder {}, get_attr {}, call_function {}, output {})\n", g.size(),
-               c.placeholders, c.constants, c.calls, c.outputs);
-    if (c.opaque) fmt::print("opaque:    {} call nodes with ops unknown to the registry\n", c.opaque);
-    for (ir::NodeId id : sig.userInputs) fmt::print("input:     %{} : {}\n", g.node(id).name, metaText(g.node(id)));
-    for (const ir::ValueRef& r : sig.outputs) {
-      const ir::Node* n = g.find(r.node);
-      fmt::print("output:    %{} : {}\n", n ? n->name : "?", ir::toString(g.meta(r)));
-    }
-    fmt::print("constants: {} ({} parameters, {} buffers, {} constants; {} with data; {:.1f} MB declared)\n",
-               g.constants().size(), sig.parameters.size(), sig.buffers.size(), sig.constants.size(), withData,
-               double(declaredBytes) / 1e6);
-    if (!g.subgraphs().empty()) fmt::print("subgraphs: {}\n", g.subgraphs().size());
-    fmt::print("ops ({} distinct):\n", hist.size());
-    for (auto& [op, n] : hist) fmt::print("  {:>6}  {}\n", n, op);
-    if (checkShapes) {
-      for (const auto& m : rep.mismatches) {
-        if (!m.error.empty()) fmt::print("MISMATCH %{} ({}): inference failed: {}\n", m.name, m.op, m.error);
-        else fmt::print("MISMATCH %{} ({}): recorded {}, inferred {}\n", m.name, m.op, m.recorded, m.inferred);
-      }
-      double pct = rep.checked ? 100.0 * double(rep.agreed) / double(rep.checked) : 100.0;
-      fmt::print("check-shapes: {}/{} call nodes agree ({:.1f}%){}\n", rep.agreed, rep.checked, pct,
-                 rep.opaque ? fmt::format(", {} opaque not checked", rep.opaque) : "");
-    }
-  }
-  return checkShapes && !rep.mismatches.empty() ? 1 : 0;
-}
-
-}  // namespace
+}  // namespace ls::cli
 
 int main(int argc, char** argv) {
+  using namespace ls::cli;
   CLI::App app{"lowerscope-cli: load ML graphs, run lowering pipelines, inspect and compare passes"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "lowerscope-cli 0.1.0");
@@ -192,9 +44,12 @@ int main(int argc, char** argv) {
   auto* print = app.add_subcommand("print", "Print the graph, one line per node");
   print->add_option("input", in, "graph (.fxjson.json or .lsg)")->required();
 
+  LowerCommand* lower = addLowerCommand(app);
+
   CLI11_PARSE(app, argc, argv);
   if (*imp) return cmdImport(in, out);
   if (*info) return cmdInfo(in, json, checkShapes, jsonOut);
   if (*print) return cmdPrint(in);
+  if (selected(*lower)) return runLower(*lower);
   return 1;
 }

@@ -63,7 +63,7 @@ uint64_t constantContentHash(const Constant& c) {
 
 // ---------------------------------------------------------------- Graph
 
-Graph::Graph() : store_(std::make_shared<ConstantStore>()) {}
+Graph::Graph() : constants_(std::make_shared<ConstantMap>()), store_(std::make_shared<ConstantStore>()) {}
 Graph::~Graph() = default;
 
 Graph::Graph(const Graph& o)
@@ -152,8 +152,16 @@ void Graph::clear() {
   byName_.clear();
   namesValid_ = false;
   invalidateOrder();
-  constants_.clear();
+  constants_ = std::make_shared<ConstantMap>();
   subgraphs_.clear();
+}
+
+void Graph::clearNodes() {
+  nodes_.clear();
+  opIndex_.clear();
+  byName_.clear();
+  namesValid_ = false;
+  invalidateOrder();
 }
 
 void Graph::ensurePositions() const {
@@ -289,21 +297,34 @@ const Node* Graph::outputNode() const {
   return nullptr;
 }
 
+const Graph::ConstantMap& Graph::constants() const {
+  static const ConstantMap kEmpty;
+  return constants_ ? *constants_ : kEmpty;  // a moved-from graph has no map
+}
+
 const Constant* Graph::constant(std::string_view name) const {
-  auto it = constants_.find(name);
-  return it == constants_.end() ? nullptr : &it->second;
+  if (!constants_) return nullptr;
+  auto it = constants_->find(name);
+  return it == constants_->end() ? nullptr : &it->second;
 }
 
 void Graph::setConstant(Constant c) {
   if (c.contentHash == 0) c.contentHash = constantContentHash(c);
+  if (!constants_) constants_ = std::make_shared<ConstantMap>();
+  else if (constants_.use_count() > 1) constants_ = std::make_shared<ConstantMap>(*constants_);
   std::string key = c.name;
-  constants_.insert_or_assign(std::move(key), std::move(c));
+  constants_->insert_or_assign(std::move(key), std::move(c));
 }
 
 bool Graph::eraseConstant(std::string_view name) {
-  auto it = constants_.find(name);
-  if (it == constants_.end()) return false;
-  constants_.erase(it);
+  if (!constants_) return false;
+  auto it = constants_->find(name);
+  if (it == constants_->end()) return false;
+  if (constants_.use_count() > 1) {
+    constants_ = std::make_shared<ConstantMap>(*constants_);
+    it = constants_->find(name);
+  }
+  constants_->erase(it);
   return true;
 }
 

@@ -102,6 +102,9 @@ class Graph {
   bool erase(NodeId id);
   /// Removes all nodes, constants and subgraphs.
   void clear();
+  /// Removes all nodes but keeps constants, subgraphs, the id counter and the name.
+  void clearNodes();
+  void reserveNodes(size_t n) { nodes_.reserve(n); }
 
   bool contains(NodeId id) const;
   const Node& node(NodeId id) const;      ///< id must exist
@@ -132,7 +135,8 @@ class Graph {
   NodeId newId() { return nextId_++; }
 
   // ---- constants ----
-  const std::map<std::string, Constant, std::less<>>& constants() const { return constants_; }
+  using ConstantMap = std::map<std::string, Constant, std::less<>>;
+  const ConstantMap& constants() const;
   const Constant* constant(std::string_view name) const;
   void setConstant(Constant c);
   bool eraseConstant(std::string_view name);
@@ -174,7 +178,7 @@ class Graph {
   mutable std::vector<uint32_t> userStart_;  // CSR: users of id i are userList_[start[i]..start[i+1])
   mutable std::vector<NodeId> userList_;
   mutable bool usersValid_ = false;
-  std::map<std::string, Constant, std::less<>> constants_;
+  std::shared_ptr<ConstantMap> constants_;  // copy-on-write: graph copies share it until one writes
   std::shared_ptr<ConstantStore> store_;
   std::map<std::string, std::shared_ptr<Graph>, std::less<>> subgraphs_;
 };

@@ -1,0 +1,114 @@
+// lowerscope-cli lower: run a pipeline over a graph, print one row per pass and totals.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "app/cli/commands.h"
+#include "core/io/lsg.h"
+#include "core/io/summary.h"
+#include "core/passes/pass_manager.h"
+#include "core/util/atomic_file.h"
+
+namespace ls::cli {
+
+LowerCommand* addLowerCommand(CLI::App& app) {
+  static LowerCommand cmd;
+  auto* s = app.add_subcommand("lower", "Run a lowering pipeline over a graph and report every pass");
+  cmd.sub = s;
+  s->add_option("input", cmd.input, "graph (.fxjson.json or .lsg)")->required();
+  s->add_option("--pipeline", cmd.pipeline, "pipeline name")->capture_default_str();
+  s->add_option("--profile", cmd.profile, "TOSA profile: fp or int")->check(CLI::IsMember({"fp", "int"}))->capture_default_str();
+  s->add_option("--target", cmd.target, "hardware target: generic, u55 or u85")
+      ->check(CLI::IsMember({"generic", "u55", "u85"}))
+      ->capture_default_str();
+  s->add_flag("--no-skip", cmd.noSkip, "run every pass even when should_run says there is nothing to do");
+  s->add_flag("--no-fast-copy", cmd.noFastCopy, "re-infer every node in every retrace (the upstream baseline)");
+  s->add_flag("--no-cache", cmd.noCache, "disable the meta-inference cache");
+  s->add_option("--disable-pass", cmd.disabled, "skip this pass (repeatable)");
+  s->add_flag("--verify-each", cmd.verifyEach, "run the verifier after every changed pass");
+  s->add_option("--trace", cmd.traceOut, "write the trace (.lstrace)");
+  s->add_option("--out", cmd.graphOut, "write the final graph (.lsg)");
+  s->add_option("--json", cmd.jsonOut, "write a JSON summary (see README)");
+  s->add_flag("-q,--quiet", cmd.quiet, "print only totals");
+  return &cmd;
+}
+
+bool selected(const LowerCommand& cmd) { return cmd.sub && cmd.sub->parsed(); }
+
+int runLower(const LowerCommand& cmd) {
+  auto loaded = load(cmd.input);
+  if (!loaded) return fail(loaded.message());
+  ir::Graph g = std::move(loaded).value();
+  auto pmr = passes::PassManager::fromPipeline(cmd.pipeline);
+  if (!pmr) return fail(pmr.message());
+  passes::PassManager pm = std::move(pmr).value();
+  for (const std::string& d : cmd.disabled) pm.disable(d);
+  Status valid = pm.validate();
+  if (!valid) return fail(valid.message());
+
+  passes::PassContext ctx;
+  ctx.profile = *passes::parseProfile(cmd.profile);
+  ctx.target = *passes::parseTarget(cmd.target);
+  ctx.engine.skip = !cmd.noSkip;
+  ctx.engine.fastCopy = !cmd.noFastCopy;
+  ctx.engine.cache = !cmd.noCache;
+  ops::InferenceCache cache;
+  ctx.cache = &cache;
+
+  passes::StatisticsInstrumentation stats;
+  passes::VerifierInstrumentation verifier;
+  passes::TraceRecorder recorder;
+  pm.addInstrumentation(&stats);
+  if (cmd.verifyEach) pm.addInstrumentation(&verifier);
+  if (!cmd.traceOut.empty()) pm.addInstrumentation(&recorder);
+
+  std::string model = g.modelName.empty() ? cmd.input : g.modelName;
+  passes::RunResult res = pm.run(g, ctx);
+
+  if (!cmd.quiet) {
+    fmt::print("{:>4}  {:<40} {:<10} {:<20} {:>9}  {}\n", "#", "pass", "status", "reason", "ms", "nodes");
+    for (const auto& r : res.records) {
+      std::string nodes = r.ran() || r.status == passes::PassStatus::Failed
+                              ? fmt::format("{} -> {}", r.nodesBefore, r.nodesAfter)
+                              : "";
+      fmt::print("{:>4}  {:<40} {:<10} {:<20} {:>9.3f}  {}\n", r.index, r.name, passes::passStatusName(r.status),
+                 passes::skipReasonName(r.reason), double(r.totalNs()) / 1e6, nodes);
+      if (r.status == passes::PassStatus::Failed) fmt::print("      error: {}\n", r.message);
+    }
+  }
+  int ran = 0, skipped = 0, changed = 0, failed = 0;
+  for (const auto& r : res.records) {
+    ran += r.ran();
+    skipped += r.status == passes::PassStatus::Skipped;
+    changed += r.status == passes::PassStatus::Changed;
+    failed += r.status == passes::PassStatus::Failed;
+  }
+  fmt::print("total: {:.3f} ms, {} passes: {} ran ({} changed), {} skipped, {} failed; nodes {} -> {}; cache {} hits / {} misses\n",
+             double(res.totalNs) / 1e6, res.records.size(), ran, changed, skipped, failed,
+             res.records.empty() ? g.size() : res.records.front().nodesBefore, g.size(), cache.hits(), cache.misses());
+
+  int rc = failed ? 1 : 0;
+  if (!cmd.graphOut.empty()) {
+    Status st = io::saveLsg(g, cmd.graphOut);
+    if (!st) rc = fail(st.message());
+  }
+  if (!cmd.jsonOut.empty()) {
+    io::RunSummary s;
+    s.model = model;
+    s.pipeline = cmd.pipeline;
+    s.profile = ctx.profile;
+    s.target = ctx.target;
+    s.options = ctx.engine;
+    s.records = res.records;
+    s.totalNs = res.totalNs;
+    s.finalGraph = &g;
+    Status st = writeFileAtomic(cmd.jsonOut, io::runSummaryJson(s));
+    if (!st) rc = fail(st.message());
+  }
+  if (!cmd.traceOut.empty()) {
+    return fail("--trace: the .lstrace writer is not built yet");
+  }
+  if (failed) fmt::print(stderr, "error: {}\n", res.failure);
+  return rc;
+}
+
+}  // namespace ls::cli

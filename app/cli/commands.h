@@ -1,0 +1,38 @@
+// lowerscope-cli commands (one file per command group) and shared helpers.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/io/load.h"
+#include "core/util/status.h"
+
+namespace CLI {
+class App;
+}
+
+namespace ls::cli {
+
+/// Prints "error: <msg>" on stderr and returns exit code 1.
+int fail(const std::string& msg);
+/// Loads a graph (.lsg or fxjson), printing import warnings unless quiet.
+Result<ir::Graph> load(const std::string& path, bool quiet = false);
+
+int cmdImport(const std::string& in, const std::string& out);
+int cmdPrint(const std::string& in);
+int cmdInfo(const std::string& in, bool json, bool checkShapes, const std::string& jsonOut);
+
+/// Options of `lower` (shared by `verify` and `bench` later).
+struct LowerCommand {
+  CLI::App* sub = nullptr;
+  std::string input, pipeline = "generic", profile = "fp", target = "generic";
+  bool noSkip = false, noFastCopy = false, noCache = false, verifyEach = false, quiet = false;
+  std::vector<std::string> disabled;
+  std::string traceOut, graphOut, jsonOut;
+};
+/// Adds the `lower` subcommand (the returned object lives as long as the process).
+LowerCommand* addLowerCommand(CLI::App& app);
+bool selected(const LowerCommand& cmd);
+int runLower(const LowerCommand& cmd);
+
+}  // namespace ls::cli

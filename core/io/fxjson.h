@@ -1,0 +1,55 @@
+// fxjson import/export: reads the neutral torch.fx JSON dump (docs/FXJSON.md) into an ir::Graph
+// and writes a graph back in the same format.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/ir/graph.h"
+#include "core/util/status.h"
+
+namespace ls::io {
+
+/// Non-fatal findings of an import (unknown ops imported as opaque, nodes re-sorted, ...).
+struct ImportReport {
+  std::vector<std::string> warnings;
+  size_t opaqueNodes = 0;  ///< call nodes whose op the registry does not know (kFlagOpaque)
+};
+
+/// Imports an fxjson document. `sourceName` prefixes every error message
+/// ("resnet18.fxjson.json: node 'convolution_3' (#57): meta.shape: expected ..., got ...").
+///
+/// Nodes get ids 0..n-1 in graph order. Nodes that are not in topological order in the file
+/// are sorted (stable: file order is kept wherever the references allow); a cycle is an error.
+/// Call nodes of known ops are checked against their schema (ops::checkArgs); missing meta is
+/// inferred (ops::inferNode). Unknown ops are kept with their recorded meta, flagged
+/// ir::kFlagOpaque and counted in `report`.
+///
+/// Never throws and never crashes on malformed input: every problem is an error Status that
+/// names the source, the node (name and index in "nodes") or constant, what was expected and
+/// what was found. Thread-safe (no shared mutable state besides the op-name table).
+///
+/// Extension to FXJSON.md: a node reference may carry `"output": i` ({"node": "x", "output": 1})
+/// to read output i of a multi-output node directly; the exporter writes it only when i > 0.
+/// Another: `"meta": {"shape": null, "dtype": null}` records a single non-tensor output.
+Result<ir::Graph> importFxJson(std::string_view json, const std::string& sourceName, ImportReport* report = nullptr);
+
+/// Reads and imports a file; errors are prefixed with the file's name (without directories).
+Result<ir::Graph> importFxJsonFile(const std::string& path, ImportReport* report = nullptr);
+
+/// Writes `g` as fxjson (format, version, model, nodes in graph order, constants with
+/// data_b64 when their bytes are present, inputs, outputs). Floats are written so that they
+/// parse back to the same double; non-finite ones as {"float": "inf"|"-inf"|"nan"}.
+/// importFxJson(exportFxJson(g)) prints identically (ir::printGraph) and has the same
+/// constants. Not written (the format has no place for them): provenance, node flags other
+/// than the list form of outputs, quantisation parameters, subgraphs.
+std::string exportFxJson(const ir::Graph& g);
+
+/// Standard base64 (RFC 4648, '=' padding) used for data_b64; exposed for tests and tools.
+std::string encodeBase64(const void* data, size_t len);
+/// Decodes standard, padded base64. The error says what is wrong and where.
+Result<std::vector<uint8_t>> decodeBase64(std::string_view text);
+
+}  // namespace ls::io

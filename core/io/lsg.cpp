@@ -1,0 +1,110 @@
+// .lsg save/load: identifier + Verifier + version check around the Graph table codec.
+#include "core/io/lsg.h"
+
+#include <fmt/format.h>
+#include <flatbuffers/flatbuffers.h>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "core/io/lsg_graph.h"
+#include "core/io/schema/lsg_generated.h"
+#include "core/util/atomic_file.h"
+
+namespace ls::io {
+
+static_assert(sizeof(kLsgIdentifier) == flatbuffers::kFileIdentifierLength + 1);
+
+namespace {
+
+constexpr char kProducer[] = "lowerscope";
+// Nesting limit handed to the Verifier (tables + vectors). A graph costs ~5 levels, each
+// nested subgraph ~3 more.
+constexpr flatbuffers::uoffset_t kMaxVerifyDepth = 64;
+
+struct alignas(16) Chunk {
+  uint8_t b[16];
+};
+
+std::string identifierText(std::string_view bytes) {
+  std::string id;
+  for (size_t i = 4; i < 8 && i < bytes.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(bytes[i]);
+    id += (c >= 0x20 && c < 0x7f) ? std::string(1, char(c)) : fmt::format("\\x{:02x}", c);
+  }
+  return id;
+}
+
+}  // namespace
+
+bool looksLikeLsg(std::string_view bytes) {
+  return bytes.size() >= 8 && std::memcmp(bytes.data() + 4, kLsgIdentifier, 4) == 0;
+}
+
+Result<std::string> serializeLsg(const ir::Graph& g) {
+  flatbuffers::FlatBufferBuilder b(std::max<size_t>(1024, g.size() * 160));
+  auto graph = writeGraph(b, g);
+  if (!graph) return Status::error("cannot serialise graph to .lsg: " + graph.message());
+  auto producer = b.CreateString(kProducer);
+  auto root = fb::CreateLsgFile(b, kLsgVersion, *graph, producer);
+  fb::FinishLsgFileBuffer(b, root);
+  return std::string(reinterpret_cast<const char*>(b.GetBufferPointer()), b.GetSize());
+}
+
+Status saveLsg(const ir::Graph& g, const std::string& path) {
+  auto bytes = serializeLsg(g);
+  if (!bytes) return Status::error(path + ": " + bytes.message());
+  return writeFileAtomic(path, *bytes);
+}
+
+Result<ir::Graph> loadLsgBytes(std::string_view bytes, const std::string& sourceName) {
+  if (bytes.empty()) return Status::error(sourceName + ": empty file, expected an .lsg graph");
+  if (bytes.size() < 8)
+    return Status::error(fmt::format("{}: file too short ({} bytes) to be an .lsg graph", sourceName, bytes.size()));
+  if (!looksLikeLsg(bytes))
+    return Status::error(fmt::format("{}: not an .lsg file (file identifier '{}', expected '{}')", sourceName,
+                                     identifierText(bytes), kLsgIdentifier));
+  if (bytes.size() >= FLATBUFFERS_MAX_BUFFER_SIZE)
+    return Status::error(fmt::format("{}: file too large ({} bytes) for a flatbuffer", sourceName, bytes.size()));
+
+  // Flatbuffers reads scalars in place: give it a 16-byte aligned buffer.
+  const uint8_t* data = reinterpret_cast<const uint8_t*>(bytes.data());
+  std::vector<Chunk> aligned;
+  if (reinterpret_cast<uintptr_t>(data) % alignof(Chunk) != 0) {
+    aligned.resize((bytes.size() + sizeof(Chunk) - 1) / sizeof(Chunk));
+    std::memcpy(aligned.data(), bytes.data(), bytes.size());
+    data = aligned.data()->b;
+  }
+
+  flatbuffers::Verifier::Options opts;
+  opts.max_depth = kMaxVerifyDepth;
+  // A tree-shaped buffer holds at most one table per 4 bytes; more table visits mean shared
+  // (DAG) offsets crafted to blow up the work.
+  opts.max_tables = flatbuffers::uoffset_t(std::min<size_t>(bytes.size() / 4 + 64, 0x7fffffff));
+  opts.check_alignment = true;
+  flatbuffers::Verifier verifier(data, bytes.size(), opts);
+  if (!fb::VerifyLsgFileBuffer(verifier))
+    return Status::error(sourceName + ": corrupt .lsg file (flatbuffers verification failed: truncated or damaged)");
+
+  const fb::LsgFile* file = fb::GetLsgFile(data);
+  uint32_t version = file->version();
+  uint32_t major = version >> 16, minor = version & 0xffff;
+  if (major == 0)
+    return Status::error(fmt::format("{}: invalid .lsg format version {}.{} (expected {}.x)", sourceName, major, minor,
+                                     kLsgVersionMajor));
+  if (major > kLsgVersionMajor)
+    return Status::error(fmt::format("{}: file version {} is newer than supported {} (format {}.{}; this build reads "
+                                     "{}.x): update lowerscope",
+                                     sourceName, major, kLsgVersionMajor, major, minor, kLsgVersionMajor));
+  if (!file->graph()) return Status::error(sourceName + ": .lsg file has no graph");
+  return readGraph(file->graph(), sourceName);
+}
+
+Result<ir::Graph> loadLsg(const std::string& path) {
+  auto bytes = readFile(path);
+  if (!bytes) return bytes.status();
+  return loadLsgBytes(*bytes, path);
+}
+
+}  // namespace ls::io

@@ -1,0 +1,75 @@
+// JSON summary of a pipeline run.
+#include "core/io/summary.h"
+
+#include "core/util/json_writer.h"
+
+namespace ls::io {
+
+std::map<std::string, int64_t> opHistogram(const ir::Graph& g, bool includeNested) {
+  std::map<std::string, int64_t> h;
+  for (ir::OpId op : g.opsPresent()) h[ir::opName(op)] += int64_t(g.nodesOfOp(op).size());
+  if (includeNested)
+    for (const auto& [name, sg] : g.subgraphs())
+      for (auto& [op, n] : opHistogram(*sg, true)) h[op] += n;
+  return h;
+}
+
+std::string runSummaryJson(const RunSummary& s) {
+  JsonWriter w;
+  w.beginObject();
+  w.field("model", s.model).field("pipeline", s.pipeline);
+  w.field("profile", passes::profileName(s.profile)).field("target", passes::targetName(s.target));
+  w.key("options").beginObject();
+  w.field("skip", s.options.skip).field("fast_copy", s.options.fastCopy).field("cache", s.options.cache);
+  w.endObject();
+  w.key("passes").beginArray();
+  int ran = 0, skipped = 0, changed = 0, failed = 0;
+  for (const trace::PassRecord& r : s.records) {
+    w.beginObject();
+    w.field("index", r.index).field("name", r.name).field("status", passes::passStatusName(r.status));
+    w.field("reason", passes::skipReasonName(r.reason));
+    if (!r.message.empty()) w.field("message", r.message);
+    w.field("ms", double(r.totalNs()) / 1e6);
+    w.field("scan_ms", double(r.scanNs) / 1e6).field("run_ms", double(r.runNs) / 1e6);
+    w.field("verify_ms", double(r.verifyNs) / 1e6);
+    w.field("nodes_before", r.nodesBefore).field("nodes_after", r.nodesAfter);
+    w.field("hot", r.hot).field("fast_copied", r.fastCopied).field("reinferred", r.reinferred);
+    w.field("cache_hits", r.cacheHits).field("cache_misses", r.cacheMisses);
+    if (!r.stats.empty()) {
+      w.key("stats").beginObject();
+      for (const auto& st : r.stats) w.field(st.name, st.value);
+      w.endObject();
+    }
+    w.endObject();
+    switch (r.status) {
+      case passes::PassStatus::Changed: ++ran, ++changed; break;
+      case passes::PassStatus::Unchanged: ++ran; break;
+      case passes::PassStatus::Skipped: ++skipped; break;
+      case passes::PassStatus::Failed: ++failed; break;
+      default: break;
+    }
+  }
+  w.endArray();
+  w.key("totals").beginObject();
+  w.field("ms", double(s.totalNs) / 1e6).field("ran", ran).field("skipped", skipped);
+  w.field("changed", changed).field("failed", failed);
+  w.endObject();
+  w.key("final").beginObject();
+  if (s.finalGraph) {
+    w.field("nodes", uint64_t(s.finalGraph->size()));
+    w.key("op_histogram").beginObject();
+    for (auto& [op, n] : opHistogram(*s.finalGraph)) w.field(op, n);
+    w.endObject();
+  }
+  for (auto& [k, v] : s.finalExtras) w.field(k, v);
+  for (auto& [k, m] : s.finalMaps) {
+    w.key(k).beginObject();
+    for (auto& [kk, vv] : m) w.field(kk, vv);
+    w.endObject();
+  }
+  w.endObject();
+  w.endObject();
+  return w.str() + "\n";
+}
+
+}  // namespace ls::io

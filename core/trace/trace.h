@@ -1,0 +1,77 @@
+// Trace: the source graph plus one record per pass (status, skip reason, timings, counts,
+// statistics) and snapshots after every changed pass. Snapshots share unchanged nodes
+// structurally (immutable node versions referenced from many graphs).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/passes/pass.h"
+
+namespace ls::trace {
+
+using passes::PassStatus;
+using passes::SkipReason;
+
+struct StatValue {
+  std::string name;
+  std::string description;
+  int64_t value = 0;
+  bool operator==(const StatValue&) const = default;
+};
+
+/// What happened to one pass of a pipeline run.
+struct PassRecord {
+  int32_t index = 0;
+  std::string name;
+  PassStatus status = PassStatus::Unchanged;
+  SkipReason reason = SkipReason::None;
+  std::string message;  ///< skip detail or failure text
+  int64_t scanNs = 0;    ///< should_run
+  int64_t runNs = 0;     ///< the pass itself
+  int64_t verifyNs = 0;  ///< verifier instrumentation
+  uint64_t nodesBefore = 0, nodesAfter = 0;
+  uint64_t hot = 0, fastCopied = 0, reinferred = 0;
+  uint64_t cacheHits = 0, cacheMisses = 0;
+  std::vector<StatValue> stats;
+  /// Index into Trace::snapshots of the graph after this pass; -1 when the pass did not
+  /// change the graph (the graph is that of the previous changed pass, or the source).
+  int32_t snapshot = -1;
+
+  int64_t totalNs() const { return scanNs + runNs + verifyNs; }
+  bool ran() const { return status == PassStatus::Changed || status == PassStatus::Unchanged; }
+};
+
+struct Trace {
+  std::string model;
+  std::string pipeline;
+  passes::Profile profile = passes::Profile::FP;
+  passes::Target target = passes::Target::Generic;
+  passes::EngineOptions options;
+  int64_t totalNs = 0;  ///< wall time of the whole pipeline run
+  std::shared_ptr<const ir::Graph> source;
+  std::vector<PassRecord> records;
+  std::vector<std::shared_ptr<const ir::Graph>> snapshots;
+
+  /// The graph after pass `passIndex` (-1: the source graph).
+  const ir::Graph& graphAfter(int passIndex) const;
+  /// The graph before pass `passIndex`.
+  const ir::Graph& graphBefore(int passIndex) const { return graphAfter(passIndex - 1); }
+  const ir::Graph& finalGraph() const { return graphAfter(int(records.size()) - 1); }
+  /// Snapshot index in effect after `passIndex` (-1 = source).
+  int snapshotAfter(int passIndex) const;
+
+  struct Totals {
+    int64_t ns = 0;
+    int ran = 0, skipped = 0, changed = 0, unchanged = 0, failed = 0;
+  };
+  Totals totals() const;
+
+  /// Approximate heap bytes of the trace: every distinct node version counted once, plus
+  /// per-snapshot containers; and of the source graph alone (for the memory target).
+  size_t approxBytes() const;
+  static size_t approxGraphBytes(const ir::Graph& g);
+};
+
+}  // namespace ls::trace

@@ -1,0 +1,133 @@
+// End-to-end tests of lowerscope-cli: real graphs, exit codes and error messages as a user sees them.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace {
+
+struct Run {
+  int code = -1;
+  std::string out;  // stdout + stderr
+};
+
+Run run(const std::string& args) {
+  std::string cmd = std::string(LS_CLI_PATH) + " " + args + " 2>&1";
+  Run r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string asset(const std::string& name) { return std::string(LS_ASSETS_DIR) + "/graphs/" + name; }
+
+std::filesystem::path tmpDir() {
+  auto d = std::filesystem::temp_directory_path() / ("ls_cli_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(d);
+  return d;
+}
+
+void writeText(const std::filesystem::path& p, const std::string& s) { std::ofstream(p) << s; }
+
+class RealGraph : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(RealGraph, CheckShapesAgreesFully) {
+  Run r = run("info --check-shapes " + asset(GetParam()));
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("(100.0%)"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("MISMATCH"), std::string::npos) << r.out;
+}
+
+TEST_P(RealGraph, LsgRoundTripPrintsIdentically) {
+  auto lsg = tmpDir() / (std::filesystem::path(GetParam()).stem().string() + ".lsg");
+  Run imp = run("import " + asset(GetParam()) + " -o " + lsg.string());
+  ASSERT_EQ(imp.code, 0) << imp.out;
+  Run a = run("print " + asset(GetParam()));
+  Run b = run("print " + lsg.string());
+  ASSERT_EQ(a.code, 0);
+  ASSERT_EQ(b.code, 0);
+  EXPECT_EQ(a.out, b.out);
+  Run c = run("info --check-shapes " + lsg.string());
+  EXPECT_EQ(c.code, 0) << c.out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, RealGraph,
+                         ::testing::Values("mobilenet_v2.fxjson.json", "mobilenet_v3_small.fxjson.json",
+                                           "resnet18.fxjson.json", "squeezenet1_1.fxjson.json",
+                                           "efficientnet_b0.fxjson.json", "deeplabv3_mobilenet_v3_large.fxjson.json",
+                                           "deit_tiny_vit.fxjson.json", "wav2letter.fxjson.json",
+                                           "large/vit_tiny_deep200.fxjson.json"),
+                         [](const auto& info) {
+                           std::string s = std::filesystem::path(info.param).stem().stem().string();
+                           return s;
+                         });
+
+TEST(Cli, InfoJsonHasHistogramAndSignature) {
+  Run r = run("info --json " + asset("resnet18.fxjson.json"));
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("\"aten.convolution.default\": 20"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"call_function\": 91"), std::string::npos);
+  EXPECT_NE(r.out.find("\"meta\": \"f32[1,3,224,224]\""), std::string::npos);
+}
+
+TEST(Cli, CheckShapesReportsAWrongRecordedShape) {
+  // Take a real graph and corrupt one recorded shape: the check must name the node and exit 1.
+  std::ifstream in(asset("wav2letter.fxjson.json"));
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  auto pos = text.find("\"name\": \"relu_3\"");
+  ASSERT_NE(pos, std::string::npos);
+  auto shapePos = text.find("\"shape\"", pos);
+  auto close = text.find(']', shapePos);
+  text.replace(shapePos, close - shapePos + 1, "\"shape\": [1, 250, 99]");
+  auto bad = tmpDir() / "wrong_shape.fxjson.json";
+  writeText(bad, text);
+  Run r = run("info --check-shapes " + bad.string());
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("MISMATCH %relu_3 (aten.relu.default): recorded f32[1,250,99], inferred"), std::string::npos)
+      << r.out;
+}
+
+TEST(Cli, BadInputsExitOneWithClearMessage) {
+  auto d = tmpDir();
+  struct Case {
+    std::string file, content, expect;
+  };
+  std::vector<Case> cases = {
+      {"truncated.fxjson.json", "{\"format\": \"fxjson\", \"nodes\": [", "truncated.fxjson.json"},
+      {"garbage.fxjson.json", "\x01\x02 not json at all", "garbage.fxjson.json"},
+      {"dangling.fxjson.json",
+       R"({"format":"fxjson","version":1,"nodes":[{"name":"r","op":"call_function","target":"aten.relu.default","args":[{"node":"nope"}],"kwargs":{},"meta":{"shape":[1],"dtype":"float32"}},{"name":"output","op":"output","target":"output","args":[[{"node":"r"}]],"kwargs":{},"meta":{}}],"constants":{},"inputs":[],"outputs":["r"]})",
+       "'nope'"},
+      {"corrupt.lsg", std::string("\x10\x00\x00\x00LSG1", 8) + std::string(40, '\x7f'), "corrupt.lsg"},
+  };
+  for (const Case& c : cases) {
+    writeText(d / c.file, c.content);
+    for (const char* cmd : {"info ", "print ", "info --check-shapes "}) {
+      Run r = run(std::string(cmd) + (d / c.file).string());
+      EXPECT_EQ(r.code, 1) << cmd << c.file << "\n" << r.out;
+      EXPECT_NE(r.out.find("error: "), std::string::npos) << r.out;
+      EXPECT_NE(r.out.find(c.expect), std::string::npos) << c.file << ": " << r.out;
+    }
+  }
+  Run missing = run("info " + (d / "does_not_exist.lsg").string());
+  EXPECT_EQ(missing.code, 1);
+  EXPECT_NE(missing.out.find("does_not_exist.lsg"), std::string::npos) << missing.out;
+}
+
+TEST(Cli, ImportIntoMissingDirectoryFailsAndLeavesNothing) {
+  auto d = tmpDir() / "no" / "such" / "dir";
+  Run r = run("import " + asset("resnet18.fxjson.json") + " -o " + (d / "x.lsg").string());
+  EXPECT_EQ(r.code, 1);
+  EXPECT_FALSE(std::filesystem::exists(d));
+}
+
+}  // namespace
