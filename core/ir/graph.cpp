@@ -156,6 +156,16 @@ void Graph::clear() {
   subgraphs_.clear();
 }
 
+Graph Graph::shellCopy() const {
+  Graph g;
+  g.modelName = modelName;
+  g.nextId_ = nextId_;
+  g.constants_ = constants_;
+  g.store_ = store_;
+  for (const auto& [name, sg] : subgraphs_) g.subgraphs_.emplace(name, std::make_shared<Graph>(*sg));
+  return g;
+}
+
 void Graph::clearNodes() {
   nodes_.clear();
   opIndex_.clear();

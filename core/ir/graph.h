@@ -104,6 +104,9 @@ class Graph {
   void clear();
   /// Removes all nodes but keeps constants, subgraphs, the id counter and the name.
   void clearNodes();
+  /// A graph with this graph's constants, store, subgraphs (deep), name and id counter, but no
+  /// nodes: the starting point of a rebuild.
+  Graph shellCopy() const;
   void reserveNodes(size_t n) { nodes_.reserve(n); }
 
   bool contains(NodeId id) const;

@@ -457,9 +457,9 @@ void putMeta(std::string& k, const ir::TensorMeta& m) {
 // Serialises everything a meta function may read: op, every resolved schema arg (tensor
 // metas for refs, values for scalars). Returns false when the node is not cacheable.
 bool buildKey(std::string& k, const ir::Graph& g, const ir::Node& n, const OpSchema& s) {
+  static const ir::OpId getitemOp = ir::internOp("operator.getitem");
   k.clear();
   put(k, s.id);
-  static const std::vector<ir::TensorMeta> kNoOutputs;
   auto putArg = [&](const Arg& a) {
     put(k, uint8_t(a.kind()));
     switch (a.kind()) {
@@ -476,11 +476,17 @@ bool buildKey(std::string& k, const ir::Graph& g, const ir::Node& n, const OpSch
       case ArgKind::Enum: put(k, a.asEnum()->kind), put(k, a.asEnum()->value); break;
       case ArgKind::Ref: {
         const ir::Node* src = g.find(a.ref()->node);
-        put(k, a.ref()->output);
         if (!src) return;
-        // getitem and friends read the producer's outputs: include all of them.
-        put(k, uint32_t(src->outputs.size()));
-        for (const ir::TensorMeta& m : src->outputs) putMeta(k, m);
+        if (s.id == getitemOp) {
+          // getitem reads the producer's output list: key on the count and the selected output.
+          put(k, uint32_t(src->outputs.size()));
+          const ir::Arg* idx = n.args.size() > 1 ? &n.args[1] : nullptr;
+          int64_t i = idx && idx->asInt() ? *idx->asInt() : 0;
+          put(k, i);
+          if (i >= 0 && size_t(i) < src->outputs.size()) putMeta(k, src->outputs[size_t(i)]);
+        } else {
+          putMeta(k, src->meta(a.ref()->output));
+        }
         break;
       }
       case ArgKind::IntList: {

@@ -43,9 +43,9 @@ void reinferInto(const ir::Graph& src, InferenceCache* cache, ReinferReport& rep
     }
     if (sameMeta(out, n.outputs)) {
       ++rep.agreed;
-    } else {
-      rep.mismatches.push_back({n.id, prefix + n.name, schema->name, metaList(n.outputs), metaList(out), ""});
+      continue;  // downstream sees identical metadata either way: no copy needed
     }
+    rep.mismatches.push_back({n.id, prefix + n.name, schema->name, metaList(n.outputs), metaList(out), ""});
     work.mutableNode(n.id).outputs = out;
   }
   for (const auto& [name, sg] : src.subgraphs()) reinferInto(*sg, cache, rep, prefix + name + "/");

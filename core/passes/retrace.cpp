@@ -23,10 +23,9 @@ std::string defaultHint(std::string_view op) {
 class RetraceEngine {
  public:
   RetraceEngine(RetracePass* pass, const ir::Graph& src, PassContext& ctx)
-      : pass_(pass), src_(src), ctx_(ctx), out_(src), getitem_(ir::internOp("operator.getitem")) {}
+      : pass_(pass), src_(src), ctx_(ctx), out_(src.shellCopy()), getitem_(ir::internOp("operator.getitem")) {}
 
   Result<bool> run() {
-    out_.clearNodes();
     out_.reserveNodes(src_.size() + 16);
     state_.assign(src_.nextId(), kSame);
     const bool fast = ctx_.engine.fastCopy;
@@ -51,10 +50,22 @@ class RetraceEngine {
             continue;
           }
         }
-        if (inState == 0 && fast) {
-          out_.appendShared(p);
-          ++ctx_.counters.fastCopied;
-          continue;
+        if (inState == 0) {
+          if (fast) {
+            out_.appendShared(p);
+            ++ctx_.counters.fastCopied;
+            continue;
+          }
+          if (n.kind == ir::NodeKind::Call) {
+            // Baseline mode: every node re-inferred; an unchanged result keeps the node version.
+            Status st = ops::inferNode(out_, n, metas, cache);
+            if (!st.isOk()) return st;
+            ++ctx_.counters.reinferred;
+            if (metas == n.outputs) {
+              out_.appendShared(p);
+              continue;
+            }
+          }
         }
         ir::Node copy = n;
         LS_RETURN_IF_ERROR(rewire(copy));

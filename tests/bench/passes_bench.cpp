@@ -1,0 +1,152 @@
+// Pass-engine benchmarks: per-node fast-copy vs full re-inference; a synthetic 146-pass
+// pipeline over the 10.8k-node graph (53 passes whose targets are absent) with
+// skip+fast-copy vs the upstream baseline; trace memory for 150 passes.
+#include <benchmark/benchmark.h>
+
+#include "core/io/fxjson.h"
+#include "core/passes/pass_manager.h"
+#include "core/passes/retrace.h"
+
+namespace {
+
+using namespace ls;
+using namespace ls::passes;
+
+const ir::Graph& largeGraph() {
+  static ir::Graph g = [] {
+    auto r = io::importFxJsonFile(std::string(LS_ASSETS_DIR) + "/graphs/large/vit_tiny_deep200.fxjson.json");
+    if (!r) {
+      fprintf(stderr, "%s\n", r.message().c_str());
+      std::abort();
+    }
+    return std::move(r).value();
+  }();
+  return g;
+}
+
+/// Retrace with every node cold: fast-copy (shared node, same id) vs full re-inference.
+void BM_RetraceAllCold(benchmark::State& st, bool fastCopy, bool cache) {
+  const ir::Graph& src = largeGraph();
+  ops::InferenceCache c;
+  ir::Graph g = src;  // a retrace with every node cold leaves g unchanged: reuse it
+  for (auto _ : st) {
+    PassContext ctx;
+    ctx.engine.fastCopy = fastCopy;
+    ctx.engine.cache = cache;
+    ctx.cache = &c;
+    auto r = retrace(nullptr, g, ctx);
+    benchmark::DoNotOptimize(r);
+  }
+  st.counters["ns_per_node"] =
+      benchmark::Counter(double(src.size()), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+BENCHMARK_CAPTURE(BM_RetraceAllCold, fast_copy, true, true)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_RetraceAllCold, full_reinfer_cache, false, true)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_RetraceAllCold, full_reinfer_nocache, false, false)->Unit(benchmark::kMillisecond);
+
+/// A retrace pass that dispatches its targets through inference and keeps them (what most
+/// upstream ExportPass subclasses do on a graph where their pattern does not match).
+class TouchPass : public RetracePass {
+ public:
+  TouchPass(std::string name, std::vector<std::string> ops) : RetracePass(std::move(name), "synthetic") { targets(ops); }
+  Status rewrite(Rewriter&) override { return Status::ok(); }
+};
+
+/// A pass that really changes its targets: toggles an explicit alpha=1 kwarg on add.Tensor
+/// (value-identical), so every run creates new node versions for the trace to keep.
+class ToggleAlphaPass : public RetracePass {
+ public:
+  explicit ToggleAlphaPass(std::string name) : RetracePass(std::move(name), "synthetic") { targets({"aten.add.Tensor"}); }
+  Status rewrite(Rewriter& rw) override {
+    std::vector<ir::Kwarg> kw = rw.node().kwargs;
+    if (kw.empty()) kw.push_back({"alpha", int64_t(1)});
+    else kw.clear();
+    rw.rewriteInPlace("aten.add.Tensor", rw.node().args, kw);
+    return Status::ok();
+  }
+};
+
+/// 146 passes: 53 target ops absent from the ViT graph (CNN/quantised ops); of the other 93,
+/// every 7th changes the graph (toggles add's alpha, 13 passes) and the rest keep their targets.
+PassManager syntheticPipeline(int total = 146) {
+  const std::vector<std::vector<std::string>> absent = {
+      {"aten.convolution.default", "aten.hardswish.default"}, {"aten.relu.default"}, {"aten.hardtanh.default"},
+      {"aten.max_pool2d_with_indices.default"}, {"aten.avg_pool2d.default"}, {"aten.mean.dim"},
+      {"aten.native_batch_norm.default"}, {"aten.silu.default"}, {"aten.hardsigmoid.default"},
+      {"aten.upsample_bilinear2d.vec"}, {"quantized_decomposed.quantize_per_tensor.default"},
+      {"quantized_decomposed.dequantize_per_tensor.default"}, {"aten.sigmoid.default"}};
+  const std::vector<std::vector<std::string>> present = {
+      {"aten.gelu.default"}, {"aten._softmax.default"}, {"aten.native_layer_norm.default"}, {"aten.bmm.default"},
+      {"aten.addmm.default"}, {"aten.div.Tensor"}, {"aten.split_copy.Tensor"}, {"aten.clone.default"},
+      {"aten.t_copy.default"}, {"aten.transpose_copy.int"}, {"aten.view_copy.default"}, {"aten.cat.default"},
+      {"aten.select_copy.int"}, {"aten.slice_copy.Tensor"}, {"aten.expand_copy.default"}};
+  PassManager pm;
+  pm.pipelineName = "synthetic" + std::to_string(total);
+  // Spread exactly round(total * 53/146) absent passes evenly; every 7th remaining pass changes the graph.
+  const int absentWanted = (total * 53 + 73) / 146;
+  int nAbsent = 0, nPresent = 0, other = 0;
+  for (int i = 0; i < total; ++i) {
+    bool isAbsent = (i + 1) * absentWanted / total > i * absentWanted / total;
+    if (isAbsent) {
+      pm.add(std::make_unique<TouchPass>("Absent" + std::to_string(i), absent[size_t(nAbsent++) % absent.size()]));
+    } else if (++other % 7 == 3) {
+      pm.add(std::make_unique<ToggleAlphaPass>("Change" + std::to_string(i)));
+    } else {
+      pm.add(std::make_unique<TouchPass>("Present" + std::to_string(i), present[size_t(nPresent++) % present.size()]));
+    }
+  }
+  return pm;
+}
+
+void BM_Synthetic146(benchmark::State& st, bool skip, bool fastCopy, bool cache) {
+  const ir::Graph& src = largeGraph();
+  PassManager pm = syntheticPipeline();
+  int skipped = 0;
+  for (auto _ : st) {
+    ir::Graph g = src;
+    ops::InferenceCache c;
+    PassContext ctx;
+    ctx.engine = {skip, fastCopy, cache};
+    ctx.cache = &c;
+    auto res = pm.run(g, ctx);
+    skipped = 0;
+    for (auto& r : res.records) skipped += r.status == PassStatus::Skipped;
+    benchmark::DoNotOptimize(res);
+  }
+  st.counters["passes"] = double(pm.passes().size());
+  st.counters["skipped"] = skipped;
+}
+BENCHMARK_CAPTURE(BM_Synthetic146, baseline_noskip_nofastcopy, false, false, true)->Unit(benchmark::kMillisecond)->MinTime(2.0);
+BENCHMARK_CAPTURE(BM_Synthetic146, baseline_noskip_nofastcopy_nocache, false, false, false)->Unit(benchmark::kMillisecond)->MinTime(2.0);
+BENCHMARK_CAPTURE(BM_Synthetic146, skip_only, true, false, true)->Unit(benchmark::kMillisecond)->MinTime(2.0);
+BENCHMARK_CAPTURE(BM_Synthetic146, fastcopy_only, false, true, true)->Unit(benchmark::kMillisecond)->MinTime(2.0);
+BENCHMARK_CAPTURE(BM_Synthetic146, skip_fastcopy, true, true, true)->Unit(benchmark::kMillisecond)->MinTime(2.0);
+
+/// Trace memory: 150 passes recorded with snapshots, relative to the source graph alone.
+void BM_TraceMemory150(benchmark::State& st) {
+  const ir::Graph& src = largeGraph();
+  PassManager pm = syntheticPipeline(150);
+  TraceRecorder rec;
+  pm.addInstrumentation(&rec);
+  size_t traceBytes = 0, graphBytes = 0, snaps = 0;
+  for (auto _ : st) {
+    ir::Graph g = src;
+    ops::InferenceCache c;
+    PassContext ctx;
+    ctx.cache = &c;
+    auto res = pm.run(g, ctx);
+    benchmark::DoNotOptimize(res);
+    st.PauseTiming();
+    traceBytes = rec.trace().approxBytes();
+    graphBytes = trace::Trace::approxGraphBytes(src);
+    snaps = rec.trace().snapshots.size();
+    st.ResumeTiming();
+  }
+  st.counters["trace_MB"] = double(traceBytes) / 1e6;
+  st.counters["graph_MB"] = double(graphBytes) / 1e6;
+  st.counters["ratio"] = double(traceBytes) / double(graphBytes);
+  st.counters["snapshots"] = double(snaps);
+}
+BENCHMARK(BM_TraceMemory150)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+}  // namespace
