@@ -35,4 +35,9 @@ LowerCommand* addLowerCommand(CLI::App& app);
 bool selected(const LowerCommand& cmd);
 int runLower(const LowerCommand& cmd);
 
+struct BenchCommand;
+BenchCommand* addBenchCommand(CLI::App& app);
+bool selected(const BenchCommand& cmd);
+int runBench(const BenchCommand& cmd);
+
 }  // namespace ls::cli

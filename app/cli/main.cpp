@@ -45,11 +45,13 @@ int main(int argc, char** argv) {
   print->add_option("input", in, "graph (.fxjson.json or .lsg)")->required();
 
   LowerCommand* lower = addLowerCommand(app);
+  BenchCommand* bench = addBenchCommand(app);
 
   CLI11_PARSE(app, argc, argv);
   if (*imp) return cmdImport(in, out);
   if (*info) return cmdInfo(in, json, checkShapes, jsonOut);
   if (*print) return cmdPrint(in);
   if (selected(*lower)) return runLower(*lower);
+  if (selected(*bench)) return runBench(*bench);
   return 1;
 }

@@ -210,8 +210,8 @@ RunResult PassManager::run(ir::Graph& g, PassContext& ctx) {
   RunResult res;
   RunInfo info{g.modelName, pipelineName, &ctx, passes_.size()};
   bool rollback = std::any_of(instr_.begin(), instr_.end(), [](Instrumentation* i) { return i->canFail(); });
-  for (Instrumentation* i : instr_) i->beforePipeline(info, g);
   int64_t start = nowNs();
+  for (Instrumentation* i : instr_) i->beforePipeline(info, g);
   bool stopped = false;
   for (size_t idx = 0; idx < passes_.size(); ++idx) {
     Pass& pass = *passes_[idx];
@@ -219,6 +219,7 @@ RunResult PassManager::run(ir::Graph& g, PassContext& ctx) {
     rec.index = int32_t(idx);
     rec.name = pass.name();
     rec.nodesBefore = rec.nodesAfter = g.size();
+    rec.startNs = nowNs() - start;
     auto skip = [&](SkipReason r, std::string detail) {
       rec.status = PassStatus::Skipped;
       rec.reason = r;

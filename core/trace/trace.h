@@ -28,6 +28,7 @@ struct PassRecord {
   PassStatus status = PassStatus::Unchanged;
   SkipReason reason = SkipReason::None;
   std::string message;  ///< skip detail or failure text
+  int64_t startNs = 0;   ///< start of the pass relative to the pipeline start
   int64_t scanNs = 0;    ///< should_run
   int64_t runNs = 0;     ///< the pass itself
   int64_t verifyNs = 0;  ///< verifier instrumentation

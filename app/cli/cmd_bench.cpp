@@ -1,0 +1,249 @@
+// lowerscope-cli bench: runs configurations of a pipeline interleaved (A B A B ...) over
+// several graphs and reports medians, min/max and speedups, like the upstream PR tables.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <sstream>
+
+#include "app/cli/commands.h"
+#include "core/io/lsg.h"
+#include "core/passes/pass_manager.h"
+#include "core/util/atomic_file.h"
+#include "core/util/json_writer.h"
+#include "core/util/progress.h"
+
+namespace ls::cli {
+
+namespace {
+
+struct Config {
+  std::string label;
+  passes::EngineOptions engine;
+  std::vector<std::string> disabled;
+};
+
+Result<Config> parseConfig(const std::string& spec) {
+  auto eq = spec.find('=');
+  if (eq == std::string::npos || eq == 0)
+    return Status::error("--config '" + spec + "': expected LABEL=FLAGS, e.g. 'baseline=--no-skip --no-fast-copy'");
+  Config c;
+  c.label = spec.substr(0, eq);
+  std::istringstream in(spec.substr(eq + 1));
+  std::string tok;
+  while (in >> tok) {
+    if (tok == "--no-skip") c.engine.skip = false;
+    else if (tok == "--no-fast-copy") c.engine.fastCopy = false;
+    else if (tok == "--no-cache") c.engine.cache = false;
+    else if (tok == "--disable-pass") {
+      if (!(in >> tok)) return Status::error("--config '" + spec + "': --disable-pass needs a pass name");
+      c.disabled.push_back(tok);
+    } else {
+      return Status::error("--config '" + spec + "': unknown flag '" + tok +
+                           "' (known: --no-skip --no-fast-copy --no-cache --disable-pass NAME)");
+    }
+  }
+  return c;
+}
+
+struct Samples {
+  std::vector<int64_t> pm, e2e;
+  int ran = 0, skipped = 0;
+  uint64_t fastCopied = 0, reinferred = 0, hits = 0, misses = 0;
+  std::string failure;
+};
+
+int64_t median(std::vector<int64_t> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int64_t nowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+struct BenchCommand {
+  CLI::App* sub = nullptr;
+  std::vector<std::string> graphs, configs;
+  std::string pipeline = "generic", profile = "fp", target = "generic", format = "md", out;
+  int repeat = 5, warmup = 1;
+};
+
+BenchCommand* addBenchCommand(CLI::App& app) {
+  static BenchCommand cmd;
+  auto* s = app.add_subcommand("bench", "Benchmark pipeline configurations (interleaved runs, medians, speedups)");
+  cmd.sub = s;
+  s->add_option("graphs", cmd.graphs, "graphs (.fxjson.json or .lsg)")->required();
+  s->add_option("--pipeline", cmd.pipeline, "pipeline name")->capture_default_str();
+  s->add_option("--profile", cmd.profile, "fp or int")->check(CLI::IsMember({"fp", "int"}))->capture_default_str();
+  s->add_option("--target", cmd.target, "generic, u55 or u85")->check(CLI::IsMember({"generic", "u55", "u85"}))->capture_default_str();
+  s->add_option("--config", cmd.configs, "LABEL=FLAGS (repeatable); the first is the reference for speedups")
+      ->expected(1)
+      ->take_all();
+  s->add_option("--repeat", cmd.repeat, "measured runs per configuration")->check(CLI::PositiveNumber)->capture_default_str();
+  s->add_option("--warmup", cmd.warmup, "unmeasured runs per configuration")->check(CLI::NonNegativeNumber)->capture_default_str();
+  s->add_option("--format", cmd.format, "md, csv or json")->check(CLI::IsMember({"md", "csv", "json"}))->capture_default_str();
+  s->add_option("--out", cmd.out, "write the report here (atomically) instead of stdout");
+  return &cmd;
+}
+
+bool selected(const BenchCommand& c) { return c.sub && c.sub->parsed(); }
+
+int runBench(const BenchCommand& cmd) {
+  std::vector<Config> configs;
+  std::vector<std::string> specs = cmd.configs;
+  if (specs.empty()) specs = {"baseline=--no-skip --no-fast-copy", "optimized="};
+  for (const auto& s : specs) {
+    auto c = parseConfig(s);
+    if (!c) return fail(c.message());
+    configs.push_back(c.value());
+  }
+  if (!passes::PipelineRegistry::instance().find(cmd.pipeline))
+    return fail(passes::PassManager::fromPipeline(cmd.pipeline).message());
+  std::vector<std::string> models;
+  std::map<std::pair<size_t, size_t>, Samples> samples;  // (graph, config)
+  Progress progress;
+  size_t total = cmd.graphs.size() * size_t(cmd.repeat + cmd.warmup) * configs.size(), step = 0;
+  for (size_t gi = 0; gi < cmd.graphs.size(); ++gi) {
+    auto probe = load(cmd.graphs[gi], true);
+    if (!probe) return fail(probe.message());
+    models.push_back(probe->modelName.empty() ? cmd.graphs[gi] : probe->modelName);
+    for (int rep = 0; rep < cmd.warmup + cmd.repeat; ++rep) {
+      for (size_t ci = 0; ci < configs.size(); ++ci) {  // interleaved: A B A B ...
+        const Config& c = configs[ci];
+        progress.update(++step, total, fmt::format("{} {} #{}", models.back(), c.label, rep));
+        int64_t t0 = nowNs();
+        auto g = io::loadGraphFile(cmd.graphs[gi]);
+        if (!g) return fail(g.message());
+        auto pm = passes::PassManager::fromPipeline(cmd.pipeline);
+        if (!pm) return fail(pm.message());
+        for (const auto& d : c.disabled) pm->disable(d);
+        Status v = pm->validate();
+        if (!v) return fail(v.message());
+        ops::InferenceCache cache;
+        passes::PassContext ctx;
+        ctx.profile = *passes::parseProfile(cmd.profile);
+        ctx.target = *passes::parseTarget(cmd.target);
+        ctx.engine = c.engine;
+        ctx.cache = &cache;
+        passes::RunResult res = pm->run(g.value(), ctx);
+        auto bytes = io::serializeLsg(g.value());
+        int64_t e2e = nowNs() - t0;
+        if (!bytes) return fail(bytes.message());
+        if (rep < cmd.warmup) continue;
+        Samples& s = samples[{gi, ci}];
+        s.pm.push_back(res.totalNs);
+        s.e2e.push_back(e2e);
+        s.ran = s.skipped = 0;
+        s.fastCopied = s.reinferred = 0;
+        for (const auto& r : res.records) {
+          s.ran += r.ran();
+          s.skipped += r.status == passes::PassStatus::Skipped;
+          s.fastCopied += r.fastCopied;
+          s.reinferred += r.reinferred;
+        }
+        s.hits = cache.hits();
+        s.misses = cache.misses();
+        if (res.failedIndex >= 0) s.failure = res.failure;
+      }
+    }
+  }
+  progress.finish();
+
+  auto speedup = [&](size_t gi, size_t ci, bool e2e) {
+    const Samples& ref = samples[{gi, 0}];
+    const Samples& s = samples[{gi, ci}];
+    int64_t a = median(e2e ? ref.e2e : ref.pm), b = median(e2e ? s.e2e : s.pm);
+    return b > 0 ? double(a) / double(b) : 0.0;
+  };
+  auto minmax = [](const std::vector<int64_t>& v) {
+    auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+    return std::make_pair(double(*lo) / 1e6, double(*hi) / 1e6);
+  };
+  std::string text;
+  if (cmd.format == "md") {
+    text += fmt::format("Pipeline `{}` ({}, {}), {} runs per configuration (+{} warm-up), interleaved; medians.\n\n",
+                        cmd.pipeline, cmd.profile, cmd.target, cmd.repeat, cmd.warmup);
+    for (size_t ci = 1; ci < configs.size(); ++ci) {
+      text += fmt::format("Speedup of `{}` over `{}`:\n\n| model | E2E | pass-manager |\n|---|---:|---:|\n", configs[ci].label,
+                          configs[0].label);
+      double sumE = 0, sumP = 0;
+      for (size_t gi = 0; gi < models.size(); ++gi) {
+        double e = speedup(gi, ci, true), p = speedup(gi, ci, false);
+        sumE += e;
+        sumP += p;
+        text += fmt::format("| {} | {:+.1f}% | {:+.1f}% |\n", models[gi], (e - 1) * 100, (p - 1) * 100);
+      }
+      double n = double(models.size());
+      text += fmt::format("| **average (unweighted)** | **{:+.1f}%** | **{:+.1f}%** |\n\n", (sumE / n - 1) * 100,
+                          (sumP / n - 1) * 100);
+    }
+    text += "| model | config | E2E ms median (min-max) | pass-manager ms median (min-max) | passes ran/skipped | "
+            "fast-copied | re-inferred | cache hit rate | E2E speedup | PM speedup |\n"
+            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+    for (size_t gi = 0; gi < models.size(); ++gi)
+      for (size_t ci = 0; ci < configs.size(); ++ci) {
+        const Samples& s = samples[{gi, ci}];
+        auto [elo, ehi] = minmax(s.e2e);
+        auto [plo, phi] = minmax(s.pm);
+        double hr = s.hits + s.misses ? double(s.hits) / double(s.hits + s.misses) : 0.0;
+        text += fmt::format("| {} | {} | {:.2f} ({:.2f}-{:.2f}) | {:.2f} ({:.2f}-{:.2f}) | {}/{} | {} | {} | {:.1f}% | x{:.2f} | x{:.2f} |\n",
+                            models[gi], configs[ci].label, median(s.e2e) / 1e6, elo, ehi, median(s.pm) / 1e6, plo, phi,
+                            s.ran, s.skipped, s.fastCopied, s.reinferred, hr * 100, speedup(gi, ci, true),
+                            speedup(gi, ci, false));
+      }
+  } else if (cmd.format == "csv") {
+    text = "model,config,e2e_ms_median,e2e_ms_min,e2e_ms_max,pm_ms_median,pm_ms_min,pm_ms_max,passes_ran,passes_skipped,"
+           "fast_copied,reinferred,cache_hit_rate,e2e_speedup,pm_speedup\n";
+    for (size_t gi = 0; gi < models.size(); ++gi)
+      for (size_t ci = 0; ci < configs.size(); ++ci) {
+        const Samples& s = samples[{gi, ci}];
+        auto [elo, ehi] = minmax(s.e2e);
+        auto [plo, phi] = minmax(s.pm);
+        double hr = s.hits + s.misses ? double(s.hits) / double(s.hits + s.misses) : 0.0;
+        text += fmt::format("{},{},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{},{},{},{},{:.4f},{:.4f},{:.4f}\n", models[gi],
+                            configs[ci].label, median(s.e2e) / 1e6, elo, ehi, median(s.pm) / 1e6, plo, phi, s.ran, s.skipped,
+                            s.fastCopied, s.reinferred, hr, speedup(gi, ci, true), speedup(gi, ci, false));
+      }
+  } else {
+    JsonWriter w;
+    w.beginObject().field("pipeline", cmd.pipeline).field("profile", cmd.profile).field("target", cmd.target);
+    w.field("repeat", cmd.repeat).field("warmup", cmd.warmup);
+    w.key("results").beginArray();
+    for (size_t gi = 0; gi < models.size(); ++gi)
+      for (size_t ci = 0; ci < configs.size(); ++ci) {
+        const Samples& s = samples[{gi, ci}];
+        auto [elo, ehi] = minmax(s.e2e);
+        auto [plo, phi] = minmax(s.pm);
+        w.beginObject().field("model", models[gi]).field("config", configs[ci].label);
+        w.field("e2e_ms_median", median(s.e2e) / 1e6).field("e2e_ms_min", elo).field("e2e_ms_max", ehi);
+        w.field("pm_ms_median", median(s.pm) / 1e6).field("pm_ms_min", plo).field("pm_ms_max", phi);
+        w.field("passes_ran", s.ran).field("passes_skipped", s.skipped);
+        w.field("fast_copied", s.fastCopied).field("reinferred", s.reinferred);
+        w.field("cache_hits", s.hits).field("cache_misses", s.misses);
+        w.field("e2e_speedup", speedup(gi, ci, true)).field("pm_speedup", speedup(gi, ci, false));
+        if (!s.failure.empty()) w.field("failure", s.failure);
+        w.endObject();
+      }
+    w.endArray().endObject();
+    text = w.str() + "\n";
+  }
+  if (!cmd.out.empty()) {
+    Status st = writeFileAtomic(cmd.out, text);
+    if (!st) return fail(st.message());
+  } else {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  }
+  for (auto& [key, s] : samples)
+    if (!s.failure.empty()) return fail(fmt::format("{}: {}", models[key.first], s.failure));
+  return 0;
+}
+
+}  // namespace ls::cli
