@@ -3,7 +3,7 @@
 # Usage: scripts/install-deps.sh [--gui-test]   (run as root or with sudo available)
 set -euo pipefail
 pkgs=(
-  build-essential cmake ninja-build pkg-config git
+  build-essential cmake ninja-build pkg-config git ccache
   libsimdjson-dev libflatbuffers-dev flatbuffers-compiler
   libcli11-dev libfmt-dev libstb-dev
   libgtest-dev libgmock-dev libbenchmark-dev

@@ -4,6 +4,7 @@
 
 #include "app/cli/commands.h"
 #include "core/io/lsg.h"
+#include "core/io/lstrace.h"
 #include "core/io/summary.h"
 #include "core/passes/pass_manager.h"
 #include "core/util/atomic_file.h"
@@ -105,7 +106,10 @@ int runLower(const LowerCommand& cmd) {
     if (!st) rc = fail(st.message());
   }
   if (!cmd.traceOut.empty()) {
-    return fail("--trace: the .lstrace writer is not built yet");
+    trace::Trace t = recorder.take();
+    t.model = model;
+    Status st = io::saveTrace(t, cmd.traceOut);
+    if (!st) rc = fail(st.message());
   }
   if (failed) fmt::print(stderr, "error: {}\n", res.failure);
   return rc;

@@ -35,6 +35,13 @@ LowerCommand* addLowerCommand(CLI::App& app);
 bool selected(const LowerCommand& cmd);
 int runLower(const LowerCommand& cmd);
 
+struct TraceCommands;
+TraceCommands* addTraceCommands(CLI::App& app);
+bool selectedExport(const TraceCommands& c);
+bool selectedCompare(const TraceCommands& c);
+int runExport(const TraceCommands& c);
+int runCompare(const TraceCommands& c);
+
 struct BenchCommand;
 BenchCommand* addBenchCommand(CLI::App& app);
 bool selected(const BenchCommand& cmd);

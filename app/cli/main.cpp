@@ -46,6 +46,7 @@ int main(int argc, char** argv) {
 
   LowerCommand* lower = addLowerCommand(app);
   BenchCommand* bench = addBenchCommand(app);
+  TraceCommands* traceCmds = addTraceCommands(app);
 
   CLI11_PARSE(app, argc, argv);
   if (*imp) return cmdImport(in, out);
@@ -53,5 +54,7 @@ int main(int argc, char** argv) {
   if (*print) return cmdPrint(in);
   if (selected(*lower)) return runLower(*lower);
   if (selected(*bench)) return runBench(*bench);
+  if (selectedExport(*traceCmds)) return runExport(*traceCmds);
+  if (selectedCompare(*traceCmds)) return runCompare(*traceCmds);
   return 1;
 }

@@ -193,10 +193,10 @@ std::string comparisonToJson(const trace::TraceComparison& c) {
 std::string comparisonToMarkdown(const trace::TraceComparison& c) {
   std::string s = fmt::format("| pass | {} ms | {} ms | ratio | status {} | status {} |\n|---|---:|---:|---:|---|---|\n",
                               mdCell(c.labelA), mdCell(c.labelB), mdCell(c.labelA), mdCell(c.labelB));
-  auto st = [](bool in, passes::PassStatus s, passes::SkipReason r) {
+  auto st = [](bool in, passes::PassStatus ps, passes::SkipReason r) {
     if (!in) return std::string("absent");
-    std::string o(passStatusName(s));
-    if (s == passes::PassStatus::Skipped) o += fmt::format(" ({})", skipReasonName(r));
+    std::string o(passStatusName(ps));
+    if (ps == passes::PassStatus::Skipped) o += fmt::format(" ({})", skipReasonName(r));
     return o;
   };
   for (const auto& r : c.rows)

@@ -10,10 +10,10 @@
 #include <filesystem>
 #include <functional>
 #include <limits>
-#include <type_traits>
-#include <variant>
 #include <queue>
+#include <type_traits>
 #include <unordered_map>
+#include <variant>
 
 #include "core/ops/registry.h"
 #include "core/util/atomic_file.h"
@@ -190,6 +190,24 @@ Status parseDimOrder(const dom::element& e, int rank, ir::DimOrder& out, const s
                                      fmt::join(vals, ", ")));
   out = o;
   return Status::ok();
+}
+
+/// Why an inferred TensorMeta could not have been imported ("" when it is fine): the importer
+/// only produces non-negative dims with an int64 element count and a valid dim order.
+/// A dim order left empty by the meta function is taken as contiguous.
+std::string invalidMeta(TensorMeta& m) {
+  if (!m.isTensor()) return "";
+  if (m.dimOrder.rank() == 0) m.dimOrder = ir::DimOrder::identity(m.rank());
+  int64_t numel = 1;
+  for (int i = 0; i < m.rank(); ++i) {
+    if (m.shape[i] < 0) return fmt::format("{}: negative dim {}", ir::toString(m), i);
+    if (__builtin_mul_overflow(numel, m.shape[i], &numel))
+      return fmt::format("{}: the element count overflows int64", ir::toString(m));
+  }
+  if (m.dimOrder.rank() != m.rank() || !m.dimOrder.isValid())
+    return fmt::format("{}: dim order of rank {} is not a permutation of the {} dims", ir::toString(m),
+                       m.dimOrder.rank(), m.rank());
+  return "";
 }
 
 // ------------------------------------------------------------------ the importer
@@ -950,6 +968,11 @@ Status Importer::buildGraph(const std::vector<uint32_t>& order) {
           inferred.clear();
           st = ops::inferNode(graph_, node, inferred, &cache);
           if (!st.isOk()) return failNode(fi, "no meta recorded and inference failed: " + st.message());
+          for (size_t k = 0; k < inferred.size(); ++k)
+            if (std::string why = invalidMeta(inferred[k]); !why.empty())
+              return failNode(fi, fmt::format("no meta recorded and inference of {} gave an invalid output {}: {} "
+                                              "(a bug in the op's meta function)",
+                                              quote(node.target), k, why));
           node.outputs = inferred;
         }
         break;

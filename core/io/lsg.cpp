@@ -19,9 +19,10 @@ static_assert(sizeof(kLsgIdentifier) == flatbuffers::kFileIdentifierLength + 1);
 namespace {
 
 constexpr char kProducer[] = "lowerscope";
-// Nesting limit handed to the Verifier (tables + vectors). A graph costs ~5 levels, each
-// nested subgraph ~3 more.
+// Nesting limit handed to the Verifier (tables + vectors): the root and a graph's nodes, args
+// and lists take 7 levels, each nested subgraph 3 more (kMaxSubgraphNesting = 16 -> 55).
 constexpr flatbuffers::uoffset_t kMaxVerifyDepth = 64;
+static_assert(7 + 3 * kMaxSubgraphNesting <= kMaxVerifyDepth);
 
 struct alignas(16) Chunk {
   uint8_t b[16];

@@ -58,6 +58,14 @@ std::vector<T> toVector(const Vector<T>* v) {
   return out;
 }
 
+// Byte size of a constant (numel * dtype size); false when a dim is negative or it overflows.
+bool constantByteSize(const ir::Shape& shape, ir::DType dtype, int64_t& bytes) {
+  bytes = ir::dtypeSize(dtype);
+  for (int d = 0; d < shape.rank(); ++d)
+    if (shape[d] < 0 || __builtin_mul_overflow(bytes, shape[d], &bytes)) return false;
+  return true;
+}
+
 std::string dimOrderText(const ir::DimOrder& o) {
   std::string s = "{";
   for (int i = 0; i < o.rank(); ++i) s += (i ? "," : "") + std::to_string(o[i]);
@@ -73,6 +81,12 @@ std::string tensorMetaProblem(const ir::TensorMeta& m) {
     return fmt::format("dtype enum value {} out of range (expected < {})", int(m.dtype), int(ir::DType::COUNT));
   if (m.shape.rank() > ir::kMaxRank)
     return fmt::format("rank {} exceeds the maximum {}", m.shape.rank(), ir::kMaxRank);
+  int64_t numel = 1;
+  for (int i = 0; i < m.shape.rank(); ++i) {
+    if (m.shape[i] < 0) return fmt::format("shape {}: dim {} is negative, expected sizes >= 0", ir::toString(m.shape), i);
+    if (__builtin_mul_overflow(numel, m.shape[i], &numel))
+      return fmt::format("shape {}: the element count overflows int64", ir::toString(m.shape));
+  }
   if (m.dimOrder.rank() != 0 && m.dimOrder.rank() != m.shape.rank())
     return fmt::format("dim order {} has {} entries, expected the shape's rank {}", dimOrderText(m.dimOrder),
                        m.dimOrder.rank(), m.shape.rank());
@@ -115,8 +129,14 @@ BlobTableWriter::BlobTableWriter(flatbuffers::FlatBufferBuilder& b) : b_(b) {
 
 int32_t BlobTableWriter::add(const std::shared_ptr<const ir::Blob>& blob) {
   if (!blob || blob->bytes.empty()) return 0;
-  auto [it, inserted] = index_.emplace(blob.get(), int32_t(offsets_.size()));
-  if (!inserted) return it->second;
+  auto found = index_.find(blob.get());
+  if (found != index_.end()) return found->second;
+  if (full_ || bytes_ + blob->bytes.size() > kMaxBlobBytes) {
+    full_ = true;
+    return -1;
+  }
+  bytes_ += blob->bytes.size();
+  auto it = index_.emplace(blob.get(), int32_t(offsets_.size())).first;
   b_.ForceVectorAlignment(blob->bytes.size(), 1, 16);
   auto data = b_.CreateVector(blob->bytes.data(), blob->bytes.size());
   offsets_.push_back(fb::CreateBlob(b_, data));
@@ -169,10 +189,12 @@ struct MetaEq {
 
 class GraphWriter {
  public:
-  GraphWriter(flatbuffers::FlatBufferBuilder& b, const ir::Graph& g, BlobTableWriter& blobs)
-      : b_(b), g_(g), blobs_(blobs) {}
+  GraphWriter(flatbuffers::FlatBufferBuilder& b, const ir::Graph& g, BlobTableWriter& blobs, int depth)
+      : b_(b), g_(g), blobs_(blobs), depth_(depth) {}
 
   Result<Offset<fb::Graph>> write() {
+    if (depth_ > kMaxSubgraphNesting)
+      return Status::error(fmt::format("subgraphs nested deeper than {}", kMaxSubgraphNesting));
     if (g_.nextId() > kMaxGraphNodeIds)
       return Status::error(fmt::format("graph '{}': next node id {} exceeds the .lsg limit of {}", g_.modelName,
                                        g_.nextId(), kMaxGraphNodeIds));
@@ -181,7 +203,7 @@ class GraphWriter {
     subgraphs.reserve(g_.subgraphs().size());
     for (const auto& [name, sg] : g_.subgraphs()) {
       if (!sg) return Status::error(fmt::format("subgraph '{}' is null", name));
-      GraphWriter sub(b_, *sg, blobs_);
+      GraphWriter sub(b_, *sg, blobs_, depth_ + 1);
       auto off = sub.write();
       if (!off) return off.status().withContext(fmt::format("subgraph '{}': ", name));
       auto nameOff = b_.CreateString(name);
@@ -201,7 +223,19 @@ class GraphWriter {
     for (const auto& [key, c] : g_.constants()) {
       if (c.dtype >= ir::DType::COUNT || c.kind >= ir::ConstantKind::COUNT)
         return Status::error(fmt::format("constant '{}': dtype or kind enum out of range", key));
+      if (c.name != key)
+        return Status::error(fmt::format("constant '{}': stored under the key '{}'", c.name, key));
+      int64_t byteSize = 0;
+      if (!constantByteSize(c.shape, c.dtype, byteSize))
+        return Status::error(fmt::format("constant '{}': shape {}: expected non-negative sizes whose byte size "
+                                         "fits int64", key, ir::toString(c.shape)));
+      if (c.data && uint64_t(c.data->bytes.size()) != uint64_t(byteSize))
+        return Status::error(fmt::format("constant '{}': has {} bytes of data, expected {}", key,
+                                         c.data->bytes.size(), byteSize));
       int32_t data = c.data ? blobs_.add(c.data) : -1;
+      if (blobs_.full())
+        return Status::error(fmt::format("constant '{}': the graph has more than {} bytes of constant data, the "
+                                         ".lsg limit", key, kMaxBlobBytes));
       auto name = b_.CreateString(c.name);
       auto fqn = c.fqn.empty() ? 0 : b_.CreateSharedString(c.fqn);
       auto shape = b_.CreateVector(c.shape.begin(), size_t(c.shape.rank()));
@@ -397,8 +431,10 @@ class GraphWriter {
       outScratch_.push_back(*t);
     }
     auto name = b_.CreateString(n.name);
+    // The target is usually the op's name (calls) or the node's name (placeholders,
+    // get_attr): then it is left out.
     Offset<flatbuffers::String> target = 0;
-    if (op < 0 || n.target != *opNamePtr_[n.op]) target = b_.CreateSharedString(n.target);
+    if (op >= 0 ? n.target != *opNamePtr_[n.op] : n.target != n.name) target = b_.CreateSharedString(n.target);
     Offset<Vector<Offset<fb::Arg>>> args = 0;
     if (!n.args.empty()) {
       argScratch_.clear();
@@ -441,6 +477,7 @@ class GraphWriter {
   flatbuffers::FlatBufferBuilder& b_;
   const ir::Graph& g_;
   BlobTableWriter& blobs_;
+  int depth_;
   BlobTableWriter* ownBlobs_ = nullptr;
   std::vector<int32_t> opIndex_;                  // by OpId
   std::vector<const std::string*> opNamePtr_;     // by OpId
@@ -458,9 +495,9 @@ class GraphWriter {
 }  // namespace
 
 Result<Offset<fb::Graph>> writeGraph(flatbuffers::FlatBufferBuilder& b, const ir::Graph& g, BlobTableWriter* blobs) {
-  if (blobs) return GraphWriter(b, g, *blobs).write();
+  if (blobs) return GraphWriter(b, g, *blobs, 0).write();
   BlobTableWriter own(b);
-  GraphWriter w(b, g, own);
+  GraphWriter w(b, g, own, 0);
   w.setOwnBlobs(&own);
   return w.write();
 }
@@ -472,8 +509,6 @@ namespace {
 // Per-id state while loading: not seen yet, the output node, or the node's output count.
 constexpr uint32_t kUnseen = UINT32_MAX;
 constexpr uint32_t kIsOutputNode = UINT32_MAX - 1;
-// Nesting limit for subgraphs (the Verifier's depth limit already bounds it far lower).
-constexpr int kMaxSubgraphDepth = 64;
 
 class GraphReader {
  public:
@@ -482,7 +517,8 @@ class GraphReader {
 
   Status read(const fb::Graph* fg, ir::Graph& g) {
     if (!fg) return err("missing graph table");
-    if (depth_ > kMaxSubgraphDepth) return err(fmt::format("subgraphs nested deeper than {}", kMaxSubgraphDepth));
+    if (depth_ > kMaxSubgraphNesting)
+      return err(fmt::format("subgraphs nested deeper than {}", kMaxSubgraphNesting));
     nextId_ = fg->next_id();
     if (nextId_ > kMaxGraphNodeIds)
       return err(fmt::format("next_id {} exceeds the limit of {} node ids", nextId_, kMaxGraphNodeIds));
@@ -520,7 +556,7 @@ class GraphReader {
         return;
       }
       opNames_[i] = s;
-      opIds_[i] = ir::internOp(s);
+      opIds_[i] = ir::kNoOp;  // interned on first use (a corrupt file interns nothing it does not use)
     }
   }
 
@@ -730,9 +766,14 @@ class GraphReader {
       node->kind = ir::NodeKind(kind);
       node->flags = fn->flags();
       node->name.assign(name);
-      if (op >= 0) node->op = opIds_[size_t(op)];
+      if (op >= 0) {
+        ir::OpId& opId = opIds_[size_t(op)];
+        if (opId == ir::kNoOp) opId = ir::internOp(opNames_[size_t(op)]);
+        node->op = opId;
+      }
       if (const auto* t = fn->target()) node->target.assign(t->c_str(), t->size());
       else if (op >= 0) node->target.assign(opNames_[size_t(op)]);
+      else node->target = node->name;
 
       if (const auto* args = fn->args()) {
         node->args.resize(args->size());
@@ -804,20 +845,16 @@ class GraphReader {
       uint32_t rank = shape ? shape->size() : 0;
       if (rank > uint32_t(ir::kMaxRank)) return fail(fmt::format("rank {} exceeds the maximum {}", rank, ir::kMaxRank));
       for (uint32_t d = 0; d < rank; ++d) c.shape.push(elementAt(shape, d));
+      int64_t expected = 0;
+      if (!constantByteSize(c.shape, c.dtype, expected))
+        return fail(fmt::format("shape {}: expected non-negative sizes whose byte size fits int64",
+                                ir::toString(c.shape)));
       int32_t data = fc->data();
       if (data != -1) {
         if (data < 0 || size_t(data) >= blobs_.size())
           return fail(fmt::format("blob index {} out of range ({} blobs)", data, blobs_.size()));
-        // Expected byte size = numel * dtype size, computed without overflow.
-        uint64_t expected = uint64_t(ir::dtypeSize(c.dtype));
-        bool ok = true;
-        for (uint32_t d = 0; d < rank && ok; ++d) {
-          int64_t dim = c.shape[int(d)];
-          ok = dim >= 0 && !__builtin_mul_overflow(expected, uint64_t(dim), &expected);
-        }
-        if (!ok) return fail(fmt::format("shape {} has no valid byte size", ir::toString(c.shape)));
         size_t have = blobs_.byteSize(size_t(data));
-        if (have != expected)
+        if (uint64_t(have) != uint64_t(expected))
           return fail(fmt::format("blob #{} has {} bytes, expected {} ({} x {} of {} bytes)", data, have, expected,
                                   ir::toString(c.shape), ir::dtypeName(c.dtype), ir::dtypeSize(c.dtype)));
         c.data = blobs_.get(size_t(data));

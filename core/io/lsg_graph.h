@@ -20,6 +20,11 @@ namespace ls::io {
 /// far beyond any lineage in scope). Saving a graph with a larger next id is an error.
 inline constexpr uint32_t kMaxGraphNodeIds = 1u << 24;
 
+/// Deepest nesting of subgraphs (a subgraph of a subgraph ...) a Graph table may have.
+inline constexpr int kMaxSubgraphNesting = 16;
+/// Most constant bytes one flatbuffer can hold with room to spare (the format limit is 2 GB).
+inline constexpr uint64_t kMaxBlobBytes = uint64_t(1) << 30;
+
 /// Returns "" when `m` can be stored in and loaded from a Graph table, else what is wrong:
 /// dtype in range, dim order empty or a permutation of the shape's rank, quantisation with
 /// consistent lengths (per tensor: one scale; per channel: axis < rank and one scale per
@@ -32,16 +37,20 @@ std::string tensorMetaProblem(const ir::TensorMeta& m);
 class BlobTableWriter {
  public:
   explicit BlobTableWriter(flatbuffers::FlatBufferBuilder& b);
-  /// Index of `blob` in the table, writing its bytes on first use. Must not be called while
-  /// a table is being built in `b`.
+  /// Index of `blob` in the table, writing its bytes on first use; -1 (nothing written, and
+  /// full() turns true) once the table would exceed kMaxBlobBytes. Must not be called while a
+  /// table is being built in `b`.
   int32_t add(const std::shared_ptr<const ir::Blob>& blob);
   flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::Blob>>> finish();
   size_t size() const { return offsets_.size(); }
+  bool full() const { return full_; }
 
  private:
   flatbuffers::FlatBufferBuilder& b_;
   std::vector<flatbuffers::Offset<fb::Blob>> offsets_;
   std::unordered_map<const ir::Blob*, int32_t> index_;
+  uint64_t bytes_ = 0;
+  bool full_ = false;
 };
 
 /// Resolves blob indices of a (verified) blob table into interned ir::Blobs, each index
@@ -66,8 +75,10 @@ class BlobTableReader {
 
 /// Writes `g` (with its subgraphs, recursively) as a Graph table. With `blobs` == null the
 /// constant bytes go into this Graph's own `blobs` table; otherwise into `blobs` (the caller
-/// stores that table elsewhere and this Graph's `blobs` stays empty). Fails, naming the node,
-/// when a value's metadata cannot be stored (see tensorMetaProblem) or next id is too large.
+/// stores that table elsewhere and this Graph's `blobs` stays empty). Fails, naming the node or
+/// constant, when something cannot be stored: metadata (see tensorMetaProblem), a constant
+/// whose bytes do not match its shape, a next id above kMaxGraphNodeIds, subgraphs nested
+/// deeper than kMaxSubgraphNesting or more than kMaxBlobBytes of constant data.
 Result<flatbuffers::Offset<fb::Graph>> writeGraph(flatbuffers::FlatBufferBuilder& b, const ir::Graph& g,
                                                   BlobTableWriter* blobs = nullptr);
 

@@ -359,9 +359,15 @@ GraphSignature Graph::signature() const {
 
 std::string Graph::uniqueName(std::string_view base) const {
   if (findByName(base) == kInvalidNode) return std::string(base);
-  for (size_t i = 1;; ++i) {
+  // Suffixes are tried from the last one handed out for this base, so a pass that creates
+  // thousands of nodes from one base name stays linear (names are never reused anyway).
+  size_t& hint = nameSuffixHint_[std::string(base)];
+  for (size_t i = std::max<size_t>(hint, 1);; ++i) {
     std::string cand = fmt::format("{}_{}", base, i);
-    if (findByName(cand) == kInvalidNode) return cand;
+    if (findByName(cand) == kInvalidNode) {
+      hint = i + 1;
+      return cand;
+    }
   }
 }
 

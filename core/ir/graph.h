@@ -176,6 +176,7 @@ class Graph {
   std::vector<std::vector<NodeId>> opIndex_;  // by OpId
   mutable std::unordered_map<std::string_view, NodeId> byName_;  // views into node names
   mutable bool namesValid_ = false;
+  mutable std::unordered_map<std::string, size_t> nameSuffixHint_;  // uniqueName: next suffix to try per base
   mutable std::vector<int32_t> pos_;  // by NodeId
   mutable bool posValid_ = false;
   mutable std::vector<uint32_t> userStart_;  // CSR: users of id i are userList_[start[i]..start[i+1])

@@ -36,7 +36,7 @@ class RetraceEngine {
       if (ctx_.cancel && ctx_.cancel->load(std::memory_order_relaxed)) return Status::error("cancelled");
       int inState = 0;  // 0 untouched inputs, 1 rewire only, 2 re-infer
       n.forEachInput([&](const ir::ValueRef& r) {
-        uint8_t s = r.node < state_.size() ? state_[r.node] : kSame;
+        uint8_t s = r.node < state_.size() ? state_[r.node] : uint8_t(kSame);
         if (s == kMetaChanged || s == kReplacedMetaChanged) inState = 2;
         else if (s == kReplaced && inState < 1) inState = 1;
       });

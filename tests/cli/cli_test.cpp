@@ -10,14 +10,14 @@
 
 namespace {
 
-struct Run {
+struct CliRun {
   int code = -1;
   std::string out;  // stdout + stderr
 };
 
-Run run(const std::string& args) {
+CliRun run(const std::string& args) {
   std::string cmd = std::string(LS_CLI_PATH) + " " + args + " 2>&1";
-  Run r;
+  CliRun r;
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return r;
   std::array<char, 4096> buf;
@@ -41,7 +41,7 @@ void writeText(const std::filesystem::path& p, const std::string& s) { std::ofst
 class RealGraph : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(RealGraph, CheckShapesAgreesFully) {
-  Run r = run("info --check-shapes " + asset(GetParam()));
+  CliRun r = run("info --check-shapes " + asset(GetParam()));
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("(100.0%)"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("MISMATCH"), std::string::npos) << r.out;
@@ -49,14 +49,14 @@ TEST_P(RealGraph, CheckShapesAgreesFully) {
 
 TEST_P(RealGraph, LsgRoundTripPrintsIdentically) {
   auto lsg = tmpDir() / (std::filesystem::path(GetParam()).stem().string() + ".lsg");
-  Run imp = run("import " + asset(GetParam()) + " -o " + lsg.string());
+  CliRun imp = run("import " + asset(GetParam()) + " -o " + lsg.string());
   ASSERT_EQ(imp.code, 0) << imp.out;
-  Run a = run("print " + asset(GetParam()));
-  Run b = run("print " + lsg.string());
+  CliRun a = run("print " + asset(GetParam()));
+  CliRun b = run("print " + lsg.string());
   ASSERT_EQ(a.code, 0);
   ASSERT_EQ(b.code, 0);
   EXPECT_EQ(a.out, b.out);
-  Run c = run("info --check-shapes " + lsg.string());
+  CliRun c = run("info --check-shapes " + lsg.string());
   EXPECT_EQ(c.code, 0) << c.out;
 }
 
@@ -66,13 +66,13 @@ INSTANTIATE_TEST_SUITE_P(Models, RealGraph,
                                            "efficientnet_b0.fxjson.json", "deeplabv3_mobilenet_v3_large.fxjson.json",
                                            "deit_tiny_vit.fxjson.json", "wav2letter.fxjson.json",
                                            "large/vit_tiny_deep200.fxjson.json"),
-                         [](const auto& info) {
-                           std::string s = std::filesystem::path(info.param).stem().stem().string();
+                         [](const auto& pinfo) {
+                           std::string s = std::filesystem::path(pinfo.param).stem().stem().string();
                            return s;
                          });
 
 TEST(Cli, InfoJsonHasHistogramAndSignature) {
-  Run r = run("info --json " + asset("resnet18.fxjson.json"));
+  CliRun r = run("info --json " + asset("resnet18.fxjson.json"));
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("\"aten.convolution.default\": 20"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\"call_function\": 91"), std::string::npos);
@@ -90,7 +90,7 @@ TEST(Cli, CheckShapesReportsAWrongRecordedShape) {
   text.replace(shapePos, close - shapePos + 1, "\"shape\": [1, 250, 99]");
   auto bad = tmpDir() / "wrong_shape.fxjson.json";
   writeText(bad, text);
-  Run r = run("info --check-shapes " + bad.string());
+  CliRun r = run("info --check-shapes " + bad.string());
   EXPECT_EQ(r.code, 1) << r.out;
   EXPECT_NE(r.out.find("MISMATCH %relu_3 (aten.relu.default): recorded f32[1,250,99], inferred"), std::string::npos)
       << r.out;
@@ -112,20 +112,20 @@ TEST(Cli, BadInputsExitOneWithClearMessage) {
   for (const Case& c : cases) {
     writeText(d / c.file, c.content);
     for (const char* cmd : {"info ", "print ", "info --check-shapes "}) {
-      Run r = run(std::string(cmd) + (d / c.file).string());
+      CliRun r = run(std::string(cmd) + (d / c.file).string());
       EXPECT_EQ(r.code, 1) << cmd << c.file << "\n" << r.out;
       EXPECT_NE(r.out.find("error: "), std::string::npos) << r.out;
       EXPECT_NE(r.out.find(c.expect), std::string::npos) << c.file << ": " << r.out;
     }
   }
-  Run missing = run("info " + (d / "does_not_exist.lsg").string());
+  CliRun missing = run("info " + (d / "does_not_exist.lsg").string());
   EXPECT_EQ(missing.code, 1);
   EXPECT_NE(missing.out.find("does_not_exist.lsg"), std::string::npos) << missing.out;
 }
 
 TEST(Cli, ImportIntoMissingDirectoryFailsAndLeavesNothing) {
   auto d = tmpDir() / "no" / "such" / "dir";
-  Run r = run("import " + asset("resnet18.fxjson.json") + " -o " + (d / "x.lsg").string());
+  CliRun r = run("import " + asset("resnet18.fxjson.json") + " -o " + (d / "x.lsg").string());
   EXPECT_EQ(r.code, 1);
   EXPECT_FALSE(std::filesystem::exists(d));
 }

@@ -401,7 +401,7 @@ TEST(FxJsonImport, EmptyOutputListAndOptionalKeys) {
 }
 
 TEST(FxJsonImport, FuzzSeedsImportAndRoundTrip) {
-  const std::string dir = std::string(LS_TEST_DATA_DIR) + "/../fuzz/corpus/fxjson/";
+  const std::string dir = std::string(LS_TESTS_DIR) + "/fuzz/corpus/fxjson/";
   for (const char* f : {"tiny_add_relu.json", "batchnorm_getitem.json", "forward_opaque_args.json"}) {
     SCOPED_TRACE(f);
     auto a = importFxJsonFile(dir + f);
@@ -635,6 +635,15 @@ TEST(FxJsonErrors, HeaderAndSignature) {
                                   R"("dtype": "float32", "dim_order": [0, 0]}},
   {"name": "w")")),
              "node 'x' (#0): meta.dim_order: expected a permutation of 0..1 (rank 2), got [0, 0]");
+}
+
+TEST(FxJsonErrors, InvalidInferredMetaIsAnError) {
+  // Found by the fuzzer: a meta function must not turn an invalid size into a negative dim.
+  std::string json = R"({"nodes": [
+    {"name": "t", "op": "placeholder", "target": "t", "meta": {"shape": [0, 1, 192], "dtype": "float32"}},
+    {"name": "expand_copy", "op": "call_function", "target": "aten.expand_copy.default", "args": [{"node": "t"}, [0, -3, -1]]},
+    {"name": "output", "op": "output", "args": [[{"node": "expand_copy"}]]}]})";
+  EXPECT_HAS(importError(json), "tiny.json: node 'expand_copy' (#1): ");
 }
 
 TEST(FxJsonErrors, FileErrorsNameTheFile) {

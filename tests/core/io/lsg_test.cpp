@@ -99,6 +99,7 @@ ir::Graph richGraph() {
   ir::TensorMeta xm = meta(ir::DType::Float32, {1, 3, 8, 8});
   xm.dimOrder = ir::DimOrder::of({0, 2, 3, 1});
   auto x = addNode(g, ir::NodeKind::Placeholder, "x", "", {}, {xm});
+  addNode(g, ir::NodeKind::Placeholder, "y_1", "y", {}, {meta(ir::DType::Float32, {})});  // target != name
   auto gap = addNode(g, ir::NodeKind::Placeholder, "to_erase", "", {}, {meta(ir::DType::Int64, {})});
   g.erase(gap);  // leaves an id gap
 
@@ -343,6 +344,8 @@ TEST(LsgRoundTrip, DetailsSurvive) {
   // Custom target kept; default target restored from the op table.
   EXPECT_EQ(h.node(h.findByName("check")).target, "custom_target");
   EXPECT_EQ(h.node(h.findByName("conv")).target, "aten.convolution.default");
+  EXPECT_EQ(h.node(h.findByName("y_1")).target, "y");
+  EXPECT_EQ(h.node(h.findByName("x")).target, "x");
 
   // Quantisation: per channel and per tensor, shared by the two users of `wm`.
   const ir::Node& w = h.node(h.findByName("w"));
@@ -409,6 +412,36 @@ TEST(LsgRoundTrip, SaveRefusesUnstorableMeta) {
   ASSERT_FALSE(bytes);
   EXPECT_NE(bytes.message().find("'relu'"), std::string::npos) << bytes.message();
   EXPECT_NE(bytes.message().find("exactly 1"), std::string::npos) << bytes.message();
+}
+
+TEST(LsgRoundTrip, DeeplyNestedSubgraphs) {
+  auto nest = [](int levels) {
+    ir::Graph g = tinyGraph();
+    ir::Graph* cur = &g;
+    for (int i = 0; i < levels; ++i) {
+      auto sub = std::make_shared<ir::Graph>(tinyGraph());
+      sub->mutableNode(sub->findByName("relu")).args.push_back(ir::IntList{i, i});
+      cur->subgraphs()["level" + std::to_string(i)] = sub;
+      cur = sub.get();
+    }
+    return g;
+  };
+  ir::Graph ok = nest(kMaxSubgraphNesting);
+  auto back = roundTrip(ok);
+  ASSERT_TRUE(back) << back.message();
+  EXPECT_EQ(ir::printGraph(ok), ir::printGraph(*back));
+
+  auto tooDeep = serializeLsg(nest(kMaxSubgraphNesting + 1));
+  ASSERT_FALSE(tooDeep);
+  EXPECT_NE(tooDeep.message().find("nested deeper"), std::string::npos) << tooDeep.message();
+}
+
+TEST(LsgRoundTrip, SaveRefusesConstantWithWrongByteCount) {
+  ir::Graph g = tinyGraph();
+  addConstant(g, "w", ir::ConstantKind::Parameter, ir::DType::Float32, {4}, bytesOf(g, 15, 0));
+  auto bytes = serializeLsg(g);
+  ASSERT_FALSE(bytes);
+  EXPECT_NE(bytes.message().find("constant 'w'"), std::string::npos) << bytes.message();
 }
 
 // ---------------------------------------------------------------- files and atomic save
@@ -586,15 +619,13 @@ struct RawLsg {
   void node(uint32_t id, fb::NodeKind kind, const std::string& name, int32_t op,
             std::vector<flatbuffers::Offset<fb::Arg>> args, std::vector<int32_t> outputs) {
     auto n = b.CreateString(name);
-    auto t = op < 0 ? b.CreateString(name) : 0;
     auto a = b.CreateVector(args);
     auto o = b.CreateVector(outputs);
     fb::NodeBuilder nb(b);
     nb.add_id(id);
     nb.add_kind(kind);
     nb.add_op(op);
-    nb.add_name(n);
-    if (!t.IsNull()) nb.add_target(t);
+    nb.add_name(n);  // no target: defaults to the op's name, else the node's name
     nb.add_args(a);
     nb.add_outputs(o);
     nodes.push_back(nb.Finish());
@@ -893,6 +924,26 @@ TEST(LsgRaw, EveryIndexAndEnumIsChecked) {
     r.op("");
     r.output(0, {});
     cases.push_back({"empty op name", r.finish(1), "op name #0 is empty"});
+  }
+  {
+    RawLsg r;
+    int32_t t = r.tensor(fb::DType::Float32, {1, -3});
+    r.node(0, fb::NodeKind::Placeholder, "neg", -1, {}, {t});
+    r.output(1, {0});
+    cases.push_back({"negative dim", r.finish(2), "node #0 'neg': output 0: shape [1,-3]: dim 1 is negative"});
+  }
+  {
+    RawLsg r;
+    int32_t t = r.tensor(fb::DType::Float32, {int64_t(1) << 40, int64_t(1) << 40});
+    r.node(0, fb::NodeKind::Placeholder, "big", -1, {}, {t});
+    r.output(1, {0});
+    cases.push_back({"numel overflow", r.finish(2), "overflows int64"});
+  }
+  {
+    RawLsg r;
+    r.constant("c", fb::DType::Float32, {-1}, -1);
+    r.output(0, {});
+    cases.push_back({"constant negative dim", r.finish(1), "constant #0 'c': shape [-1]"});
   }
   for (const Case& c : cases) {
     SCOPED_TRACE(c.what);

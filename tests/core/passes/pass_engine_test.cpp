@@ -331,7 +331,7 @@ INSTANTIATE_TEST_SUITE_P(RealGraphs, Equivalence,
                                            "resnet18.fxjson.json", "squeezenet1_1.fxjson.json",
                                            "efficientnet_b0.fxjson.json", "deeplabv3_mobilenet_v3_large.fxjson.json",
                                            "deit_tiny_vit.fxjson.json", "wav2letter.fxjson.json"),
-                         [](const auto& info) { return info.param.substr(0, info.param.find('.')); });
+                         [](const auto& pinfo) { return pinfo.param.substr(0, pinfo.param.find('.')); });
 
 }  // namespace
 }  // namespace ls

@@ -1,0 +1,137 @@
+// Output comparison (allclose for floats, quantisation steps for integers).
+#include "core/exec/compare.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdlib>
+
+namespace ls::exec {
+
+OutputDiff compareTensors(const Tensor& actual, const Tensor& expected, const CompareOptions& opts) {
+  OutputDiff d;
+  if (!actual.defined() || !expected.defined()) {
+    d.equivalent = actual.defined() == expected.defined();
+    d.shapeMismatch = !d.equivalent;
+    return d;
+  }
+  if (actual.shape() != expected.shape()) {
+    d.equivalent = false;
+    d.shapeMismatch = true;
+    return d;
+  }
+  const bool fa = ir::isFloating(actual.dtype()), fe = ir::isFloating(expected.dtype());
+  if (fa != fe) {
+    d.equivalent = false;
+    d.dtypeMismatch = true;
+    return d;
+  }
+  const int64_t n = actual.numel();
+  if (!fa) {
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t a = actual.getInt(i), b = expected.getInt(i);
+      const int64_t diff = a > b ? a - b : b - a;
+      if (diff > d.maxSteps) {
+        d.maxSteps = diff;
+        d.worstElement = i;
+      }
+      if (diff > opts.maxSteps) {
+        ++d.mismatches;
+        if (d.firstFailingElement < 0) {
+          d.firstFailingElement = i;
+          d.actualAtFailure = double(a);
+          d.expectedAtFailure = double(b);
+        }
+      }
+    }
+    d.maxAbsError = double(d.maxSteps);
+    d.equivalent = d.mismatches == 0;
+    return d;
+  }
+  double maxExpected = 0.0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double b = expected.getDouble(i);
+    if (std::isfinite(b)) maxExpected = std::max(maxExpected, std::abs(b));
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    const double a = actual.getDouble(i), b = expected.getDouble(i);
+    bool ok;
+    double diff = 0.0;
+    if (std::isnan(a) || std::isnan(b)) {
+      ok = opts.nanEqual && std::isnan(a) && std::isnan(b);
+      diff = ok ? 0.0 : INFINITY;
+    } else if (std::isinf(a) || std::isinf(b)) {
+      ok = a == b;
+      diff = ok ? 0.0 : INFINITY;
+    } else {
+      diff = std::abs(a - b);
+      ok = diff <= opts.atol + opts.rtol * std::abs(b);
+    }
+    if (d.worstElement < 0 || diff > d.maxAbsError) {
+      d.worstElement = i;
+      d.maxAbsError = diff;
+    }
+    d.maxRelError = std::max(d.maxRelError, diff / std::max(std::abs(b), opts.relFloor));
+    if (!ok) {
+      ++d.mismatches;
+      if (d.firstFailingElement < 0) {
+        d.firstFailingElement = i;
+        d.actualAtFailure = a;
+        d.expectedAtFailure = b;
+      }
+    }
+  }
+  d.maxRelToMax = maxExpected > 0 ? d.maxAbsError / maxExpected : (d.maxAbsError > 0 ? INFINITY : 0.0);
+  d.equivalent = d.mismatches == 0;
+  return d;
+}
+
+CompareResult compareOutputs(const std::vector<Tensor>& actual, const std::vector<Tensor>& expected,
+                             const CompareOptions& opts) {
+  CompareResult r;
+  if (actual.size() != expected.size()) {
+    r.equivalent = false;
+    r.message = fmt::format("output count differs: {} vs expected {}", actual.size(), expected.size());
+    return r;
+  }
+  for (size_t i = 0; i < actual.size(); ++i) {
+    OutputDiff d = compareTensors(actual[i], expected[i], opts);
+    const bool isFloat = actual[i].defined() && ir::isFloating(actual[i].dtype());
+    if (isFloat) {
+      r.maxAbsError = std::max(r.maxAbsError, d.maxAbsError);
+      r.maxRelError = std::max(r.maxRelError, d.maxRelError);
+      r.maxRelToMax = std::max(r.maxRelToMax, d.maxRelToMax);
+    } else {
+      r.maxSteps = std::max(r.maxSteps, d.maxSteps);
+    }
+    if (!d.equivalent && r.equivalent) {
+      r.equivalent = false;
+      r.firstFailingOutput = int(i);
+      r.firstFailingElement = d.firstFailingElement;
+      if (d.shapeMismatch)
+        r.message = fmt::format("output #{}: {} vs expected {}", i, actual[i].defined() ? ir::toString(actual[i].meta()) : "none",
+                                expected[i].defined() ? ir::toString(expected[i].meta()) : "none");
+      else if (d.dtypeMismatch)
+        r.message = fmt::format("output #{}: dtype {} vs expected {}", i, ir::dtypeName(actual[i].dtype()),
+                                ir::dtypeName(expected[i].dtype()));
+      else if (isFloat)
+        r.message = fmt::format("output #{} element {}: {:.9g} vs expected {:.9g} (|diff| {:.3g} > atol {} + rtol {} * |expected|; "
+                                "{} of {} elements differ)",
+                                i, d.firstFailingElement, d.actualAtFailure, d.expectedAtFailure,
+                                std::abs(d.actualAtFailure - d.expectedAtFailure), opts.atol, opts.rtol, d.mismatches,
+                                actual[i].numel());
+      else
+        r.message = fmt::format("output #{} element {}: {} vs expected {} ({} steps > {}; {} of {} elements differ)", i,
+                                d.firstFailingElement, int64_t(d.actualAtFailure), int64_t(d.expectedAtFailure),
+                                std::llabs(int64_t(d.actualAtFailure) - int64_t(d.expectedAtFailure)), opts.maxSteps,
+                                d.mismatches, actual[i].numel());
+    }
+    r.outputs.push_back(d);
+  }
+  if (r.equivalent)
+    r.message = fmt::format("equivalent (max abs {:.3g}, max rel {:.3g}, max steps {})", r.maxAbsError, r.maxRelError,
+                            r.maxSteps);
+  return r;
+}
+
+}  // namespace ls::exec

@@ -1,0 +1,61 @@
+// Output comparison for semantic checks: float outputs by an allclose-style rtol/atol rule,
+// integer (quantised) outputs in quantisation steps, with max abs/rel errors and the first
+// failing output and element.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/exec/tensor.h"
+
+namespace ls::exec {
+
+struct CompareOptions {
+  /// Float element passes when |a - b| <= atol + rtol * |b| (torch.allclose; b = expected).
+  double rtol = 1e-4;
+  double atol = 1e-5;
+  /// Floor of the denominator of the relative error |a - b| / max(|b|, relFloor).
+  double relFloor = 1e-6;
+  /// Integer/bool element passes when |a - b| <= maxSteps (one step = one unit of the stored
+  /// integer, i.e. one quantisation step). Bool outputs should use 0.
+  int64_t maxSteps = 1;
+  /// NaN equals NaN (same position in both); infinities must match in sign.
+  bool nanEqual = true;
+};
+
+/// Comparison of one output pair.
+struct OutputDiff {
+  bool equivalent = true;
+  bool shapeMismatch = false;
+  bool dtypeMismatch = false;  ///< float vs integer (float32 vs float64 compare by value)
+  double maxAbsError = 0.0;    ///< max |a - b| (integers: in steps)
+  double maxRelError = 0.0;    ///< max |a - b| / max(|b|, relFloor) (floats only)
+  double maxRelToMax = 0.0;    ///< max |a - b| / max |b| (scale-relative, floats only)
+  int64_t maxSteps = 0;        ///< integer outputs: max |a - b|
+  int64_t mismatches = 0;      ///< elements failing the rule
+  int64_t firstFailingElement = -1;  ///< flat index
+  double actualAtFailure = 0.0, expectedAtFailure = 0.0;
+  int64_t worstElement = -1;   ///< flat index of the max abs error
+};
+
+/// Comparison of two output lists (actual vs expected).
+struct CompareResult {
+  bool equivalent = true;
+  double maxAbsError = 0.0;  ///< over float outputs
+  double maxRelError = 0.0;  ///< over float outputs
+  double maxRelToMax = 0.0;  ///< over float outputs
+  int64_t maxSteps = 0;      ///< over integer outputs
+  int firstFailingOutput = -1;
+  int64_t firstFailingElement = -1;
+  std::vector<OutputDiff> outputs;
+  /// One line: "equivalent (max abs 1.2e-07, max rel 3.4e-06)" or what failed first:
+  /// "output #0 element 17: 0.5 vs expected 0.75 (|diff| 0.25 > tol 7.5e-05)".
+  std::string message;
+};
+
+OutputDiff compareTensors(const Tensor& actual, const Tensor& expected, const CompareOptions& opts = {});
+CompareResult compareOutputs(const std::vector<Tensor>& actual, const std::vector<Tensor>& expected,
+                             const CompareOptions& opts = {});
+
+}  // namespace ls::exec

@@ -1,0 +1,111 @@
+// Reference executor: runs an ir::Graph on concrete tensors with naive-but-reasonable float
+// and integer kernels, for semantic checks of passes (run before/after, compare outputs).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "core/exec/tensor.h"
+#include "core/ir/graph.h"
+#include "core/util/status.h"
+
+namespace ls::exec {
+
+/// Materialised constant values, keyed by ir::Constant::contentHash: a constant's data when
+/// present, else synthesizeConstant() (seeded by its name). Every graph version of a lineage
+/// that shares this cache sees the same weights, and each constant is materialised once.
+/// Share one cache across the runs of a pipeline (Executor takes a shared_ptr). Thread-safe.
+class ConstantCache {
+ public:
+  /// The values of `c`. A cached entry whose dtype or shape differs from `c` (a hash
+  /// collision) is never returned: the values are then recomputed.
+  Tensor get(const ir::Constant& c);
+  size_t size() const;
+  void clear();
+  uint64_t hits() const;
+  uint64_t misses() const;
+
+ private:
+  mutable std::mutex mu_;
+  std::unordered_map<uint64_t, Tensor> map_;
+  uint64_t hits_ = 0, misses_ = 0;
+};
+
+/// Every node's outputs of one run (runAll), indexed by NodeId.
+struct RunValues {
+  std::vector<Tensor> outputs;                 ///< the graph outputs, in output-slot order
+  std::vector<std::vector<Tensor>> byNode;     ///< byNode[id] = outputs of node id (empty if none)
+
+  const std::vector<Tensor>& of(ir::NodeId id) const;
+  /// Output `r.output` of node `r.node`; an undefined tensor if absent.
+  const Tensor& at(ir::ValueRef r) const;
+  /// Output `output` of the node named `name` in `g`; an undefined tensor if absent.
+  const Tensor& byName(const ir::Graph& g, std::string_view name, uint32_t output = 0) const;
+};
+
+struct ExecOptions {
+  /// Threads kernels may use; 0 = hardware concurrency capped at 4.
+  int threads = 0;
+  /// Compare every produced value with the graph's recorded metadata (dtype and shape) and
+  /// fail on a mismatch (stale metadata after a pass is then reported, not silently used).
+  bool checkMetadata = true;
+  /// Record the time spent per op (see Executor::profile()).
+  bool profile = false;
+};
+
+class Executor;
+
+/// Runs the nested graph of a delegate call. `inputs` are the call's input tensors in order;
+/// returns the subgraph's outputs. The default runs `subgraph` with the same executor.
+using DelegateRunner = std::function<Result<std::vector<Tensor>>(
+    Executor& executor, const ir::Node& callNode, const ir::Graph& subgraph, const std::vector<Tensor>& inputs)>;
+
+/// Runs graphs on concrete tensors. Kernels are looked up by op name in KernelRegistry;
+/// output metadata comes from ops::inferNode. A call whose op has no kernel fails with an
+/// error naming the node and the op. Not thread-safe: use one Executor per thread (they may
+/// share a ConstantCache).
+class Executor {
+ public:
+  explicit Executor(ExecOptions options = {}, std::shared_ptr<ConstantCache> constants = nullptr);
+
+  /// Runs `g` on `inputs` (one per placeholder, in placeholder order) and returns the graph
+  /// outputs in output-slot order. Intermediate values are freed after their last use.
+  Result<std::vector<Tensor>> run(const ir::Graph& g, const std::vector<Tensor>& inputs);
+  /// Like run(), keeping every node's outputs (for tests and debugging tools).
+  Result<RunValues> runAll(const ir::Graph& g, const std::vector<Tensor>& inputs);
+
+  /// Runs the subgraph `name` of `parent` for a delegate call node (through the
+  /// DelegateRunner). Errors name the call node and the subgraph.
+  Result<std::vector<Tensor>> runDelegate(const ir::Graph& parent, const ir::Node& callNode, std::string_view name,
+                                          const std::vector<Tensor>& inputs);
+  void setDelegateRunner(DelegateRunner runner) { delegateRunner_ = std::move(runner); }
+
+  ConstantCache& constants() { return *constants_; }
+  const std::shared_ptr<ConstantCache>& constantsPtr() const { return constants_; }
+  const ExecOptions& options() const { return options_; }
+  int threads() const { return threads_; }
+
+  /// Seconds per op name accumulated over all runs since the last resetProfile() (only
+  /// with ExecOptions::profile), sorted by time, largest first.
+  std::vector<std::pair<std::string, double>> profile() const;
+  void resetProfile() { profile_.clear(); }
+
+ private:
+  Status execute(const ir::Graph& g, const std::vector<Tensor>& inputs, bool keepAll,
+                 std::vector<std::vector<Tensor>>& values, std::vector<Tensor>& outputs);
+
+  ExecOptions options_;
+  int threads_ = 1;
+  std::shared_ptr<ConstantCache> constants_;
+  DelegateRunner delegateRunner_;
+  int depth_ = 0;  // nested delegate depth (guards against self-referencing subgraphs)
+  std::unordered_map<std::string, double> profile_;
+};
+
+}  // namespace ls::exec

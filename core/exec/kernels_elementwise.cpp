@@ -1,0 +1,695 @@
+// Elementwise and reduction kernels: activations and unary math, broadcasting binary
+// arithmetic / comparisons with torch type promotion (Python scalars included), where,
+// masked_fill, clamp, and sum/mean/amax/var/max/argmax reductions.
+//
+// Compute types: float32 (and f16/bf16, rounded on store) in float, float64 in double,
+// integers and bool in int64 (wrapped to the output width on store). Output dtypes always
+// come from ops::inferNode; comparisons compare in torch's common dtype.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/exec/kernel_util.h"
+#include "core/exec/parallel.h"
+#include "core/ops/meta_util.h"
+
+namespace ls::exec {
+namespace {
+
+using ir::DType;
+using ir::Shape;
+
+/// The type a kernel computes in for values of dtype t.
+DType computeType(DType t) {
+  if (t == DType::Float64) return DType::Float64;
+  if (ir::isFloating(t)) return DType::Float32;
+  return DType::Int64;
+}
+
+/// Elements of `t` as T (no copy when the dtype already matches T's compute dtype).
+template <typename T>
+const T* elements(const Tensor& t, std::vector<T>& buf) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (t.dtype() == DType::Float32) return t.data<float>();
+  } else if constexpr (std::is_same_v<T, double>) {
+    if (t.dtype() == DType::Float64) return t.data<double>();
+  } else {
+    if (t.dtype() == DType::Int64) return t.data<int64_t>();
+  }
+  buf.resize(size_t(t.numel()));
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    if constexpr (std::is_integral_v<T>) buf[size_t(i)] = t.getInt(i);
+    else buf[size_t(i)] = T(t.getDouble(i));
+  }
+  return buf.data();
+}
+
+template <typename T>
+T numberAs(const Operand& o) {
+  if constexpr (std::is_integral_v<T>) return o.isInt ? T(o.intValue) : T(o.number);
+  else return T(o.number);
+}
+
+/// Writes computed values (compute type T) into `out`, converting when out's dtype differs.
+template <typename T>
+void storeAll(Tensor& out, const std::vector<T>& v) {
+  for (int64_t i = 0; i < out.numel(); ++i) {
+    if constexpr (std::is_integral_v<T>) out.setInt(i, int64_t(v[size_t(i)]));
+    else out.setDouble(i, double(v[size_t(i)]));
+  }
+}
+
+template <typename T>
+bool isNan(T v) {
+  if constexpr (std::is_floating_point_v<T>) return std::isnan(v);
+  else return false;
+}
+
+// ---------------------------------------------------------------- unary
+
+/// out[i] = f(x[i]) in the output's compute type. f must accept float, double and int64_t.
+template <typename F>
+Status unaryMap(KernelCtx& c, F f) {
+  LS_EXEC_TRY(x, c.tensor(0));
+  Tensor& out = c.newOutput(0);
+  const int64_t n = out.numel();
+  switch (computeType(out.dtype())) {
+    case DType::Float32: {
+      std::vector<float> buf;
+      const float* in = elements<float>(*x, buf);
+      if (out.dtype() == DType::Float32) {
+        float* o = out.data<float>();
+        parallelFor(c.threads(), n, 8, [&](int64_t b, int64_t e) {
+          for (int64_t i = b; i < e; ++i) o[i] = f(in[i]);
+        });
+      } else {
+        for (int64_t i = 0; i < n; ++i) out.setDouble(i, double(f(in[i])));
+      }
+      break;
+    }
+    case DType::Float64: {
+      std::vector<double> buf;
+      const double* in = elements<double>(*x, buf);
+      double* o = out.data<double>();
+      for (int64_t i = 0; i < n; ++i) o[i] = f(in[i]);
+      break;
+    }
+    default: {
+      std::vector<int64_t> buf;
+      const int64_t* in = elements<int64_t>(*x, buf);
+      for (int64_t i = 0; i < n; ++i) out.setInt(i, int64_t(f(in[i])));
+      break;
+    }
+  }
+  return Status::ok();
+}
+
+#define LS_UNARY(name, expr)                                  \
+  Status name(KernelCtx& c) {                                 \
+    return unaryMap(c, [](auto x) {                           \
+      using T = decltype(x);                                  \
+      (void)sizeof(T);                                        \
+      return T(expr);                                         \
+    });                                                       \
+  }
+
+LS_UNARY(relu, x < T(0) ? T(0) : x)
+LS_UNARY(hardswish, x * std::min(std::max(x + T(3), T(0)), T(6)) / T(6))
+LS_UNARY(hardsigmoid, std::min(std::max(x + T(3), T(0)), T(6)) / T(6))
+LS_UNARY(sigmoid, T(1) / (T(1) + std::exp(-x)))
+LS_UNARY(silu, x / (T(1) + std::exp(-x)))
+LS_UNARY(neg, -x)
+LS_UNARY(absK, x < T(0) ? -x : x)
+LS_UNARY(floorK, std::floor(x))
+LS_UNARY(ceilK, std::ceil(x))
+LS_UNARY(roundK, std::nearbyint(x))  // half to even (default rounding mode)
+LS_UNARY(expK, std::exp(x))
+LS_UNARY(logK, std::log(x))
+LS_UNARY(sqrtK, std::sqrt(x))
+LS_UNARY(rsqrtK, T(1) / std::sqrt(x))
+LS_UNARY(reciprocal, T(1) / x)
+LS_UNARY(erfK, std::erf(x))
+LS_UNARY(sinK, std::sin(x))
+LS_UNARY(cosK, std::cos(x))
+LS_UNARY(tanhK, std::tanh(x))
+#undef LS_UNARY
+
+Status gelu(KernelCtx& c) {
+  std::string mode = c.getString(1).value_or("none");
+  if (mode == "tanh") {
+    return unaryMap(c, [](auto x) {
+      using T = decltype(x);
+      const T kBeta = T(M_SQRT2 * M_2_SQRTPI * 0.5);  // sqrt(2 / pi)
+      const T kKappa = T(0.044715);
+      T inner = kBeta * (x + kKappa * x * x * x);
+      return T(T(0.5) * x * (T(1) + std::tanh(inner)));
+    });
+  }
+  if (mode != "none") return c.error("gelu: approximate must be 'none' or 'tanh', got '{}'", mode);
+  return unaryMap(c, [](auto x) {
+    using T = decltype(x);
+    return T(x * T(0.5) * (T(1) + std::erf(x * T(M_SQRT1_2))));
+  });
+}
+
+Status hardtanh(KernelCtx& c) {
+  LS_EXEC_TRY(lo, c.getFloat(1));
+  LS_EXEC_TRY(hi, c.getFloat(2));
+  return unaryMap(c, [lo, hi](auto x) {
+    using T = decltype(x);
+    return std::min(std::max(x, T(lo)), T(hi));
+  });
+}
+
+Status leakyRelu(KernelCtx& c) {
+  LS_EXEC_TRY(slope, c.getFloat(1));
+  return unaryMap(c, [slope](auto x) {
+    using T = decltype(x);
+    return x > T(0) ? x : T(x * T(slope));
+  });
+}
+
+Status elu(KernelCtx& c) {
+  LS_EXEC_TRY(alpha, c.getFloat(1));
+  LS_EXEC_TRY(scale, c.getFloat(2));
+  LS_EXEC_TRY(inScale, c.getFloat(3));
+  return unaryMap(c, [=](auto x) {
+    using T = decltype(x);
+    return x > T(0) ? T(T(scale) * x) : T(T(scale) * T(alpha) * (std::exp(x * T(inScale)) - T(1)));
+  });
+}
+
+Status clamp(KernelCtx& c) {
+  std::optional<double> lo, hi;
+  if (c.has(1)) {
+    LS_EXEC_TRY(v, c.getFloat(1));
+    lo = v;
+  }
+  if (c.has(2)) {
+    LS_EXEC_TRY(v, c.getFloat(2));
+    hi = v;
+  }
+  return unaryMap(c, [lo, hi](auto x) {
+    using T = decltype(x);
+    if (isNan(x)) return x;
+    if (lo && x < T(*lo)) x = T(*lo);
+    if (hi && x > T(*hi)) x = T(*hi);
+    return x;
+  });
+}
+
+Status powTensorScalar(KernelCtx& c) {
+  LS_EXEC_TRY(e, c.operand(1));
+  return unaryMap(c, [e](auto x) {
+    using T = decltype(x);
+    if constexpr (std::is_integral_v<T>) {
+      int64_t p = e.isInt ? e.intValue : int64_t(e.number), r = 1, b = x;
+      if (p < 0) return T(x == 1 ? 1 : (x == -1 ? (p % 2 ? -1 : 1) : 0));
+      for (; p; p >>= 1, b *= b)
+        if (p & 1) r *= b;
+      return T(r);
+    } else {
+      T ex = T(e.number);
+      if (ex == T(2)) return T(x * x);
+      if (ex == T(0.5)) return T(std::sqrt(x));
+      return T(std::pow(x, ex));
+    }
+  });
+}
+
+Status logicalNot(KernelCtx& c) {
+  LS_EXEC_TRY(x, c.tensor(0));
+  Tensor& out = c.newOutput(0);
+  for (int64_t i = 0; i < out.numel(); ++i) out.setInt(i, x->getDouble(i) == 0.0);
+  return Status::ok();
+}
+
+// ---------------------------------------------------------------- binary
+
+enum class Bin { Add, Sub, Rsub, Mul, Div, DivTrunc, DivFloor, Max, Min, Pow, Eq, Ne, Lt, Le, Gt, Ge, And, Or };
+
+bool isCompare(Bin op) { return op >= Bin::Eq && op <= Bin::Ge; }
+
+/// out[idx] = f(a[idx_a], b[idx_b]) over the broadcast output shape. Contiguous or scalar
+/// operands take a flat loop; otherwise rows of the innermost dim.
+template <typename T, typename O, typename F>
+void binaryLoop(int threads, const Shape& os, const T* a, const std::vector<int64_t>& sa, const T* b,
+                const std::vector<int64_t>& sb, O* out, F f) {
+  const int64_t n = os.numel();
+  if (n == 0) return;
+  const std::vector<int64_t> full = contiguousStrides(os);
+  auto isZero = [](const std::vector<int64_t>& s) { return std::all_of(s.begin(), s.end(), [](int64_t v) { return v == 0; }); };
+  const bool aFlat = sa == full || isZero(sa), bFlat = sb == full || isZero(sb);
+  if (aFlat && bFlat) {
+    const int64_t as = isZero(sa) ? 0 : 1, bs = isZero(sb) ? 0 : 1;
+    parallelFor(threads, n, 4, [&](int64_t lo, int64_t hi) {
+      if (as == 1 && bs == 1) {
+        for (int64_t i = lo; i < hi; ++i) out[i] = f(a[i], b[i]);
+      } else if (as == 1) {
+        const T bv = b[0];
+        for (int64_t i = lo; i < hi; ++i) out[i] = f(a[i], bv);
+      } else if (bs == 1) {
+        const T av = a[0];
+        for (int64_t i = lo; i < hi; ++i) out[i] = f(av, b[i]);
+      } else {
+        for (int64_t i = lo; i < hi; ++i) out[i] = f(a[0], b[0]);
+      }
+    });
+    return;
+  }
+  const int rank = os.rank();
+  const int64_t inner = os[rank - 1], rows = n / inner;
+  const int64_t ia = sa[size_t(rank - 1)], ib = sb[size_t(rank - 1)];
+  parallelFor(threads, rows, inner * 4, [&](int64_t lo, int64_t hi) {
+    for (int64_t r = lo; r < hi; ++r) {
+      int64_t oa = 0, ob = 0, rem = r;
+      for (int d = rank - 2; d >= 0; --d) {
+        int64_t i = rem % os[d];
+        rem /= os[d];
+        oa += i * sa[size_t(d)];
+        ob += i * sb[size_t(d)];
+      }
+      O* o = out + r * inner;
+      for (int64_t j = 0; j < inner; ++j) o[j] = f(a[oa + j * ia], b[ob + j * ib]);
+    }
+  });
+}
+
+template <typename T>
+T floorDivide(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    if (b == 0) return 0;
+    T q = a / b;
+    if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+    return q;
+  } else {  // at::native div_floor for floating types
+    if (b == 0) return a / b;
+    T mod = std::fmod(a, b);
+    T div = (a - mod) / b;
+    if (mod != 0 && (b < 0) != (mod < 0)) div -= T(1);
+    if (div == 0) return std::copysign(T(0), a / b);
+    T fl = std::floor(div);
+    if (div - fl > T(0.5)) fl += T(1);
+    return fl;
+  }
+}
+
+template <typename T>
+T truncDivide(T a, T b) {
+  if constexpr (std::is_integral_v<T>) return b == 0 ? 0 : a / b;
+  else return std::trunc(a / b);
+}
+
+/// Runs op in compute type T; O is the stored type (T, or uint8_t for bool results).
+template <typename T>
+Status binaryTyped(KernelCtx& c, Bin op, const Operand& x, const Operand& y, double alphaIn) {
+  Tensor& out = c.newOutput(0);
+  const Shape& os = out.shape();
+  std::vector<T> bufA, bufB;
+  const T* a = x.tensor ? elements<T>(*x.tensor, bufA) : (bufA.assign(1, numberAs<T>(x)), bufA.data());
+  const T* b = y.tensor ? elements<T>(*y.tensor, bufB) : (bufB.assign(1, numberAs<T>(y)), bufB.data());
+  std::vector<int64_t> sa = x.tensor ? broadcastStrides(x.tensor->shape(), os) : std::vector<int64_t>(size_t(os.rank()), 0);
+  std::vector<int64_t> sb = y.tensor ? broadcastStrides(y.tensor->shape(), os) : std::vector<int64_t>(size_t(os.rank()), 0);
+  const int th = c.threads();
+  if (isCompare(op) || op == Bin::And || op == Bin::Or) {
+    uint8_t* o = out.data<uint8_t>();  // bool output
+    switch (op) {
+      case Bin::Eq: binaryLoop(th, os, a, sa, b, sb, o, [](T p, T q) { return uint8_t(p == q); }); break;
+      case Bin::Ne: binaryLoop(th, os, a, sa, b, sb, o, [](T p, T q) { return uint8_t(p != q); }); break;
+      case Bin::Lt: binaryLoop(th, os, a, sa, b, sb, o, [](T p, T q) { return uint8_t(p < q); }); break;
+      case Bin::Le: binaryLoop(th, os, a, sa, b, sb, o, [](T p, T q) { return uint8_t(p <= q); }); break;
+      case Bin::Gt: binaryLoop(th, os, a, sa, b, sb, o, [](T p, T q) { return uint8_t(p > q); }); break;
+      case Bin::Ge: binaryLoop(th, os, a, sa, b, sb, o, [](T p, T q) { return uint8_t(p >= q); }); break;
+      case Bin::And: binaryLoop(th, os, a, sa, b, sb, o, [](T p, T q) { return uint8_t(p != T(0) && q != T(0)); }); break;
+      case Bin::Or: binaryLoop(th, os, a, sa, b, sb, o, [](T p, T q) { return uint8_t(p != T(0) || q != T(0)); }); break;
+      default: break;
+    }
+    return Status::ok();
+  }
+  const T alpha = std::is_integral_v<T> ? T(int64_t(alphaIn)) : T(alphaIn);
+  const bool direct = (std::is_same_v<T, float> && out.dtype() == DType::Float32) ||
+                      (std::is_same_v<T, double> && out.dtype() == DType::Float64) ||
+                      (std::is_same_v<T, int64_t> && out.dtype() == DType::Int64);
+  std::vector<T> tmp;
+  T* o = direct ? out.data<T>() : (tmp.resize(size_t(out.numel())), tmp.data());
+  switch (op) {
+    case Bin::Add:
+      if (alpha == T(1)) binaryLoop(th, os, a, sa, b, sb, o, [](T p, T q) { return T(p + q); });
+      else binaryLoop(th, os, a, sa, b, sb, o, [alpha](T p, T q) { return T(p + alpha * q); });
+      break;
+    case Bin::Sub:
+      if (alpha == T(1)) binaryLoop(th, os, a, sa, b, sb, o, [](T p, T q) { return T(p - q); });
+      else binaryLoop(th, os, a, sa, b, sb, o, [alpha](T p, T q) { return T(p - alpha * q); });
+      break;
+    case Bin::Rsub: binaryLoop(th, os, a, sa, b, sb, o, [alpha](T p, T q) { return T(q - alpha * p); }); break;
+    case Bin::Mul: binaryLoop(th, os, a, sa, b, sb, o, [](T p, T q) { return T(p * q); }); break;
+    case Bin::Div:
+      if constexpr (std::is_integral_v<T>) return c.error("true division must produce a floating type");
+      else binaryLoop(th, os, a, sa, b, sb, o, [](T p, T q) { return T(p / q); });
+      break;
+    case Bin::DivTrunc: binaryLoop(th, os, a, sa, b, sb, o, [](T p, T q) { return truncDivide(p, q); }); break;
+    case Bin::DivFloor: binaryLoop(th, os, a, sa, b, sb, o, [](T p, T q) { return floorDivide(p, q); }); break;
+    case Bin::Max:
+      binaryLoop(th, os, a, sa, b, sb, o, [](T p, T q) { return isNan(p) ? p : isNan(q) ? q : std::max(p, q); });
+      break;
+    case Bin::Min:
+      binaryLoop(th, os, a, sa, b, sb, o, [](T p, T q) { return isNan(p) ? p : isNan(q) ? q : std::min(p, q); });
+      break;
+    case Bin::Pow: binaryLoop(th, os, a, sa, b, sb, o, [](T p, T q) { return T(std::pow(p, q)); }); break;
+    default: return c.error("unsupported binary op");
+  }
+  if (!direct) storeAll(out, tmp);
+  return Status::ok();
+}
+
+Status binary(KernelCtx& c, Bin op, int otherArg = 1, int alphaArg = -1) {
+  LS_EXEC_TRY(x, c.operand(0));
+  LS_EXEC_TRY(y, c.operand(otherArg));
+  double alpha = 1.0;
+  if (alphaArg >= 0 && c.has(alphaArg)) {
+    LS_EXEC_TRY(a, c.getFloat(alphaArg));
+    alpha = a;
+  }
+  DType t = computeType(c.outMeta().dtype);
+  if (isCompare(op)) {  // compare in the common dtype of the operands
+    ops::TypePromotion tp;
+    for (int i : {0, otherArg}) {
+      if (const Tensor* tt = (i == 0 ? x : y).tensor) tp.addTensor(tt->meta());
+      else tp.addScalar(c.arg(i));
+    }
+    t = computeType(tp.result());
+  } else if (op == Bin::And || op == Bin::Or) {
+    t = DType::Float64;
+  }
+  switch (t) {
+    case DType::Float32: return binaryTyped<float>(c, op, x, y, alpha);
+    case DType::Float64: return binaryTyped<double>(c, op, x, y, alpha);
+    default: return binaryTyped<int64_t>(c, op, x, y, alpha);
+  }
+}
+
+Status add(KernelCtx& c) { return binary(c, Bin::Add, 1, 2); }
+Status sub(KernelCtx& c) { return binary(c, Bin::Sub, 1, 2); }
+Status rsub(KernelCtx& c) { return binary(c, Bin::Rsub, 1, 2); }
+Status mul(KernelCtx& c) { return binary(c, Bin::Mul); }
+Status div(KernelCtx& c) { return binary(c, Bin::Div); }
+Status divMode(KernelCtx& c) {
+  auto mode = c.getString(2);
+  if (!mode) return binary(c, Bin::Div);
+  if (*mode == "trunc") return binary(c, Bin::DivTrunc);
+  if (*mode == "floor") return binary(c, Bin::DivFloor);
+  return c.error("div: rounding_mode must be None, 'trunc' or 'floor', got '{}'", *mode);
+}
+Status maximum(KernelCtx& c) { return binary(c, Bin::Max); }
+Status minimum(KernelCtx& c) { return binary(c, Bin::Min); }
+Status powTT(KernelCtx& c) { return binary(c, Bin::Pow); }
+Status eq(KernelCtx& c) { return binary(c, Bin::Eq); }
+Status ne(KernelCtx& c) { return binary(c, Bin::Ne); }
+Status lt(KernelCtx& c) { return binary(c, Bin::Lt); }
+Status le(KernelCtx& c) { return binary(c, Bin::Le); }
+Status gt(KernelCtx& c) { return binary(c, Bin::Gt); }
+Status ge(KernelCtx& c) { return binary(c, Bin::Ge); }
+Status logicalAnd(KernelCtx& c) { return binary(c, Bin::And); }
+Status logicalOr(KernelCtx& c) { return binary(c, Bin::Or); }
+
+// ---------------------------------------------------------------- where / masked_fill
+
+/// Elementwise select over a broadcast shape: out = cond ? a : b (a, b tensors or numbers).
+Status selectImpl(KernelCtx& c, const Tensor& cond, const Operand& a, const Operand& b) {
+  Tensor& out = c.newOutput(0);
+  const Shape& os = out.shape();
+  std::vector<int64_t> sc = broadcastStrides(cond.shape(), os);
+  std::vector<int64_t> sa = a.tensor ? broadcastStrides(a.tensor->shape(), os) : std::vector<int64_t>(size_t(os.rank()), 0);
+  std::vector<int64_t> sb = b.tensor ? broadcastStrides(b.tensor->shape(), os) : std::vector<int64_t>(size_t(os.rank()), 0);
+  std::vector<int64_t> so = contiguousStrides(os);
+  const bool integral = ir::isIntegral(out.dtype(), true);
+  forEachOffset(os, {sc.data(), sa.data(), sb.data(), so.data()}, [&](const int64_t* off) {
+    const Operand& pick = cond.getDouble(off[0]) != 0.0 ? a : b;
+    const int64_t src = &pick == &a ? off[1] : off[2];
+    if (integral) out.setInt(off[3], pick.tensor ? pick.tensor->getInt(src) : numberAs<int64_t>(pick));
+    else out.setDouble(off[3], pick.tensor ? pick.tensor->getDouble(src) : pick.number);
+  });
+  return Status::ok();
+}
+
+Status where(KernelCtx& c) {
+  LS_EXEC_TRY(cond, c.tensor(0));
+  LS_EXEC_TRY(a, c.operand(1));
+  LS_EXEC_TRY(b, c.operand(2));
+  return selectImpl(c, *cond, a, b);
+}
+
+Status maskedFill(KernelCtx& c) {
+  LS_EXEC_TRY(x, c.operand(0));
+  LS_EXEC_TRY(mask, c.tensor(1));
+  LS_EXEC_TRY(v, c.operand(2));
+  if (v.tensor && v.tensor->numel() != 1) return c.error("masked_fill value must be a number or a 1-element tensor");
+  Operand value = v;
+  if (v.tensor) {
+    value.number = v.tensor->getDouble(0);
+    value.intValue = v.tensor->getInt(0);
+    value.isInt = ir::isIntegral(v.tensor->dtype(), true);
+    value.tensor = nullptr;
+  }
+  return selectImpl(c, *mask, value, x);
+}
+
+// ---------------------------------------------------------------- reductions
+
+enum class Red { Sum, Mean, Max, Min, Var };
+
+/// Reduced-dim mask from a dim-list arg (None or [] = all dims).
+Result<uint32_t> reduceMask(KernelCtx& c, int argIdx, int rank) {
+  std::vector<int64_t> dims;
+  if (argIdx >= 0 && c.has(argIdx)) {
+    LS_EXEC_TRY(d, c.getIntList(argIdx));
+    dims = d;
+  }
+  if (dims.empty()) return rank == 0 ? 0u : (rank >= 32 ? ~0u : (1u << rank) - 1);
+  uint32_t m = 0;
+  for (int64_t d : dims) m |= 1u << wrapDim(d, rank);
+  return m;
+}
+
+/// Output offsets of every input element (input-dim strides into the keepdim output; 0 on
+/// reduced dims) and the number of reduced elements per output.
+void reducePlan(const Shape& in, uint32_t mask, std::vector<int64_t>& outStr, int64_t& count) {
+  Shape keep = in;
+  count = 1;
+  for (int d = 0; d < in.rank(); ++d)
+    if (mask & (1u << d)) {
+      keep[d] = 1;
+      count *= in[d];
+    }
+  outStr = contiguousStrides(keep);
+  for (int d = 0; d < in.rank(); ++d)
+    if (mask & (1u << d)) outStr[size_t(d)] = 0;
+}
+
+/// True when the reduced dims are exactly the trailing dims (then rows are contiguous).
+bool isSuffixMask(uint32_t mask, int rank) {
+  int d = rank - 1;
+  while (d >= 0 && (mask & (1u << d))) --d;
+  for (; d >= 0; --d)
+    if (mask & (1u << d)) return false;
+  return true;
+}
+
+Status reduceImpl(KernelCtx& c, Red op, int dimArg, int correctionArg = -1) {
+  LS_EXEC_TRY(x, c.tensor(0));
+  LS_EXEC_TRY(mask, reduceMask(c, dimArg, x->rank()));
+  Tensor& out = c.newOutput(0);
+  const int64_t m = out.numel();
+  std::vector<int64_t> outStr;
+  int64_t count = 0;
+  reducePlan(x->shape(), mask, outStr, count);
+  const bool integral = ir::isIntegral(out.dtype(), true) && op != Red::Mean && op != Red::Var;
+  std::vector<double> acc(size_t(m), op == Red::Max ? -INFINITY : op == Red::Min ? INFINITY : 0.0);
+  std::vector<int64_t> iacc(integral ? size_t(m) : 0,
+                            op == Red::Max ? std::numeric_limits<int64_t>::min()
+                            : op == Red::Min ? std::numeric_limits<int64_t>::max() : 0);
+  std::vector<double> buf;
+  const double* xd = nullptr;
+  std::vector<int64_t> ibuf;
+  if (integral) ibuf = x->toInts();
+  else xd = elements<double>(*x, buf);
+  auto accumulate = [&](int64_t o, int64_t i) {
+    if (integral) {
+      int64_t v = ibuf[size_t(i)];
+      int64_t& a = iacc[size_t(o)];
+      a = op == Red::Max ? std::max(a, v) : op == Red::Min ? std::min(a, v) : a + v;
+    } else {
+      double v = xd[i];
+      double& a = acc[size_t(o)];
+      if (op == Red::Max) {
+        if (!std::isnan(a) && (std::isnan(v) || v > a)) a = v;  // NaN propagates
+      } else if (op == Red::Min) {
+        if (!std::isnan(a) && (std::isnan(v) || v < a)) a = v;
+      } else {
+        a += v;
+      }
+    }
+  };
+  if (isSuffixMask(mask, x->rank())) {
+    for (int64_t o = 0; o < m; ++o)
+      for (int64_t k = 0; k < count; ++k) accumulate(o, o * count + k);
+  } else {
+    std::vector<int64_t> inStr = contiguousStrides(x->shape());
+    forEachOffset(x->shape(), {inStr.data(), outStr.data()}, [&](const int64_t* off) { accumulate(off[1], off[0]); });
+  }
+  if (op == Red::Var) {
+    double correction = 1.0;
+    if (correctionArg >= 0 && c.has(correctionArg)) {
+      LS_EXEC_TRY(cv, c.getFloat(correctionArg));
+      correction = cv;
+    }
+    std::vector<double> mean(acc.size());
+    for (size_t o = 0; o < acc.size(); ++o) mean[o] = acc[o] / double(count);
+    std::fill(acc.begin(), acc.end(), 0.0);
+    std::vector<int64_t> inStr = contiguousStrides(x->shape());
+    forEachOffset(x->shape(), {inStr.data(), outStr.data()}, [&](const int64_t* off) {
+      double d = xd[off[0]] - mean[size_t(off[1])];
+      acc[size_t(off[1])] += d * d;
+    });
+    for (double& a : acc) a /= std::max(double(count) - correction, 0.0);
+  }
+  for (int64_t o = 0; o < m; ++o) {
+    if (integral) out.setInt(o, iacc[size_t(o)]);
+    else out.setDouble(o, op == Red::Mean ? acc[size_t(o)] / double(count) : acc[size_t(o)]);
+  }
+  return Status::ok();
+}
+
+Status meanDim(KernelCtx& c) { return reduceImpl(c, Red::Mean, 1); }
+Status meanAll(KernelCtx& c) { return reduceImpl(c, Red::Mean, -1); }
+Status sumDim(KernelCtx& c) { return reduceImpl(c, Red::Sum, 1); }
+Status sumAll(KernelCtx& c) { return reduceImpl(c, Red::Sum, -1); }
+Status amax(KernelCtx& c) { return reduceImpl(c, Red::Max, 1); }
+Status amin(KernelCtx& c) { return reduceImpl(c, Red::Min, 1); }
+Status varCorrection(KernelCtx& c) { return reduceImpl(c, Red::Var, 1, 2); }
+
+/// max.dim / min.dim / argmax / argmin along one dim (first occurrence wins; NaN wins).
+Status argReduce(KernelCtx& c, bool isMax, bool withValues) {
+  LS_EXEC_TRY(x, c.tensor(0));
+  uint32_t mask = 0;
+  int dim = -1;
+  if (c.has(1)) {
+    LS_EXEC_TRY(d, c.getInt(1));
+    dim = wrapDim(d, x->rank());
+    mask = x->rank() == 0 ? 0u : 1u << dim;
+  } else {
+    mask = x->rank() == 0 ? 0u : (1u << x->rank()) - 1;  // argmax over the flattened tensor
+  }
+  std::vector<int64_t> outStr;
+  int64_t count = 0;
+  reducePlan(x->shape(), mask, outStr, count);
+  std::vector<int64_t> posStr(size_t(x->rank()), 0);  // position within the reduced dims
+  {
+    Shape red = Shape::ofRank(x->rank(), 1);
+    for (int d = 0; d < x->rank(); ++d)
+      if (mask & (1u << d)) red[d] = x->dim(d);
+    posStr = contiguousStrides(red);
+    for (int d = 0; d < x->rank(); ++d)
+      if (!(mask & (1u << d))) posStr[size_t(d)] = 0;
+  }
+  const size_t k = withValues ? 1 : 0;
+  Tensor& idxOut = c.newOutput(k);
+  const int64_t m = idxOut.numel();
+  std::vector<double> best(size_t(m), 0.0);
+  std::vector<int64_t> bestPos(size_t(m), -1), bestOff(size_t(m), 0);
+  std::vector<int64_t> inStr = contiguousStrides(x->shape());
+  forEachOffset(x->shape(), {inStr.data(), outStr.data(), posStr.data()}, [&](const int64_t* off) {
+    double v = x->getDouble(off[0]);
+    size_t o = size_t(off[1]);
+    bool take = bestPos[o] < 0 || (!std::isnan(best[o]) && (std::isnan(v) || (isMax ? v > best[o] : v < best[o])));
+    if (take) {
+      best[o] = v;
+      bestPos[o] = off[2];
+      bestOff[o] = off[0];
+    }
+  });
+  for (int64_t o = 0; o < m; ++o) idxOut.setInt(o, bestPos[size_t(o)]);
+  if (withValues) {
+    Tensor& vals = c.newOutput(0);
+    const int es = x->elementSize();
+    for (int64_t o = 0; o < m; ++o)  // copy the element itself (exact for every dtype)
+      std::memcpy(vals.bytes() + o * es, x->bytes() + bestOff[size_t(o)] * es, size_t(es));
+  }
+  return Status::ok();
+}
+
+Status maxDim(KernelCtx& c) { return argReduce(c, true, true); }
+Status minDim(KernelCtx& c) { return argReduce(c, false, true); }
+Status argmax(KernelCtx& c) { return argReduce(c, true, false); }
+Status argmin(KernelCtx& c) { return argReduce(c, false, false); }
+
+}  // namespace
+
+void registerElementwiseKernels(KernelRegistry& r) {
+  r.registerKernel("aten.relu.default", relu);
+  r.registerKernel("aten.hardtanh.default", hardtanh);
+  r.registerKernel("aten.hardswish.default", hardswish);
+  r.registerKernel("aten.hardsigmoid.default", hardsigmoid);
+  r.registerKernel("aten.sigmoid.default", sigmoid);
+  r.registerKernel("aten.silu.default", silu);
+  r.registerKernel("aten.gelu.default", gelu);
+  r.registerKernel("aten.leaky_relu.default", leakyRelu);
+  r.registerKernel("aten.elu.default", elu);
+  r.registerKernel("aten.neg.default", neg);
+  r.registerKernel("aten.abs.default", absK);
+  r.registerKernel("aten.floor.default", floorK);
+  r.registerKernel("aten.ceil.default", ceilK);
+  r.registerKernel("aten.round.default", roundK);
+  r.registerKernel("aten.exp.default", expK);
+  r.registerKernel("aten.log.default", logK);
+  r.registerKernel("aten.sqrt.default", sqrtK);
+  r.registerKernel("aten.rsqrt.default", rsqrtK);
+  r.registerKernel("aten.reciprocal.default", reciprocal);
+  r.registerKernel("aten.erf.default", erfK);
+  r.registerKernel("aten.sin.default", sinK);
+  r.registerKernel("aten.cos.default", cosK);
+  r.registerKernel("aten.tanh.default", tanhK);
+  r.registerKernel("aten.clamp.default", clamp);
+  r.registerKernel("aten.pow.Tensor_Scalar", powTensorScalar);
+  r.registerKernel("aten.logical_not.default", logicalNot);
+
+  r.registerKernel("aten.add.Tensor", add);
+  r.registerKernel("aten.add.Scalar", add);
+  r.registerKernel("aten.sub.Tensor", sub);
+  r.registerKernel("aten.sub.Scalar", sub);
+  r.registerKernel("aten.rsub.Scalar", rsub);
+  r.registerKernel("aten.mul.Tensor", mul);
+  r.registerKernel("aten.mul.Scalar", mul);
+  r.registerKernel("aten.div.Tensor", div);
+  r.registerKernel("aten.div.Scalar", div);
+  r.registerKernel("aten.div.Tensor_mode", divMode);
+  r.registerKernel("aten.maximum.default", maximum);
+  r.registerKernel("aten.minimum.default", minimum);
+  r.registerKernel("aten.pow.Tensor_Tensor", powTT);
+  for (const char* s : {"Scalar", "Tensor"}) {
+    r.registerKernel(std::string("aten.eq.") + s, eq);
+    r.registerKernel(std::string("aten.ne.") + s, ne);
+    r.registerKernel(std::string("aten.lt.") + s, lt);
+    r.registerKernel(std::string("aten.le.") + s, le);
+    r.registerKernel(std::string("aten.gt.") + s, gt);
+    r.registerKernel(std::string("aten.ge.") + s, ge);
+  }
+  r.registerKernel("aten.logical_and.default", logicalAnd);
+  r.registerKernel("aten.logical_or.default", logicalOr);
+  r.registerKernel("aten.where.self", where);
+  r.registerKernel("aten.masked_fill.Scalar", maskedFill);
+
+  r.registerKernel("aten.mean.dim", meanDim);
+  r.registerKernel("aten.mean.default", meanAll);
+  r.registerKernel("aten.sum.dim_IntList", sumDim);
+  r.registerKernel("aten.sum.default", sumAll);
+  r.registerKernel("aten.amax.default", amax);
+  r.registerKernel("aten.amin.default", amin);
+  r.registerKernel("aten.var.correction", varCorrection);
+  r.registerKernel("aten.max.dim", maxDim);
+  r.registerKernel("aten.min.dim", minDim);
+  r.registerKernel("aten.argmax.default", argmax);
+  r.registerKernel("aten.argmin.default", argmin);
+}
+
+}  // namespace ls::exec

@@ -1,0 +1,170 @@
+// quantized_decomposed q/dq kernels, per tensor (.default with number args, .tensor with
+// 1-element tensors) and per channel, with the arithmetic of the upstream reference
+// (torch/ao/quantization/fx/_decomposed.py):
+//   quantize:   q = clamp(round_half_even(x * (1 / scale)) + zero_point, qmin, qmax)
+//               (x * inv_scale in float32, inv_scale = 1 / scale in the scale's precision)
+//   dequantize: x = (q - zero_point) * scale   (in float32)
+#include <algorithm>
+#include <cmath>
+
+#include "core/exec/kernel_util.h"
+#include "core/exec/parallel.h"
+
+namespace ls::exec {
+namespace {
+
+using ir::DType;
+
+struct QParam {
+  float invScale = 1.0f;  // float(1 / scale)
+  float scale = 1.0f;     // float(scale)
+  int64_t zeroPoint = 0;
+};
+
+/// Scale / zero point from arg i / i+1: numbers, or 1-element tensors (.tensor overloads).
+Result<QParam> perTensorParams(KernelCtx& c, int scaleArg, int zpArg) {
+  QParam p;
+  LS_EXEC_TRY(s, c.operand(scaleArg));
+  LS_EXEC_TRY(z, c.operand(zpArg));
+  if (s.tensor) {
+    if (s.tensor->numel() != 1) return c.error("{}: expected one element", c.argDesc(scaleArg));
+    if (s.tensor->dtype() == DType::Float32) {
+      float f = s.tensor->data<float>()[0];
+      p.invScale = 1.0f / f;
+      p.scale = f;
+    } else {
+      double d = s.tensor->getDouble(0);
+      p.invScale = float(1.0 / d);
+      p.scale = float(d);
+    }
+  } else {
+    p.invScale = float(1.0 / s.number);
+    p.scale = float(s.number);
+  }
+  if (z.tensor) {
+    if (z.tensor->numel() != 1) return c.error("{}: expected one element", c.argDesc(zpArg));
+    p.zeroPoint = z.tensor->getInt(0);
+  } else {
+    p.zeroPoint = z.isInt ? z.intValue : int64_t(z.number);
+  }
+  if (!(p.scale > 0.0f)) return c.error("{}: scale must be positive, got {}", c.argDesc(scaleArg), p.scale);
+  return p;
+}
+
+int64_t quantizeOne(float x, const QParam& p, int64_t qmin, int64_t qmax) {
+  const float v = x * p.invScale;
+  if (std::isnan(v)) return std::clamp(p.zeroPoint, qmin, qmax);
+  const float r = std::nearbyint(v) + float(p.zeroPoint);  // nearbyint: round half to even
+  if (r <= float(qmin)) return qmin;
+  if (r >= float(qmax)) return qmax;
+  return int64_t(r);
+}
+
+float dequantizeOne(int64_t q, const QParam& p) { return float(q - p.zeroPoint) * p.scale; }
+
+/// Per-channel parameters from tensors (scales, zero points or None).
+Result<std::vector<QParam>> perChannelParams(KernelCtx& c, int scalesArg, int zpsArg, int64_t channels) {
+  LS_EXEC_TRY(scales, c.tensor(scalesArg));
+  if (scales->numel() != channels)
+    return c.error("{}: expected {} scales, got {}", c.argDesc(scalesArg), channels, scales->numel());
+  std::vector<QParam> ps(static_cast<size_t>(channels));
+  const Tensor* zps = nullptr;
+  if (c.has(zpsArg)) {
+    LS_EXEC_TRY(z, c.tensor(zpsArg));
+    if (z->numel() != channels)
+      return c.error("{}: expected {} zero points, got {}", c.argDesc(zpsArg), channels, z->numel());
+    zps = z;
+  }
+  for (int64_t ch = 0; ch < channels; ++ch) {
+    QParam& p = ps[size_t(ch)];
+    if (scales->dtype() == DType::Float32) {
+      float f = scales->data<float>()[ch];
+      p.invScale = 1.0f / f;
+      p.scale = f;
+    } else {
+      double d = scales->getDouble(ch);
+      p.invScale = float(1.0 / d);
+      p.scale = float(d);
+    }
+    p.zeroPoint = zps ? zps->getInt(ch) : 0;
+    if (!(p.scale > 0.0f)) return c.error("{}: scale #{} must be positive, got {}", c.argDesc(scalesArg), ch, p.scale);
+  }
+  return ps;
+}
+
+Status quantizePerTensor(KernelCtx& c) {
+  LS_EXEC_TRY(x, c.tensor(0));
+  LS_EXEC_TRY(p, perTensorParams(c, 1, 2));
+  LS_EXEC_TRY(qmin, c.getInt(3));
+  LS_EXEC_TRY(qmax, c.getInt(4));
+  Tensor& out = c.newOutput(0);
+  std::vector<float> buf;
+  const float* xd = floatData(*x, buf);
+  for (int64_t i = 0; i < out.numel(); ++i) out.setInt(i, quantizeOne(xd[i], p, qmin, qmax));
+  return Status::ok();
+}
+
+Status dequantizePerTensor(KernelCtx& c) {
+  LS_EXEC_TRY(x, c.tensor(0));
+  LS_EXEC_TRY(p, perTensorParams(c, 1, 2));
+  Tensor& out = c.newOutput(0);
+  if (out.dtype() == DType::Float32) {
+    float* o = out.data<float>();
+    for (int64_t i = 0; i < out.numel(); ++i) o[i] = dequantizeOne(x->getInt(i), p);
+  } else {
+    for (int64_t i = 0; i < out.numel(); ++i) out.setDouble(i, double(dequantizeOne(x->getInt(i), p)));
+  }
+  return Status::ok();
+}
+
+/// Channel of every flat index for `axis` of `shape`: (i / inner) % size(axis).
+struct ChannelOf {
+  int64_t inner = 1, channels = 1;
+  int64_t operator()(int64_t i) const { return (i / inner) % channels; }
+};
+
+ChannelOf channelOf(const Tensor& x, int axis) {
+  ChannelOf co;
+  co.channels = x.rank() == 0 ? 1 : x.dim(axis);
+  for (int k = axis + 1; k < x.rank(); ++k) co.inner *= x.dim(k);
+  return co;
+}
+
+Status quantizePerChannel(KernelCtx& c) {
+  LS_EXEC_TRY(x, c.tensor(0));
+  LS_EXEC_TRY(axisArg, c.getInt(3));
+  LS_EXEC_TRY(qmin, c.getInt(4));
+  LS_EXEC_TRY(qmax, c.getInt(5));
+  const int axis = wrapDim(axisArg, x->rank());
+  ChannelOf co = channelOf(*x, axis);
+  LS_EXEC_TRY(ps, perChannelParams(c, 1, 2, co.channels));
+  Tensor& out = c.newOutput(0);
+  std::vector<float> buf;
+  const float* xd = floatData(*x, buf);
+  for (int64_t i = 0; i < out.numel(); ++i) out.setInt(i, quantizeOne(xd[i], ps[size_t(co(i))], qmin, qmax));
+  return Status::ok();
+}
+
+Status dequantizePerChannel(KernelCtx& c) {
+  LS_EXEC_TRY(x, c.tensor(0));
+  LS_EXEC_TRY(axisArg, c.getInt(3));
+  const int axis = wrapDim(axisArg, x->rank());
+  ChannelOf co = channelOf(*x, axis);
+  LS_EXEC_TRY(ps, perChannelParams(c, 1, 2, co.channels));
+  Tensor& out = c.newOutput(0);
+  for (int64_t i = 0; i < out.numel(); ++i) out.setDouble(i, double(dequantizeOne(x->getInt(i), ps[size_t(co(i))])));
+  return Status::ok();
+}
+
+}  // namespace
+
+void registerQuantKernels(KernelRegistry& r) {
+  r.registerKernel("quantized_decomposed.quantize_per_tensor.default", quantizePerTensor);
+  r.registerKernel("quantized_decomposed.quantize_per_tensor.tensor", quantizePerTensor);
+  r.registerKernel("quantized_decomposed.dequantize_per_tensor.default", dequantizePerTensor);
+  r.registerKernel("quantized_decomposed.dequantize_per_tensor.tensor", dequantizePerTensor);
+  r.registerKernel("quantized_decomposed.quantize_per_channel.default", quantizePerChannel);
+  r.registerKernel("quantized_decomposed.dequantize_per_channel.default", dequantizePerChannel);
+}
+
+}  // namespace ls::exec

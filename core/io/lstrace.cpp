@@ -1,0 +1,259 @@
+// .lstrace save/load: identifier + Verifier + version check around the trace tables; graphs
+// use the shared Graph codec (lsg_graph.h) with one blob table for all snapshots.
+#include "core/io/lstrace.h"
+
+#include <fmt/format.h>
+#include <flatbuffers/flatbuffers.h>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "core/io/lsg_graph.h"
+#include "core/io/schema/lstrace_generated.h"
+#include "core/util/atomic_file.h"
+
+namespace ls::io {
+
+static_assert(sizeof(kLstraceIdentifier) == flatbuffers::kFileIdentifierLength + 1);
+
+namespace {
+
+constexpr uint32_t kVersionMajor = 1;
+constexpr uint32_t kVersionMinor = 0;
+constexpr uint32_t kVersion = (kVersionMajor << 16) | kVersionMinor;
+constexpr char kProducer[] = "lowerscope";
+// Root + snapshots vector + one Graph (see lsg.cpp: 7 levels + 3 per nested subgraph).
+constexpr flatbuffers::uoffset_t kMaxVerifyDepth = 72;
+static_assert(9 + 3 * kMaxSubgraphNesting <= kMaxVerifyDepth);
+
+struct alignas(16) Chunk {
+  uint8_t b[16];
+};
+
+std::string identifierText(std::string_view bytes) {
+  std::string id;
+  for (size_t i = 4; i < 8 && i < bytes.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(bytes[i]);
+    id += (c >= 0x20 && c < 0x7f) ? std::string(1, char(c)) : fmt::format("\\x{:02x}", c);
+  }
+  return id;
+}
+
+bool sameNode(const ir::Node& a, const ir::Node& b) {
+  return a.id == b.id && a.kind == b.kind && a.flags == b.flags && a.op == b.op && a.name == b.name &&
+         a.target == b.target && a.args == b.args && a.kwargs == b.kwargs && a.outputs == b.outputs &&
+         a.module == b.module && a.provenance == b.provenance;
+}
+
+/// Rebuilds `g` so that every node equal to the version of the same id in `prev` shares
+/// prev's node object (structural sharing, as in the recorder's snapshots).
+ir::Graph shareWith(ir::Graph g, const ir::Graph& prev) {
+  ir::Graph out = g.shellCopy();
+  out.reserveNodes(g.size());
+  for (size_t i = 0; i < g.size(); ++i) {
+    const ir::NodePtr& p = g.ptrAt(i);
+    const ir::NodePtr* old = prev.findPtr(p->id);
+    if (old && sameNode(**old, *p))
+      out.appendShared(*old);
+    else
+      out.appendShared(p);
+  }
+  out.reserveIds(g.nextId());
+  return out;
+}
+
+}  // namespace
+
+bool looksLikeTrace(std::string_view bytes) {
+  return bytes.size() >= 8 && std::memcmp(bytes.data() + 4, kLstraceIdentifier, 4) == 0;
+}
+
+Result<std::string> serializeTrace(const trace::Trace& t) {
+  if (!t.source) return Status::error("cannot serialise trace: it has no source graph");
+  size_t guess = t.source->size() * 160 * (1 + t.snapshots.size());
+  flatbuffers::FlatBufferBuilder b(std::max<size_t>(4096, std::min<size_t>(guess, size_t(1) << 28)));
+  BlobTableWriter blobs(b);
+  auto source = writeGraph(b, *t.source, &blobs);
+  if (!source) return Status::error("cannot serialise trace source graph: " + source.message());
+  std::vector<flatbuffers::Offset<fb::Graph>> snaps;
+  snaps.reserve(t.snapshots.size());
+  for (size_t i = 0; i < t.snapshots.size(); ++i) {
+    if (!t.snapshots[i]) return Status::error(fmt::format("cannot serialise trace: snapshot {} is empty", i));
+    auto s = writeGraph(b, *t.snapshots[i], &blobs);
+    if (!s) return Status::error(fmt::format("cannot serialise trace snapshot {}: {}", i, s.message()));
+    snaps.push_back(*s);
+  }
+  std::vector<flatbuffers::Offset<fb::PassRecord>> recs;
+  recs.reserve(t.records.size());
+  for (const trace::PassRecord& r : t.records) {
+    std::vector<flatbuffers::Offset<fb::TraceStat>> stats;
+    for (const trace::StatValue& s : r.stats)
+      stats.push_back(fb::CreateTraceStat(b, b.CreateString(s.name), b.CreateString(s.description), s.value));
+    auto statsVec = b.CreateVector(stats);
+    auto name = b.CreateString(r.name);
+    auto msg = b.CreateString(r.message);
+    fb::PassRecordBuilder rb(b);
+    rb.add_index(r.index);
+    rb.add_name(name);
+    rb.add_status(uint8_t(r.status));
+    rb.add_reason(uint8_t(r.reason));
+    rb.add_message(msg);
+    rb.add_start_ns(r.startNs);
+    rb.add_scan_ns(r.scanNs);
+    rb.add_run_ns(r.runNs);
+    rb.add_verify_ns(r.verifyNs);
+    rb.add_nodes_before(r.nodesBefore);
+    rb.add_nodes_after(r.nodesAfter);
+    rb.add_hot(r.hot);
+    rb.add_fast_copied(r.fastCopied);
+    rb.add_reinferred(r.reinferred);
+    rb.add_cache_hits(r.cacheHits);
+    rb.add_cache_misses(r.cacheMisses);
+    rb.add_stats(statsVec);
+    rb.add_snapshot(r.snapshot);
+    recs.push_back(rb.Finish());
+  }
+  auto recVec = b.CreateVector(recs);
+  auto snapVec = b.CreateVector(snaps);
+  auto blobVec = blobs.finish();
+  if (blobs.full()) return Status::error("cannot serialise trace: constant data exceeds the 1 GiB limit");
+  auto producer = b.CreateString(kProducer);
+  auto model = b.CreateString(t.model);
+  auto pipeline = b.CreateString(t.pipeline);
+  fb::LstraceFileBuilder fbld(b);
+  fbld.add_version(kVersion);
+  fbld.add_producer(producer);
+  fbld.add_model(model);
+  fbld.add_pipeline(pipeline);
+  fbld.add_profile(uint8_t(t.profile));
+  fbld.add_target(uint8_t(t.target));
+  fbld.add_opt_skip(t.options.skip);
+  fbld.add_opt_fast_copy(t.options.fastCopy);
+  fbld.add_opt_cache(t.options.cache);
+  fbld.add_total_ns(t.totalNs);
+  fbld.add_source(*source);
+  fbld.add_records(recVec);
+  fbld.add_snapshots(snapVec);
+  fbld.add_blobs(blobVec);
+  fb::FinishLstraceFileBuffer(b, fbld.Finish());
+  return std::string(reinterpret_cast<const char*>(b.GetBufferPointer()), b.GetSize());
+}
+
+Status saveTrace(const trace::Trace& t, const std::string& path) {
+  auto bytes = serializeTrace(t);
+  if (!bytes) return Status::error(path + ": " + bytes.message());
+  return writeFileAtomic(path, *bytes);
+}
+
+Result<trace::Trace> loadTraceBytes(std::string_view bytes, const std::string& sourceName) {
+  if (bytes.empty()) return Status::error(sourceName + ": empty file, expected an .lstrace trace");
+  if (bytes.size() < 8)
+    return Status::error(fmt::format("{}: file too short ({} bytes) to be an .lstrace trace", sourceName, bytes.size()));
+  if (!looksLikeTrace(bytes))
+    return Status::error(fmt::format("{}: not an .lstrace file (file identifier '{}', expected '{}')", sourceName,
+                                     identifierText(bytes), kLstraceIdentifier));
+  if (bytes.size() >= FLATBUFFERS_MAX_BUFFER_SIZE)
+    return Status::error(fmt::format("{}: file too large ({} bytes) for a flatbuffer", sourceName, bytes.size()));
+  const uint8_t* data = reinterpret_cast<const uint8_t*>(bytes.data());
+  std::vector<Chunk> aligned;
+  if (reinterpret_cast<uintptr_t>(data) % alignof(Chunk) != 0) {
+    aligned.resize((bytes.size() + sizeof(Chunk) - 1) / sizeof(Chunk));
+    std::memcpy(aligned.data(), bytes.data(), bytes.size());
+    data = aligned.data()->b;
+  }
+  flatbuffers::Verifier::Options opts;
+  opts.max_depth = kMaxVerifyDepth;
+  opts.max_tables = flatbuffers::uoffset_t(std::min<size_t>(bytes.size() / 4 + 64, 0x7fffffff));
+  opts.check_alignment = true;
+  flatbuffers::Verifier verifier(data, bytes.size(), opts);
+  if (!fb::VerifyLstraceFileBuffer(verifier))
+    return Status::error(sourceName + ": corrupt .lstrace file (flatbuffers verification failed: truncated or damaged)");
+
+  const fb::LstraceFile* file = fb::GetLstraceFile(data);
+  uint32_t major = file->version() >> 16, minor = file->version() & 0xffff;
+  if (major == 0 || major > kVersionMajor)
+    return Status::error(fmt::format("{}: unsupported .lstrace format version {}.{} (this build reads {}.x)",
+                                     sourceName, major, minor, kVersionMajor));
+  if (!file->source()) return Status::error(sourceName + ": .lstrace file has no source graph");
+  if (file->profile() >= uint8_t(passes::Profile::COUNT))
+    return Status::error(fmt::format("{}: invalid profile {} (expected 0..{})", sourceName, file->profile(),
+                                     int(passes::Profile::COUNT) - 1));
+  if (file->target() >= uint8_t(passes::Target::COUNT))
+    return Status::error(fmt::format("{}: invalid target {} (expected 0..{})", sourceName, file->target(),
+                                     int(passes::Target::COUNT) - 1));
+
+  trace::Trace t;
+  t.model = file->model() ? file->model()->str() : "";
+  t.pipeline = file->pipeline() ? file->pipeline()->str() : "";
+  t.profile = passes::Profile(file->profile());
+  t.target = passes::Target(file->target());
+  t.options.skip = file->opt_skip();
+  t.options.fastCopy = file->opt_fast_copy();
+  t.options.cache = file->opt_cache();
+  t.totalNs = file->total_ns();
+
+  BlobTableReader blobs(file->blobs(), std::make_shared<ir::ConstantStore>());
+  ReadGraphOptions ro;
+  ro.blobs = &blobs;
+  auto src = readGraph(file->source(), sourceName + " (source graph)", ro);
+  if (!src) return src.status();
+  t.source = std::make_shared<const ir::Graph>(std::move(*src));
+  const ir::Graph* prev = t.source.get();
+  if (file->snapshots()) {
+    for (flatbuffers::uoffset_t i = 0; i < file->snapshots()->size(); ++i) {
+      auto g = readGraph(file->snapshots()->Get(i), fmt::format("{} (snapshot {})", sourceName, i), ro);
+      if (!g) return g.status();
+      auto shared = std::make_shared<const ir::Graph>(shareWith(std::move(*g), *prev));
+      t.snapshots.push_back(shared);
+      prev = shared.get();
+    }
+  }
+  int32_t nsnap = int32_t(t.snapshots.size());
+  if (file->records()) {
+    for (flatbuffers::uoffset_t i = 0; i < file->records()->size(); ++i) {
+      const fb::PassRecord* fr = file->records()->Get(i);
+      trace::PassRecord r;
+      r.index = fr->index();
+      r.name = fr->name() ? fr->name()->str() : "";
+      if (fr->status() >= uint8_t(passes::PassStatus::COUNT))
+        return Status::error(fmt::format("{}: pass record {} ('{}'): invalid status {}", sourceName, i, r.name,
+                                         fr->status()));
+      if (fr->reason() >= uint8_t(passes::SkipReason::COUNT))
+        return Status::error(fmt::format("{}: pass record {} ('{}'): invalid skip reason {}", sourceName, i, r.name,
+                                         fr->reason()));
+      if (fr->snapshot() < -1 || fr->snapshot() >= nsnap)
+        return Status::error(fmt::format("{}: pass record {} ('{}'): snapshot index {} out of range (-1..{})",
+                                         sourceName, i, r.name, fr->snapshot(), nsnap - 1));
+      r.status = passes::PassStatus(fr->status());
+      r.reason = passes::SkipReason(fr->reason());
+      r.message = fr->message() ? fr->message()->str() : "";
+      r.startNs = fr->start_ns();
+      r.scanNs = fr->scan_ns();
+      r.runNs = fr->run_ns();
+      r.verifyNs = fr->verify_ns();
+      r.nodesBefore = fr->nodes_before();
+      r.nodesAfter = fr->nodes_after();
+      r.hot = fr->hot();
+      r.fastCopied = fr->fast_copied();
+      r.reinferred = fr->reinferred();
+      r.cacheHits = fr->cache_hits();
+      r.cacheMisses = fr->cache_misses();
+      if (fr->stats())
+        for (const fb::TraceStat* s : *fr->stats())
+          r.stats.push_back({s->name() ? s->name()->str() : "", s->description() ? s->description()->str() : "",
+                             s->value()});
+      r.snapshot = fr->snapshot();
+      t.records.push_back(std::move(r));
+    }
+  }
+  return t;
+}
+
+Result<trace::Trace> loadTrace(const std::string& path) {
+  auto bytes = readFile(path);
+  if (!bytes) return bytes.status();
+  return loadTraceBytes(*bytes, path);
+}
+
+}  // namespace ls::io

@@ -1,0 +1,28 @@
+// The native trace file (.lstrace): a trace::Trace (source graph, per-pass records, snapshots)
+// as a verified, versioned flatbuffer (schema core/io/schema/lstrace.fbs). Snapshots share
+// node versions: every distinct node version is stored once in a node pool and each graph
+// lists indices into it, so a 150-pass trace costs little more than its graphs' distinct nodes.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "core/trace/trace.h"
+#include "core/util/status.h"
+
+namespace ls::io {
+
+/// The 4-character flatbuffers file identifier of .lstrace files.
+inline constexpr char kLstraceIdentifier[] = "LST1";
+
+/// Serialises a trace (structural sharing of node versions preserved on load).
+Result<std::string> serializeTrace(const trace::Trace& t);
+/// Serialises and writes atomically (temp file + rename).
+Status saveTrace(const trace::Trace& t, const std::string& path);
+/// Loads .lstrace bytes: identifier, flatbuffers Verifier, version and every index checked
+/// before use; errors start with `sourceName`. Never crashes, whatever the bytes.
+Result<trace::Trace> loadTraceBytes(std::string_view bytes, const std::string& sourceName);
+Result<trace::Trace> loadTrace(const std::string& path);
+bool looksLikeTrace(std::string_view bytes);
+
+}  // namespace ls::io

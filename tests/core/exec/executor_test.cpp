@@ -1,0 +1,318 @@
+// Executor behaviour: constants (data, synthesis, shared cache), errors that name the node,
+// stale metadata, delegate subgraphs, the kernel registry extension point, output comparison.
+#include "core/exec/executor.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/exec/compare.h"
+#include "core/exec/kernel.h"
+#include "core/exec/synth.h"
+#include "support/graph_builder.h"
+
+namespace ls::exec {
+namespace {
+
+using ir::DType;
+using ir::Shape;
+using ir::ValueRef;
+
+ir::Constant makeConstant(const std::string& name, const std::string& fqn, Shape s, DType t = DType::Float32) {
+  ir::Constant c;
+  c.name = name;
+  c.fqn = fqn;
+  c.shape = s;
+  c.dtype = t;
+  c.contentHash = ir::constantContentHash(c);
+  return c;
+}
+
+ValueRef getAttr(test::GraphBuilder& b, const ir::Constant& c) {
+  b.g.setConstant(c);
+  ir::Node n;
+  n.kind = ir::NodeKind::GetAttr;
+  n.name = c.name;
+  n.target = c.name;
+  n.outputs.push_back(ir::TensorMeta(c.dtype, c.shape));
+  return {b.g.append(std::move(n)), 0};
+}
+
+// ---------------------------------------------------------------- synthesis
+
+TEST(Synth, DeterministicBySeedNameAndRoleRanges) {
+  ir::Constant w = makeConstant("layer1_0_conv1_weight", "layer1.0.conv1.weight", {64, 64, 3, 3});
+  Tensor a = synthesizeConstant(w), b = synthesizeConstant(w);
+  ASSERT_EQ(a.numel(), 64 * 64 * 9);
+  EXPECT_EQ(std::memcmp(a.bytes(), b.bytes(), a.nbytes()), 0);  // same name -> same values
+  ir::Constant w2 = w;
+  w2.name = "layer1_0_conv2_weight";
+  Tensor c = synthesizeConstant(w2);
+  EXPECT_NE(std::memcmp(a.bytes(), c.bytes(), a.nbytes()), 0);  // another name -> other values
+
+  auto range = [](const Tensor& t) {
+    double lo = INFINITY, hi = -INFINITY;
+    for (int64_t i = 0; i < t.numel(); ++i) lo = std::min(lo, t.getDouble(i)), hi = std::max(hi, t.getDouble(i));
+    return std::pair(lo, hi);
+  };
+  const double bound = std::sqrt(6.0 / (64 * 9));  // He-uniform, fan_in = 64 * 3 * 3
+  auto [wlo, whi] = range(a);
+  EXPECT_GE(wlo, -bound);
+  EXPECT_LE(whi, bound);
+  EXPECT_GT(whi, 0.9 * bound);  // uses the range
+  auto check = [&](const std::string& fqn, Shape s, double lo, double hi) {
+    ir::Constant k = makeConstant(fqn, fqn, s);
+    auto [l, h] = range(synthesizeConstant(k));
+    EXPECT_GE(l, lo) << fqn;
+    EXPECT_LE(h, hi) << fqn;
+  };
+  check("bn.running_var", {256}, 0.5, 1.5);
+  check("bn.running_mean", {256}, -0.1, 0.1);
+  check("bn.weight", {256}, 0.8, 1.2);
+  check("fc.bias", {256}, -0.1, 0.1);
+  check("pos_embedding", {1, 197, 192}, -1, 1);
+  EXPECT_EQ(constantRole(makeConstant("x", "ln.weight", {192})), ConstantRole::NormWeight);
+  EXPECT_EQ(constantRole(makeConstant("x", "fc.weight", {10, 20})), ConstantRole::Weight);
+  // Integer constants get small non-negative integers (index-like), bools 0/1.
+  Tensor idx = synthesizeConstant(makeConstant("rel_index", "rel_index", {100}, DType::Int64));
+  for (int64_t v : idx.toInts()) EXPECT_TRUE(v >= 0 && v <= 3);
+
+  Tensor in1 = synthesizeInput(ir::TensorMeta(DType::Float32, {1000}), 5);
+  Tensor in2 = synthesizeInput(ir::TensorMeta(DType::Float32, {1000}), 5);
+  EXPECT_EQ(std::memcmp(in1.bytes(), in2.bytes(), in1.nbytes()), 0);
+  auto [ilo, ihi] = range(in1);
+  EXPECT_GE(ilo, -1.0);
+  EXPECT_LT(ihi, 1.0);
+}
+
+// ---------------------------------------------------------------- constants
+
+TEST(Executor, ConstantsUseDataElseSynthesisAndAreCachedAcrossGraphVersions) {
+  test::GraphBuilder b;
+  auto x = b.input("x", {2});
+  ir::Constant withData = makeConstant("w", "w", {2});
+  std::vector<float> wv = {10, 20};
+  withData.data = b.g.store().intern(std::vector<uint8_t>(reinterpret_cast<uint8_t*>(wv.data()),
+                                                          reinterpret_cast<uint8_t*>(wv.data()) + 8));
+  withData.contentHash = ir::constantContentHash(withData);
+  auto w = getAttr(b, withData);
+  auto v = getAttr(b, makeConstant("v", "block.bias", {2}));
+  auto s = b.call("aten.add.Tensor", {x, w});
+  auto t = b.call("aten.add.Tensor", {s, v});
+  b.output({t});
+
+  auto cache = std::make_shared<ConstantCache>();
+  Executor ex({}, cache);
+  auto out = ex.run(b.g, {Tensor::fromFloats({2}, {1, 2})});
+  ASSERT_TRUE(out.isOk()) << out.message();
+  Tensor bias = synthesizeConstant(*b.g.constant("v"));
+  EXPECT_FLOAT_EQ(float((*out)[0].getDouble(0)), 11 + float(bias.getDouble(0)));
+  EXPECT_FLOAT_EQ(float((*out)[0].getDouble(1)), 22 + float(bias.getDouble(1)));
+  EXPECT_EQ(cache->size(), 2u);
+
+  // A copy of the graph (a later snapshot) run by another executor sharing the cache sees the
+  // same weights without materialising them again.
+  ir::Graph copy = b.g;
+  Executor ex2({}, cache);
+  auto out2 = ex2.run(copy, {Tensor::fromFloats({2}, {1, 2})});
+  ASSERT_TRUE(out2.isOk());
+  EXPECT_EQ(cache->size(), 2u);
+  EXPECT_EQ(cache->hits(), 2u);
+  EXPECT_TRUE(compareOutputs(*out2, *out, CompareOptions{.rtol = 0, .atol = 0}).equivalent);
+
+  // materializeConstants writes the synthesised values as data: same results.
+  ir::Graph mat = b.g;
+  materializeConstants(mat);
+  EXPECT_TRUE(mat.constant("v")->hasData());
+  Executor ex3;
+  auto out3 = ex3.run(mat, {Tensor::fromFloats({2}, {1, 2})});
+  ASSERT_TRUE(out3.isOk());
+  EXPECT_TRUE(compareOutputs(*out3, *out, CompareOptions{.rtol = 0, .atol = 0}).equivalent);
+}
+
+// ---------------------------------------------------------------- errors
+
+TEST(Executor, UnknownOpNamesNodeAndOp) {
+  test::GraphBuilder b;
+  auto x = b.input("x", {2});
+  ir::Node n = b.makeCall("mystery.frobnicate.default", {x}, {}, "frob_3");
+  n.outputs.push_back(ir::TensorMeta(DType::Float32, {2}));
+  n.flags |= ir::kFlagOpaque;
+  ValueRef y{b.g.append(std::move(n)), 0};
+  b.output({y});
+  Executor ex;
+  auto r = ex.run(b.g, {Tensor::fromFloats({2}, {1, 2})});
+  ASSERT_FALSE(r.isOk());
+  EXPECT_NE(r.message().find("frob_3"), std::string::npos) << r.message();
+  EXPECT_NE(r.message().find("mystery.frobnicate.default"), std::string::npos) << r.message();
+}
+
+TEST(Executor, WrongInputsAndStaleMetadataAreErrors) {
+  test::GraphBuilder b;
+  auto x = b.input("x", {2});
+  auto y = b.call("aten.relu.default", {x}, {}, "r");
+  b.output({y});
+  Executor ex;
+  auto none = ex.run(b.g, {});
+  ASSERT_FALSE(none.isOk());
+  EXPECT_NE(none.message().find("input"), std::string::npos) << none.message();
+  auto badShape = ex.run(b.g, {Tensor::fromFloats({3}, {1, 2, 3})});
+  ASSERT_FALSE(badShape.isOk());
+  EXPECT_NE(badShape.message().find("metadata"), std::string::npos) << badShape.message();
+
+  // A pass that changed a node without refreshing its metadata: reported, naming the node.
+  ir::Graph stale = b.g;
+  stale.mutableNode(y.node).outputs[0] = ir::TensorMeta(DType::Float32, {5});
+  auto r = ex.run(stale, {Tensor::fromFloats({2}, {1, 2})});
+  ASSERT_FALSE(r.isOk());
+  EXPECT_NE(r.message().find("'r'"), std::string::npos) << r.message();
+  EXPECT_NE(r.message().find("stale"), std::string::npos) << r.message();
+}
+
+TEST(Executor, KernelErrorsNameTheNode) {
+  test::GraphBuilder b;
+  auto x = b.input("x", {3});
+  auto i = b.input("i", DType::Int64, {1});
+  auto y = b.call("aten.index.Tensor", {x, ir::RefList{i}}, {}, "gather_it");
+  b.output({y});
+  Executor ex;
+  auto r = ex.run(b.g, {Tensor::fromFloats({3}, {1, 2, 3}), Tensor::fromInts(DType::Int64, {1}, {7})});
+  ASSERT_FALSE(r.isOk());
+  EXPECT_NE(r.message().find("gather_it"), std::string::npos) << r.message();
+  EXPECT_NE(r.message().find("out of bounds"), std::string::npos) << r.message();
+}
+
+// ---------------------------------------------------------------- delegates and registry
+
+TEST(Executor, CallDelegateRunsTheNamedSubgraph) {
+  // Subgraph: (a, b) -> (a * b, a + b).
+  auto sub = std::make_shared<ir::Graph>();
+  {
+    test::GraphBuilder sb;
+    auto a = sb.input("a", {2});
+    auto c = sb.input("b", {2});
+    auto m = sb.call("aten.mul.Tensor", {a, c});
+    auto s = sb.call("aten.add.Tensor", {a, c});
+    sb.output({m, s});
+    *sub = sb.g;
+  }
+  test::GraphBuilder b;
+  auto x = b.input("x", {2});
+  auto y = b.input("y", {2});
+  b.g.subgraphs()["delegate_0"] = sub;
+  ir::Node call = b.makeCall(std::string(kCallDelegateOp), {std::string("delegate_0"), ir::RefList{x, y}}, {}, "call_0");
+  call.outputs = {ir::TensorMeta(DType::Float32, {2}), ir::TensorMeta(DType::Float32, {2})};
+  ValueRef c{b.g.append(std::move(call)), 0};
+  auto g1 = b.call("operator.getitem", {c, int64_t(1)});
+  b.output({g1});
+  Executor ex;
+  auto out = ex.run(b.g, {Tensor::fromFloats({2}, {2, 3}), Tensor::fromFloats({2}, {4, 5})});
+  ASSERT_TRUE(out.isOk()) << out.message();
+  EXPECT_EQ((*out)[0].toFloats(), (std::vector<float>{6, 8}));
+
+  // A custom DelegateRunner replaces how nested graphs run (e.g. an XNNPACK emulation).
+  int calls = 0;
+  ex.setDelegateRunner([&](Executor& e, const ir::Node&, const ir::Graph& g, const std::vector<Tensor>& in) {
+    ++calls;
+    return e.run(g, in);
+  });
+  ASSERT_TRUE(ex.run(b.g, {Tensor::fromFloats({2}, {2, 3}), Tensor::fromFloats({2}, {4, 5})}).isOk());
+  EXPECT_EQ(calls, 1);
+
+  // Missing subgraph: the error names the call node and the subgraph.
+  ir::Graph broken = b.g;
+  broken.subgraphs().clear();
+  auto r = ex.run(broken, {Tensor::fromFloats({2}, {2, 3}), Tensor::fromFloats({2}, {4, 5})});
+  ASSERT_FALSE(r.isOk());
+  EXPECT_NE(r.message().find("delegate_0"), std::string::npos) << r.message();
+}
+
+Status doubleKernel(KernelCtx& c) {
+  auto x = c.tensor(0);
+  if (!x) return x.status();
+  Tensor& out = c.newOutput(0);
+  for (int64_t i = 0; i < out.numel(); ++i) out.setDouble(i, 2 * x.value()->getDouble(i));
+  return Status::ok();
+}
+
+TEST(KernelRegistry, OtherFilesCanAddKernels) {
+  EXPECT_NE(KernelRegistry::instance().find("aten.convolution.default"), nullptr);
+  KernelRegistry::instance().registerKernel("test.double.default", doubleKernel);
+  test::GraphBuilder b;
+  auto x = b.input("x", {2});
+  ir::Node n = b.makeCall("test.double.default", {x}, {}, "dbl");
+  n.outputs.push_back(ir::TensorMeta(DType::Float32, {2}));
+  ValueRef y{b.g.append(std::move(n)), 0};
+  b.output({y});
+  Executor ex;
+  auto out = ex.run(b.g, {Tensor::fromFloats({2}, {1.5, -2})});
+  ASSERT_TRUE(out.isOk()) << out.message();
+  EXPECT_EQ((*out)[0].toFloats(), (std::vector<float>{3, -4}));
+}
+
+TEST(KernelRegistry, EveryRealModelOpHasAKernel) {
+  // FXJSON.md's 46 ops + operator.getitem + the q/dq ops.
+  const char* ops[] = {"aten.convolution.default", "aten.native_batch_norm.default", "aten.relu.default",
+                       "aten.hardtanh.default", "aten.hardswish.default", "aten.hardsigmoid.default",
+                       "aten.sigmoid.default", "aten.silu.default", "aten.gelu.default", "aten.add.Tensor",
+                       "aten.sub.Tensor", "aten.mul.Tensor", "aten.div.Tensor", "aten.mean.dim",
+                       "aten.addmm.default", "aten.mm.default", "aten.bmm.default", "aten.t_copy.default",
+                       "aten.view_copy.default", "aten.permute_copy.default", "aten.transpose_copy.int",
+                       "aten.expand_copy.default", "aten.unsqueeze_copy.default", "aten.slice_copy.Tensor",
+                       "aten.select_copy.int", "aten.split_copy.Tensor", "aten.as_strided_copy.default",
+                       "aten.clone.default", "aten.cat.default", "aten.max_pool2d_with_indices.default",
+                       "aten.avg_pool2d.default", "aten.upsample_bilinear2d.vec", "aten.constant_pad_nd.default",
+                       "aten.native_layer_norm.default", "aten._softmax.default", "aten._log_softmax.default",
+                       "aten.index.Tensor", "aten.masked_fill.Scalar", "aten.roll.default", "aten.eq.Scalar",
+                       "aten.ne.Scalar", "aten.new_zeros.default", "aten.fill.Tensor", "aten.lift_fresh_copy.default",
+                       "aten.slice_scatter.default", "operator.getitem",
+                       "quantized_decomposed.quantize_per_tensor.default",
+                       "quantized_decomposed.dequantize_per_tensor.default",
+                       "quantized_decomposed.quantize_per_tensor.tensor",
+                       "quantized_decomposed.dequantize_per_tensor.tensor",
+                       "quantized_decomposed.quantize_per_channel.default",
+                       "quantized_decomposed.dequantize_per_channel.default"};
+  for (const char* op : ops) EXPECT_NE(KernelRegistry::instance().find(op), nullptr) << op;
+  // Every kernel op name is a registered schema (catches typos in kernel registration),
+  // except the generic delegate call and test-only kernels.
+  for (const std::string& op : KernelRegistry::instance().ops()) {
+    if (op == kCallDelegateOp || op.rfind("test.", 0) == 0) continue;
+    EXPECT_NE(ops::OpRegistry::instance().find(op), nullptr) << op;
+  }
+}
+
+// ---------------------------------------------------------------- compare
+
+TEST(Compare, FloatToleranceAndFirstFailure) {
+  Tensor e = Tensor::fromFloats({4}, {1, 2, 0, 100});
+  Tensor a = Tensor::fromFloats({4}, {1, 2.00001f, 1e-7f, 100.5f});
+  CompareResult r = compareOutputs({a}, {e}, CompareOptions{.rtol = 1e-4, .atol = 1e-5});
+  EXPECT_FALSE(r.equivalent);
+  EXPECT_EQ(r.firstFailingOutput, 0);
+  EXPECT_EQ(r.firstFailingElement, 3);  // |0.5| > 1e-5 + 1e-4 * 100
+  EXPECT_NEAR(r.maxAbsError, 0.5, 1e-6);
+  EXPECT_NE(r.message.find("element 3"), std::string::npos) << r.message;
+  CompareResult loose = compareOutputs({a}, {e}, CompareOptions{.rtol = 1e-2, .atol = 1e-5});
+  EXPECT_TRUE(loose.equivalent) << loose.message;
+  EXPECT_NEAR(loose.maxRelToMax, 0.005, 1e-6);
+
+  // NaN at the same position is equal; shape and count mismatches fail.
+  Tensor n1 = Tensor::fromFloats({2}, {NAN, 1}), n2 = Tensor::fromFloats({2}, {NAN, 1});
+  EXPECT_TRUE(compareOutputs({n1}, {n2}).equivalent);
+  EXPECT_FALSE(compareOutputs({Tensor::fromFloats({1}, {1})}, {Tensor::fromFloats({1, 1}, {1})}).equivalent);
+  EXPECT_FALSE(compareOutputs({a}, {a, a}).equivalent);
+}
+
+TEST(Compare, IntegerOutputsInQuantisationSteps) {
+  Tensor e = Tensor::fromInts(DType::Int8, {3}, {10, -5, 127});
+  Tensor a = Tensor::fromInts(DType::Int8, {3}, {11, -5, 125});
+  CompareResult one = compareOutputs({a}, {e}, CompareOptions{.maxSteps = 1});
+  EXPECT_FALSE(one.equivalent);
+  EXPECT_EQ(one.maxSteps, 2);
+  EXPECT_EQ(one.firstFailingElement, 2);
+  CompareResult two = compareOutputs({a}, {e}, CompareOptions{.maxSteps = 2});
+  EXPECT_TRUE(two.equivalent) << two.message;
+}
+
+}  // namespace
+}  // namespace ls::exec
