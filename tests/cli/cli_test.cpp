@@ -8,6 +8,8 @@
 #include <fstream>
 #include <string>
 
+#include "core/io/lstrace.h"
+
 namespace {
 
 struct CliRun {
@@ -128,6 +130,82 @@ TEST(Cli, ImportIntoMissingDirectoryFailsAndLeavesNothing) {
   CliRun r = run("import " + asset("resnet18.fxjson.json") + " -o " + (d / "x.lsg").string());
   EXPECT_EQ(r.code, 1);
   EXPECT_FALSE(std::filesystem::exists(d));
+}
+
+
+// ---------------------------------------------------------------- traces: export, compare gate, bench
+
+std::string readText(const std::filesystem::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+}
+
+TEST(Cli, LowerTraceThenExportEveryFormat) {
+  auto d = tmpDir();
+  auto tr = d / "deit.lstrace";
+  CliRun r = run("lower " + asset("deit_tiny_vit.fxjson.json") + " --pipeline generic -q --trace " + tr.string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  CliRun e = run("export " + tr.string() + " --chrome-trace " + (d / "t.json").string() + " --csv " +
+                 (d / "t.csv").string() + " --md " + (d / "t.md").string() + " --dot 0 " + (d / "t.dot").string());
+  ASSERT_EQ(e.code, 0) << e.out;
+  EXPECT_NE(readText(d / "t.json").find("\"traceEvents\""), std::string::npos);
+  EXPECT_EQ(readText(d / "t.csv").rfind("index,name,status,reason,", 0), 0u);
+  EXPECT_NE(readText(d / "t.md").find("| RemoveNoopClonePass | changed |"), std::string::npos) << readText(d / "t.md");
+  EXPECT_EQ(readText(d / "t.dot").rfind("digraph", 0), 0u);
+  // A snapshot index out of range and a file that is not a trace are clear errors.
+  CliRun bad = run("export " + tr.string() + " --dot 99 " + (d / "x.dot").string());
+  EXPECT_EQ(bad.code, 1) << bad.out;
+  EXPECT_NE(bad.out.find("99"), std::string::npos) << bad.out;
+  EXPECT_FALSE(std::filesystem::exists(d / "x.dot"));
+  CliRun notTrace = run("export " + asset("resnet18.fxjson.json") + " --csv " + (d / "y.csv").string());
+  EXPECT_EQ(notTrace.code, 1) << notTrace.out;
+  EXPECT_NE(notTrace.out.find("resnet18.fxjson.json"), std::string::npos) << notTrace.out;
+}
+
+TEST(Cli, CompareGateFailsOnASlowedPassAndPassesOnIdenticalTraces) {
+  auto d = tmpDir();
+  auto a = d / "a.lstrace", slow = d / "slow.lstrace";
+  ASSERT_EQ(run("lower " + asset("deit_tiny_vit.fxjson.json") + " -q --trace " + a.string()).code, 0);
+  // The same run with one pass made 20x slower (and above the noise floor).
+  auto t = ls::io::loadTrace(a.string());
+  ASSERT_TRUE(t.isOk()) << t.message();
+  auto& rec = t->records.at(1);
+  ASSERT_TRUE(rec.ran());
+  rec.runNs = std::max<int64_t>(rec.runNs, 100'000) * 20;
+  t->totalNs += rec.runNs;
+  ASSERT_TRUE(ls::io::saveTrace(*t, slow.string()).isOk());
+
+  CliRun same = run("compare " + a.string() + " " + a.string() + " --fail-above 1.5 --noise-floor-ms 0.05");
+  EXPECT_EQ(same.code, 0) << same.out;
+  CliRun gate = run("compare " + a.string() + " " + slow.string() + " --fail-above 1.5 --noise-floor-ms 0.05");
+  EXPECT_EQ(gate.code, 2) << gate.out;
+  EXPECT_NE(gate.out.find(rec.name), std::string::npos) << gate.out;
+  // Without a gate the comparison is only a report.
+  EXPECT_EQ(run("compare " + a.string() + " " + slow.string()).code, 0);
+  CliRun json = run("compare " + a.string() + " " + slow.string() + " --format json --out " + (d / "c.json").string());
+  EXPECT_EQ(json.code, 0) << json.out;
+  EXPECT_NE(readText(d / "c.json").find(rec.name), std::string::npos);
+}
+
+TEST(Cli, BenchPrintsTheUpstreamStyleTable) {
+  auto d = tmpDir();
+  CliRun r = run("bench " + asset("squeezenet1_1.fxjson.json") + " " + asset("wav2letter.fxjson.json") +
+                 " --config 'baseline=--no-skip --no-fast-copy' --config optimized= --repeat 2 --warmup 0 --out " +
+                 (d / "b.md").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  std::string md = readText(d / "b.md");
+  EXPECT_NE(md.find("| model | E2E | pass-manager |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| squeezenet1_1 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| wav2letter |"), std::string::npos) << md;
+  EXPECT_NE(md.find("**average (unweighted)**"), std::string::npos) << md;
+  // The baseline runs every pass; the optimized config skips on wav2letter.
+  EXPECT_NE(md.find("| wav2letter | baseline |"), std::string::npos);
+  EXPECT_NE(md.find("| 5/0 |"), std::string::npos) << md;
+  CliRun csv = run("bench " + asset("wav2letter.fxjson.json") + " --repeat 1 --format csv");
+  EXPECT_EQ(csv.code, 0) << csv.out;
+  CliRun bad = run("bench " + asset("wav2letter.fxjson.json") + " --config 'x=--no-such-flag'");
+  EXPECT_NE(bad.code, 0) << bad.out;
+  EXPECT_NE(bad.out.find("--no-such-flag"), std::string::npos) << bad.out;
 }
 
 }  // namespace
