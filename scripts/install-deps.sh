@@ -10,6 +10,7 @@ pkgs=(
   clang libclang-rt-14-dev
   libimgui-dev libglfw3-dev libgl-dev
   xvfb xauth libgl1-mesa-dri
+  python3-torch python3-torchvision
 )
 missing=()
 for p in "${pkgs[@]}"; do

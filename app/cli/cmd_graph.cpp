@@ -34,12 +34,46 @@ int cmdImport(const std::string& in, const std::string& out) {
   return 0;
 }
 
-int cmdPrint(const std::string& in) {
+int cmdPrint(const std::string& in, bool modules) {
   auto g = load(in);
   if (!g) return fail(g.message());
-  std::string text = ir::printGraph(g.value());
+  if (!modules) {
+    std::string text = ir::printGraph(g.value());
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return 0;
+  }
+  // Grouped by the module that produced each node (fxjson meta.module): a header line each
+  // time the module changes along the node order, nodes indented below it.
+  std::string text;
+  const std::string* current = nullptr;
+  static const std::string kNone;
+  for (const ir::NodePtr& p : g->nodes()) {
+    const std::string& m = p->module.empty() ? kNone : p->module;
+    if (!current || *current != m) {
+      text += m.empty() ? "# (no module)\n" : fmt::format("# module {}\n", m);
+      current = &m;
+    }
+    text += "  " + ir::printNode(*g, *p) + "\n";
+  }
   std::fwrite(text.data(), 1, text.size(), stdout);
   return 0;
+}
+
+/// Call nodes per top-level module ("features" for "features.4.conv.1"), in first-seen order.
+std::vector<std::pair<std::string, size_t>> topLevelModules(const ir::Graph& g, size_t* distinct) {
+  std::vector<std::pair<std::string, size_t>> out;
+  std::map<std::string, size_t> index;
+  std::map<std::string, int> paths;
+  for (const ir::NodePtr& p : g.nodes()) {
+    if (p->kind != ir::NodeKind::Call || p->module.empty()) continue;
+    paths[p->module] = 1;
+    std::string top = p->module.substr(0, p->module.find('.'));
+    auto [it, fresh] = index.emplace(top, out.size());
+    if (fresh) out.emplace_back(top, 0);
+    ++out[it->second].second;
+  }
+  *distinct = paths.size();
+  return out;
 }
 
 struct Counts {
@@ -140,6 +174,13 @@ int cmdInfo(const std::string& in, bool json, bool checkShapes, const std::strin
                g.constants().size(), sig.parameters.size(), sig.buffers.size(), sig.constants.size(), withData,
                double(declaredBytes) / 1e6);
     if (!g.subgraphs().empty()) fmt::print("subgraphs: {}\n", g.subgraphs().size());
+    size_t modulePaths = 0;
+    auto modules = topLevelModules(g, &modulePaths);
+    if (!modules.empty()) {
+      std::string tops;
+      for (const auto& [m, n] : modules) tops += fmt::format("{}{} {}", tops.empty() ? "" : ", ", m, n);
+      fmt::print("modules:   {} distinct paths; call nodes by top-level module: {}\n", modulePaths, tops);
+    }
     fmt::print("ops ({} distinct):\n", hist.size());
     for (auto& [op, n] : hist) fmt::print("  {:>6}  {}\n", n, op);
     if (checkShapes) {

@@ -19,7 +19,7 @@ int fail(const std::string& msg);
 Result<ir::Graph> load(const std::string& path, bool quiet = false);
 
 int cmdImport(const std::string& in, const std::string& out);
-int cmdPrint(const std::string& in);
+int cmdPrint(const std::string& in, bool modules);
 int cmdInfo(const std::string& in, bool json, bool checkShapes, const std::string& jsonOut);
 
 /// Options of `lower` (shared by `verify` and `bench` later).

@@ -43,6 +43,8 @@ int main(int argc, char** argv) {
 
   auto* print = app.add_subcommand("print", "Print the graph, one line per node");
   print->add_option("input", in, "graph (.fxjson.json or .lsg)")->required();
+  bool printModules = false;
+  print->add_flag("--modules", printModules, "group the lines by the module that produced each node (meta.module)");
 
   LowerCommand* lower = addLowerCommand(app);
   BenchCommand* bench = addBenchCommand(app);
@@ -51,7 +53,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   if (*imp) return cmdImport(in, out);
   if (*info) return cmdInfo(in, json, checkShapes, jsonOut);
-  if (*print) return cmdPrint(in);
+  if (*print) return cmdPrint(in, printModules);
   if (selected(*lower)) return runLower(*lower);
   if (selected(*bench)) return runBench(*bench);
   if (selectedExport(*traceCmds)) return runExport(*traceCmds);

@@ -34,8 +34,13 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 EXPORTER = os.path.join(ROOT, "tools", "export_fxjson.py")
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
-import torch  # noqa: E402
-import export_fxjson as ex  # noqa: E402
+try:
+    import torch  # noqa: E402
+    import export_fxjson as ex  # noqa: E402
+except ImportError as _e:  # CTest counts exit code 77 as "skipped"
+    print(f"test_export: SKIPPED, {sys.executable} cannot import torch ({_e}); "
+          "scripts/install-deps.sh installs python3-torch and python3-torchvision", file=sys.stderr)
+    sys.exit(77)
 
 
 class Failure(Exception):
@@ -155,6 +160,43 @@ def check_shapes(cli, path):
     return f"{m.group(1)}/{m.group(2)} agree", time.time() - t0
 
 
+def check_modules(cli, path, doc):
+    """The CLI groups nodes by meta.module: `print --modules` heads each run of nodes with its
+    module path, and `info` counts call nodes per top-level module."""
+    calls = [n for n in doc["nodes"] if n["op"] == "call_function"]
+    modules = [n["meta"].get("module") for n in calls if n["meta"].get("module")]
+    if not modules:
+        raise Failure(f"{os.path.basename(path)}: no node carries meta.module")
+    p = subprocess.run([cli, "print", "--modules", path], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       universal_newlines=True)
+    if p.returncode != 0:
+        raise Failure(f"print --modules exited {p.returncode}: {p.stdout[-500:]}")
+    current = None
+    seen = 0
+    for line in p.stdout.splitlines():
+        if line.startswith("# module "):
+            current = line[len("# module "):]
+        elif line.startswith("# "):
+            current = None
+        else:
+            m = re.match(r"  %(\S+) = ", line)
+            if not m:
+                continue
+            node = next((n for n in calls if n["name"] == m.group(1)), None)
+            if node is not None:
+                seen += 1
+                if node["meta"].get("module") != current:
+                    raise Failure(f"print --modules: %{node['name']} listed under {current!r}, "
+                                  f"its meta.module is {node['meta'].get('module')!r}")
+    if seen != len(calls):
+        raise Failure(f"print --modules listed {seen} of {len(calls)} call nodes")
+    p = subprocess.run([cli, "info", path], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    top = modules[0].split(".")[0]
+    count = sum(1 for m in modules if m.split(".")[0] == top)
+    if f"{top} {count}" not in p.stdout:
+        raise Failure(f"info does not report {count} call nodes in top-level module {top!r}:\n{p.stdout}")
+
+
 def compare(eager, got, what):
     if len(eager) != len(got):
         raise Failure(f"{what}: {len(got)} outputs, eager has {len(eager)}")
@@ -179,6 +221,7 @@ def test_torchvision(name, shape, weights, cli, tmp, seed):
     calls = sum(1 for n in doc["nodes"] if n["op"] == "call_function")
     with_module = sum(1 for n in doc["nodes"] if n["op"] == "call_function" and n["meta"].get("module"))
     agree, t_check = check_shapes(cli, path)
+    check_modules(cli, path, doc)
 
     t0 = time.time()
     model, _, _ = ex.build_from_spec(f"torchvision:{name}", seed)
