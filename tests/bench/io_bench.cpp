@@ -74,4 +74,38 @@ void BM_LsgLoad(benchmark::State& state) {
 }
 BENCHMARK(BM_LsgLoad)->Unit(benchmark::kMillisecond);
 
+/// fxjson import (parse with simdjson, build the IR, check every recorded meta's encoding) of
+/// the file's bytes already in memory; arg 0 selects the model.
+const char* const kImportModels[] = {"resnet18", "mobilenet_v2", "deit_tiny_vit", "large/vit_tiny_deep200"};
+
+void BM_FxJsonImport(benchmark::State& state) {
+  const std::string name = kImportModels[state.range(0)];
+  const std::string path = std::string(LS_ASSETS_DIR) + "/graphs/" + name + ".fxjson.json";
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) {
+    state.SkipWithError(("cannot open " + path).c_str());
+    return;
+  }
+  std::string text;
+  char buf[1 << 16];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) text.append(buf, n);
+  std::fclose(f);
+  size_t nodes = 0;
+  for (auto _ : state) {
+    std::optional<Result<ir::Graph>> r(io::importFxJson(text, name));
+    if (!*r) state.SkipWithError(r->message().c_str());
+    nodes = *r ? (*r)->size() : 0;
+    benchmark::DoNotOptimize(r);
+    state.PauseTiming();
+    r.reset();
+    state.ResumeTiming();
+  }
+  state.SetLabel(name);
+  state.counters["nodes"] = double(nodes);
+  state.counters["per_node"] = benchmark::Counter(double(nodes), benchmark::Counter::kIsIterationInvariantRate |
+                                                                    benchmark::Counter::kInvert);
+  state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(text.size()));
+}
+BENCHMARK(BM_FxJsonImport)->DenseRange(0, 3)->Unit(benchmark::kMillisecond);
+
 }  // namespace
