@@ -10,6 +10,7 @@
 #include <cstring>
 #include <limits>
 #include <optional>
+#include <span>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -356,7 +357,7 @@ class TosaWriter {
   /// Adds the tensor of output `output` of `n` (with `data` when constant) and records the
   /// value's name.
   fb::Offset<fb::String> addTensor(const ir::Node& n, uint32_t output, tosa::DType type,
-                                   const std::vector<int32_t>& shape, const std::vector<uint8_t>* data,
+                                   const std::vector<int32_t>& shape, const std::span<const uint8_t>* data,
                                    bool isShape = false) {
     std::string text = tensorName(n, output);
     if (!tensorNames_.insert(text).second)
@@ -364,7 +365,7 @@ class TosaWriter {
     fb::Offset<fb::Vector<uint8_t>> dataOff = 0;
     if (data) {
       b_.ForceVectorAlignment(data->size(), sizeof(uint8_t), 8);
-      dataOff = b_.CreateVector(*data);
+      dataOff = b_.CreateVector(data->data(), data->size());
       report_.constantBytes += data->size();
       if (report_.constantBytes >= FLATBUFFERS_MAX_BUFFER_SIZE / 2)
         raise(fmt::format("{}: constant data exceeds the 2 GB flatbuffer limit", where(n)));
@@ -389,8 +390,9 @@ class TosaWriter {
 
   // ---------------------------------------------------------------- constants
 
-  /// Bytes of graph constant `c` as read by node `n` (synthesised when allowed and absent).
-  std::vector<uint8_t> constantBytes(const ir::Node& n, const ir::Constant& c) {
+  /// Bytes of graph constant `c` as read by node `n` (synthesised into `holder` when allowed
+  /// and absent; otherwise a view of the constant's blob, no copy).
+  std::span<const uint8_t> constantBytes(const ir::Node& n, const ir::Constant& c, std::vector<uint8_t>& holder) {
     const ir::TensorMeta& m = n.meta();
     if (m.dtype != c.dtype)
       raise(fmt::format("{}: constant '{}' is {} but the node's metadata says {}", where(n), c.name,
@@ -411,10 +413,11 @@ class TosaWriter {
                         where(n), c.name));
     exec::Tensor t = exec::synthesizeConstant(c);
     report_.synthesized.push_back(c.name);
-    return std::vector<uint8_t>(t.bytes(), t.bytes() + t.nbytes());
+    holder.assign(t.bytes(), t.bytes() + t.nbytes());
+    return holder;
   }
 
-  void emitConst(const ir::Node& n, std::vector<uint8_t> bytes) {
+  void emitConst(const ir::Node& n, std::span<const uint8_t> bytes) {
     const ir::TensorMeta& m = n.meta();
     auto name = addTensor(n, 0, tosaType(n, 0, m.dtype), tosaShape(n, m.shape), &bytes);
     addOperator(tosa::Op::CONST, tosa::Attribute::ConstAttribute, tosa::CreateConstAttribute(b_).Union(), {}, {name});
@@ -423,7 +426,8 @@ class TosaWriter {
   void placeholder(const ir::Node& n) {
     // A placeholder that stands for a constant with data (lifted parameter) is a CONST.
     if (const ir::Constant* c = g_.constant(n.target); c && c->hasData()) {
-      if (!g_.users(n.id).empty()) emitConst(n, constantBytes(n, *c));
+      std::vector<uint8_t> holder;
+      if (!g_.users(n.id).empty()) emitConst(n, constantBytes(n, *c, holder));
       return;
     }
     inputs_.push_back(addValueTensor(n, 0));
@@ -433,7 +437,8 @@ class TosaWriter {
     if (g_.users(n.id).empty()) return;  // dead constant: nothing reads it
     const ir::Constant* c = g_.constant(n.target);
     if (!c) raise(fmt::format("{}: get_attr target '{}' is not a constant of the graph", where(n), n.target));
-    emitConst(n, constantBytes(n, *c));
+    std::vector<uint8_t> holder;
+    emitConst(n, constantBytes(n, *c, holder));
   }
 
   void output(const ir::Node& n) {
@@ -551,7 +556,8 @@ class TosaWriter {
     std::vector<uint8_t> bytes;
     for (int64_t v : *vals)
       for (int i = 0; i < 8; ++i) bytes.push_back(uint8_t(uint64_t(v) >> (8 * i)));
-    auto name = addTensor(n, 0, tosa::DType::SHAPE, {int32_t(vals->size())}, &bytes, true);
+    std::span<const uint8_t> view(bytes);
+    auto name = addTensor(n, 0, tosa::DType::SHAPE, {int32_t(vals->size())}, &view, true);
     addOperator(tosa::Op::CONST_SHAPE, tosa::Attribute::ConstShapeAttribute,
                 tosa::CreateConstShapeAttribute(b_).Union(), {}, {name});
   }
@@ -588,7 +594,7 @@ class TosaWriter {
     if (int64_t(count) != m.numel())
       raise(fmt::format("{}: attribute 'values' has {} element(s) but the output {} has {}", where(n), count,
                         ir::toString(m.shape), m.numel()));
-    emitConst(n, std::move(bytes));
+    emitConst(n, bytes);
   }
 
   // ---------------------------------------------------------------- attributes

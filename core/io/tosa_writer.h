@@ -6,8 +6,8 @@
 // writes):
 //   - placeholder            -> block input tensor (no data)
 //   - get_attr constant      -> CONST operator + tensor with the constant's bytes
-//   - tosa.CONST             -> CONST operator + tensor with kwarg "values" (or the bytes of the
-//                               constant its single argument refers to)
+//   - tosa.CONST             -> CONST operator + tensor with kwarg "values" (a number or a
+//                               row-major list, stored in the node's output dtype)
 //   - tosa.CONST_SHAPE       -> CONST_SHAPE operator + SHAPE tensor [n] of int64 (kwarg "values")
 //   - tosa.<OP>              -> operator <OP>; inputs = the node's positional args in spec order
 //                               (CONCAT: one list arg); attribute table from the kwargs
