@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -889,6 +890,21 @@ TEST(TosaFlatc, SchemaParsesWrittenFileAndJsonShowsOpsAndAttributes) {
         "\"name\":\"rs_multiplier\",\"shape\":[3],\"type\":\"INT32\",\"data\":[0,0,0,64,",
         "\"op\":\"MUL\",\"attribute_type\":\"MulAttribute\""})
     EXPECT_NE(ji.find(want), std::string::npos) << "missing " << want << "\nin " << ji.substr(0, 4000);
+
+  // With the official schema (path in LS_TOSA_OFFICIAL_FBS, e.g. serialization_lib's
+  // schema/tosa.fbs of the 1.0 release): flatc must print exactly the same JSON.
+  if (const char* official = std::getenv("LS_TOSA_OFFICIAL_FBS"); official && *official) {
+    for (const char* stem : {"float", "int"}) {
+      fsys::path od = dir / "official";
+      fsys::create_directories(od);
+      Proc po = sh("flatc --json --strict-json --raw-binary -o " + od.string() + " " + official + " -- " +
+                   (dir / (std::string(stem) + ".tosa")).string());
+      ASSERT_EQ(po.code, 0) << po.out;
+      EXPECT_EQ(stripSpace(readFile((od / (std::string(stem) + ".json")).string()).value()),
+                stripSpace(readFile((dir / (std::string(stem) + ".json")).string()).value()))
+          << stem;
+    }
+  }
 
   // flatc refuses a damaged file with our schema too.
   std::string damaged = readFile(file.string()).value().substr(0, 40);
