@@ -543,6 +543,7 @@ class TosaWriter {
     if (*op == tosa::Op::CONST) return tosaConst(n);
 
     auto attr = attribute(n, *op);
+    checkShapes(n, *op);
     auto out = addValueTensor(n, 0);
     addOperator(*op, tosa::Attribute(uint8_t(*op)), attr, inNames, {out});
   }
@@ -595,6 +596,228 @@ class TosaWriter {
       raise(fmt::format("{}: attribute 'values' has {} element(s) but the output {} has {}", where(n), count,
                         ir::toString(m.shape), m.numel()));
     emitConst(n, bytes);
+  }
+
+  // ---------------------------------------------------------------- shape rules
+
+  /// Checks the output shape against the TOSA 1.0 shape rules of the operator (the ERROR_IF
+  /// conditions on shapes), from the inputs' metadata, shape operands and attributes. A
+  /// file that breaks them is rejected by every TOSA consumer, so the error names the node
+  /// here, where the graph can still be fixed. Attributes have been validated before.
+  void checkShapes(const ir::Node& n, tosa::Op op) const {
+    using tosa::Op;
+    const std::vector<int64_t> out = n.meta().shape.toVector();
+    auto in = [&](size_t i) { return g_.meta(*n.args[i].ref()).shape.toVector(); };
+    auto shapeOperand = [&](size_t i) { return *g_.node(n.args[i].ref()->node).kwarg("values")->asIntList(); };
+    auto kw = [&](const char* k) { return *n.kwarg(k)->asIntList(); };
+    auto axisOf = [&](size_t rank) {
+      int64_t a = *n.kwarg("axis")->asInt();
+      if (a < 0 || a >= int64_t(rank))
+        raise(fmt::format("{}: axis {} out of range for rank {} (TOSA axes are non-negative)", where(n), a, rank));
+      return size_t(a);
+    };
+    auto str = [](const std::vector<int64_t>& v) { return fmt::format("[{}]", fmt::join(v, ",")); };
+    auto expect = [&](const std::vector<int64_t>& want, const std::string& from) {
+      if (want != out)
+        raise(fmt::format("{}: output shape {} breaks the TOSA 1.0 shape rule: expected {} from {}", where(n),
+                          str(out), str(want), from));
+    };
+    auto rank = [&](const std::vector<int64_t>& v, size_t r, const char* what) {
+      if (v.size() != r) raise(fmt::format("{}: {} has shape {}, expected rank {}", where(n), what, str(v), r));
+    };
+    /// TOSA's idiv_check: the division must be exact.
+    auto idivCheck = [&](int64_t num, int64_t den, const char* dim) {
+      if (den <= 0) raise(fmt::format("{}: stride must be positive, got {}", where(n), den));
+      if (num < 0 || num % den != 0)
+        raise(fmt::format("{}: ({}) {} is not a multiple of the stride {}: TOSA 1.0 requires exact division "
+                          "(reduce the bottom/right padding by the remainder, as upstream adjust_pad_if_needed does)",
+                          where(n), dim, num, den));
+      return num / den;
+    };
+
+    // Zero points (and the MUL shift) are one-element tensors.
+    std::vector<std::string_view> names = splitList(findSpec(op)->inputs);
+    for (size_t i = 0; i < names.size(); ++i) {
+      std::string_view nm = names[i];
+      bool single = (nm.size() > 3 && nm.substr(nm.size() - 3) == "_zp") || (op == Op::MUL && nm == "shift");
+      if (single && g_.meta(*n.args[i].ref()).numel() != 1)
+        raise(fmt::format("{}: input {} ('{}') has shape {}, expected one element", where(n), i, nm, str(in(i))));
+    }
+
+    switch (op) {
+      case Op::RESCALE: {
+        auto x = in(0);
+        bool perChannel = boolean(n, "per_channel", std::nullopt);
+        int64_t nc = perChannel ? (x.empty() ? 1 : x.back()) : 1;
+        for (size_t i : {size_t(1), size_t(2)})
+          if (g_.meta(*n.args[i].ref()).numel() != nc)
+            raise(fmt::format("{}: {} has shape {}, expected {} element(s) ({})", where(n), i == 1 ? "multiplier" : "shift",
+                              str(in(i)), nc, perChannel ? "per_channel: one per channel of the last dimension"
+                                                         : "per-tensor"));
+        expect(x, "the input (elementwise)");
+        break;
+      }
+      case Op::CONV2D:
+      case Op::DEPTHWISE_CONV2D: {
+        auto x = in(0), w = in(1);
+        rank(x, 4, "input");
+        rank(w, 4, "weight");
+        auto pad = kw("pad"), st = kw("stride"), dil = kw("dilation");
+        bool dw = op == Op::DEPTHWISE_CONV2D;
+        int64_t kh = dw ? w[0] : w[1], kw_ = dw ? w[1] : w[2];
+        int64_t ic = dw ? w[2] : w[3], oc = dw ? w[2] * w[3] : w[0];
+        if (x[3] != ic)
+          raise(fmt::format("{}: input channels {} (input {}) do not match the weight {} ({})", where(n), x[3], str(x),
+                            str(w), dw ? "[KH,KW,C,M]" : "[OC,KH,KW,IC]"));
+        int64_t oh = idivCheck(x[1] - 1 + pad[0] + pad[1] - (kh - 1) * dil[0], st[0], "IH - 1 + pad_top + pad_bottom - (KH - 1) * dilation_y") + 1;
+        int64_t ow = idivCheck(x[2] - 1 + pad[2] + pad[3] - (kw_ - 1) * dil[1], st[1], "IW - 1 + pad_left + pad_right - (KW - 1) * dilation_x") + 1;
+        expect({x[0], oh, ow, oc}, fmt::format("input {}, weight {}, pad {}, stride {}, dilation {}", str(x), str(w),
+                                               str(pad), str(st), str(dil)));
+        auto bias = in(2);
+        if (bias.size() != 1 || (bias[0] != oc && bias[0] != 1))
+          raise(fmt::format("{}: bias has shape {}, expected [{}] or [1]", where(n), str(bias), oc));
+        break;
+      }
+      case Op::TRANSPOSE_CONV2D: {
+        auto x = in(0), w = in(1);
+        rank(x, 4, "input");
+        rank(w, 4, "weight");
+        auto op_ = kw("out_pad"), st = kw("stride");
+        if (x[3] != w[3])
+          raise(fmt::format("{}: input channels {} do not match the weight {} ([OC,KH,KW,IC])", where(n), x[3], str(w)));
+        expect({x[0], (x[1] - 1) * st[0] + op_[0] + op_[1] + w[1], (x[2] - 1) * st[1] + op_[2] + op_[3] + w[2], w[0]},
+               fmt::format("input {}, weight {}, out_pad {}, stride {}", str(x), str(w), str(op_), str(st)));
+        break;
+      }
+      case Op::AVG_POOL2D:
+      case Op::MAX_POOL2D: {
+        auto x = in(0);
+        rank(x, 4, "input");
+        auto k = kw("kernel"), st = kw("stride"), pad = kw("pad");
+        int64_t oh = idivCheck(x[1] + pad[0] + pad[1] - k[0], st[0], "IH + pad_top + pad_bottom - kernel_y") + 1;
+        int64_t ow = idivCheck(x[2] + pad[2] + pad[3] - k[1], st[1], "IW + pad_left + pad_right - kernel_x") + 1;
+        expect({x[0], oh, ow, x[3]},
+               fmt::format("input {}, kernel {}, stride {}, pad {}", str(x), str(k), str(st), str(pad)));
+        break;
+      }
+      case Op::MATMUL: {
+        auto a = in(0), b = in(1);
+        rank(a, 3, "A");
+        rank(b, 3, "B");
+        if (a[0] != b[0] || a[2] != b[1])
+          raise(fmt::format("{}: A {} and B {} do not form [N,H,C] x [N,C,W]", where(n), str(a), str(b)));
+        expect({a[0], a[1], b[2]}, fmt::format("A {} x B {}", str(a), str(b)));
+        break;
+      }
+      case Op::RESHAPE: {
+        auto sh = shapeOperand(1);
+        if (sh != out)
+          raise(fmt::format("{}: the shape operand {} differs from the output shape {}", where(n), str(sh), str(out)));
+        if (n.meta().numel() != g_.meta(*n.args[0].ref()).numel())
+          raise(fmt::format("{}: reshape of {} to {} changes the element count", where(n), str(in(0)), str(out)));
+        break;
+      }
+      case Op::TRANSPOSE: {
+        auto x = in(0), perms = kw("perms");
+        std::vector<int64_t> want;
+        std::vector<bool> seen(x.size(), false);
+        if (perms.size() != x.size())
+          raise(fmt::format("{}: perms {} has {} entries for an input of rank {}", where(n), str(perms), perms.size(),
+                            x.size()));
+        for (int64_t p : perms) {
+          if (p < 0 || p >= int64_t(x.size()) || seen[size_t(p)])
+            raise(fmt::format("{}: perms {} is not a permutation of 0..{}", where(n), str(perms), x.size() - 1));
+          seen[size_t(p)] = true;
+          want.push_back(x[size_t(p)]);
+        }
+        expect(want, fmt::format("input {} permuted by {}", str(x), str(perms)));
+        break;
+      }
+      case Op::SLICE: {
+        auto x = in(0), start = shapeOperand(1), size = shapeOperand(2);
+        if (start.size() != x.size() || size.size() != x.size())
+          raise(fmt::format("{}: start {} and size {} must have one entry per input dimension ({})", where(n),
+                            str(start), str(size), str(x)));
+        for (size_t i = 0; i < x.size(); ++i)
+          if (start[i] < 0 || size[i] < 1 || start[i] + size[i] > x[i])
+            raise(fmt::format("{}: slice start {} size {} out of bounds of input {} at dimension {}", where(n),
+                              str(start), str(size), str(x), i));
+        expect(size, fmt::format("size operand {}", str(size)));
+        break;
+      }
+      case Op::TILE: {
+        auto x = in(0), m = shapeOperand(1);
+        if (m.size() != x.size())
+          raise(fmt::format("{}: multiples {} must have one entry per input dimension ({})", where(n), str(m), str(x)));
+        std::vector<int64_t> want;
+        for (size_t i = 0; i < x.size(); ++i) want.push_back(x[i] * m[i]);
+        expect(want, fmt::format("input {} tiled by {}", str(x), str(m)));
+        break;
+      }
+      case Op::PAD: {
+        auto x = in(0), p = shapeOperand(1);
+        if (p.size() != 2 * x.size())
+          raise(fmt::format("{}: padding {} must have two entries per input dimension ({})", where(n), str(p), str(x)));
+        std::vector<int64_t> want;
+        for (size_t i = 0; i < x.size(); ++i) want.push_back(x[i] + p[2 * i] + p[2 * i + 1]);
+        expect(want, fmt::format("input {} padded by {}", str(x), str(p)));
+        break;
+      }
+      case Op::CONCAT: {
+        const ir::RefList& l = *n.args[0].asRefList();
+        std::vector<int64_t> want = g_.meta(l[0]).shape.toVector();
+        size_t axis = axisOf(want.size());
+        for (size_t j = 1; j < l.size(); ++j) {
+          auto s = g_.meta(l[j]).shape.toVector();
+          bool ok = s.size() == want.size();
+          for (size_t i = 0; ok && i < s.size(); ++i) ok = i == axis || s[i] == want[i];
+          if (!ok)
+            raise(fmt::format("{}: input {} has shape {}, which does not match {} outside axis {}", where(n), j, str(s),
+                              str(want), axis));
+          want[axis] += s[axis];
+        }
+        expect(want, fmt::format("{} inputs concatenated on axis {}", l.size(), axis));
+        break;
+      }
+      case Op::REDUCE_ALL:
+      case Op::REDUCE_ANY:
+      case Op::REDUCE_MAX:
+      case Op::REDUCE_MIN:
+      case Op::REDUCE_PRODUCT:
+      case Op::REDUCE_SUM:
+      case Op::ARGMAX: {
+        auto x = in(0);
+        size_t axis = axisOf(x.size());
+        if (op == Op::ARGMAX) x.erase(x.begin() + std::ptrdiff_t(axis));
+        else x[axis] = 1;
+        expect(x, fmt::format("input {} reduced on axis {}", str(in(0)), axis));
+        break;
+      }
+      case Op::ADD: case Op::SUB: case Op::MUL: case Op::POW: case Op::INTDIV: case Op::MAXIMUM: case Op::MINIMUM:
+      case Op::EQUAL: case Op::GREATER: case Op::GREATER_EQUAL: case Op::LOGICAL_AND: case Op::LOGICAL_OR:
+      case Op::LOGICAL_XOR: case Op::BITWISE_AND: case Op::BITWISE_OR: case Op::BITWISE_XOR:
+      case Op::LOGICAL_LEFT_SHIFT: case Op::LOGICAL_RIGHT_SHIFT: case Op::ARITHMETIC_RIGHT_SHIFT: case Op::SELECT: {
+        // Broadcasting: every operand has the output's rank; each dim equals it or is 1.
+        size_t operands = op == Op::SELECT ? 3 : 2;
+        for (size_t i = 0; i < operands; ++i) {
+          auto x = in(i);
+          bool ok = x.size() == out.size();
+          for (size_t d = 0; ok && d < x.size(); ++d) ok = x[d] == out[d] || x[d] == 1;
+          if (!ok)
+            raise(fmt::format("{}: operand {} has shape {}, which does not broadcast to the output {} (TOSA needs "
+                              "equal ranks and dims equal to the output's or 1)",
+                              where(n), i, str(x), str(out)));
+        }
+        break;
+      }
+      case Op::CLAMP: case Op::ERF: case Op::SIGMOID: case Op::TANH: case Op::ABS: case Op::BITWISE_NOT: case Op::CEIL:
+      case Op::CLZ: case Op::COS: case Op::EXP: case Op::FLOOR: case Op::LOG: case Op::LOGICAL_NOT: case Op::NEGATE:
+      case Op::RECIPROCAL: case Op::RSQRT: case Op::SIN: case Op::CAST: case Op::IDENTITY:
+      case Op::TABLE:
+        expect(in(0), "the input (elementwise)");
+        break;
+      default: break;  // GATHER, SCATTER, RESIZE, CONV3D: no shape rule checked here
+    }
   }
 
   // ---------------------------------------------------------------- attributes

@@ -56,7 +56,11 @@ std::vector<std::string> nonTosaNodes(const ir::Graph& g);
 /// Serialises `g` to TOSA 1.0 flatbuffer bytes. Fails (naming the node and what was
 /// expected) on a non-TOSA op (all of them listed), an op this writer does not support, a
 /// wrong input count or kind, a missing or malformed attribute, a dtype TOSA 1.0 has no
-/// type for, or a constant without data (unless options allow synthesis).
+/// type for, a constant without data (unless options allow synthesis), or an output shape
+/// that breaks the operator's TOSA 1.0 shape rule (conv/pool sizes with exact division,
+/// MATMUL, RESHAPE/SLICE/TILE/PAD/TRANSPOSE/CONCAT/REDUCE against their operands,
+/// same-rank broadcasting of elementwise operands, one-element zero points, per-channel
+/// RESCALE multiplier/shift lengths).
 Result<std::string> serializeTosa(const ir::Graph& g, const TosaWriteOptions& options = {},
                                   TosaWriteReport* report = nullptr);
 

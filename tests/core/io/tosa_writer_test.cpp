@@ -112,7 +112,7 @@ class TosaGraph {
 
 ir::TensorMeta f32(ir::Shape s) { return ir::TensorMeta(DType::Float32, s); }
 
-/// A float pipeline touching most tensor ops: NCHW input -> TRANSPOSE -> CONV2D (pad,
+/// A float pipeline touching most tensor ops: NCHW input -> TRANSPOSE -> CONV2D (asymmetric pad,
 /// stride, dilation, zero-point inputs) -> CLAMP -> AVG_POOL2D -> RESHAPE (CONST_SHAPE) ->
 /// MATMUL -> CONCAT.
 TosaGraph floatGraph() {
@@ -126,7 +126,7 @@ TosaGraph floatGraph() {
   auto izp = t.tconst(ir::FloatList{0.0}, DType::Float32, {1}, "conv_input_zp");
   auto wzp = t.tconst(ir::FloatList{0.0}, DType::Float32, {1}, "conv_weight_zp");
   auto conv = t.op("CONV2D", {nhwc, weight, bias, izp, wzp},
-                   {{"pad", ir::IntList{1, 1, 2, 2}},
+                   {{"pad", ir::IntList{1, 0, 2, 1}},
                     {"stride", ir::IntList{2, 2}},
                     {"dilation", ir::IntList{1, 2}},
                     {"acc_type", "FP32"}},
@@ -270,7 +270,7 @@ TEST(TosaWriter, FloatGraphRoundTripsOperatorsTensorsAndAttributes) {
   EXPECT_EQ(conv.inputs,
             (std::vector<std::string>{"to_nhwc", "conv_weight", "conv_bias", "conv_input_zp", "conv_weight_zp"}));
   EXPECT_EQ(conv.outputs, std::vector<std::string>{"conv"});
-  EXPECT_EQ(get<std::vector<int64_t>>(conv, "pad"), (std::vector<int64_t>{1, 1, 2, 2}));
+  EXPECT_EQ(get<std::vector<int64_t>>(conv, "pad"), (std::vector<int64_t>{1, 0, 2, 1}));
   EXPECT_EQ(get<std::vector<int64_t>>(conv, "stride"), (std::vector<int64_t>{2, 2}));
   EXPECT_EQ(get<std::vector<int64_t>>(conv, "dilation"), (std::vector<int64_t>{1, 2}));
   EXPECT_EQ(get<std::string>(conv, "acc_type"), "FP32");
@@ -671,6 +671,95 @@ TEST(TosaWriter, BadNodesGiveErrorsNamingNodeAndExpectation) {
          t.output({t.op("CONCAT", {x}, {{"axis", int64_t(0)}}, f32({1, 2, 2, 2}), "cat")});
        },
        {"node 'cat' (tosa.CONCAT)", "non-empty list of value references, got a value reference"}},
+      // TOSA 1.0 shape rules (ERROR_IF conditions), checked against the node's metadata.
+      {"conv output size not an exact division",
+       [&](TosaGraph& t, ir::ValueRef x) {
+         t.output({t.op("CONV2D", convArgs(t, x),
+                        {{"pad", ir::IntList{0, 0, 0, 0}},
+                         {"stride", ir::IntList{2, 2}},
+                         {"dilation", ir::IntList{1, 1}},
+                         {"acc_type", "FP32"}},
+                        f32({1, 1, 1, 1}), "conv")});
+       },
+       {"node 'conv'", "1 is not a multiple of the stride 2", "adjust_pad_if_needed"}},
+      {"conv output shape wrong",
+       [&](TosaGraph& t, ir::ValueRef x) {
+         t.output({t.op("CONV2D", convArgs(t, x),
+                        {{"pad", ir::IntList{0, 0, 0, 0}},
+                         {"stride", ir::IntList{1, 1}},
+                         {"dilation", ir::IntList{1, 1}},
+                         {"acc_type", "FP32"}},
+                        f32({1, 2, 2, 2}), "conv")});
+       },
+       {"node 'conv'", "output shape [1,2,2,2] breaks the TOSA 1.0 shape rule: expected [1,2,2,1]"}},
+      {"pool output size not an exact division",
+       [&](TosaGraph& t, ir::ValueRef x) {
+         auto zp = t.tconst(0.0, DType::Float32, {1}, "zp");
+         t.output({t.op("AVG_POOL2D", {x, zp, zp},
+                        {{"kernel", ir::IntList{1, 1}},
+                         {"stride", ir::IntList{2, 2}},
+                         {"pad", ir::IntList{0, 0, 0, 0}},
+                         {"acc_type", "FP32"}},
+                        f32({1, 1, 1, 2}), "pool")});
+       },
+       {"node 'pool' (tosa.AVG_POOL2D)", "(IH + pad_top + pad_bottom - kernel_y) 1 is not a multiple of the stride 2"}},
+      {"reshape operand differs from output",
+       [&](TosaGraph& t, ir::ValueRef x) {
+         auto s = t.constShape({2, 4}, "shp");
+         t.output({t.op("RESHAPE", {x, s}, {}, f32({4, 2}), "rs")});
+       },
+       {"node 'rs' (tosa.RESHAPE)", "the shape operand [2,4] differs from the output shape [4,2]"}},
+      {"transpose perms not a permutation",
+       [&](TosaGraph& t, ir::ValueRef x) {
+         t.output({t.op("TRANSPOSE", {x}, {{"perms", ir::IntList{0, 1, 1, 3}}}, f32({1, 2, 2, 2}), "tr")});
+       },
+       {"node 'tr' (tosa.TRANSPOSE)", "perms [0,1,1,3] is not a permutation of 0..3"}},
+      {"binary operand of lower rank",
+       [&](TosaGraph& t, ir::ValueRef x) {
+         auto c = t.tconst(ir::FloatList{1.0, 2.0}, DType::Float32, {2}, "c");
+         t.output({t.op("ADD", {x, c}, {}, f32({1, 2, 2, 2}), "add")});
+       },
+       {"node 'add' (tosa.ADD)", "operand 1 has shape [2], which does not broadcast to the output [1,2,2,2]"}},
+      {"concat shapes disagree",
+       [&](TosaGraph& t, ir::ValueRef x) {
+         auto y = t.input("y", DType::Float32, {1, 3, 2, 2});
+         t.output({t.op("CONCAT", {ir::RefList{x, y}}, {{"axis", int64_t(3)}}, f32({1, 2, 2, 4}), "cat")});
+       },
+       {"node 'cat' (tosa.CONCAT)", "input 1 has shape [1,3,2,2], which does not match [1,2,2,2] outside axis 3"}},
+      {"slice out of bounds",
+       [&](TosaGraph& t, ir::ValueRef x) {
+         auto st = t.constShape({0, 1, 0, 0}, "start");
+         auto sz = t.constShape({1, 2, 2, 2}, "size");
+         t.output({t.op("SLICE", {x, st, sz}, {}, f32({1, 2, 2, 2}), "sl")});
+       },
+       {"node 'sl' (tosa.SLICE)", "out of bounds of input [1,2,2,2] at dimension 1"}},
+      {"per-channel rescale with one multiplier",
+       [&](TosaGraph& t, ir::ValueRef x) {
+         auto m = t.tconst(int64_t(1 << 30), DType::Int32, {1}, "m");
+         auto sh = t.tconst(int64_t(30), DType::Int8, {1}, "s");
+         auto zp = t.tconst(int64_t(0), DType::Int32, {1}, "zp32");
+         auto q = t.tconst(ir::IntList{1, 2, 3, 4, 5, 6, 7, 8}, DType::Int32, {1, 2, 2, 2}, "q");
+         t.output({x, t.op("RESCALE", {q, m, sh, zp, zp},
+                           {{"scale32", true}, {"rounding_mode", "SINGLE_ROUND"}, {"per_channel", true}},
+                           ir::TensorMeta(DType::Int32, {1, 2, 2, 2}), "rs")});
+       },
+       {"node 'rs' (tosa.RESCALE)", "multiplier has shape [1], expected 2 element(s)"}},
+      {"zero point with several elements",
+       [&](TosaGraph& t, ir::ValueRef x) {
+         auto zp = t.tconst(ir::FloatList{0.0, 0.0}, DType::Float32, {2}, "zp2");
+         t.output({t.op("AVG_POOL2D", {x, zp, zp},
+                        {{"kernel", ir::IntList{1, 1}},
+                         {"stride", ir::IntList{1, 1}},
+                         {"pad", ir::IntList{0, 0, 0, 0}},
+                         {"acc_type", "FP32"}},
+                        f32({1, 2, 2, 2}), "pool")});
+       },
+       {"node 'pool' (tosa.AVG_POOL2D)", "input 1 ('input_zp') has shape [2], expected one element"}},
+      {"reduce axis out of range",
+       [&](TosaGraph& t, ir::ValueRef x) {
+         t.output({t.op("REDUCE_SUM", {x}, {{"axis", int64_t(-1)}}, f32({1, 2, 2, 1}), "sum")});
+       },
+       {"node 'sum' (tosa.REDUCE_SUM)", "axis -1 out of range for rank 4"}},
   };
   for (const Case& c : cases) {
     TosaGraph t;
@@ -864,7 +953,7 @@ TEST(TosaFlatc, SchemaParsesWrittenFileAndJsonShowsOpsAndAttributes) {
        {"\"version\":{\"_major\":1,\"_minor\":0,\"_patch\":0,\"_draft\":false}", "\"name\":\"main\"",
         "\"op\":\"TRANSPOSE\",\"attribute_type\":\"TransposeAttribute\",\"attribute\":{\"perms\":[0,2,3,1]}",
         "\"op\":\"CONV2D\",\"attribute_type\":\"Conv2dAttribute\"",
-        "\"pad\":[1,1,2,2],\"stride\":[2,2],\"dilation\":[1,2],\"acc_type\":\"FP32\"",
+        "\"pad\":[1,0,2,1],\"stride\":[2,2],\"dilation\":[1,2],\"acc_type\":\"FP32\"",
         "\"inputs\":[\"to_nhwc\",\"conv_weight\",\"conv_bias\",\"conv_input_zp\",\"conv_weight_zp\"]",
         "\"op\":\"CLAMP\",\"attribute_type\":\"ClampAttribute\",\"attribute\":{\"min_val\":[0,0,0,0],"
         "\"max_val\":[0,0,192,64],\"nan_mode\":\"PROPAGATE\"}",
