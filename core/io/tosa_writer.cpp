@@ -105,10 +105,10 @@ const OpSpec kOpSpecs[] = {
     {tosa::Op::GATHER, "values,indices", ""},
     {tosa::Op::SCATTER, "values_in,indices,input", ""},
     {tosa::Op::RESIZE, "input,#scale,#offset,#border", "mode"},
-    {tosa::Op::CAST, "input", ""},
+    {tosa::Op::CAST, "input", "dtype"},  // dtype: optional copy of the output type
     {tosa::Op::RESCALE, "input,multiplier,shift,input_zp,output_zp",
      "scale32,rounding_mode,per_channel,input_unsigned,output_unsigned"},
-    {tosa::Op::CONST, "", "values"},
+    {tosa::Op::CONST, "", "values,shape,dtype"},  // shape/dtype: optional copies of the metadata
     {tosa::Op::IDENTITY, "input1", ""},
     {tosa::Op::CONST_SHAPE, "", "values"},
 };
@@ -595,7 +595,31 @@ class TosaWriter {
     if (int64_t(count) != m.numel())
       raise(fmt::format("{}: attribute 'values' has {} element(s) but the output {} has {}", where(n), count,
                         ir::toString(m.shape), m.numel()));
+    checkRedundantType(n);
     emitConst(n, bytes);
+  }
+
+  /// Optional kwargs "dtype" (CONST, CAST) and "shape" (CONST) repeat the output metadata:
+  /// they must agree with it, since the file is written from the metadata.
+  void checkRedundantType(const ir::Node& n) const {
+    const ir::TensorMeta& m = n.meta();
+    if (const ir::Arg* d = n.kwarg("dtype"); d && !d->isNone()) {
+      std::optional<ir::DType> t;
+      if (auto* e = d->asEnum(); e && e->kind == ir::EnumKind::DType) t = ir::DType(e->value);
+      else if (auto* i = d->asInt()) t = ir::dtypeFromTorchScalarType(*i);
+      else if (auto* str = d->asString()) t = ir::parseDType(*str);
+      if (!t) raise(fmt::format("{}: attribute 'dtype' must be a dtype, got {}", where(n), argKindName(*d)));
+      if (*t != m.dtype)
+        raise(fmt::format("{}: attribute 'dtype' is {} but the output metadata says {}", where(n), ir::dtypeName(*t),
+                          ir::dtypeName(m.dtype)));
+    }
+    if (const ir::Arg* sh = n.kwarg("shape"); sh && !sh->isNone()) {
+      const ir::IntList* l = sh->asIntList();
+      if (!l) raise(fmt::format("{}: attribute 'shape' must be an int list, got {}", where(n), argKindName(*sh)));
+      if (*l != m.shape.toVector())
+        raise(fmt::format("{}: attribute 'shape' is [{}] but the output metadata says {}", where(n),
+                          fmt::join(*l, ","), ir::toString(m.shape)));
+    }
   }
 
   // ---------------------------------------------------------------- shape rules
@@ -1036,7 +1060,9 @@ class TosaWriter {
                                                std::nullopt);
         return tosa::CreateResizeAttribute(b_, mode).Union();
       }
-      case Op::CAST: return tosa::CreateCastAttribute(b_).Union();
+      case Op::CAST:
+        checkRedundantType(n);
+        return tosa::CreateCastAttribute(b_).Union();
       case Op::RESCALE: {
         bool scale32 = boolean(n, "scale32", std::nullopt);
         auto rounding = enumAttr<tosa::RoundingMode>(n, "rounding_mode",

@@ -369,7 +369,13 @@ TEST(TosaWriter, UnaryBinaryAndDataLayoutOpsCarryTheirOwnAttributeType) {
     outs.push_back(t.op(op, {x, y}, {}, ir::TensorMeta(cmp ? DType::Bool : DType::Float32, {2, 3})));
   }
   auto padShape = t.constShape({0, 1, 2, 0}, "pad_shape");
-  auto padConst = t.tconst(ir::FloatList{-1.5}, DType::Float32, {1}, "pad_value");
+  auto padConst = t.op("CONST", {},
+                       {{"values", ir::FloatList{-1.5}},
+                        {"shape", ir::IntList{1}},
+                        {"dtype", ir::EnumArg{ir::EnumKind::DType, int32_t(DType::Float32)}}},
+                       f32({1}), "pad_value");  // the Arm registry's CONST form: shape/dtype repeated
+  outs.push_back(t.op("CAST", {x}, {{"dtype", ir::EnumArg{ir::EnumKind::DType, int32_t(DType::Float16)}}},
+                      ir::TensorMeta(DType::Float16, {2, 3}), "to_f16"));
   outs.push_back(t.op("PAD", {x, padShape, padConst}, {}, f32({3, 5}), "pad"));
   auto start = t.constShape({0, 1});
   auto size = t.constShape({2, 2});
@@ -412,6 +418,8 @@ TEST(TosaWriter, UnaryBinaryAndDataLayoutOpsCarryTheirOwnAttributeType) {
   EXPECT_EQ(get<std::string>(*b->operatorsOf("REDUCE_MAX").at(0), "nan_mode"), "IGNORE");
   EXPECT_EQ(get<std::string>(*b->operatorsOf("MAXIMUM").at(0), "nan_mode"), "PROPAGATE");  // spec default
   EXPECT_EQ(b->tensor("cond")->dtype, "BOOL");
+  EXPECT_EQ(b->tensor("to_f16")->dtype, "FP16");
+  EXPECT_EQ(b->tensor("pad_value")->floats(), std::vector<float>{-1.5f});
 }
 
 TEST(TosaWriter, ConvVariantsPoolsResizeAndTableAttributes) {
@@ -648,6 +656,27 @@ TEST(TosaWriter, BadNodesGiveErrorsNamingNodeAndExpectation) {
          t.output({t.op("ADD", {x, c}, {}, f32({1, 2, 2, 2}), "add")});
        },
        {"node 'c' (tosa.CONST)", "2 element(s)", "has 8"}},
+      {"CONST dtype kwarg disagrees with metadata",
+       [&](TosaGraph& t, ir::ValueRef x) {
+         auto c = t.op("CONST", {},
+                       {{"values", ir::IntList{1}}, {"shape", ir::IntList{1}}, {"dtype", ir::EnumArg{ir::EnumKind::DType, int32_t(DType::Int32)}}},
+                       ir::TensorMeta(DType::Int8, {1}), "c");
+         t.output({x, c});
+       },
+       {"node 'c' (tosa.CONST)", "attribute 'dtype' is int32 but the output metadata says int8"}},
+      {"CONST shape kwarg disagrees with metadata",
+       [&](TosaGraph& t, ir::ValueRef x) {
+         auto c = t.op("CONST", {}, {{"values", ir::IntList{1, 2}}, {"shape", ir::IntList{2, 1}}},
+                       ir::TensorMeta(DType::Int8, {1, 2}), "c");
+         t.output({x, c});
+       },
+       {"node 'c' (tosa.CONST)", "attribute 'shape' is [2,1] but the output metadata says [1,2]"}},
+      {"CAST dtype kwarg disagrees with metadata",
+       [&](TosaGraph& t, ir::ValueRef x) {
+         t.output({t.op("CAST", {x}, {{"dtype", ir::EnumArg{ir::EnumKind::DType, int32_t(DType::Float16)}}},
+                        ir::TensorMeta(DType::Int32, {1, 2, 2, 2}), "cast")});
+       },
+       {"node 'cast' (tosa.CAST)", "attribute 'dtype' is float16 but the output metadata says int32"}},
       {"CONST value out of range",
        [&](TosaGraph& t, ir::ValueRef x) {
          auto c = t.tconst(ir::IntList{300}, DType::Int8, {1}, "c");
