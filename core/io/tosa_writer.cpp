@@ -1157,7 +1157,7 @@ std::vector<int64_t> vec(const fb::Vector<int32_t>* v) {
 
 std::vector<uint8_t> bytesOf(const fb::Vector<uint8_t>* v) {
   std::vector<uint8_t> out;
-  if (v) out.assign(v->begin(), v->end());
+  if (v) out.assign(v->data(), v->data() + v->size());  // contiguous: one memcpy
   return out;
 }
 
