@@ -18,7 +18,9 @@
 #include <string>
 #include <vector>
 
+#include "core/io/load.h"
 #include "core/io/schema/tosa_generated.h"
+#include "core/passes/pass_manager.h"
 #include "core/util/atomic_file.h"
 
 namespace ls::io {
@@ -1032,6 +1034,79 @@ TEST(TosaFlatc, SchemaParsesWrittenFileAndJsonShowsOpsAndAttributes) {
   EXPECT_NE(pb.code, 0) << pb.out;
   fsys::remove_all(dir.parent_path());
 }
+
+// ---------------------------------------------------------------- real graphs
+
+/// Every real graph lowered with the `tosa` pipeline exports to a TOSA file that verifies
+/// and decodes, with one operator per written node and the graph's inputs and outputs.
+/// Skipped in a build without the Arm backend (the pipeline is registered there).
+class TosaRealGraph : public ::testing::TestWithParam<std::pair<std::string, passes::Profile>> {};
+
+TEST_P(TosaRealGraph, LowersToPureTosaAndExports) {
+  auto pmr = passes::PassManager::fromPipeline("tosa");
+  if (!pmr) GTEST_SKIP() << "no 'tosa' pipeline in this build: " << pmr.message();
+  auto [model, profile] = GetParam();
+  auto loaded = loadGraphFile(std::string(LS_ASSETS_DIR) + "/graphs/" + model + ".fxjson.json");
+  ASSERT_TRUE(loaded.isOk()) << loaded.message();
+  ir::Graph g = std::move(loaded).value();
+  size_t inputs = g.signature().userInputs.size(), outputs = g.signature().outputs.size();
+  passes::PassManager pm = std::move(pmr).value();
+  passes::PassContext ctx;
+  ctx.profile = profile;
+  ops::InferenceCache cache;
+  ctx.cache = &cache;
+  passes::RunResult res = pm.run(g, ctx);
+  ASSERT_LT(res.failedIndex, 0) << res.failure;
+  std::vector<std::string> bad = nonTosaNodes(g);
+  EXPECT_TRUE(bad.empty()) << bad.size() << " non-TOSA nodes, first: " << bad.front();
+
+  TosaWriteOptions opts;
+  opts.synthesizeMissingData = true;
+  TosaWriteReport rep;
+  auto bytes = serializeTosa(g, opts, &rep);
+  ASSERT_TRUE(bytes.isOk()) << bytes.message();
+  auto info = readTosaBytes(*bytes, model + ".tosa");
+  ASSERT_TRUE(info.isOk()) << info.message();
+  const TosaBlockInfo* b = info->mainBlock();
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->operators.size(), rep.operators);
+  EXPECT_EQ(b->inputs.size(), inputs);
+  EXPECT_EQ(b->outputs.size(), outputs);
+  size_t calls = 0, constants = 0;
+  for (const ir::NodePtr& p : g.nodes()) {
+    calls += p->isCall();
+    const ir::Constant* c = p->kind == ir::NodeKind::Call ? nullptr : g.constant(p->target);
+    bool isConst = p->kind == ir::NodeKind::GetAttr || (p->kind == ir::NodeKind::Placeholder && c && c->hasData());
+    constants += isConst && !g.users(p->id).empty();
+  }
+  EXPECT_EQ(b->operators.size(), calls + constants);
+  // Every tensor an operator writes has the shape the graph's metadata gives its node.
+  for (const TosaOperatorInfo& o : b->operators) {
+    ir::NodeId id = g.findByName(o.outputs.at(0));
+    ASSERT_NE(id, ir::kInvalidNode) << o.outputs[0];
+    const TosaTensorInfo* t = b->tensor(o.outputs[0]);
+    ASSERT_NE(t, nullptr);
+    if (o.op != "CONST_SHAPE") {
+      EXPECT_EQ(t->shape, g.node(id).meta().shape.toVector()) << o.outputs[0];
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Models, TosaRealGraph,
+    ::testing::Values(std::pair{std::string("mobilenet_v2"), passes::Profile::FP},
+                      std::pair{std::string("mobilenet_v2"), passes::Profile::INT},
+                      std::pair{std::string("mobilenet_v3_small"), passes::Profile::FP},
+                      std::pair{std::string("resnet18"), passes::Profile::FP},
+                      std::pair{std::string("squeezenet1_1"), passes::Profile::FP},
+                      std::pair{std::string("efficientnet_b0"), passes::Profile::FP},
+                      std::pair{std::string("deeplabv3_mobilenet_v3_large"), passes::Profile::FP},
+                      std::pair{std::string("deit_tiny_vit"), passes::Profile::FP},
+                      std::pair{std::string("deit_tiny_vit"), passes::Profile::INT},
+                      std::pair{std::string("wav2letter"), passes::Profile::FP}),
+    [](const auto& p) {
+      return p.param.first + (p.param.second == passes::Profile::FP ? "_fp" : "_int");
+    });
 
 }  // namespace
 }  // namespace ls::io
