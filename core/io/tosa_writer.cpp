@@ -693,8 +693,10 @@ class TosaWriter {
         if (x[3] != ic)
           raise(fmt::format("{}: input channels {} (input {}) do not match the weight {} ({})", where(n), x[3], str(x),
                             str(w), dw ? "[KH,KW,C,M]" : "[OC,KH,KW,IC]"));
-        int64_t oh = idivCheck(x[1] - 1 + pad[0] + pad[1] - (kh - 1) * dil[0], st[0], "IH - 1 + pad_top + pad_bottom - (KH - 1) * dilation_y") + 1;
-        int64_t ow = idivCheck(x[2] - 1 + pad[2] + pad[3] - (kw_ - 1) * dil[1], st[1], "IW - 1 + pad_left + pad_right - (KW - 1) * dilation_x") + 1;
+        int64_t oh = idivCheck(x[1] - 1 + pad[0] + pad[1] - (kh - 1) * dil[0], st[0],
+                               "IH - 1 + pad_top + pad_bottom - (KH - 1) * dilation_y") + 1;
+        int64_t ow = idivCheck(x[2] - 1 + pad[2] + pad[3] - (kw_ - 1) * dil[1], st[1],
+                               "IW - 1 + pad_left + pad_right - (KW - 1) * dilation_x") + 1;
         expect({x[0], oh, ow, oc}, fmt::format("input {}, weight {}, pad {}, stride {}, dilation {}", str(x), str(w),
                                                str(pad), str(st), str(dil)));
         auto bias = in(2);

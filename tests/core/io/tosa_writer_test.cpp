@@ -661,7 +661,9 @@ TEST(TosaWriter, BadNodesGiveErrorsNamingNodeAndExpectation) {
       {"CONST dtype kwarg disagrees with metadata",
        [&](TosaGraph& t, ir::ValueRef x) {
          auto c = t.op("CONST", {},
-                       {{"values", ir::IntList{1}}, {"shape", ir::IntList{1}}, {"dtype", ir::EnumArg{ir::EnumKind::DType, int32_t(DType::Int32)}}},
+                       {{"values", ir::IntList{1}},
+                        {"shape", ir::IntList{1}},
+                        {"dtype", ir::EnumArg{ir::EnumKind::DType, int32_t(DType::Int32)}}},
                        ir::TensorMeta(DType::Int8, {1}), "c");
          t.output({x, c});
        },
