@@ -2,10 +2,13 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <map>
+
 #include "app/cli/commands.h"
 #include "core/io/lsg.h"
 #include "core/io/lstrace.h"
 #include "core/io/summary.h"
+#include "core/io/tosa_writer.h"
 #include "core/passes/pass_manager.h"
 #include "core/util/atomic_file.h"
 
@@ -29,11 +32,52 @@ LowerCommand* addLowerCommand(CLI::App& app) {
   s->add_option("--trace", cmd.traceOut, "write the trace (.lstrace)");
   s->add_option("--out", cmd.graphOut, "write the final graph (.lsg)");
   s->add_option("--json", cmd.jsonOut, "write a JSON summary (see README)");
+  s->add_option("--tosa", cmd.tosaOut,
+                "write the lowered graph as a TOSA 1.0 flatbuffer (.tosa); fails, listing them, if any op is not TOSA");
   s->add_flag("-q,--quiet", cmd.quiet, "print only totals");
   return &cmd;
 }
 
 bool selected(const LowerCommand& cmd) { return cmd.sub && cmd.sub->parsed(); }
+
+namespace {
+
+/// --tosa: the pipeline output must be pure TOSA; shape-only weights get the values the
+/// reference executor synthesises for them (reported). Returns false after printing the error.
+bool writeTosa(const ir::Graph& g, const std::string& path, bool quiet) {
+  std::vector<std::string> bad = io::nonTosaNodes(g);
+  if (!bad.empty()) {
+    std::string msg = fmt::format("--tosa {}: the lowered graph is not pure TOSA; {} node(s) with other ops:", path,
+                                  bad.size());
+    // Per-op counts first (a real model can have hundreds of offenders), then every node.
+    std::map<std::string, size_t> byOp;
+    for (const std::string& b : bad) ++byOp[b.substr(b.rfind(" (") + 2, b.size() - b.rfind(" (") - 3)];
+    for (const auto& [op, count] : byOp) msg += fmt::format("\n  {} x{}", op, count);
+    msg += "\nnodes:";
+    for (const std::string& b : bad) msg += "\n  " + b;
+    fail(msg);
+    return false;
+  }
+  io::TosaWriteOptions opts;
+  opts.synthesizeMissingData = true;
+  io::TosaWriteReport rep;
+  Status st = io::saveTosa(g, path, opts, &rep);
+  if (!st) {
+    fail(st.message());
+    return false;
+  }
+  if (!quiet) {
+    fmt::print("tosa: wrote {} ({} operators, {} tensors, {} bytes of constant data)\n", path, rep.operators,
+               rep.tensors, rep.constantBytes);
+    if (!rep.synthesized.empty())
+      fmt::print("tosa: note: {} constant(s) had no data in the source graph; wrote the values the reference "
+                 "executor synthesises for them (first: {})\n",
+                 rep.synthesized.size(), rep.synthesized.front());
+  }
+  return true;
+}
+
+}  // namespace
 
 int runLower(const LowerCommand& cmd) {
   auto loaded = load(cmd.input);
@@ -92,6 +136,7 @@ int runLower(const LowerCommand& cmd) {
     Status st = io::saveLsg(g, cmd.graphOut);
     if (!st) rc = fail(st.message());
   }
+  if (!cmd.tosaOut.empty() && !failed) rc = writeTosa(g, cmd.tosaOut, cmd.quiet) ? rc : 1;
   if (!cmd.jsonOut.empty()) {
     io::RunSummary s;
     s.model = model;

@@ -29,6 +29,7 @@ struct LowerCommand {
   bool noSkip = false, noFastCopy = false, noCache = false, verifyEach = false, quiet = false;
   std::vector<std::string> disabled;
   std::string traceOut, graphOut, jsonOut;
+  std::string tosaOut;  ///< --tosa: write the lowered graph as a TOSA 1.0 flatbuffer
 };
 /// Adds the `lower` subcommand (the returned object lives as long as the process).
 LowerCommand* addLowerCommand(CLI::App& app);
