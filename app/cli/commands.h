@@ -42,6 +42,11 @@ bool selectedCompare(const TraceCommands& c);
 int runExport(const TraceCommands& c);
 int runCompare(const TraceCommands& c);
 
+struct VerifyCommand;
+VerifyCommand* addVerifyCommand(CLI::App& app);
+bool selected(const VerifyCommand& cmd);
+int runVerify(const VerifyCommand& cmd);
+
 struct BenchCommand;
 BenchCommand* addBenchCommand(CLI::App& app);
 bool selected(const BenchCommand& cmd);

@@ -118,6 +118,12 @@ Result<RunValues> Executor::runAll(const ir::Graph& g, const std::vector<Tensor>
   return r;
 }
 
+Result<RunValues> Executor::runAll(const ir::Graph& g, const std::vector<Tensor>& inputs, const ReuseTable& reuse) {
+  RunValues r;
+  LS_RETURN_IF_ERROR(execute(g, inputs, true, r.byNode, r.outputs, &reuse));
+  return r;
+}
+
 Result<std::vector<Tensor>> Executor::runDelegate(const ir::Graph& parent, const ir::Node& callNode,
                                                   std::string_view name, const std::vector<Tensor>& inputs) {
   auto it = parent.subgraphs().find(name);
@@ -140,7 +146,8 @@ std::vector<std::pair<std::string, double>> Executor::profile() const {
 }
 
 Status Executor::execute(const ir::Graph& g, const std::vector<Tensor>& inputs, bool keepAll,
-                         std::vector<std::vector<Tensor>>& values, std::vector<Tensor>& outputs) {
+                         std::vector<std::vector<Tensor>>& values, std::vector<Tensor>& outputs,
+                         const ReuseTable* reuse) {
   const std::string& model = g.modelName;
   auto where = [&](const ir::Node& n) {
     return fmt::format("{}node '{}' ({})", model.empty() ? "" : model + ": ", n.name,
@@ -176,6 +183,11 @@ Status Executor::execute(const ir::Graph& g, const std::vector<Tensor>& inputs, 
 
   for (size_t pos = 0; pos < n; ++pos) {
     const ir::Node& node = g.at(pos);
+    if (reuse && node.kind != ir::NodeKind::Output && node.id < reuse->size() && (*reuse)[node.id]) {
+      if (node.kind == ir::NodeKind::Placeholder) ++nextInput;
+      values[node.id] = *(*reuse)[node.id];
+      continue;
+    }
     switch (node.kind) {
       case ir::NodeKind::Placeholder: {
         if (nextInput >= inputs.size())

@@ -79,6 +79,11 @@ class Executor {
   Result<std::vector<Tensor>> run(const ir::Graph& g, const std::vector<Tensor>& inputs);
   /// Like run(), keeping every node's outputs (for tests and debugging tools).
   Result<RunValues> runAll(const ir::Graph& g, const std::vector<Tensor>& inputs);
+  /// Values to take instead of computing a node, by NodeId (null or out of range: compute).
+  /// The caller guarantees they are what the node would compute (incremental re-runs).
+  using ReuseTable = std::vector<const std::vector<Tensor>*>;
+  /// runAll() taking the values of nodes listed in `reuse` as given.
+  Result<RunValues> runAll(const ir::Graph& g, const std::vector<Tensor>& inputs, const ReuseTable& reuse);
 
   /// Runs the subgraph `name` of `parent` for a delegate call node (through the
   /// DelegateRunner). Errors name the call node and the subgraph.
@@ -98,7 +103,8 @@ class Executor {
 
  private:
   Status execute(const ir::Graph& g, const std::vector<Tensor>& inputs, bool keepAll,
-                 std::vector<std::vector<Tensor>>& values, std::vector<Tensor>& outputs);
+                 std::vector<std::vector<Tensor>>& values, std::vector<Tensor>& outputs,
+                 const ReuseTable* reuse = nullptr);
 
   ExecOptions options_;
   int threads_ = 1;
