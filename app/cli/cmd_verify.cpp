@@ -91,6 +91,8 @@ bool selected(const VerifyCommand& cmd) { return cmd.sub && cmd.sub->parsed(); }
 
 int runVerify(const VerifyCommand& cmd) {
   auto t0 = std::chrono::steady_clock::now();
+  if (!(cmd.rtol >= 0) || !(cmd.atol >= 0) || cmd.maxSteps < 0)
+    return usageError("--rtol, --atol and --max-steps must not be negative");
   auto loaded = load(cmd.input);
   if (!loaded) return usageError(loaded.message());
   ir::Graph g = std::move(loaded).value();
