@@ -30,6 +30,7 @@ LowerCommand* addLowerCommand(CLI::App& app) {
   s->add_option("--out", cmd.graphOut, "write the final graph (.lsg)");
   s->add_option("--json", cmd.jsonOut, "write a JSON summary (see README)");
   s->add_flag("-q,--quiet", cmd.quiet, "print only totals");
+  s->add_flag("--no-quantize", cmd.noQuantize, "with --profile int: do not quantize a float graph first");
   return &cmd;
 }
 
@@ -39,6 +40,10 @@ int runLower(const LowerCommand& cmd) {
   auto loaded = load(cmd.input);
   if (!loaded) return fail(loaded.message());
   ir::Graph g = std::move(loaded).value();
+  if (cmd.profile == "int" && !cmd.noQuantize) {
+    Status qs = quantizeForIntProfile(g);
+    if (!qs) return fail(qs.message());
+  }
   auto pmr = passes::PassManager::fromPipeline(cmd.pipeline);
   if (!pmr) return fail(pmr.message());
   passes::PassManager pm = std::move(pmr).value();

@@ -104,7 +104,10 @@ int runVerify(const VerifyCommand& cmd) {
   ops::InferenceCache cache;
   ctx.cache = &cache;
 
-  // QUANT-HOOK
+  if (ctx.profile == passes::Profile::INT && !cmd.noQuantize) {
+    Status qs = quantizeForIntProfile(g, cmd.seed);
+    if (!qs) return usageError(qs.message());
+  }
 
   // Weights: shape-only constants get their synthesised values as data once, before any
   // pass, so every graph version (and every bisect probe) sees the same weights.
@@ -130,13 +133,16 @@ int runVerify(const VerifyCommand& cmd) {
   vo.stopOnFailure = cmd.stopOnFailure;
   vo.reuseValues = !cmd.noReuse;
 
-  auto ref = exec::Reference::compute(g, vo);
-  if (!ref) return usageError(ref.message());
+  auto sourceValues = std::make_shared<exec::RunValues>();
+  auto refr = exec::Reference::compute(g, vo, nullptr, cmd.each && vo.reuseValues ? sourceValues.get() : nullptr);
+  if (!refr) return usageError(refr.message());
+  auto ref = std::make_shared<const exec::Reference>(std::move(refr).value());
   const ir::Graph source = g;
 
   passes::StatisticsInstrumentation stats;
   passes::VerifierInstrumentation verifier;
   exec::VerifyEachInstrumentation each(vo);
+  each.useReference(ref, cmd.each && vo.reuseValues ? sourceValues : nullptr);
   pm.addInstrumentation(&verifier);
   if (cmd.each) pm.addInstrumentation(&each);
   pm.addInstrumentation(&stats);

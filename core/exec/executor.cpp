@@ -118,7 +118,7 @@ Result<RunValues> Executor::runAll(const ir::Graph& g, const std::vector<Tensor>
   return r;
 }
 
-Result<RunValues> Executor::runAll(const ir::Graph& g, const std::vector<Tensor>& inputs, const ReuseTable& reuse) {
+Result<RunValues> Executor::runAll(const ir::Graph& g, const std::vector<Tensor>& inputs, const ReuseFn& reuse) {
   RunValues r;
   LS_RETURN_IF_ERROR(execute(g, inputs, true, r.byNode, r.outputs, &reuse));
   return r;
@@ -147,7 +147,7 @@ std::vector<std::pair<std::string, double>> Executor::profile() const {
 
 Status Executor::execute(const ir::Graph& g, const std::vector<Tensor>& inputs, bool keepAll,
                          std::vector<std::vector<Tensor>>& values, std::vector<Tensor>& outputs,
-                         const ReuseTable* reuse) {
+                         const ReuseFn* reuse) {
   const std::string& model = g.modelName;
   auto where = [&](const ir::Node& n) {
     return fmt::format("{}node '{}' ({})", model.empty() ? "" : model + ": ", n.name,
@@ -183,11 +183,14 @@ Status Executor::execute(const ir::Graph& g, const std::vector<Tensor>& inputs, 
 
   for (size_t pos = 0; pos < n; ++pos) {
     const ir::Node& node = g.at(pos);
-    if (reuse && node.kind != ir::NodeKind::Output && node.id < reuse->size() && (*reuse)[node.id]) {
-      if (node.kind == ir::NodeKind::Placeholder) ++nextInput;
-      values[node.id] = *(*reuse)[node.id];
-      continue;
-    }
+    if (reuse && *reuse && node.kind != ir::NodeKind::Output)
+      if (const std::vector<Tensor>* given = (*reuse)(node, values)) {
+        if (node.kind == ir::NodeKind::Placeholder) ++nextInput;
+        values[node.id] = *given;
+        if (!keepAll)
+          for (ir::NodeId dead : dieAfter[pos]) values[dead].clear();
+        continue;
+      }
     switch (node.kind) {
       case ir::NodeKind::Placeholder: {
         if (nextInput >= inputs.size())

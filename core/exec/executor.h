@@ -79,11 +79,13 @@ class Executor {
   Result<std::vector<Tensor>> run(const ir::Graph& g, const std::vector<Tensor>& inputs);
   /// Like run(), keeping every node's outputs (for tests and debugging tools).
   Result<RunValues> runAll(const ir::Graph& g, const std::vector<Tensor>& inputs);
-  /// Values to take instead of computing a node, by NodeId (null or out of range: compute).
-  /// The caller guarantees they are what the node would compute (incremental re-runs).
-  using ReuseTable = std::vector<const std::vector<Tensor>*>;
-  /// runAll() taking the values of nodes listed in `reuse` as given.
-  Result<RunValues> runAll(const ir::Graph& g, const std::vector<Tensor>& inputs, const ReuseTable& reuse);
+  /// Asked before each node runs, with the values computed so far (by NodeId): values to take
+  /// instead of computing the node, or null to compute it. The caller guarantees they are
+  /// what the node would compute (incremental re-runs after a pass).
+  using ReuseFn = std::function<const std::vector<Tensor>*(const ir::Node& node,
+                                                            const std::vector<std::vector<Tensor>>& values)>;
+  /// runAll() taking the values `reuse` offers as given.
+  Result<RunValues> runAll(const ir::Graph& g, const std::vector<Tensor>& inputs, const ReuseFn& reuse);
 
   /// Runs the subgraph `name` of `parent` for a delegate call node (through the
   /// DelegateRunner). Errors name the call node and the subgraph.
@@ -104,7 +106,7 @@ class Executor {
  private:
   Status execute(const ir::Graph& g, const std::vector<Tensor>& inputs, bool keepAll,
                  std::vector<std::vector<Tensor>>& values, std::vector<Tensor>& outputs,
-                 const ReuseTable* reuse = nullptr);
+                 const ReuseFn* reuse = nullptr);
 
   ExecOptions options_;
   int threads_ = 1;

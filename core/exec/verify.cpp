@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 
 #include "core/exec/synth.h"
 
@@ -95,15 +96,22 @@ std::vector<double> outputQuantSteps(const ir::Graph& g, ConstantCache& constant
 }
 
 Result<Reference> Reference::compute(const ir::Graph& source, const VerifyOptions& opts,
-                                     std::shared_ptr<ConstantCache> constants) {
+                                     std::shared_ptr<ConstantCache> constants, RunValues* all) {
   Reference r;
   r.opts_ = opts;
   r.constants_ = constants ? std::move(constants) : std::make_shared<ConstantCache>();
   r.inputs_ = synthesizeInputs(source, opts.seed);
   Executor ex(ExecOptions{.threads = opts.threads}, r.constants_);
-  auto out = ex.run(source, r.inputs_);
-  if (!out) return Status::error("the source graph does not run: " + out.message());
-  r.outputs_ = std::move(out).value();
+  if (all) {
+    auto vals = ex.runAll(source, r.inputs_);
+    if (!vals) return Status::error("the source graph does not run: " + vals.message());
+    *all = std::move(vals).value();
+    r.outputs_ = all->outputs;
+  } else {
+    auto out = ex.run(source, r.inputs_);
+    if (!out) return Status::error("the source graph does not run: " + out.message());
+    r.outputs_ = std::move(out).value();
+  }
   if (opts.quantSteps) r.steps_ = outputQuantSteps(source, *r.constants_);
   r.steps_.resize(r.outputs_.size(), 0.0);
   return r;
@@ -195,35 +203,56 @@ struct VerifyEachInstrumentation::Memo {
 VerifyEachInstrumentation::VerifyEachInstrumentation(VerifyOptions opts) : opts_(std::move(opts)) {}
 VerifyEachInstrumentation::~VerifyEachInstrumentation() = default;
 
+void VerifyEachInstrumentation::useReference(std::shared_ptr<const Reference> ref,
+                                             std::shared_ptr<const RunValues> sourceValues) {
+  preset_ = std::move(ref);
+  presetValues_ = std::move(sourceValues);
+}
+
 void VerifyEachInstrumentation::beforePipeline(const passes::RunInfo& info, const ir::Graph& g) {
   checks_.clear();
   memo_.reset();
   reused_ = computed_ = 0;
-  VerifyOptions o = opts_;
-  if (info.ctx && info.ctx->profile == passes::Profile::INT) o.quantSteps = true;
-  auto r = Reference::compute(g, o);
-  if (!r) {
-    setup_ = r.status();
-    ref_.reset();
-    return;
-  }
   setup_ = Status::ok();
-  ref_ = std::make_unique<Reference>(std::move(r).value());
-  if (o.reuseValues) {
+  RunValues all;
+  bool haveAll = false;
+  if (preset_) {
+    ref_ = preset_;
+    if (presetValues_) {
+      all = *presetValues_;
+      haveAll = true;
+    }
+  } else {
+    VerifyOptions o = opts_;
+    if (info.ctx && info.ctx->profile == passes::Profile::INT) o.quantSteps = true;
+    auto r = Reference::compute(g, o, nullptr, o.reuseValues ? &all : nullptr);
+    if (!r) {
+      setup_ = r.status();
+      ref_.reset();
+      return;
+    }
+    ref_ = std::make_shared<const Reference>(std::move(r).value());
+    haveAll = o.reuseValues;
+  }
+  if (opts_.reuseValues && !haveAll) {
+    Executor ex(ExecOptions{.threads = opts_.threads}, ref_->constants());
+    auto vals = ex.runAll(g, ref_->inputs());
+    if (vals) {
+      all = std::move(vals).value();
+      haveAll = true;
+    }
+  }
+  if (opts_.reuseValues && haveAll) {
     // Seed the memo with the source graph's values (the first changed pass reuses its prefix).
-    Executor ex(ExecOptions{.threads = o.threads}, ref_->constants());
-    auto all = ex.runAll(g, ref_->inputs());
-    if (all) {
-      memo_ = std::make_unique<Memo>();
-      memo_->graph = g;
-      memo_->values = std::move(all).value();
-      memo_->nodeAt.assign(g.nextId(), nullptr);
-      memo_->constHash.assign(g.nextId(), 0);
-      for (const ir::NodePtr& p : g.nodes()) {
-        memo_->nodeAt[p->id] = p.get();
-        if (p->kind == ir::NodeKind::GetAttr)
-          if (const ir::Constant* c = g.constant(p->target)) memo_->constHash[p->id] = c->contentHash;
-      }
+    memo_ = std::make_unique<Memo>();
+    memo_->graph = g;
+    memo_->values = std::move(all);
+    memo_->nodeAt.assign(g.nextId(), nullptr);
+    memo_->constHash.assign(g.nextId(), 0);
+    for (const ir::NodePtr& p : g.nodes()) {
+      memo_->nodeAt[p->id] = p.get();
+      if (p->kind == ir::NodeKind::GetAttr)
+        if (const ir::Constant* c = g.constant(p->target)) memo_->constHash[p->id] = c->contentHash;
     }
   }
 }
@@ -233,33 +262,49 @@ Status VerifyEachInstrumentation::afterPass(const passes::Pass& p, trace::PassRe
   int64_t t0 = nowNs();
   CheckResult res;
   if (memo_) {
-    // Which nodes keep their values: same version as before and every input unchanged.
+    // A node keeps its values when it is the same node version as in the previously checked
+    // graph (same op, args and metadata) and every input value is bitwise the same as then:
+    // a pass that rewires a node recomputes it, and when its result did not change, nothing
+    // downstream is recomputed.
     const Memo& m = *memo_;
-    bool sameSubgraphs = g.subgraphs().size() == m.graph.subgraphs().size() &&
-                         std::equal(g.subgraphs().begin(), g.subgraphs().end(), m.graph.subgraphs().begin(),
-                                    [](const auto& a, const auto& b) { return a.first == b.first && a.second == b.second; });
-    Executor::ReuseTable reuse(g.nextId(), nullptr);
-    std::vector<uint8_t> same(g.nextId(), 0);
-    if (sameSubgraphs)
-      for (const ir::NodePtr& np : g.nodes()) {
-        const ir::Node& n = *np;
-        if (n.kind == ir::NodeKind::Output || n.id >= m.nodeAt.size() || m.nodeAt[n.id] != np.get()) continue;
-        if (n.kind == ir::NodeKind::GetAttr) {
-          const ir::Constant* c = g.constant(n.target);
-          if (!c || c->contentHash != m.constHash[n.id]) continue;
-        }
-        bool inputsSame = true;
-        n.forEachInput([&](const ir::ValueRef& r) { inputsSame = inputsSame && r.node < same.size() && same[r.node]; });
-        if (!inputsSame || m.values.of(n.id).empty()) continue;
-        same[n.id] = 1;
-        reuse[n.id] = &m.values.of(n.id);
+    const bool sameSubgraphs =
+        g.subgraphs().size() == m.graph.subgraphs().size() &&
+        std::equal(g.subgraphs().begin(), g.subgraphs().end(), m.graph.subgraphs().begin(),
+                   [](const auto& a, const auto& b) { return a.first == b.first && a.second == b.second; });
+    uint64_t reusedNow = 0, computedNow = 0;
+    auto identical = [](const Tensor& a, const Tensor& b) {
+      if (!a.defined() || !b.defined()) return a.defined() == b.defined();
+      if (a.dtype() != b.dtype() || a.shape() != b.shape()) return false;
+      return a.bytes() == b.bytes() || std::memcmp(a.bytes(), b.bytes(), a.nbytes()) == 0;
+    };
+    Executor::ReuseFn reuse = [&](const ir::Node& n,
+                                  const std::vector<std::vector<Tensor>>& now) -> const std::vector<Tensor>* {
+      const bool call = n.kind == ir::NodeKind::Call;
+      auto miss = [&]() -> const std::vector<Tensor>* {
+        computedNow += call;
+        return nullptr;
+      };
+      if (!sameSubgraphs || n.id >= m.nodeAt.size() || m.nodeAt[n.id] != &n) return miss();
+      if (n.kind == ir::NodeKind::GetAttr) {
+        const ir::Constant* c = g.constant(n.target);
+        if (!c || c->contentHash != m.constHash[n.id]) return miss();
       }
-    uint64_t reusedNow = 0;
-    for (const ir::NodePtr& np : g.nodes())
-      if (np->kind == ir::NodeKind::Call) (reuse[np->id] ? reusedNow : computed_) += 1;
-    reused_ += reusedNow;
+      const std::vector<Tensor>& prev = m.values.of(n.id);
+      if (prev.empty()) return miss();
+      bool same = true;
+      n.forEachInput([&](const ir::ValueRef& r) {
+        if (!same) return;
+        const Tensor* cur = r.node < now.size() && r.output < now[r.node].size() ? &now[r.node][r.output] : nullptr;
+        same = cur && identical(*cur, m.values.at(r));
+      });
+      if (!same) return miss();
+      reusedNow += call;
+      return &prev;
+    };
     Executor ex(ExecOptions{.threads = opts_.threads}, ref_->constants());
     auto all = ex.runAll(g, ref_->inputs(), reuse);
+    reused_ += reusedNow;
+    computed_ += computedNow;
     if (!all) {
       res.semantic.checked = true;
       res.semantic.equivalent = false;

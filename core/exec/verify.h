@@ -48,8 +48,10 @@ struct CheckResult {
 class Reference {
  public:
   /// Runs `source` on synthesizeInputs(source, opts.seed). Fails if it does not run.
+  /// With `all`, the source graph runs once keeping every node's values there (verify-each
+  /// seeds its value reuse with them).
   static Result<Reference> compute(const ir::Graph& source, const VerifyOptions& opts,
-                                   std::shared_ptr<ConstantCache> constants = nullptr);
+                                   std::shared_ptr<ConstantCache> constants = nullptr, RunValues* all = nullptr);
 
   const std::vector<Tensor>& inputs() const { return inputs_; }
   const std::vector<Tensor>& outputs() const { return outputs_; }
@@ -96,6 +98,10 @@ class VerifyEachInstrumentation : public passes::Instrumentation {
   explicit VerifyEachInstrumentation(VerifyOptions opts = {});
   ~VerifyEachInstrumentation() override;
 
+  /// Uses `ref` (computed on the graph the pipeline will start with) instead of computing the
+  /// reference in beforePipeline; `sourceValues` (Reference::compute's `all`) seeds value reuse.
+  void useReference(std::shared_ptr<const Reference> ref, std::shared_ptr<const RunValues> sourceValues = nullptr);
+
   void beforePipeline(const passes::RunInfo& info, const ir::Graph& g) override;
   Status afterPass(const passes::Pass& p, trace::PassRecord& rec, const ir::Graph& g) override;
   bool canFail() const override { return true; }
@@ -114,7 +120,8 @@ class VerifyEachInstrumentation : public passes::Instrumentation {
   struct Memo;
   VerifyOptions opts_;
   Status setup_;
-  std::unique_ptr<Reference> ref_;
+  std::shared_ptr<const Reference> ref_, preset_;
+  std::shared_ptr<const RunValues> presetValues_;
   std::vector<PassCheck> checks_;
   std::unique_ptr<Memo> memo_;
   uint64_t reused_ = 0, computed_ = 0;

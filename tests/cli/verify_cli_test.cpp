@@ -65,6 +65,26 @@ TEST(VerifyCli, BisectLimitRunsAPrefix) {
   EXPECT_NE(r.out.find("(2 passes of 5)"), std::string::npos) << r.out;
 }
 
+TEST(VerifyCli, IntProfileQuantizesAFloatGraphFirst) {
+  auto lsg = scratch("r18_int.lsg");
+  VerifyRun lower = runCli("lower " + graph("resnet18") + " --profile int -q --out " + lsg.string());
+  ASSERT_EQ(lower.code, 0) << lower.out;
+  EXPECT_NE(lower.out.find("quantized the float graph"), std::string::npos) << lower.out;
+  EXPECT_NE(lower.out.find("21 per-channel int8 weights"), std::string::npos) << lower.out;
+  // The saved graph holds q/dq ops: used as it is.
+  VerifyRun again = runCli("lower " + lsg.string() + " --profile int -q");
+  ASSERT_EQ(again.code, 0) << again.out;
+  EXPECT_NE(again.out.find("already holds quantize/dequantize ops"), std::string::npos) << again.out;
+  EXPECT_EQ(again.out.find("quantized the float graph"), std::string::npos) << again.out;
+  VerifyRun off = runCli("lower " + graph("resnet18") + " --profile int -q --no-quantize");
+  ASSERT_EQ(off.code, 0) << off.out;
+  EXPECT_EQ(off.out.find("quantized"), std::string::npos) << off.out;
+  VerifyRun v = runCli("verify " + graph("squeezenet1_1") + " --profile int --each");
+  EXPECT_EQ(v.code, 0) << v.out;
+  EXPECT_NE(v.out.find("quantized the float graph"), std::string::npos) << v.out;
+  EXPECT_NE(v.out.find("profile int"), std::string::npos) << v.out;
+}
+
 TEST(VerifyCli, UsageAndInputErrorsExitTwo) {
   VerifyRun missing = runCli("verify /nonexistent/graph.fxjson.json");
   EXPECT_EQ(missing.code, 2) << missing.out;

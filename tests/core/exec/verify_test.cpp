@@ -209,6 +209,22 @@ TEST(VerifyEach, ValueReuseGivesTheSameResultsAsFullRuns) {
   EXPECT_EQ(reused[1], 0u);
 }
 
+TEST(VerifyEach, RewiredNodesWithUnchangedValuesDoNotInvalidateDownstream) {
+  // RemoveNoopClonePass rewires the users of 12 clones in DeiT (new node versions), but their
+  // values are bitwise the same: everything further down is reused, not recomputed.
+  ir::Graph g = load("deit_tiny_vit.fxjson.json");
+  materializeConstants(g);
+  PassManager pm;
+  pm.add(std::make_unique<passes::RemoveNoopClonePass>());
+  VerifyEachInstrumentation each;
+  pm.addInstrumentation(&each);
+  runWith(pm, g);
+  ASSERT_EQ(each.checks().size(), 1u);
+  EXPECT_TRUE(each.checks()[0].result.semantic.equivalent);
+  EXPECT_LE(each.computedNodes(), 24u);  // the rewired users (one per removed clone, some twice)
+  EXPECT_GT(each.reusedNodes(), 1000u);
+}
+
 // ---------------------------------------------------------------- comparison in steps
 
 TEST(Reference, IntProfileComparesDequantizedOutputsInSteps) {
