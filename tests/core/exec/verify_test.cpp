@@ -222,7 +222,7 @@ TEST(VerifyEach, RewiredNodesWithUnchangedValuesDoNotInvalidateDownstream) {
   ASSERT_EQ(each.checks().size(), 1u);
   EXPECT_TRUE(each.checks()[0].result.semantic.equivalent);
   EXPECT_LE(each.computedNodes(), 24u);  // the rewired users (one per removed clone, some twice)
-  EXPECT_GT(each.reusedNodes(), 1000u);
+  EXPECT_GT(each.reusedNodes(), 19 * each.computedNodes());  // > 95% of the ~500 call nodes
 }
 
 // ---------------------------------------------------------------- comparison in steps
