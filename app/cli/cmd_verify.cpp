@@ -10,6 +10,7 @@
 #include "app/cli/commands.h"
 #include "core/exec/synth.h"
 #include "core/exec/verify.h"
+#include "core/io/lstrace.h"
 #include "core/passes/pass_manager.h"
 #include "core/util/atomic_file.h"
 #include "core/util/json_writer.h"
@@ -18,7 +19,7 @@ namespace ls::cli {
 
 struct VerifyCommand {
   CLI::App* sub = nullptr;
-  std::string input, pipeline = "generic", profile = "fp", target = "generic", jsonOut;
+  std::string input, pipeline = "generic", profile = "fp", target = "generic", jsonOut, traceOut;
   bool each = false, doBisect = false, noReuse = false, stopOnFailure = false, noQuantize = false;
   std::vector<std::string> disabled;
   uint64_t seed = 1;
@@ -75,6 +76,8 @@ VerifyCommand* addVerifyCommand(CLI::App& app) {
   s->add_option("--bisect-limit", cmd.limit, "run only the first N passes of the pipeline (as -opt-bisect-limit)");
   s->add_option("--disable-pass", cmd.disabled, "skip this pass (repeatable)");
   s->add_option("--json", cmd.jsonOut, "write the verification result as JSON");
+  s->add_option("--trace", cmd.traceOut,
+                "write the trace (.lstrace); with --each every changed pass's record carries its errors");
   s->add_option("--seed", cmd.seed, "seed of the synthesised graph inputs")->capture_default_str();
   s->add_option("--rtol", cmd.rtol, "relative tolerance for float outputs")->capture_default_str();
   s->add_option("--atol", cmd.atol, "absolute tolerance for float outputs")->capture_default_str();
@@ -146,11 +149,24 @@ int runVerify(const VerifyCommand& cmd) {
   pm.addInstrumentation(&verifier);
   if (cmd.each) pm.addInstrumentation(&each);
   pm.addInstrumentation(&stats);
+  passes::TraceRecorder recorder;
+  if (!cmd.traceOut.empty()) pm.addInstrumentation(&recorder);
   auto tRun = std::chrono::steady_clock::now();
   passes::RunResult res = pm.run(g, ctx);
   const double runMs = msSince(tRun);
 
-  exec::CheckResult final = ref->check(g);
+  // The final graph: with --each its check is the last changed pass's (unless a pass failed
+  // and the graph was rolled back); a pipeline that changed nothing left the source graph.
+  bool changedAny = false;
+  for (const auto& r : res.records) changedAny = changedAny || r.status == passes::PassStatus::Changed;
+  exec::CheckResult final;
+  if (res.failedIndex < 0 && !changedAny) {
+    final = ref->compare(ref->outputs());
+  } else if (cmd.each && res.failedIndex < 0 && !each.checks().empty()) {
+    final = each.checks().back().result;
+  } else {
+    final = ref->check(g);
+  }
   bool equivalent = final.semantic.equivalent && res.failedIndex < 0;
   fmt::print("verify {} with pipeline '{}' ({} passes{}), profile {}, target {}, seed {}\n", model, cmd.pipeline,
              runCount, runCount < passCount ? fmt::format(" of {}", passCount) : "", cmd.profile, cmd.target, cmd.seed);
@@ -241,6 +257,12 @@ int runVerify(const VerifyCommand& cmd) {
     }
     w.endObject();
     Status st = writeFileAtomic(cmd.jsonOut, w.str() + "\n");
+    if (!st) return usageError(st.message());
+  }
+  if (!cmd.traceOut.empty()) {
+    trace::Trace t = recorder.take();
+    t.model = model;
+    Status st = io::saveTrace(t, cmd.traceOut);
     if (!st) return usageError(st.message());
   }
   return equivalent ? 0 : 1;

@@ -57,6 +57,11 @@ TEST(VerifyCli, GenericPipelineIsEquivalentWithPerPassReport) {
   EXPECT_NE(j.find("\"name\": \"RemoveNoopClonePass\""), std::string::npos) << j;
   EXPECT_NE(j.find("\"max_rel_error\""), std::string::npos) << j;
   EXPECT_EQ(j.find("first_failure"), std::string::npos) << j;
+  // The trace carries the per-pass errors: exported as JSON by `export`.
+  auto tr = scratch("deit.lstrace");
+  VerifyRun t = runCli("verify " + graph("deit_tiny_vit") + " --each --trace " + tr.string());
+  ASSERT_EQ(t.code, 0) << t.out;
+  EXPECT_TRUE(std::filesystem::exists(tr));
 }
 
 TEST(VerifyCli, BisectLimitRunsAPrefix) {
