@@ -745,11 +745,14 @@ Result<QuantizeReport> quantizeGraph(ir::Graph& g, const QuantizeOptions& o) {
                                          g.node(u.consumer).name, B.numel(), channels));
       std::vector<float> bscales(static_cast<size_t>(channels));
       for (int64_t c = 0; c < channels; ++c) bscales[size_t(c)] = float(qp[size_t(root)].scale) * scales[size_t(c)];
-      const int64_t lo = std::numeric_limits<int32_t>::min(), hi = std::numeric_limits<int32_t>::max();
+      // Upstream's _get_int32_per_channel_bias_qspec: [int32 min, int32 max - 1], zero points 0
+      // (int32), scale = input activation scale * weight scale per channel.
+      const int64_t lo = std::numeric_limits<int32_t>::min(), hi = int64_t(std::numeric_limits<int32_t>::max()) - 1;
       exec::Tensor bsT = exec::Tensor::fromFloats(ir::Shape{channels}, bscales);
+      exec::Tensor bzT(DType::Int32, ir::Shape{channels});
       NodeId bcon = u.consumer;
       NodeId bsId = addConstant(g, bcon, bc->name + "_scales", bc->fqn, bsT);
-      NodeId bzId = addConstant(g, bcon, bc->name + "_zero_points", bc->fqn, zpT);
+      NodeId bzId = addConstant(g, bcon, bc->name + "_zero_points", bc->fqn, bzT);
       ValueRef bq;
       if (o.foldWeightQuantize) {
         exec::Tensor q = quantizeChannels(B, 0, bscales, lo, hi, DType::Int32);

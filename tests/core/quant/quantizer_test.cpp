@@ -150,6 +150,8 @@ TEST(Quantizer, WeightsArePerChannelSymmetricInt8AndBiasIsInt32WithDerivedScale)
   const exec::Tensor bq = constantValues(g, *producer(g, bdq->args[0]));
   const exec::Tensor bs = constantValues(g, *producer(g, bdq->args[1]));
   EXPECT_EQ(bq.dtype(), ir::DType::Int32);
+  EXPECT_EQ(*bdq->args[4].asInt(), -2147483648LL);
+  EXPECT_EQ(*bdq->args[5].asInt(), 2147483646LL);  // upstream: int32 max - 1
   const ir::Node* xdq = producer(g, c1.args[0]);
   const double inScale = *xdq->args[1].asFloat();
   for (int64_t c = 0; c < 4; ++c) EXPECT_NEAR(bs.getDouble(c), inScale * scales.getDouble(c), 1e-12);
