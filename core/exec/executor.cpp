@@ -118,6 +118,14 @@ Result<RunValues> Executor::runAll(const ir::Graph& g, const std::vector<Tensor>
   return r;
 }
 
+Result<std::vector<Tensor>> Executor::run(const ir::Graph& g, const std::vector<Tensor>& inputs,
+                                          const ObserveFn& observe) {
+  std::vector<std::vector<Tensor>> values;
+  std::vector<Tensor> outputs;
+  LS_RETURN_IF_ERROR(execute(g, inputs, false, values, outputs, nullptr, &observe));
+  return outputs;
+}
+
 Result<RunValues> Executor::runAll(const ir::Graph& g, const std::vector<Tensor>& inputs, const ReuseFn& reuse) {
   RunValues r;
   LS_RETURN_IF_ERROR(execute(g, inputs, true, r.byNode, r.outputs, &reuse));
@@ -147,7 +155,7 @@ std::vector<std::pair<std::string, double>> Executor::profile() const {
 
 Status Executor::execute(const ir::Graph& g, const std::vector<Tensor>& inputs, bool keepAll,
                          std::vector<std::vector<Tensor>>& values, std::vector<Tensor>& outputs,
-                         const ReuseFn* reuse) {
+                         const ReuseFn* reuse, const ObserveFn* observe) {
   const std::string& model = g.modelName;
   auto where = [&](const ir::Node& n) {
     return fmt::format("{}node '{}' ({})", model.empty() ? "" : model + ": ", n.name,
@@ -260,6 +268,7 @@ Status Executor::execute(const ir::Graph& g, const std::vector<Tensor>& inputs, 
       }
       default: break;
     }
+    if (observe && *observe && node.kind != ir::NodeKind::Output) (*observe)(node, values[node.id]);
     if (!keepAll)
       for (ir::NodeId dead : dieAfter[pos]) values[dead].clear();
   }

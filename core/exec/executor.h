@@ -84,6 +84,11 @@ class Executor {
   /// what the node would compute (incremental re-runs after a pass).
   using ReuseFn = std::function<const std::vector<Tensor>*(const ir::Node& node,
                                                             const std::vector<std::vector<Tensor>>& values)>;
+  /// Called with every node's outputs right after they are produced (calibration observers).
+  using ObserveFn = std::function<void(const ir::Node& node, const std::vector<Tensor>& outputs)>;
+  /// run() calling `observe` for every placeholder, get_attr and call node (values are still
+  /// freed after their last use, so memory stays that of run()).
+  Result<std::vector<Tensor>> run(const ir::Graph& g, const std::vector<Tensor>& inputs, const ObserveFn& observe);
   /// runAll() taking the values `reuse` offers as given.
   Result<RunValues> runAll(const ir::Graph& g, const std::vector<Tensor>& inputs, const ReuseFn& reuse);
 
@@ -106,7 +111,7 @@ class Executor {
  private:
   Status execute(const ir::Graph& g, const std::vector<Tensor>& inputs, bool keepAll,
                  std::vector<std::vector<Tensor>>& values, std::vector<Tensor>& outputs,
-                 const ReuseFn* reuse = nullptr);
+                 const ReuseFn* reuse = nullptr, const ObserveFn* observe = nullptr);
 
   ExecOptions options_;
   int threads_ = 1;

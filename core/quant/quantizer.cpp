@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -124,25 +125,6 @@ NodeId addConstant(ir::Graph& g, NodeId before, const std::string& base, const s
   n.outputs.push_back(ir::TensorMeta(t.dtype(), t.shape()));
   n.provenance.createdBy = kCreatedBy;
   return g.insertBefore(before, std::move(n));
-}
-
-/// Inserts a call node (metadata inferred) before or after `anchor`.
-Result<ValueRef> addCall(ir::Graph& g, NodeId anchor, bool after, std::string_view op, std::vector<ir::Arg> args,
-                         std::string_view base, NodeId derivedFrom) {
-  ir::Node n;
-  n.kind = ir::NodeKind::Call;
-  n.op = ir::internOp(op);
-  n.target = std::string(op);
-  n.name = g.uniqueName(base);
-  n.args = std::move(args);
-  n.provenance.createdBy = kCreatedBy;
-  n.provenance.derivedFrom = {derivedFrom};
-  const ops::OpSchema* s = ops::OpRegistry::instance().find(n.op);
-  if (!s) return Status::error(fmt::format("quantizer: op '{}' is not registered", op));
-  LS_RETURN_IF_ERROR(ops::checkArgs(*s, n, g).withContext(fmt::format("quantizer: new node '{}': ", n.name)));
-  LS_RETURN_IF_ERROR(ops::inferNode(g, n, n.outputs, nullptr).withContext(fmt::format("quantizer: new node '{}': ", n.name)));
-  NodeId id = after ? g.insertAfter(anchor, std::move(n)) : g.insertBefore(anchor, std::move(n));
-  return ValueRef{id, 0};
 }
 
 /// Points every use of `from` by nodes other than `except` at `to`.
@@ -644,6 +626,98 @@ Status transformForAnnotation(ir::Graph& g, const QuantizeOptions& o, QuantizeRe
   return Status::ok();
 }
 
+namespace {
+
+/// Builds the converted graph in one ordered pass (no per-insertion index rebuilds): nodes are
+/// copied with their inputs remapped to the dequantised values; planned nodes are emitted
+/// right before a given node or right after a value's producer.
+class Rebuilder {
+ public:
+  Rebuilder(const ir::Graph& src) : src_(src), out_(src.shellCopy()) {}
+
+  ir::Graph& graph() { return out_; }
+
+  /// A node name not used by the source graph nor by a node emitted so far.
+  std::string freshName(const std::string& base) {
+    for (int k = counters_[base];; ++k) {
+      std::string n = k == 0 ? base : fmt::format("{}_{}", base, k);
+      if (src_.findByName(n) == ir::kInvalidNode && !used_.count(n) && !out_.constant(n)) {
+        counters_[base] = k + 1;
+        used_.insert(n);
+        return n;
+      }
+    }
+  }
+
+  ValueRef constant(const std::string& base, const std::string& fqn, const exec::Tensor& t, NodeId derivedFrom) {
+    std::string name = freshName(base);
+    ir::Constant c;
+    c.name = name;
+    c.fqn = fqn;
+    c.kind = ir::ConstantKind::Constant;
+    c.dtype = t.dtype();
+    c.shape = t.shape();
+    c.data = out_.store().intern(std::vector<uint8_t>(t.bytes(), t.bytes() + t.nbytes()));
+    c.contentHash = ir::constantContentHash(c);
+    out_.setConstant(c);
+    ir::Node n;
+    n.kind = ir::NodeKind::GetAttr;
+    n.name = name;
+    n.target = name;
+    n.outputs.push_back(ir::TensorMeta(t.dtype(), t.shape()));
+    n.provenance.createdBy = kCreatedBy;
+    n.provenance.derivedFrom = {derivedFrom};
+    return ValueRef{out_.append(std::move(n)), 0};
+  }
+
+  Result<ValueRef> call(std::string_view op, std::vector<ir::Arg> args, const std::string& base, NodeId derivedFrom) {
+    ir::Node n;
+    n.kind = ir::NodeKind::Call;
+    n.op = ir::internOp(op);
+    n.target = std::string(op);
+    n.name = freshName(base);
+    n.args = std::move(args);
+    n.provenance.createdBy = kCreatedBy;
+    n.provenance.derivedFrom = {derivedFrom};
+    const ops::OpSchema* s = ops::OpRegistry::instance().find(n.op);
+    if (!s) return Status::error(fmt::format("quantizer: op '{}' is not registered", op));
+    LS_RETURN_IF_ERROR(ops::checkArgs(*s, n, out_).withContext(fmt::format("quantizer: new node '{}': ", n.name)));
+    LS_RETURN_IF_ERROR(
+        ops::inferNode(out_, n, n.outputs, &cache_).withContext(fmt::format("quantizer: new node '{}': ", n.name)));
+    return ValueRef{out_.append(std::move(n)), 0};
+  }
+
+  /// Copies source node `p` with remapped inputs and the given arg overrides.
+  void copy(const ir::NodePtr& p, const std::unordered_map<NodeId, ValueRef>& remap,
+            const std::vector<std::pair<size_t, ValueRef>>* overrides) {
+    bool touched = overrides && !overrides->empty();
+    if (!touched)
+      p->forEachInput([&](const ValueRef& r) { touched = touched || (r.output == 0 && remap.count(r.node)); });
+    if (!touched) {
+      out_.appendShared(p);
+      return;
+    }
+    ir::Node n = *p;
+    n.forEachInputMutable([&](ValueRef& r) {
+      if (r.output != 0) return;
+      auto it = remap.find(r.node);
+      if (it != remap.end()) r = it->second;
+    });
+    if (overrides)
+      for (const auto& [arg, v] : *overrides) n.args[arg] = v;
+    out_.append(std::move(n));
+  }
+
+ private:
+  const ir::Graph& src_;
+  ir::Graph out_;
+  std::unordered_map<std::string, int> counters_;
+  std::set<std::string> used_;
+  ops::InferenceCache cache_;
+};
+
+}  // namespace
+
 Result<QuantizeReport> quantizeGraph(ir::Graph& g, const QuantizeOptions& o) {
   QuantizeReport report;
   if (exec::hasQuantOps(g)) {
@@ -658,32 +732,35 @@ Result<QuantizeReport> quantizeGraph(ir::Graph& g, const QuantizeOptions& o) {
   Annotation ann = annotate(g, o);
   report.annotatedNodes = ann.annotatedNodes;
 
-  // Calibration: min/max of every observed value over the seeded runs.
+  // Calibration: min/max observers on every observed value over the seeded runs (values are
+  // observed as they are produced; memory stays that of a plain run).
   const size_t ngroups = ann.uf.parent.size();
   std::vector<double> mn(ngroups, INFINITY), mx(ngroups, -INFINITY);
+  std::vector<int> rootOf(g.nextId(), -1);
+  for (const auto& [v, gi] : ann.group) rootOf[v] = ann.uf.find(gi);
+  exec::Executor::ObserveFn observe = [&](const ir::Node& n, const std::vector<exec::Tensor>& outs) {
+    if (n.id >= rootOf.size() || rootOf[n.id] < 0 || outs.size() != 1) return;
+    const exec::Tensor& t = outs[0];
+    if (!t.defined() || !ir::isFloating(t.dtype())) return;
+    const size_t root = size_t(rootOf[n.id]);
+    double lo = mn[root], hi = mx[root];
+    if (t.dtype() == DType::Float32) {
+      const float* d = t.data<float>();
+      for (int64_t i = 0; i < t.numel(); ++i)
+        if (std::isfinite(d[i])) lo = std::min(lo, double(d[i])), hi = std::max(hi, double(d[i]));
+    } else {
+      for (int64_t i = 0; i < t.numel(); ++i) {
+        const double x = t.getDouble(i);
+        if (std::isfinite(x)) lo = std::min(lo, x), hi = std::max(hi, x);
+      }
+    }
+    mn[root] = lo;
+    mx[root] = hi;
+  };
   exec::Executor ex;
   for (int run = 0; run < o.calibrationRuns; ++run) {
-    auto vals = ex.runAll(g, exec::synthesizeInputs(g, o.seed + uint64_t(run)));
-    if (!vals) return Status::error("quantizer: calibration run failed: " + vals.message());
-    for (const auto& [v, gi] : ann.group) {
-      const auto& outs = vals->of(v);
-      if (outs.size() != 1 || !outs[0].defined() || !ir::isFloating(outs[0].dtype())) continue;
-      const int root = ann.uf.find(gi);
-      const exec::Tensor& t = outs[0];
-      double lo = mn[size_t(root)], hi = mx[size_t(root)];
-      if (t.dtype() == DType::Float32) {
-        const float* d = t.data<float>();
-        for (int64_t i = 0; i < t.numel(); ++i)
-          if (std::isfinite(d[i])) lo = std::min(lo, double(d[i])), hi = std::max(hi, double(d[i]));
-      } else {
-        for (int64_t i = 0; i < t.numel(); ++i) {
-          double x = t.getDouble(i);
-          if (std::isfinite(x)) lo = std::min(lo, x), hi = std::max(hi, x);
-        }
-      }
-      mn[size_t(root)] = lo;
-      mx[size_t(root)] = hi;
-    }
+    auto out = ex.run(g, exec::synthesizeInputs(g, o.seed + uint64_t(run)), observe);
+    if (!out) return Status::error("quantizer: calibration run failed: " + out.message());
   }
   std::vector<QParams> qp(ngroups);
   std::vector<uint8_t> calibrated(ngroups, 0);
@@ -693,123 +770,130 @@ Result<QuantizeReport> quantizeGraph(ir::Graph& g, const QuantizeOptions& o) {
       calibrated[r] = 1;
     }
 
-  // Convert: weights and biases first (their bias scale needs the input's activation scale).
+  // Convert plan. Weights/biases: emitted right before the node reading them. Activations: a
+  // q/dq pair right after the producer (placeholders and constants: before their first user).
   const ir::Arg i8 = dtypeArg(DType::Int8), i32 = dtypeArg(DType::Int32);
-  for (const WeightUse& u : ann.weights) {
+  Rebuilder rb(g);
+  std::unordered_map<NodeId, ValueRef> remap;  // value -> its dequantised replacement
+  std::unordered_map<NodeId, std::vector<std::function<Status()>>> emitBefore;
+  std::unordered_map<NodeId, std::vector<std::pair<size_t, ValueRef>>> overrides;
+  std::vector<uint8_t> quantizeAfter(g.nextId(), 0);
+  std::set<int> usedRoots;
+
+  for (const WeightUse& wu : ann.weights) {
+    const WeightUse u = wu;
     const ir::Node& wnode = g.node(u.weightNode);
     const ir::Constant* wc = g.constant(wnode.target);
     if (!wc) return Status::error(fmt::format("quantizer: node '{}': weight constant '{}' is missing", wnode.name, wnode.target));
-    exec::Tensor W = valuesOf(*wc);
-    std::vector<float> scales = symmetricChannelScales(W, u.axis, o.spec);
+    const exec::Tensor W = valuesOf(*wc);
+    const std::vector<float> scales = symmetricChannelScales(W, u.axis, o.spec);
     const int64_t channels = int64_t(scales.size());
-    exec::Tensor scaleT = exec::Tensor::fromFloats(ir::Shape{channels}, scales);
-    exec::Tensor zpT(DType::Int64, ir::Shape{channels});
-    const std::string base = wc->name;
-    const std::string fqn = wc->fqn;
-    NodeId anchor = u.weightReader;
-    NodeId sId = addConstant(g, anchor, base + "_scales", fqn, scaleT);
-    NodeId zId = addConstant(g, anchor, base + "_zero_points", fqn, zpT);
-    ValueRef qv;
-    if (o.foldWeightQuantize) {
-      exec::Tensor q = quantizeChannels(W, u.axis, scales, o.spec.weightQmin, o.spec.weightQmax, DType::Int8);
-      qv = ValueRef{addConstant(g, anchor, base + "_int8", fqn, q), 0};
-    } else {
-      auto q = addCall(g, anchor, false, kQC,
-                       {ValueRef{u.weightNode, 0}, ValueRef{sId, 0}, ValueRef{zId, 0}, int64_t(u.axis),
-                        o.spec.weightQmin, o.spec.weightQmax, i8},
-                       "quantize_per_channel_default", u.weightNode);
-      if (!q) return q.status();
-      qv = *q;
-    }
-    auto dq = addCall(g, anchor, false, kDQC,
-                      {qv, ValueRef{sId, 0}, ValueRef{zId, 0}, int64_t(u.axis), o.spec.weightQmin, o.spec.weightQmax, i8},
-                      "dequantize_per_channel_default", u.weightNode);
-    if (!dq) return dq.status();
-    g.mutableNode(u.weightReader).args[u.weightArg] = *dq;
+    const std::string wname = wc->name, wfqn = wc->fqn;
+    emitBefore[u.weightReader].push_back([&, u, W, scales, channels, wname, wfqn]() -> Status {
+      exec::Tensor scaleT = exec::Tensor::fromFloats(ir::Shape{channels}, scales);
+      exec::Tensor zpT(DType::Int64, ir::Shape{channels});
+      ValueRef s = rb.constant(wname + "_scales", wfqn, scaleT, u.weightNode);
+      ValueRef z = rb.constant(wname + "_zero_points", wfqn, zpT, u.weightNode);
+      ValueRef qv;
+      if (o.foldWeightQuantize) {
+        qv = rb.constant(wname + "_int8", wfqn,
+                         quantizeChannels(W, u.axis, scales, o.spec.weightQmin, o.spec.weightQmax, DType::Int8),
+                         u.weightNode);
+      } else {
+        auto q = rb.call(kQC, {ValueRef{u.weightNode, 0}, s, z, int64_t(u.axis), o.spec.weightQmin, o.spec.weightQmax, i8},
+                         "quantize_per_channel_default", u.weightNode);
+        if (!q) return q.status();
+        qv = *q;
+      }
+      auto dq = rb.call(kDQC, {qv, s, z, int64_t(u.axis), o.spec.weightQmin, o.spec.weightQmax, i8},
+                        "dequantize_per_channel_default", u.weightNode);
+      if (!dq) return dq.status();
+      overrides[u.weightReader].emplace_back(u.weightArg, *dq);
+      return Status::ok();
+    });
     ++report.perChannelWeights;
 
-    if (u.biasArg != SIZE_MAX) {
-      auto git = ann.group.find(u.inputValue);
-      const int root = git == ann.group.end() ? -1 : ann.uf.find(git->second);
-      if (root < 0 || !calibrated[size_t(root)])
-        return Status::error(fmt::format("quantizer: node '{}': its input has no calibrated scale for the bias",
-                                         g.node(u.consumer).name));
-      const ir::Node& bnode = g.node(u.biasNode);
-      const ir::Constant* bcp = g.constant(bnode.target);
-      if (!bcp) return Status::error(fmt::format("quantizer: node '{}': bias constant '{}' is missing", bnode.name, bnode.target));
-      const ir::Constant bcv = *bcp;  // pointers into the constant map die when constants are added
-      const ir::Constant* bc = &bcv;
-      exec::Tensor B = valuesOf(*bc);
-      if (B.numel() != channels)
-        return Status::error(fmt::format("quantizer: node '{}': bias has {} elements, the weight {} channels",
-                                         g.node(u.consumer).name, B.numel(), channels));
-      std::vector<float> bscales(static_cast<size_t>(channels));
-      for (int64_t c = 0; c < channels; ++c) bscales[size_t(c)] = float(qp[size_t(root)].scale) * scales[size_t(c)];
+    if (u.biasArg == SIZE_MAX) continue;
+    auto git = ann.group.find(u.inputValue);
+    const int root = git == ann.group.end() ? -1 : ann.uf.find(git->second);
+    if (root < 0 || !calibrated[size_t(root)])
+      return Status::error(
+          fmt::format("quantizer: node '{}': its input has no calibrated scale for the bias", g.node(u.consumer).name));
+    const ir::Node& bnode = g.node(u.biasNode);
+    const ir::Constant* bc = g.constant(bnode.target);
+    if (!bc) return Status::error(fmt::format("quantizer: node '{}': bias constant '{}' is missing", bnode.name, bnode.target));
+    const exec::Tensor B = valuesOf(*bc);
+    if (B.numel() != channels)
+      return Status::error(fmt::format("quantizer: node '{}': bias has {} elements, the weight {} channels",
+                                       g.node(u.consumer).name, B.numel(), channels));
+    std::vector<float> bscales(static_cast<size_t>(channels));
+    for (int64_t c = 0; c < channels; ++c) bscales[size_t(c)] = float(qp[size_t(root)].scale) * scales[size_t(c)];
+    const std::string bname = bc->name, bfqn = bc->fqn;
+    emitBefore[u.consumer].push_back([&, u, B, bscales, channels, bname, bfqn]() -> Status {
       // Upstream's _get_int32_per_channel_bias_qspec: [int32 min, int32 max - 1], zero points 0
       // (int32), scale = input activation scale * weight scale per channel.
       const int64_t lo = std::numeric_limits<int32_t>::min(), hi = int64_t(std::numeric_limits<int32_t>::max()) - 1;
-      exec::Tensor bsT = exec::Tensor::fromFloats(ir::Shape{channels}, bscales);
-      exec::Tensor bzT(DType::Int32, ir::Shape{channels});
-      NodeId bcon = u.consumer;
-      NodeId bsId = addConstant(g, bcon, bc->name + "_scales", bc->fqn, bsT);
-      NodeId bzId = addConstant(g, bcon, bc->name + "_zero_points", bc->fqn, bzT);
+      ValueRef s = rb.constant(bname + "_scales", bfqn, exec::Tensor::fromFloats(ir::Shape{channels}, bscales), u.biasNode);
+      ValueRef z = rb.constant(bname + "_zero_points", bfqn, exec::Tensor(DType::Int32, ir::Shape{channels}), u.biasNode);
       ValueRef bq;
       if (o.foldWeightQuantize) {
-        exec::Tensor q = quantizeChannels(B, 0, bscales, lo, hi, DType::Int32);
-        bq = ValueRef{addConstant(g, bcon, bc->name + "_int32", bc->fqn, q), 0};
+        bq = rb.constant(bname + "_int32", bfqn, quantizeChannels(B, 0, bscales, lo, hi, DType::Int32), u.biasNode);
       } else {
-        auto q = addCall(g, bcon, false, kQC,
-                         {ValueRef{u.biasNode, 0}, ValueRef{bsId, 0}, ValueRef{bzId, 0}, int64_t(0), lo, hi, i32},
-                         "quantize_per_channel_default", u.biasNode);
+        auto q = rb.call(kQC, {ValueRef{u.biasNode, 0}, s, z, int64_t(0), lo, hi, i32}, "quantize_per_channel_default",
+                         u.biasNode);
         if (!q) return q.status();
         bq = *q;
       }
-      auto bdq = addCall(g, bcon, false, kDQC, {bq, ValueRef{bsId, 0}, ValueRef{bzId, 0}, int64_t(0), lo, hi, i32},
-                         "dequantize_per_channel_default", u.biasNode);
-      if (!bdq) return bdq.status();
-      g.mutableNode(u.consumer).args[u.biasArg] = *bdq;
-      ++report.int32Biases;
-    }
+      auto dq = rb.call(kDQC, {bq, s, z, int64_t(0), lo, hi, i32}, "dequantize_per_channel_default", u.biasNode);
+      if (!dq) return dq.status();
+      overrides[u.consumer].emplace_back(u.biasArg, *dq);
+      return Status::ok();
+    });
+    ++report.int32Biases;
   }
 
-  // Activations: one q/dq pair after every observed single-output value; all its uses read
-  // the dequantised value.
-  std::vector<std::pair<size_t, NodeId>> order;
-  for (const auto& [v, gi] : ann.group) {
-    const ir::Node* n = g.find(v);
-    if (!n || n->outputs.size() != 1 || !isFloatTensor(n->outputs[0])) continue;
-    if (!calibrated[size_t(ann.uf.find(gi))]) continue;
-    order.emplace_back(g.position(v), v);
-  }
-  std::sort(order.begin(), order.end());
-  std::set<int> usedRoots;
-  for (const auto& [pos, v] : order) {
-    (void)pos;
-    const ir::Node& n = g.node(v);
-    auto users = g.users(v);
-    if (users.empty()) continue;
-    const int root = ann.uf.find(ann.group[v]);
-    const QParams& p = qp[size_t(root)];
-    const bool atDef = n.isCall();
-    NodeId anchor = v;
-    if (!atDef) {  // placeholders and constants: right before their first user
-      size_t first = SIZE_MAX;
-      for (NodeId u : users) first = std::min(first, g.position(u));
-      anchor = g.at(first).id;
-    }
-    std::vector<ir::Arg> qargs = {ValueRef{v, 0}, p.scale, p.zeroPoint, o.spec.actQmin, o.spec.actQmax, i8};
-    auto q = addCall(g, anchor, atDef, kQ, qargs, "quantize_per_tensor_default", v);
+  auto emitActivation = [&](NodeId v) -> Status {
+    const QParams& p = qp[size_t(rootOf[v])];
+    auto q = rb.call(kQ, {ValueRef{v, 0}, p.scale, p.zeroPoint, o.spec.actQmin, o.spec.actQmax, i8},
+                     "quantize_per_tensor_default", v);
     if (!q) return q.status();
-    std::vector<ir::Arg> dqargs = {*q, p.scale, p.zeroPoint, o.spec.actQmin, o.spec.actQmax, i8};
-    auto dq = addCall(g, q->node, true, kDQ, dqargs, "dequantize_per_tensor_default", v);
+    auto dq = rb.call(kDQ, {*q, p.scale, p.zeroPoint, o.spec.actQmin, o.spec.actQmax, i8},
+                      "dequantize_per_tensor_default", v);
     if (!dq) return dq.status();
-    replaceUses(g, ValueRef{v, 0}, *dq, q->node);
+    remap[v] = *dq;
     ++report.quantizePerTensor;
     ++report.dequantizePerTensor;
     ++report.quantizedValues;
-    usedRoots.insert(root);
+    usedRoots.insert(rootOf[v]);
+    return Status::ok();
+  };
+  for (const auto& [v, gi] : ann.group) {
+    const ir::Node* n = g.find(v);
+    if (!n || n->outputs.size() != 1 || !isFloatTensor(n->outputs[0])) continue;
+    if (!calibrated[size_t(rootOf[v])]) continue;
+    auto users = g.users(v);
+    if (users.empty()) continue;
+    if (n->isCall()) {
+      quantizeAfter[v] = 1;
+    } else {
+      NodeId first = users[0];
+      for (NodeId u : users)
+        if (g.position(u) < g.position(first)) first = u;
+      emitBefore[first].push_back([&, v]() { return emitActivation(v); });
+    }
+  }
+
+  // Rebuild in order.
+  rb.graph().reserveNodes(g.size() + 2 * report.quantizePerTensor + 8 * report.perChannelWeights);
+  for (const ir::NodePtr& p : g.nodes()) {
+    if (auto it = emitBefore.find(p->id); it != emitBefore.end())
+      for (auto& fn : it->second) LS_RETURN_IF_ERROR(fn());
+    auto ov = overrides.find(p->id);
+    rb.copy(p, remap, ov == overrides.end() ? nullptr : &ov->second);
+    if (quantizeAfter[p->id]) LS_RETURN_IF_ERROR(emitActivation(p->id));
   }
   report.observers = usedRoots.size();
+  g = std::move(rb.graph());
   removeDeadConstants(g);
   LS_RETURN_IF_ERROR(passes::VerifierInstrumentation::verifyGraph(g).withContext("quantizer produced an invalid graph: "));
   return report;
