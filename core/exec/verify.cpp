@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <optional>
 
 #include "core/exec/synth.h"
 
@@ -65,8 +66,9 @@ bool hasQuantOps(const ir::Graph& g) {
   return false;
 }
 
-std::vector<double> outputQuantSteps(const ir::Graph& g, ConstantCache& constants) {
+std::vector<double> outputQuantSteps(const ir::Graph& g, ConstantCache& constants, std::vector<int64_t>* zeroPoints) {
   std::vector<double> steps;
+  if (zeroPoints) zeroPoints->clear();
   const ir::Node* out = g.outputNode();
   if (!out) return steps;
   std::vector<ir::ValueRef> refs;
@@ -74,23 +76,34 @@ std::vector<double> outputQuantSteps(const ir::Graph& g, ConstantCache& constant
     if (const ir::RefList* l = a.asRefList()) refs.insert(refs.end(), l->begin(), l->end());
     else if (const ir::ValueRef* r = a.ref()) refs.push_back(*r);
   }
+  // A number argument, or a 1-element constant.
+  auto scalarArg = [&](const ir::Arg& a) -> std::optional<double> {
+    if (auto v = a.number()) return v;
+    if (const ir::ValueRef* sr = a.ref()) {
+      const ir::Node* sn = g.find(sr->node);
+      if (sn && sn->kind == ir::NodeKind::GetAttr)
+        if (const ir::Constant* c = g.constant(sn->target)) {
+          Tensor t = constants.get(*c);
+          if (t.numel() == 1) return t.getDouble(0);
+        }
+    }
+    return std::nullopt;
+  };
   for (const ir::ValueRef& r : refs) {
     double step = 0.0;
+    int64_t zp = 0;
     const ir::Node* n = r.isNone() ? nullptr : g.find(r.node);
-    if (n && n->isCall() && isDequantPerTensor(ir::opName(n->op)) && n->args.size() > 1) {
-      const ir::Arg& s = n->args[1];
-      if (auto v = s.number()) {
-        step = *v;
-      } else if (const ir::ValueRef* sr = s.ref()) {
-        const ir::Node* sn = g.find(sr->node);
-        if (sn && sn->kind == ir::NodeKind::GetAttr)
-          if (const ir::Constant* c = g.constant(sn->target)) {
-            Tensor t = constants.get(*c);
-            if (t.numel() == 1) step = t.getDouble(0);
-          }
+    if (n && n->isCall() && isDequantPerTensor(ir::opName(n->op)) && n->args.size() > 2) {
+      auto s = scalarArg(n->args[1]);
+      auto z = scalarArg(n->args[2]);
+      if (s && z) {
+        step = *s;
+        zp = int64_t(*z);
       }
     }
-    steps.push_back(step > 0 && std::isfinite(step) ? step : 0.0);
+    const bool ok = step > 0 && std::isfinite(step);
+    steps.push_back(ok ? step : 0.0);
+    if (zeroPoints) zeroPoints->push_back(ok ? zp : 0);
   }
   return steps;
 }
@@ -112,8 +125,9 @@ Result<Reference> Reference::compute(const ir::Graph& source, const VerifyOption
     if (!out) return Status::error("the source graph does not run: " + out.message());
     r.outputs_ = std::move(out).value();
   }
-  if (opts.quantSteps) r.steps_ = outputQuantSteps(source, *r.constants_);
+  if (opts.quantSteps) r.steps_ = outputQuantSteps(source, *r.constants_, &r.zeroPoints_);
   r.steps_.resize(r.outputs_.size(), 0.0);
+  r.zeroPoints_.resize(r.outputs_.size(), 0);
   return r;
 }
 
@@ -127,7 +141,24 @@ CheckResult Reference::compare(const std::vector<Tensor>& actual) const {
     res.message = fmt::format("output count differs: {} vs expected {}", actual.size(), outputs_.size());
     return res;
   }
-  CompareResult base = compareOutputs(actual, outputs_, opts_.compare);
+  // Quantised integers where the source returns dequantised floats: dequantise them with the
+  // source's parameters, then compare in steps like any float output.
+  std::vector<Tensor> converted;
+  const std::vector<Tensor>* act = &actual;
+  for (size_t i = 0; i < actual.size(); ++i) {
+    const bool intForFloat = i < steps_.size() && steps_[i] > 0 && actual[i].defined() && outputs_[i].defined() &&
+                             !ir::isFloating(actual[i].dtype()) && actual[i].dtype() != ir::DType::Bool &&
+                             ir::isFloating(outputs_[i].dtype());
+    if (!intForFloat) continue;
+    if (converted.empty()) converted = actual;
+    Tensor f(outputs_[i].dtype(), actual[i].shape());
+    for (int64_t k = 0; k < f.numel(); ++k)
+      f.setDouble(k, double(float(actual[i].getInt(k) - zeroPoints_[i]) * float(steps_[i])));
+    converted[i] = f;
+  }
+  if (!converted.empty()) act = &converted;
+  const std::vector<Tensor>& actualF = *act;
+  CompareResult base = compareOutputs(actualF, outputs_, opts_.compare);
   s.maxAbsError = base.maxAbsError;
   s.maxRelError = base.maxRelError;
   s.maxSteps = double(base.maxSteps);
@@ -141,10 +172,10 @@ CheckResult Reference::compare(const std::vector<Tensor>& actual) const {
   }
   // Some outputs compare in quantisation steps: redo the verdict output by output.
   s.equivalent = true;
-  for (size_t i = 0; i < actual.size(); ++i) {
-    const bool stepped = steps_[i] > 0 && actual[i].defined() && ir::isFloating(actual[i].dtype());
-    OutputDiff d = stepped ? compareInSteps(actual[i], outputs_[i], steps_[i], opts_.compare)
-                           : compareTensors(actual[i], outputs_[i], opts_.compare);
+  for (size_t i = 0; i < actualF.size(); ++i) {
+    const bool stepped = steps_[i] > 0 && actualF[i].defined() && ir::isFloating(actualF[i].dtype());
+    OutputDiff d = stepped ? compareInSteps(actualF[i], outputs_[i], steps_[i], opts_.compare)
+                           : compareTensors(actualF[i], outputs_[i], opts_.compare);
     if (stepped) s.maxSteps = std::max(s.maxSteps, d.maxAbsError / steps_[i]);
     if (!d.equivalent && s.equivalent) {
       s.equivalent = false;
@@ -152,7 +183,7 @@ CheckResult Reference::compare(const std::vector<Tensor>& actual) const {
       s.failingElement = d.firstFailingElement;
       if (d.shapeMismatch || d.dtypeMismatch)
         res.message = fmt::format("output #{}: {} vs expected {}", i,
-                                  actual[i].defined() ? ir::toString(actual[i].meta()) : "none",
+                                  actualF[i].defined() ? ir::toString(actualF[i].meta()) : "none",
                                   outputs_[i].defined() ? ir::toString(outputs_[i].meta()) : "none");
       else if (stepped)
         res.message = fmt::format(
@@ -160,7 +191,7 @@ CheckResult Reference::compare(const std::vector<Tensor>& actual) const {
             "elements differ)",
             i, d.firstFailingElement, d.actualAtFailure, d.expectedAtFailure,
             std::abs(d.actualAtFailure - d.expectedAtFailure) / steps_[i], steps_[i], opts_.compare.maxSteps,
-            d.mismatches, actual[i].numel());
+            d.mismatches, actualF[i].numel());
       else
         res.message = base.message;
     }

@@ -60,7 +60,9 @@ class Reference {
   const std::shared_ptr<ConstantCache>& constants() const { return constants_; }
   const VerifyOptions& options() const { return opts_; }
 
-  /// Compares `actual` (outputs of a transformed graph on inputs()) with the reference.
+  /// Compares `actual` (outputs of a transformed graph on inputs()) with the reference. An
+  /// output compared in steps may also come back as the quantised integers themselves (a
+  /// lowering that ends in int8): they are dequantised with the source's scale and zero point.
   CheckResult compare(const std::vector<Tensor>& actual) const;
   /// Runs `g` on inputs() and compares. An execution error is a failed check.
   CheckResult check(const ir::Graph& g) const;
@@ -69,12 +71,15 @@ class Reference {
   VerifyOptions opts_;
   std::vector<Tensor> inputs_, outputs_;
   std::vector<double> steps_;
+  std::vector<int64_t> zeroPoints_;
   std::shared_ptr<ConstantCache> constants_;
 };
 
 /// Per output of `g`: the scale of the per-tensor dequantize producing it, 0 when the output
-/// is not produced by one (scale given as a number or as a 1-element constant).
-std::vector<double> outputQuantSteps(const ir::Graph& g, ConstantCache& constants);
+/// is not produced by one (scale given as a number or as a 1-element constant); with
+/// `zeroPoints`, also its zero point.
+std::vector<double> outputQuantSteps(const ir::Graph& g, ConstantCache& constants,
+                                     std::vector<int64_t>* zeroPoints = nullptr);
 
 /// True when `g` (or a nested graph) holds quantized_decomposed quantize/dequantize ops.
 bool hasQuantOps(const ir::Graph& g);

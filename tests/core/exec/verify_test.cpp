@@ -263,6 +263,37 @@ TEST(Reference, IntProfileComparesDequantizedOutputsInSteps) {
   EXPECT_FALSE(fp->compare(shifted(0.05)).semantic.equivalent);
 }
 
+TEST(Reference, QuantisedIntegerOutputsAreComparedAgainstDequantisedReference) {
+  // A lowering may end in int8 where the source returns dequantize(q): the integers are
+  // dequantised with the source's scale and zero point and compared in steps.
+  test::GraphBuilder b;
+  auto x = b.input("x", {3, 4});
+  const ir::Arg i8(ir::EnumArg{ir::EnumKind::DType, int32_t(ir::DType::Int8)});
+  auto q = b.call("quantized_decomposed.quantize_per_tensor.default", {x, 0.02, int64_t(-5), int64_t(-128), int64_t(127), i8});
+  auto dq = b.call("quantized_decomposed.dequantize_per_tensor.default",
+                   {q, 0.02, int64_t(-5), int64_t(-128), int64_t(127), i8});
+  b.output({dq});
+  VerifyOptions o;
+  o.quantSteps = true;
+  auto ref = Reference::compute(b.g, o);
+  ASSERT_TRUE(ref.isOk()) << ref.message();
+  // The integers the quantize produced.
+  Executor ex;
+  auto all = ex.runAll(b.g, ref->inputs());
+  ASSERT_TRUE(all.isOk());
+  Tensor ints = all->at(q).clone();
+  CheckResult same = ref->compare({ints});
+  EXPECT_TRUE(same.semantic.equivalent) << same.message;
+  EXPECT_EQ(same.semantic.maxSteps, 0.0);
+  ints.setInt(7, ints.getInt(7) + 1);
+  EXPECT_TRUE(ref->compare({ints}).semantic.equivalent);  // one step
+  ints.setInt(7, ints.getInt(7) + 2);
+  CheckResult off = ref->compare({ints});
+  EXPECT_FALSE(off.semantic.equivalent);
+  EXPECT_EQ(off.semantic.failingElement, 7);
+  EXPECT_NEAR(off.semantic.maxSteps, 3.0, 1e-3);
+}
+
 TEST(Reference, ExecutionFailureIsAFailedCheckNamingTheNode) {
   ir::Graph g = smallGraph();
   auto ref = Reference::compute(g, {});
