@@ -395,7 +395,6 @@ const ir::Node* fusedActivation(const ir::Graph& g, const ir::Node& n, const Qua
 Annotation annotate(const ir::Graph& g, const QuantizeOptions& o) {
   Annotation a;
   std::set<NodeId> fusedOutputs;  // relu/hardtanh of a fused conv pattern: output annotated only
-  std::unordered_map<NodeId, NodeId> getitemParent;  // max_pool2d_with_indices -> its input
   for (const ir::NodePtr& p : g.nodes()) {
     const ir::Node& n = *p;
     if (!n.isCall() || quantizationDisabled(g, n, o)) continue;
@@ -490,7 +489,6 @@ Annotation annotate(const ir::Graph& g, const QuantizeOptions& o) {
       done = false;
     }
     a.annotatedNodes += done;
-    (void)getitemParent;
   }
   return a;
 }
