@@ -62,6 +62,10 @@ TEST(VerifyCli, GenericPipelineIsEquivalentWithPerPassReport) {
   VerifyRun t = runCli("verify " + graph("deit_tiny_vit") + " --each --trace " + tr.string());
   ASSERT_EQ(t.code, 0) << t.out;
   EXPECT_TRUE(std::filesystem::exists(tr));
+  auto chrome = scratch("deit_chrome.json");
+  VerifyRun e = runCli("export " + tr.string() + " --chrome-trace " + chrome.string());
+  ASSERT_EQ(e.code, 0) << e.out;
+  EXPECT_NE(slurp(chrome).find("\"max_rel_error\""), std::string::npos);
 }
 
 TEST(VerifyCli, BisectLimitRunsAPrefix) {
