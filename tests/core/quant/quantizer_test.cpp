@@ -251,6 +251,14 @@ TEST(TransformForAnnotation, DecompositionsSkipDisallowedNodes) {
   EXPECT_EQ(p.shouldRun(g2, ctx).reason, passes::SkipReason::TargetsDisallowed);
 }
 
+TEST(Quantizer, AGraphThatDoesNotRunIsAnErrorNamingTheNode) {
+  ir::Graph g = smallGraph();
+  g.mutableNode(g.findByName("add")).outputs[0].shape = ir::Shape{1, 4, 8, 9};  // stale metadata
+  auto r = quantizeGraph(g);
+  ASSERT_FALSE(r.isOk());
+  EXPECT_NE(r.message().find("'add'"), std::string::npos) << r.message();
+}
+
 TEST(Quantizer, UnknownExtraTfaPassIsAnError) {
   ir::Graph g = smallGraph();
   QuantizeOptions o;
