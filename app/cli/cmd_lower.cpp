@@ -35,6 +35,7 @@ LowerCommand* addLowerCommand(CLI::App& app) {
   s->add_option("--tosa", cmd.tosaOut,
                 "write the lowered graph as a TOSA 1.0 flatbuffer (.tosa); fails, listing them, if any op is not TOSA");
   s->add_flag("-q,--quiet", cmd.quiet, "print only totals");
+  s->add_flag("--no-quantize", cmd.noQuantize, "with --profile int: do not quantize a float graph first");
   return &cmd;
 }
 
@@ -83,6 +84,10 @@ int runLower(const LowerCommand& cmd) {
   auto loaded = load(cmd.input);
   if (!loaded) return fail(loaded.message());
   ir::Graph g = std::move(loaded).value();
+  if (cmd.profile == "int" && !cmd.noQuantize) {
+    Status qs = quantizeForIntProfile(g);
+    if (!qs) return fail(qs.message());
+  }
   auto pmr = passes::PassManager::fromPipeline(cmd.pipeline);
   if (!pmr) return fail(pmr.message());
   passes::PassManager pm = std::move(pmr).value();

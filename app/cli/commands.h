@@ -18,6 +18,10 @@ int fail(const std::string& msg);
 /// Loads a graph (.lsg or fxjson), printing import warnings unless quiet.
 Result<ir::Graph> load(const std::string& path, bool quiet = false);
 
+/// --profile int: quantizes a float graph (no q/dq ops) with quant::quantizeGraph, calibrated
+/// with inputs seeded from `seed`, and prints what it did.
+Status quantizeForIntProfile(ir::Graph& g, uint64_t seed = 1);
+
 int cmdImport(const std::string& in, const std::string& out);
 int cmdPrint(const std::string& in, bool modules);
 int cmdInfo(const std::string& in, bool json, bool checkShapes, const std::string& jsonOut);
@@ -26,7 +30,7 @@ int cmdInfo(const std::string& in, bool json, bool checkShapes, const std::strin
 struct LowerCommand {
   CLI::App* sub = nullptr;
   std::string input, pipeline = "generic", profile = "fp", target = "generic";
-  bool noSkip = false, noFastCopy = false, noCache = false, verifyEach = false, quiet = false;
+  bool noSkip = false, noFastCopy = false, noCache = false, verifyEach = false, quiet = false, noQuantize = false;
   std::vector<std::string> disabled;
   std::string traceOut, graphOut, jsonOut;
   std::string tosaOut;  ///< --tosa: write the lowered graph as a TOSA 1.0 flatbuffer
@@ -42,6 +46,11 @@ bool selectedExport(const TraceCommands& c);
 bool selectedCompare(const TraceCommands& c);
 int runExport(const TraceCommands& c);
 int runCompare(const TraceCommands& c);
+
+struct VerifyCommand;
+VerifyCommand* addVerifyCommand(CLI::App& app);
+bool selected(const VerifyCommand& cmd);
+int runVerify(const VerifyCommand& cmd);
 
 struct BenchCommand;
 BenchCommand* addBenchCommand(CLI::App& app);

@@ -49,6 +49,7 @@ int main(int argc, char** argv) {
   LowerCommand* lower = addLowerCommand(app);
   BenchCommand* bench = addBenchCommand(app);
   TraceCommands* traceCmds = addTraceCommands(app);
+  VerifyCommand* verify = addVerifyCommand(app);
 
   CLI11_PARSE(app, argc, argv);
   if (*imp) return cmdImport(in, out);
@@ -56,6 +57,7 @@ int main(int argc, char** argv) {
   if (*print) return cmdPrint(in, printModules);
   if (selected(*lower)) return runLower(*lower);
   if (selected(*bench)) return runBench(*bench);
+  if (selected(*verify)) return runVerify(*verify);
   if (selectedExport(*traceCmds)) return runExport(*traceCmds);
   if (selectedCompare(*traceCmds)) return runCompare(*traceCmds);
   return 1;

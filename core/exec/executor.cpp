@@ -118,6 +118,20 @@ Result<RunValues> Executor::runAll(const ir::Graph& g, const std::vector<Tensor>
   return r;
 }
 
+Result<std::vector<Tensor>> Executor::run(const ir::Graph& g, const std::vector<Tensor>& inputs,
+                                          const ObserveFn& observe) {
+  std::vector<std::vector<Tensor>> values;
+  std::vector<Tensor> outputs;
+  LS_RETURN_IF_ERROR(execute(g, inputs, false, values, outputs, nullptr, &observe));
+  return outputs;
+}
+
+Result<RunValues> Executor::runAll(const ir::Graph& g, const std::vector<Tensor>& inputs, const ReuseFn& reuse) {
+  RunValues r;
+  LS_RETURN_IF_ERROR(execute(g, inputs, true, r.byNode, r.outputs, &reuse));
+  return r;
+}
+
 Result<std::vector<Tensor>> Executor::runDelegate(const ir::Graph& parent, const ir::Node& callNode,
                                                   std::string_view name, const std::vector<Tensor>& inputs) {
   auto it = parent.subgraphs().find(name);
@@ -140,7 +154,8 @@ std::vector<std::pair<std::string, double>> Executor::profile() const {
 }
 
 Status Executor::execute(const ir::Graph& g, const std::vector<Tensor>& inputs, bool keepAll,
-                         std::vector<std::vector<Tensor>>& values, std::vector<Tensor>& outputs) {
+                         std::vector<std::vector<Tensor>>& values, std::vector<Tensor>& outputs,
+                         const ReuseFn* reuse, const ObserveFn* observe) {
   const std::string& model = g.modelName;
   auto where = [&](const ir::Node& n) {
     return fmt::format("{}node '{}' ({})", model.empty() ? "" : model + ": ", n.name,
@@ -176,6 +191,14 @@ Status Executor::execute(const ir::Graph& g, const std::vector<Tensor>& inputs, 
 
   for (size_t pos = 0; pos < n; ++pos) {
     const ir::Node& node = g.at(pos);
+    if (reuse && *reuse && node.kind != ir::NodeKind::Output)
+      if (const std::vector<Tensor>* given = (*reuse)(node, values)) {
+        if (node.kind == ir::NodeKind::Placeholder) ++nextInput;
+        values[node.id] = *given;
+        if (!keepAll)
+          for (ir::NodeId dead : dieAfter[pos]) values[dead].clear();
+        continue;
+      }
     switch (node.kind) {
       case ir::NodeKind::Placeholder: {
         if (nextInput >= inputs.size())
@@ -245,6 +268,7 @@ Status Executor::execute(const ir::Graph& g, const std::vector<Tensor>& inputs, 
       }
       default: break;
     }
+    if (observe && *observe && node.kind != ir::NodeKind::Output) (*observe)(node, values[node.id]);
     if (!keepAll)
       for (ir::NodeId dead : dieAfter[pos]) values[dead].clear();
   }

@@ -79,6 +79,18 @@ class Executor {
   Result<std::vector<Tensor>> run(const ir::Graph& g, const std::vector<Tensor>& inputs);
   /// Like run(), keeping every node's outputs (for tests and debugging tools).
   Result<RunValues> runAll(const ir::Graph& g, const std::vector<Tensor>& inputs);
+  /// Asked before each node runs, with the values computed so far (by NodeId): values to take
+  /// instead of computing the node, or null to compute it. The caller guarantees they are
+  /// what the node would compute (incremental re-runs after a pass).
+  using ReuseFn = std::function<const std::vector<Tensor>*(const ir::Node& node,
+                                                            const std::vector<std::vector<Tensor>>& values)>;
+  /// Called with every node's outputs right after they are produced (calibration observers).
+  using ObserveFn = std::function<void(const ir::Node& node, const std::vector<Tensor>& outputs)>;
+  /// run() calling `observe` for every placeholder, get_attr and call node (values are still
+  /// freed after their last use, so memory stays that of run()).
+  Result<std::vector<Tensor>> run(const ir::Graph& g, const std::vector<Tensor>& inputs, const ObserveFn& observe);
+  /// runAll() taking the values `reuse` offers as given.
+  Result<RunValues> runAll(const ir::Graph& g, const std::vector<Tensor>& inputs, const ReuseFn& reuse);
 
   /// Runs the subgraph `name` of `parent` for a delegate call node (through the
   /// DelegateRunner). Errors name the call node and the subgraph.
@@ -98,7 +110,8 @@ class Executor {
 
  private:
   Status execute(const ir::Graph& g, const std::vector<Tensor>& inputs, bool keepAll,
-                 std::vector<std::vector<Tensor>>& values, std::vector<Tensor>& outputs);
+                 std::vector<std::vector<Tensor>>& values, std::vector<Tensor>& outputs,
+                 const ReuseFn* reuse = nullptr, const ObserveFn* observe = nullptr);
 
   ExecOptions options_;
   int threads_ = 1;

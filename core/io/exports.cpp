@@ -62,6 +62,10 @@ void chromeEvents(JsonWriter& w, const trace::Trace& t, int pid, const std::stri
     w.field("nodes_before", r.nodesBefore).field("nodes_after", r.nodesAfter).field("hot", r.hot);
     w.field("fast_copied", r.fastCopied).field("reinferred", r.reinferred);
     if (!r.message.empty()) w.field("message", r.message);
+    if (r.semantic.checked) {  // verify-each result
+      w.field("equivalent", r.semantic.equivalent).field("max_abs_error", r.semantic.maxAbsError);
+      w.field("max_rel_error", r.semantic.maxRelError).field("max_steps", r.semantic.maxSteps);
+    }
     w.endObject().endObject();
     int64_t off = r.startNs;
     const std::pair<const char*, int64_t> phases[] = {{"scan", r.scanNs}, {"run", r.runNs}, {"verify", r.verifyNs}};

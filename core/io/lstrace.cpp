@@ -93,6 +93,11 @@ Result<std::string> serializeTrace(const trace::Trace& t) {
     auto statsVec = b.CreateVector(stats);
     auto name = b.CreateString(r.name);
     auto msg = b.CreateString(r.message);
+    flatbuffers::Offset<fb::SemanticCheck> sem;
+    if (r.semantic.checked)
+      sem = fb::CreateSemanticCheck(b, r.semantic.equivalent, r.semantic.maxAbsError, r.semantic.maxRelError,
+                                    r.semantic.maxSteps, r.semantic.failingOutput, r.semantic.failingElement,
+                                    r.semantic.execNs);
     fb::PassRecordBuilder rb(b);
     rb.add_index(r.index);
     rb.add_name(name);
@@ -112,6 +117,7 @@ Result<std::string> serializeTrace(const trace::Trace& t) {
     rb.add_cache_misses(r.cacheMisses);
     rb.add_stats(statsVec);
     rb.add_snapshot(r.snapshot);
+    if (r.semantic.checked) rb.add_semantic(sem);
     recs.push_back(rb.Finish());
   }
   auto recVec = b.CreateVector(recs);
@@ -244,6 +250,16 @@ Result<trace::Trace> loadTraceBytes(std::string_view bytes, const std::string& s
           r.stats.push_back({s->name() ? s->name()->str() : "", s->description() ? s->description()->str() : "",
                              s->value()});
       r.snapshot = fr->snapshot();
+      if (const fb::SemanticCheck* sc = fr->semantic()) {
+        r.semantic.checked = true;
+        r.semantic.equivalent = sc->equivalent();
+        r.semantic.maxAbsError = sc->max_abs_error();
+        r.semantic.maxRelError = sc->max_rel_error();
+        r.semantic.maxSteps = sc->max_steps();
+        r.semantic.failingOutput = sc->failing_output();
+        r.semantic.failingElement = sc->failing_element();
+        r.semantic.execNs = sc->exec_ns();
+      }
       t.records.push_back(std::move(r));
     }
   }

@@ -35,6 +35,14 @@ std::string runSummaryJson(const RunSummary& s) {
     w.field("nodes_before", r.nodesBefore).field("nodes_after", r.nodesAfter);
     w.field("hot", r.hot).field("fast_copied", r.fastCopied).field("reinferred", r.reinferred);
     w.field("cache_hits", r.cacheHits).field("cache_misses", r.cacheMisses);
+    if (r.semantic.checked) {
+      w.key("semantic").beginObject();
+      w.field("equivalent", r.semantic.equivalent).field("max_abs_error", r.semantic.maxAbsError);
+      w.field("max_rel_error", r.semantic.maxRelError).field("max_steps", r.semantic.maxSteps);
+      w.field("failing_output", r.semantic.failingOutput).field("failing_element", r.semantic.failingElement);
+      w.field("exec_ms", double(r.semantic.execNs) / 1e6);
+      w.endObject();
+    }
     if (!r.stats.empty()) {
       w.key("stats").beginObject();
       for (const auto& st : r.stats) w.field(st.name, st.value);

@@ -21,6 +21,20 @@ struct StatValue {
   bool operator==(const StatValue&) const = default;
 };
 
+/// Semantic check of one pass (verify-each, core/exec/verify.h): the graph after the pass
+/// run on seeded inputs and compared with the source graph's outputs.
+struct SemanticCheck {
+  bool checked = false;      ///< false: not checked (pass unchanged/skipped, or verify-each off)
+  bool equivalent = true;
+  double maxAbsError = 0.0;  ///< float outputs: max |a - b|
+  double maxRelError = 0.0;  ///< float outputs: max |a - b| / max(|b|, floor)
+  double maxSteps = 0.0;     ///< quantised outputs: max error in quantisation steps
+  int32_t failingOutput = -1;
+  int64_t failingElement = -1;
+  int64_t execNs = 0;        ///< time spent running and comparing
+  bool operator==(const SemanticCheck&) const = default;
+};
+
 /// What happened to one pass of a pipeline run.
 struct PassRecord {
   int32_t index = 0;
@@ -39,6 +53,7 @@ struct PassRecord {
   /// Index into Trace::snapshots of the graph after this pass; -1 when the pass did not
   /// change the graph (the graph is that of the previous changed pass, or the source).
   int32_t snapshot = -1;
+  SemanticCheck semantic;  ///< filled by the verify-each instrumentation
 
   int64_t totalNs() const { return scanNs + runNs + verifyNs; }
   bool ran() const { return status == PassStatus::Changed || status == PassStatus::Unchanged; }

@@ -1,0 +1,271 @@
+// lowerscope-cli verify: run a pipeline and check that the lowered graph computes what the
+// source graph computes (reference executor, seeded inputs); optionally after every pass
+// (--each) and with a bisection to the first responsible pass (--bisect).
+// Exit codes: 0 equivalent, 1 not equivalent (or a pass failed), 2 usage or input error.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "app/cli/commands.h"
+#include "core/exec/synth.h"
+#include "core/exec/verify.h"
+#include "core/io/lstrace.h"
+#include "core/passes/pass_manager.h"
+#include "core/util/atomic_file.h"
+#include "core/util/json_writer.h"
+
+namespace ls::cli {
+
+struct VerifyCommand {
+  CLI::App* sub = nullptr;
+  std::string input, pipeline = "generic", profile = "fp", target = "generic", jsonOut, traceOut;
+  bool each = false, doBisect = false, noReuse = false, stopOnFailure = false, noQuantize = false;
+  std::vector<std::string> disabled;
+  uint64_t seed = 1;
+  double rtol = 1e-4, atol = 1e-5;
+  int64_t maxSteps = 1;
+  int64_t limit = -1;
+};
+
+namespace {
+
+int usageError(const std::string& msg) {
+  fmt::print(stderr, "error: {}\n", msg);
+  return 2;
+}
+
+double msSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::string reproduceCommand(const VerifyCommand& c, size_t limit) {
+  std::string s = fmt::format("lowerscope-cli verify {} --pipeline {} --profile {} --target {}", c.input, c.pipeline,
+                              c.profile, c.target);
+  for (const std::string& d : c.disabled) s += " --disable-pass " + d;
+  if (c.noQuantize) s += " --no-quantize";
+  if (c.seed != 1) s += fmt::format(" --seed {}", c.seed);
+  return s + fmt::format(" --bisect-limit {}", limit);
+}
+
+void writeSemantic(JsonWriter& w, const trace::SemanticCheck& s) {
+  w.field("equivalent", s.equivalent).field("max_abs_error", s.maxAbsError).field("max_rel_error", s.maxRelError);
+  w.field("max_steps", s.maxSteps).field("failing_output", s.failingOutput).field("failing_element", s.failingElement);
+  w.field("exec_ms", double(s.execNs) / 1e6);
+}
+
+}  // namespace
+
+VerifyCommand* addVerifyCommand(CLI::App& app) {
+  static VerifyCommand cmd;
+  auto* s = app.add_subcommand(
+      "verify", "Run a pipeline and check the result computes what the source graph computes (exit 0 equivalent, "
+                "1 not, 2 usage/input error)");
+  cmd.sub = s;
+  s->add_option("input", cmd.input, "graph (.fxjson.json or .lsg)")->required();
+  s->add_option("--pipeline", cmd.pipeline, "pipeline name")->capture_default_str();
+  s->add_option("--profile", cmd.profile, "TOSA profile: fp or int (int compares outputs in quantisation steps)")
+      ->check(CLI::IsMember({"fp", "int"}))
+      ->capture_default_str();
+  s->add_option("--target", cmd.target, "hardware target: generic, u55 or u85")
+      ->check(CLI::IsMember({"generic", "u55", "u85"}))
+      ->capture_default_str();
+  s->add_flag("--each", cmd.each, "check after every pass that changed the graph and report the first bad one");
+  s->add_flag("--bisect", cmd.doBisect,
+              "when the check fails, find the first responsible pass by running halved pipeline prefixes");
+  s->add_option("--bisect-limit", cmd.limit, "run only the first N passes of the pipeline (as -opt-bisect-limit)");
+  s->add_option("--disable-pass", cmd.disabled, "skip this pass (repeatable)");
+  s->add_option("--json", cmd.jsonOut, "write the verification result as JSON");
+  s->add_option("--trace", cmd.traceOut,
+                "write the trace (.lstrace); with --each every changed pass's record carries its errors");
+  s->add_option("--seed", cmd.seed, "seed of the synthesised graph inputs")->capture_default_str();
+  s->add_option("--rtol", cmd.rtol, "relative tolerance for float outputs")->capture_default_str();
+  s->add_option("--atol", cmd.atol, "absolute tolerance for float outputs")->capture_default_str();
+  s->add_option("--max-steps", cmd.maxSteps, "tolerance for quantised outputs, in quantisation steps")
+      ->capture_default_str();
+  s->add_flag("--stop-on-failure", cmd.stopOnFailure, "with --each: stop the pipeline at the first bad pass");
+  s->add_flag("--no-reuse", cmd.noReuse, "with --each: recompute every node after every pass (no value reuse)");
+  s->add_flag("--no-quantize", cmd.noQuantize,
+              "with --profile int: do not quantize a float graph first (it is verified as it is)");
+  return &cmd;
+}
+
+bool selected(const VerifyCommand& cmd) { return cmd.sub && cmd.sub->parsed(); }
+
+int runVerify(const VerifyCommand& cmd) {
+  auto t0 = std::chrono::steady_clock::now();
+  if (!(cmd.rtol >= 0) || !(cmd.atol >= 0) || cmd.maxSteps < 0)
+    return usageError("--rtol, --atol and --max-steps must not be negative");
+  auto loaded = load(cmd.input);
+  if (!loaded) return usageError(loaded.message());
+  ir::Graph g = std::move(loaded).value();
+  const std::string model = g.modelName.empty() ? cmd.input : g.modelName;
+
+  passes::PassContext ctx;
+  ctx.profile = *passes::parseProfile(cmd.profile);
+  ctx.target = *passes::parseTarget(cmd.target);
+  ops::InferenceCache cache;
+  ctx.cache = &cache;
+
+  if (ctx.profile == passes::Profile::INT && !cmd.noQuantize) {
+    Status qs = quantizeForIntProfile(g, cmd.seed);
+    if (!qs) return usageError(qs.message());
+  }
+
+  // Weights: shape-only constants get their synthesised values as data once, before any
+  // pass, so every graph version (and every bisect probe) sees the same weights.
+  exec::materializeConstants(g);
+
+  size_t passCount = 0;
+  auto prefixes = exec::registryPrefixes(cmd.pipeline, cmd.disabled, &passCount);
+  if (!prefixes) return usageError(prefixes.message());
+  if (cmd.limit > int64_t(passCount))
+    return usageError(fmt::format("--bisect-limit {}: pipeline '{}' has only {} passes", cmd.limit, cmd.pipeline,
+                                  passCount));
+  const size_t runCount = cmd.limit >= 0 ? size_t(cmd.limit) : passCount;
+  auto pmr = (*prefixes)(runCount);
+  if (!pmr) return usageError(pmr.message());
+  passes::PassManager pm = std::move(pmr).value();
+
+  exec::VerifyOptions vo;
+  vo.seed = cmd.seed;
+  vo.compare.rtol = cmd.rtol;
+  vo.compare.atol = cmd.atol;
+  vo.compare.maxSteps = cmd.maxSteps;
+  vo.quantSteps = ctx.profile == passes::Profile::INT;
+  vo.stopOnFailure = cmd.stopOnFailure;
+  vo.reuseValues = !cmd.noReuse;
+
+  auto sourceValues = std::make_shared<exec::RunValues>();
+  auto refr = exec::Reference::compute(g, vo, nullptr, cmd.each && vo.reuseValues ? sourceValues.get() : nullptr);
+  if (!refr) return usageError(refr.message());
+  auto ref = std::make_shared<const exec::Reference>(std::move(refr).value());
+  const ir::Graph source = g;
+
+  passes::StatisticsInstrumentation stats;
+  passes::VerifierInstrumentation verifier;
+  exec::VerifyEachInstrumentation each(vo);
+  each.useReference(ref, cmd.each && vo.reuseValues ? sourceValues : nullptr);
+  pm.addInstrumentation(&verifier);
+  if (cmd.each) pm.addInstrumentation(&each);
+  pm.addInstrumentation(&stats);
+  passes::TraceRecorder recorder;
+  if (!cmd.traceOut.empty()) pm.addInstrumentation(&recorder);
+  auto tRun = std::chrono::steady_clock::now();
+  passes::RunResult res = pm.run(g, ctx);
+  const double runMs = msSince(tRun);
+
+  // The final graph: with --each its check is the last changed pass's (unless a pass failed
+  // and the graph was rolled back); a pipeline that changed nothing left the source graph.
+  bool changedAny = false;
+  for (const auto& r : res.records) changedAny = changedAny || r.status == passes::PassStatus::Changed;
+  exec::CheckResult final;
+  if (res.failedIndex < 0 && !changedAny) {
+    final = ref->compare(ref->outputs());
+  } else if (cmd.each && res.failedIndex < 0 && !each.checks().empty()) {
+    final = each.checks().back().result;
+  } else {
+    final = ref->check(g);
+  }
+  bool equivalent = final.semantic.equivalent && res.failedIndex < 0;
+  fmt::print("verify {} with pipeline '{}' ({} passes{}), profile {}, target {}, seed {}\n", model, cmd.pipeline,
+             runCount, runCount < passCount ? fmt::format(" of {}", passCount) : "", cmd.profile, cmd.target, cmd.seed);
+  if (cmd.each) {
+    if (!each.setupStatus()) return usageError(each.setupStatus().message());
+    fmt::print("{:>4}  {:<40} {:>12} {:>12} {:>8} {:>9}  {}\n", "#", "pass", "max abs", "max rel", "steps", "exec ms",
+               "result");
+    for (const exec::PassCheck& c : each.checks()) {
+      const trace::SemanticCheck& s = c.result.semantic;
+      fmt::print("{:>4}  {:<40} {:>12.3g} {:>12.3g} {:>8.3g} {:>9.1f}  {}\n", c.passIndex, c.pass, s.maxAbsError,
+                 s.maxRelError, s.maxSteps, double(s.execNs) / 1e6, s.equivalent ? "ok" : "MISMATCH");
+    }
+    fmt::print("checked {} changed passes; values reused for {} of {} node evaluations\n", each.checks().size(),
+               each.reusedNodes(), each.reusedNodes() + each.computedNodes());
+    if (const exec::PassCheck* f = each.firstFailure())
+      fmt::print("first pass that breaks equivalence: #{} {}: {}\n", f->passIndex, f->pass, f->result.message);
+  }
+  if (res.failedIndex >= 0) fmt::print("pipeline failed: {}\n", res.failure);
+  fmt::print("final graph: {}\n", final.message);
+
+  exec::BisectResult bis;
+  bool bisected = false;
+  if (cmd.doBisect && !equivalent) {
+    passes::PassContext bctx = ctx;
+    bctx.cache = nullptr;
+    exec::BisectOptions bo;
+    bo.verify = vo;
+    auto b = exec::bisect(source, runCount, *prefixes, bctx, bo);
+    if (!b) return usageError(b.message());
+    bis = std::move(b).value();
+    bisected = true;
+    for (const exec::BisectProbe& p : bis.probes)
+      fmt::print("bisect: first {:>3} passes: {}\n", p.limit, p.failed ? "FAIL" : "ok");
+    if (bis.culprit >= 0) {
+      fmt::print("bisect: first bad pass is #{} {}: {}\n", bis.culprit, bis.culpritName, bis.detail);
+      fmt::print("bisect: reproduce with: {}\n", reproduceCommand(cmd, size_t(bis.culprit) + 1));
+      fmt::print("bisect: passes with:    {}\n", reproduceCommand(cmd, size_t(bis.culprit)));
+    } else if (!bis.fullPipelineFails) {
+      fmt::print("bisect: the check passes when re-run from the start; nothing to bisect\n");
+    } else {
+      fmt::print("bisect: {}\n", bis.detail);
+    }
+  }
+  fmt::print("result: {} (pipeline {:.1f} ms, total {:.1f} ms)\n", equivalent ? "EQUIVALENT" : "NOT EQUIVALENT", runMs,
+             msSince(t0));
+
+  if (!cmd.jsonOut.empty()) {
+    JsonWriter w;
+    w.beginObject();
+    w.field("model", model).field("pipeline", cmd.pipeline).field("profile", cmd.profile).field("target", cmd.target);
+    w.field("seed", cmd.seed).field("passes_run", uint64_t(runCount)).field("pipeline_passes", uint64_t(passCount));
+    w.field("equivalent", equivalent).field("pipeline_ms", runMs);
+    if (res.failedIndex >= 0) w.field("pipeline_failure", res.failure);
+    w.key("final").beginObject();
+    writeSemantic(w, final.semantic);
+    w.field("message", final.message);
+    w.endObject();
+    if (cmd.each) {
+      w.key("passes").beginArray();
+      for (const exec::PassCheck& c : each.checks()) {
+        w.beginObject();
+        w.field("index", c.passIndex).field("name", c.pass);
+        writeSemantic(w, c.result.semantic);
+        w.field("message", c.result.message);
+        w.endObject();
+      }
+      w.endArray();
+      if (const exec::PassCheck* f = each.firstFailure()) {
+        w.key("first_failure").beginObject();
+        w.field("index", f->passIndex).field("name", f->pass);
+        writeSemantic(w, f->result.semantic);
+        w.field("message", f->result.message);
+        w.endObject();
+      }
+    }
+    if (bisected) {
+      w.key("bisect").beginObject();
+      w.field("culprit", bis.culprit).field("name", bis.culpritName).field("detail", bis.detail);
+      if (bis.culprit >= 0) w.field("command", reproduceCommand(cmd, size_t(bis.culprit) + 1));
+      w.key("probes").beginArray();
+      for (const exec::BisectProbe& p : bis.probes) {
+        w.beginObject();
+        w.field("limit", uint64_t(p.limit)).field("failed", p.failed);
+        w.endObject();
+      }
+      w.endArray();
+      w.endObject();
+    }
+    w.endObject();
+    Status st = writeFileAtomic(cmd.jsonOut, w.str() + "\n");
+    if (!st) return usageError(st.message());
+  }
+  if (!cmd.traceOut.empty()) {
+    trace::Trace t = recorder.take();
+    t.model = model;
+    Status st = io::saveTrace(t, cmd.traceOut);
+    if (!st) return usageError(st.message());
+  }
+  return equivalent ? 0 : 1;
+}
+
+}  // namespace ls::cli

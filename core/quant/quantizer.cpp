@@ -1,0 +1,900 @@
+// Post-training quantizer (see quantizer.h for the steps and their upstream counterparts).
+#include "core/quant/quantizer.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <functional>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <optional>
+#include <set>
+#include <unordered_map>
+
+#include "core/exec/executor.h"
+#include "core/exec/synth.h"
+#include "core/exec/verify.h"
+#include "core/ops/registry.h"
+#include "core/passes/pass_manager.h"
+#include "core/quant/tfa_passes.h"
+
+namespace ls::quant {
+
+using ir::DType;
+using ir::NodeId;
+using ir::ValueRef;
+
+namespace {
+
+constexpr const char* kCreatedBy = "quantizer";
+constexpr const char* kQ = "quantized_decomposed.quantize_per_tensor.default";
+constexpr const char* kDQ = "quantized_decomposed.dequantize_per_tensor.default";
+constexpr const char* kQC = "quantized_decomposed.quantize_per_channel.default";
+constexpr const char* kDQC = "quantized_decomposed.dequantize_per_channel.default";
+
+std::string_view opOf(const ir::Node& n) { return n.isCall() ? std::string_view(ir::opName(n.op)) : std::string_view(); }
+
+bool in(std::string_view op, std::initializer_list<std::string_view> ops) {
+  return std::find(ops.begin(), ops.end(), op) != ops.end();
+}
+
+// ---- op classes of quantization_annotator.py, spelled as the ATen ops of our graphs ----
+
+bool isConvOrLinear(std::string_view op) {
+  return in(op, {"aten.convolution.default", "aten.conv1d.default", "aten.conv2d.default", "aten.linear.default",
+                 "aten.addmm.default"});
+}
+bool isReluLike(std::string_view op) { return in(op, {"aten.relu.default", "aten.hardtanh.default"}); }
+bool isMatmulOrMul(std::string_view op) {
+  return in(op, {"aten.matmul.default", "aten.mm.default", "aten.bmm.default", "aten.mul.Tensor"});
+}
+bool isAddLike(std::string_view op) {
+  return in(op, {"aten.add.Tensor", "aten.sub.Tensor", "aten.minimum.default", "aten.maximum.default"});
+}
+bool isOneToOne(std::string_view op) {
+  return in(op, {"aten.abs.default", "aten.ceil.default", "aten.erf.default", "aten.exp.default", "aten.floor.default",
+                 "aten.log.default", "aten.reciprocal.default", "aten.rsqrt.default", "aten.sigmoid.default",
+                 "aten.tanh.default", "aten.sum.dim_IntList", "aten.hardsigmoid.default", "aten.hardswish.default",
+                 "aten.full_like.default", "aten.pow.Tensor_Scalar", "aten.gelu.default"});
+}
+bool isSharedInput(std::string_view op) {
+  return in(op, {"aten.squeeze.default", "aten.squeeze_copy.default", "aten.squeeze_copy.dim", "aten.squeeze.dim",
+                 "aten.squeeze.dims", "aten.squeeze_copy.dims", "aten.unsqueeze.default", "aten.unsqueeze_copy.default",
+                 "aten.reshape.default", "aten.repeat.default", "aten.expand_copy.default", "aten.expand.default",
+                 "aten.view.default", "aten.view_as.default", "aten.view_copy.default", "aten.select.int",
+                 "aten.select_copy.int", "aten.slice.Tensor", "aten.slice_copy.Tensor", "aten.split.Tensor",
+                 "aten.split_copy.Tensor", "aten.split_with_sizes.default", "aten.split_with_sizes_copy.default",
+                 "aten.transpose.int", "aten.transpose_copy.int", "aten.tile.default", "aten.flip.default",
+                 "aten.chunk.default", "aten.contiguous.default", "aten.upsample_nearest2d.vec", "aten.pad.default",
+                 "aten.constant_pad_nd.default", "aten.amax.default", "aten.amin.default", "aten.clamp.default",
+                 "aten.clamp.Tensor"});
+}
+bool isParentShared(std::string_view op) {
+  return in(op, {"aten.hardtanh.default", "aten.relu.default", "aten.mean.default", "aten.mean.dim",
+                 "aten.permute.default", "aten.permute_copy.default", "aten.avg_pool2d.default",
+                 "aten.max_pool2d.default", "aten.max_pool2d_with_indices.default", "aten.full.default",
+                 "aten.flatten.using_ints", "aten.dropout.default", "operator.getitem"});
+}
+bool isSharedInputOrAct(std::string_view op) {
+  return in(op, {"aten.adaptive_avg_pool2d.default", "aten._adaptive_avg_pool2d.default", "aten.alias_copy.default"});
+}
+bool isCat(std::string_view op) { return in(op, {"aten.cat.default", "aten.concatenate.default", "aten.stack.default"}); }
+bool isCompare(std::string_view op) {
+  return in(op, {"aten.eq.Tensor", "aten.ge.Tensor", "aten.gt.Tensor", "aten.le.Tensor", "aten.lt.Tensor"});
+}
+bool isBatchNorm(std::string_view op) {
+  return in(op, {"aten.native_batch_norm.default", "aten._native_batch_norm_legit_no_training.default"});
+}
+
+bool isFloatTensor(const ir::TensorMeta& m) { return m.dtype == DType::Float32; }
+
+/// The constant a value is read from (a get_attr node with data), or null.
+const ir::Constant* constantOf(const ir::Graph& g, const ir::Arg& a, NodeId* getattr = nullptr) {
+  const ValueRef* r = a.ref();
+  if (!r) return nullptr;
+  const ir::Node* n = g.find(r->node);
+  if (!n || n->kind != ir::NodeKind::GetAttr) return nullptr;
+  const ir::Constant* c = g.constant(n->target);
+  if (!c || !c->hasData()) return nullptr;
+  if (getattr) *getattr = n->id;
+  return c;
+}
+
+exec::Tensor valuesOf(const ir::Constant& c) { return exec::Tensor::fromBytes(c.dtype, c.shape, c.data->bytes); }
+
+ir::Arg dtypeArg(DType t) { return ir::Arg(ir::EnumArg{ir::EnumKind::DType, int32_t(t)}); }
+
+/// Adds a constant with `t`'s values and a get_attr node for it before `before`.
+NodeId addConstant(ir::Graph& g, NodeId before, const std::string& base, const std::string& fqn, const exec::Tensor& t) {
+  std::string name = base;
+  for (int i = 1; g.constant(name) || g.findByName(name) != ir::kInvalidNode; ++i) name = fmt::format("{}_{}", base, i);
+  ir::Constant c;
+  c.name = name;
+  c.fqn = fqn;
+  c.kind = ir::ConstantKind::Constant;
+  c.dtype = t.dtype();
+  c.shape = t.shape();
+  c.data = g.store().intern(std::vector<uint8_t>(t.bytes(), t.bytes() + t.nbytes()));
+  c.contentHash = ir::constantContentHash(c);
+  g.setConstant(c);
+  ir::Node n;
+  n.kind = ir::NodeKind::GetAttr;
+  n.name = name;
+  n.target = name;
+  n.outputs.push_back(ir::TensorMeta(t.dtype(), t.shape()));
+  n.provenance.createdBy = kCreatedBy;
+  return g.insertBefore(before, std::move(n));
+}
+
+/// Points every use of `from` by nodes other than `except` at `to`.
+void replaceUses(ir::Graph& g, ValueRef from, ValueRef to, NodeId except) {
+  std::vector<NodeId> users(g.users(from.node).begin(), g.users(from.node).end());
+  for (NodeId u : users) {
+    if (u == except || u == to.node) continue;
+    g.mutableNode(u).forEachInputMutable([&](ValueRef& r) {
+      if (r == from) r = to;
+    });
+  }
+}
+
+/// Removes get_attr nodes without users, and their constants when nothing else reads them.
+void removeDeadConstants(ir::Graph& g) {
+  std::vector<NodeId> dead;
+  for (const ir::NodePtr& p : g.nodes())
+    if (p->kind == ir::NodeKind::GetAttr && g.users(p->id).empty()) dead.push_back(p->id);
+  std::set<std::string> names;
+  for (NodeId id : dead) {
+    names.insert(g.node(id).target);
+    g.erase(id);
+  }
+  for (const ir::NodePtr& p : g.nodes())
+    if (p->kind == ir::NodeKind::GetAttr) names.erase(p->target);
+  for (const std::string& n : names) g.eraseConstant(n);
+}
+
+float roundHalfEven(float v) { return std::nearbyint(v); }
+
+// ---------------------------------------------------------------- BN folding
+
+/// prepare_pt2e's conv + batch norm fold: conv(x, W, b) -> bn(., gamma, beta, mean, var, eps)
+/// becomes conv(x, W * k, (b - mean) * k + beta) with k = gamma / sqrt(var + eps) per output
+/// channel. Only eval-mode batch norms of a conv's single use, with constant parameters, whose
+/// only used output is the normalised value.
+size_t foldBatchNorms(ir::Graph& g) {
+  size_t folded = 0;
+  std::vector<NodeId> bns;
+  for (const ir::NodePtr& p : g.nodes())
+    if (isBatchNorm(opOf(*p))) bns.push_back(p->id);
+  for (NodeId bnId : bns) {
+    const ir::Node bn = g.node(bnId);
+    if (bn.hasFlag(ir::kFlagDisallowTransform)) continue;
+    const bool legacy = opOf(bn) == "aten.native_batch_norm.default";
+    const size_t epsArg = legacy ? 7 : 6;
+    if (bn.args.size() <= epsArg) continue;
+    if (legacy) {
+      const bool* training = bn.args[5].asBool();
+      if (!training || *training) continue;
+    }
+    const ValueRef* in = bn.args[0].ref();
+    if (!in) continue;
+    const ir::Node& conv = g.node(in->node);
+    if (opOf(conv) != "aten.convolution.default" || conv.hasFlag(ir::kFlagDisallowTransform)) continue;
+    if (g.users(conv.id).size() != 1 || conv.args.size() < 9) continue;
+    const bool* transposed = conv.args[6].asBool();
+    if (!transposed || *transposed) continue;
+    const ir::Constant* w = constantOf(g, conv.args[1]);
+    if (!w || w->dtype != DType::Float32) continue;
+    const ir::Constant* cb = conv.args[2].isNone() ? nullptr : constantOf(g, conv.args[2]);
+    if (!conv.args[2].isNone() && !cb) continue;
+    const ir::Constant* mean = constantOf(g, bn.args[3]);
+    const ir::Constant* var = constantOf(g, bn.args[4]);
+    const ir::Constant* gamma = bn.args[1].isNone() ? nullptr : constantOf(g, bn.args[1]);
+    const ir::Constant* beta = bn.args[2].isNone() ? nullptr : constantOf(g, bn.args[2]);
+    if (!mean || !var || (!bn.args[1].isNone() && !gamma) || (!bn.args[2].isNone() && !beta)) continue;
+    auto epsV = bn.args[epsArg].number();
+    if (!epsV) continue;
+    // Every use of the batch norm must be getitem(bn, 0).
+    std::vector<NodeId> getitems;
+    bool ok = true;
+    for (NodeId u : g.users(bnId)) {
+      const ir::Node& un = g.node(u);
+      const int64_t* idx = un.args.size() > 1 ? un.args[1].asInt() : nullptr;
+      if (opOf(un) != "operator.getitem" || !idx || *idx != 0) {
+        ok = false;
+        break;
+      }
+      getitems.push_back(u);
+    }
+    if (!ok) continue;
+    const int64_t oc = w->shape[0];
+    if (mean->numel() != oc || var->numel() != oc || (gamma && gamma->numel() != oc) || (beta && beta->numel() != oc) ||
+        (cb && cb->numel() != oc))
+      continue;
+    exec::Tensor W = valuesOf(*w), M = valuesOf(*mean), V = valuesOf(*var);
+    exec::Tensor G = gamma ? valuesOf(*gamma) : exec::Tensor(), B = beta ? valuesOf(*beta) : exec::Tensor();
+    exec::Tensor CB = cb ? valuesOf(*cb) : exec::Tensor();
+    exec::Tensor nw(DType::Float32, w->shape), nb(DType::Float32, ir::Shape{oc});
+    const int64_t per = oc > 0 ? W.numel() / oc : 0;
+    for (int64_t o = 0; o < oc; ++o) {
+      const double k = (gamma ? G.getDouble(o) : 1.0) / std::sqrt(V.getDouble(o) + *epsV);
+      for (int64_t i = 0; i < per; ++i) nw.setDouble(o * per + i, W.getDouble(o * per + i) * k);
+      nb.setDouble(o, ((cb ? CB.getDouble(o) : 0.0) - M.getDouble(o)) * k + (beta ? B.getDouble(o) : 0.0));
+    }
+    // Constant pointers die when constants are added: copy what is needed first.
+    const std::string wname = w->name;
+    const std::string wfqn = w->fqn.empty() ? w->name : w->fqn;
+    const std::string prefix = wfqn.ends_with(".weight") ? wfqn.substr(0, wfqn.size() - 7) : wfqn;
+    const NodeId convId = conv.id;
+    NodeId wId = addConstant(g, convId, wname + "_bn_folded", prefix + ".weight", nw);
+    NodeId bId = addConstant(g, convId, wname + "_bn_folded_bias", prefix + ".bias", nb);
+    ir::Node& cn = g.mutableNode(convId);
+    cn.args[1] = ValueRef{wId, 0};
+    cn.args[2] = ValueRef{bId, 0};
+    cn.provenance.createdBy = kCreatedBy;
+    cn.provenance.derivedFrom = {convId, bnId};
+    for (NodeId gi : getitems) {
+      replaceUses(g, ValueRef{gi, 0}, ValueRef{convId, 0}, ir::kInvalidNode);
+      g.erase(gi);
+    }
+    g.erase(bnId);
+    ++folded;
+  }
+  if (folded) removeDeadConstants(g);
+  return folded;
+}
+
+// ---------------------------------------------------------------- annotation
+
+struct UnionFind {
+  std::vector<int> parent;
+  int make() {
+    parent.push_back(int(parent.size()));
+    return parent.back();
+  }
+  int find(int x) {
+    while (parent[size_t(x)] != x) x = parent[size_t(x)] = parent[size_t(parent[size_t(x)])];
+    return x;
+  }
+  void unite(int a, int b) { parent[size_t(find(a))] = find(b); }
+};
+
+/// A conv/linear weight (and bias) to quantise per channel.
+struct WeightUse {
+  NodeId consumer;      ///< conv/linear/addmm node
+  NodeId weightReader;  ///< node whose arg `weightArg` reads the weight (the consumer, or a t_copy)
+  size_t weightArg;
+  NodeId weightNode;    ///< get_attr of the float weight
+  int axis;             ///< output-channel axis of the stored weight
+  size_t biasArg;       ///< consumer's bias arg; SIZE_MAX if none
+  NodeId biasNode = ir::kInvalidNode;
+  NodeId inputValue;    ///< activation input of the consumer (its scale derives the bias scale)
+};
+
+struct Annotation {
+  UnionFind uf;
+  std::unordered_map<NodeId, int> group;  ///< value (output 0 of a node) -> observer group
+  std::vector<WeightUse> weights;
+  size_t annotatedNodes = 0;
+
+  bool has(NodeId v) const { return group.count(v) > 0; }
+  int of(NodeId v) {
+    auto it = group.find(v);
+    if (it != group.end()) return it->second;
+    int gi = uf.make();
+    group.emplace(v, gi);
+    return gi;
+  }
+  int fresh(NodeId v) {  // the value gets its own observer (output annotated with a new spec)
+    auto it = group.find(v);
+    if (it != group.end()) return it->second;  // a value has one observer: later specs share it
+    return of(v);
+  }
+  void share(NodeId v, int gi) {
+    auto it = group.find(v);
+    if (it == group.end()) group.emplace(v, gi);
+    else uf.unite(it->second, gi);
+  }
+};
+
+/// Activation values a node reads at the given arg (refs of a ref or ref list arg).
+std::vector<NodeId> refsAt(const ir::Node& n, size_t arg) {
+  std::vector<NodeId> v;
+  if (arg >= n.args.size()) return v;
+  if (const ValueRef* one = n.args[arg].ref()) v.push_back(one->node);
+  else if (const ir::RefList* l = n.args[arg].asRefList())
+    for (const ValueRef& r : *l)
+      if (!r.isNone()) v.push_back(r.node);
+  return v;
+}
+
+bool singleFloatOutput(const ir::Node& n) { return n.outputs.size() == 1 && isFloatTensor(n.outputs[0]); }
+bool floatValue(const ir::Graph& g, NodeId v) {
+  const ir::Node* n = g.find(v);
+  return n && n->outputs.size() == 1 && isFloatTensor(n->outputs[0]);
+}
+
+/// conv/linear: weight and bias, or nullopt when the node is not a constant-weight conv/linear.
+std::optional<WeightUse> convOrLinearParts(const ir::Graph& g, const ir::Node& n) {
+  std::string_view op = opOf(n);
+  WeightUse u{};
+  u.consumer = n.id;
+  u.biasArg = SIZE_MAX;
+  if (op == "aten.addmm.default") {
+    // addmm(bias, x, t(W)): a decomposed linear with a constant [out, in] weight.
+    if (n.args.size() < 3) return std::nullopt;
+    for (const ir::Kwarg& k : n.kwargs)
+      if ((k.name == "beta" || k.name == "alpha") && k.value.number() != 1.0) return std::nullopt;
+    const ValueRef* x = n.args[1].ref();
+    const ValueRef* w2 = n.args[2].ref();
+    if (!x || !w2) return std::nullopt;
+    const ir::Node& t = g.node(w2->node);
+    std::string_view top = opOf(t);
+    bool isT = top == "aten.t_copy.default" || top == "aten.t.default" ||
+               (top == "aten.permute_copy.default" && t.args.size() > 1 && t.args[1].asIntList() &&
+                *t.args[1].asIntList() == ir::IntList{1, 0});
+    NodeId wn = ir::kInvalidNode;
+    const ir::Constant* w = isT && !t.args.empty() ? constantOf(g, t.args[0], &wn) : nullptr;
+    if (!w || w->shape.rank() != 2 || g.users(t.id).size() != 1) return std::nullopt;
+    u.weightReader = t.id;
+    u.weightArg = 0;
+    u.weightNode = wn;
+    u.axis = 0;
+    u.inputValue = x->node;
+    NodeId bn = ir::kInvalidNode;
+    const ir::Constant* b = constantOf(g, n.args[0], &bn);
+    if (b && b->shape.rank() == 1 && b->shape[0] == w->shape[0] && b->dtype == DType::Float32) {
+      u.biasArg = 0;
+      u.biasNode = bn;
+    } else if (!b) {
+      return std::nullopt;  // a non-constant bias: not the linear pattern
+    }
+    return u;
+  }
+  if (n.args.size() < 2) return std::nullopt;
+  const ValueRef* x = n.args[0].ref();
+  NodeId wn = ir::kInvalidNode;
+  const ir::Constant* w = constantOf(g, n.args[1], &wn);
+  if (!x || !w || w->dtype != DType::Float32 || w->shape.rank() < 2) return std::nullopt;
+  u.weightReader = n.id;
+  u.weightArg = 1;
+  u.weightNode = wn;
+  u.axis = 0;
+  u.inputValue = x->node;
+  if (op == "aten.convolution.default" && n.args.size() > 8) {
+    const bool* transposed = n.args[6].asBool();
+    const int64_t* groups = n.args[8].asInt();
+    if (transposed && *transposed) {
+      if (!groups || *groups != 1) return std::nullopt;
+      u.axis = 1;  // transposed conv weights are [in, out, ...]
+    }
+  }
+  if (n.args.size() > 2 && !n.args[2].isNone()) {
+    NodeId bn = ir::kInvalidNode;
+    const ir::Constant* b = constantOf(g, n.args[2], &bn);
+    if (!b || b->dtype != DType::Float32 || b->shape.rank() != 1) return std::nullopt;
+    u.biasArg = 2;
+    u.biasNode = bn;
+  }
+  return u;
+}
+
+/// conv/linear followed by relu or hardtanh(min 0) as its only user (the fused pattern).
+const ir::Node* fusedActivation(const ir::Graph& g, const ir::Node& n, const QuantizeOptions& o) {
+  auto users = g.users(n.id);
+  if (users.size() != 1) return nullptr;
+  const ir::Node& u = g.node(users[0]);
+  if (!isReluLike(opOf(u)) || quantizationDisabled(g, u, o) || !singleFloatOutput(u)) return nullptr;
+  if (opOf(u) == "aten.hardtanh.default") {
+    auto lo = u.args.size() > 1 ? u.args[1].number() : std::optional<double>(-1.0);
+    if (!lo || *lo != 0.0) return nullptr;
+  }
+  return &u;
+}
+
+Annotation annotate(const ir::Graph& g, const QuantizeOptions& o) {
+  Annotation a;
+  std::set<NodeId> fusedOutputs;  // relu/hardtanh of a fused conv pattern: output annotated only
+  for (const ir::NodePtr& p : g.nodes()) {
+    const ir::Node& n = *p;
+    if (!n.isCall() || quantizationDisabled(g, n, o)) continue;
+    std::string_view op = opOf(n);
+    bool done = true;
+    if (fusedOutputs.count(n.id)) {
+      a.fresh(n.id);
+    } else if (isConvOrLinear(op)) {
+      auto parts = convOrLinearParts(g, n);
+      if (!parts || !singleFloatOutput(n) || !floatValue(g, parts->inputValue)) {
+        done = false;
+      } else {
+        a.of(parts->inputValue);
+        a.weights.push_back(*parts);
+        if (const ir::Node* act = fusedActivation(g, n, o)) fusedOutputs.insert(act->id);
+        else a.fresh(n.id);
+      }
+    } else if (isMatmulOrMul(op)) {
+      std::vector<NodeId> ins = refsAt(n, 0);
+      for (NodeId v : refsAt(n, 1)) ins.push_back(v);
+      bool ok = singleFloatOutput(n) && !ins.empty();
+      for (NodeId v : ins) ok = ok && floatValue(g, v);
+      if (ok) {
+        for (NodeId v : ins) a.of(v);
+        a.fresh(n.id);
+      } else {
+        done = false;
+      }
+    } else if (isAddLike(op) || isCompare(op)) {
+      std::vector<NodeId> x0 = refsAt(n, 0), x1 = refsAt(n, 1);
+      bool ok = x0.size() == 1 && floatValue(g, x0[0]) && (x1.empty() || floatValue(g, x1[0])) &&
+                (isCompare(op) || singleFloatOutput(n));
+      if (ok) {
+        int gi = a.of(x0[0]);
+        if (!x1.empty() && x1[0] != x0[0]) a.share(x1[0], gi);
+        if (!isCompare(op)) a.share(n.id, gi);
+      } else {
+        done = false;
+      }
+    } else if (op == "aten.where.self") {
+      std::vector<NodeId> x1 = refsAt(n, 1), x2 = refsAt(n, 2);
+      if (x1.size() == 1 && x2.size() == 1 && floatValue(g, x1[0]) && floatValue(g, x2[0]) && singleFloatOutput(n)) {
+        int gi = a.of(x1[0]);
+        a.share(x2[0], gi);
+        a.share(n.id, gi);
+      } else {
+        done = false;
+      }
+    } else if (isSharedInputOrAct(op) || isSharedInput(op)) {
+      std::vector<NodeId> x = refsAt(n, 0);
+      if (x.size() == 1 && floatValue(g, x[0]) && (n.outputs.size() != 1 || singleFloatOutput(n))) {
+        int gi = a.of(x[0]);
+        a.share(n.id, gi);  // multi-output nodes (split): the tuple shares it, getitems join below
+      } else {
+        done = false;
+      }
+    } else if (isCat(op)) {
+      std::vector<NodeId> xs = refsAt(n, 0);
+      bool ok = !xs.empty() && singleFloatOutput(n);
+      for (NodeId v : xs) ok = ok && floatValue(g, v);
+      if (ok) {
+        int gi = a.of(xs[0]);
+        for (NodeId v : xs) a.share(v, gi);
+        a.share(n.id, gi);
+      } else {
+        done = false;
+      }
+    } else if (isOneToOne(op)) {
+      std::vector<NodeId> x = refsAt(n, 0);
+      if (x.size() == 1 && floatValue(g, x[0]) && singleFloatOutput(n)) {
+        a.of(x[0]);
+        a.fresh(n.id);
+      } else {
+        done = false;
+      }
+    } else if (isParentShared(op)) {
+      // Only when the parent's output is annotated; the output shares the parent's observer.
+      std::vector<NodeId> x = refsAt(n, 0);
+      if (x.size() == 1 && a.has(x[0]) && (n.outputs.size() != 1 || singleFloatOutput(n))) {
+        if (op == "operator.getitem") {
+          // getitem of a multi-output node sharing its input's observer (max pool values,
+          // split pieces); index 1 of max_pool2d_with_indices is integer and stays out.
+          if (singleFloatOutput(n)) a.share(n.id, a.of(x[0]));
+          else done = false;
+        } else {
+          a.share(n.id, a.of(x[0]));
+        }
+      } else {
+        done = false;
+      }
+    } else {
+      done = false;
+    }
+    a.annotatedNodes += done;
+  }
+  return a;
+}
+
+// ---------------------------------------------------------------- qparams
+
+struct QParams {
+  double scale = 1.0;
+  int64_t zeroPoint = 0;
+};
+
+/// MinMaxObserver, per_tensor_affine: scale = (max(max, 0) - min(min, 0)) / (qmax - qmin),
+/// at least eps; zero point = qmin - round(min / scale), clamped (float32 arithmetic).
+QParams affineParams(double mn, double mx, const QuantSpec& s) {
+  const float minNeg = float(std::min(mn, 0.0)), maxPos = float(std::max(mx, 0.0));
+  float scale = (maxPos - minNeg) / float(s.actQmax - s.actQmin);
+  scale = std::max(scale, float(s.eps));
+  int64_t zp = s.actQmin - int64_t(roundHalfEven(minNeg / scale));
+  zp = std::clamp(zp, s.actQmin, s.actQmax);
+  return {double(scale), zp};
+}
+
+/// PerChannelMinMaxObserver, per_channel_symmetric: scale_c = max|w_c| / ((qmax - qmin) / 2),
+/// at least eps; zero point 0.
+std::vector<float> symmetricChannelScales(const exec::Tensor& w, int axis, const QuantSpec& s) {
+  const int64_t channels = w.dim(axis);
+  int64_t inner = 1;
+  for (int d = axis + 1; d < w.rank(); ++d) inner *= w.dim(d);
+  std::vector<float> maxAbs(static_cast<size_t>(channels), 0.0f);
+  for (int64_t i = 0; i < w.numel(); ++i) {
+    const int64_t c = (i / inner) % channels;
+    maxAbs[size_t(c)] = std::max(maxAbs[size_t(c)], std::abs(float(w.getDouble(i))));
+  }
+  std::vector<float> scales(static_cast<size_t>(channels));
+  const float half = float(s.weightQmax - s.weightQmin) / 2.0f;
+  for (int64_t c = 0; c < channels; ++c) scales[size_t(c)] = std::max(maxAbs[size_t(c)] / half, float(s.eps));
+  return scales;
+}
+
+/// quantize_per_channel arithmetic: clamp(round(x * (1 / scale)) + zp, qmin, qmax).
+exec::Tensor quantizeChannels(const exec::Tensor& w, int axis, const std::vector<float>& scales, int64_t qmin,
+                              int64_t qmax, DType storage) {
+  const int64_t channels = w.dim(axis);
+  int64_t inner = 1;
+  for (int d = axis + 1; d < w.rank(); ++d) inner *= w.dim(d);
+  exec::Tensor q(storage, w.shape());
+  for (int64_t i = 0; i < w.numel(); ++i) {
+    const float inv = 1.0f / scales[size_t((i / inner) % channels)];
+    const float r = roundHalfEven(float(w.getDouble(i)) * inv);
+    int64_t v = r <= float(qmin) ? qmin : r >= float(qmax) ? qmax : int64_t(r);
+    q.setInt(i, v);
+  }
+  return q;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- public API
+
+std::string QuantizeReport::summary() const {
+  if (alreadyQuantized) return "the graph already holds quantize/dequantize ops: left as it is";
+  std::string tfa;
+  for (const std::string& p : tfaChanged) tfa += (tfa.empty() ? "" : ", ") + p;
+  return fmt::format(
+      "{} activation q/dq pairs ({} observers), {} per-channel int8 weights, {} int32 biases, {} batch norms folded, "
+      "{} nodes annotated, {} nodes left float by config; transform-for-annotation: {}",
+      quantizePerTensor, observers, perChannelWeights, int32Biases, batchNormsFolded, annotatedNodes, disallowed,
+      tfa.empty() ? "no changes" : tfa);
+}
+
+std::string moduleOf(const ir::Graph& g, const ir::Node& n) {
+  if (!n.module.empty()) return n.module;
+  std::string found;
+  n.forEachInput([&](const ValueRef& r) {
+    if (!found.empty()) return;
+    const ir::Node* in = g.find(r.node);
+    if (!in || in->kind != ir::NodeKind::GetAttr) return;
+    const ir::Constant* c = g.constant(in->target);
+    if (!c || c->kind != ir::ConstantKind::Parameter || c->fqn.empty()) return;
+    size_t dot = c->fqn.rfind('.');
+    if (dot != std::string::npos) found = c->fqn.substr(0, dot);
+  });
+  return found;
+}
+
+bool quantizationDisabled(const ir::Graph& g, const ir::Node& n, const QuantizeOptions& o) {
+  auto matches = [](const std::string& module, const std::vector<std::string>& prefixes) {
+    for (const std::string& p : prefixes)
+      if (module == p || (module.size() > p.size() && module.starts_with(p) && module[p.size()] == '.')) return true;
+    return false;
+  };
+  if (std::find(o.excludeNodes.begin(), o.excludeNodes.end(), n.name) != o.excludeNodes.end()) return true;
+  if (n.isCall() && std::find(o.excludeOps.begin(), o.excludeOps.end(), ir::opName(n.op)) != o.excludeOps.end())
+    return true;
+  if (o.excludeModules.empty() && o.includeModules.empty()) return !o.global;
+  const std::string module = moduleOf(g, n);
+  if (!module.empty() && matches(module, o.excludeModules)) return true;
+  if (!module.empty() && matches(module, o.includeModules)) return false;
+  return !o.global;
+}
+
+Status transformForAnnotation(ir::Graph& g, const QuantizeOptions& o, QuantizeReport& report) {
+  // TOSAQuantizer._set_disallow_tfa_for_nodes: the flag is "this node's config is None".
+  report.disallowed = 0;
+  std::vector<std::pair<NodeId, bool>> flags;
+  for (const ir::NodePtr& p : g.nodes()) flags.emplace_back(p->id, quantizationDisabled(g, *p, o));
+  for (auto [id, off] : flags) {
+    const bool has = g.node(id).hasFlag(ir::kFlagDisallowTransform);
+    if (has != off) {
+      ir::Node& n = g.mutableNode(id);
+      n.flags = off ? (n.flags | ir::kFlagDisallowTransform) : (n.flags & ~uint32_t(ir::kFlagDisallowTransform));
+    }
+    report.disallowed += off;
+  }
+  passes::PassManager pm;
+  pm.pipelineName = "quantizer-transform-for-annotation";
+  for (auto& p : builtinTfaPasses()) pm.add(std::move(p));
+  for (const std::string& name : o.extraTfaPasses) {
+    auto p = passes::PassRegistry::instance().create(name);
+    if (!p) return Status::error(fmt::format("transform for annotation: unknown pass '{}'", name));
+    pm.add(std::move(p));
+  }
+  passes::VerifierInstrumentation verifier;
+  pm.addInstrumentation(&verifier);
+  passes::PassContext ctx;
+  ctx.profile = passes::Profile::INT;
+  ops::InferenceCache cache;
+  ctx.cache = &cache;
+  passes::RunResult res = pm.run(g, ctx);
+  if (res.failedIndex >= 0) return Status::error("transform for annotation: " + res.failure);
+  for (const auto& r : res.records)
+    if (r.status == passes::PassStatus::Changed) report.tfaChanged.push_back(r.name);
+  return Status::ok();
+}
+
+namespace {
+
+/// Builds the converted graph in one ordered pass (no per-insertion index rebuilds): nodes are
+/// copied with their inputs remapped to the dequantised values; planned nodes are emitted
+/// right before a given node or right after a value's producer.
+class Rebuilder {
+ public:
+  Rebuilder(const ir::Graph& src) : src_(src), out_(src.shellCopy()) {}
+
+  ir::Graph& graph() { return out_; }
+
+  /// A node name not used by the source graph nor by a node emitted so far.
+  std::string freshName(const std::string& base) {
+    for (int k = counters_[base];; ++k) {
+      std::string n = k == 0 ? base : fmt::format("{}_{}", base, k);
+      if (src_.findByName(n) == ir::kInvalidNode && !used_.count(n) && !out_.constant(n)) {
+        counters_[base] = k + 1;
+        used_.insert(n);
+        return n;
+      }
+    }
+  }
+
+  ValueRef constant(const std::string& base, const std::string& fqn, const exec::Tensor& t, NodeId derivedFrom) {
+    std::string name = freshName(base);
+    ir::Constant c;
+    c.name = name;
+    c.fqn = fqn;
+    c.kind = ir::ConstantKind::Constant;
+    c.dtype = t.dtype();
+    c.shape = t.shape();
+    c.data = out_.store().intern(std::vector<uint8_t>(t.bytes(), t.bytes() + t.nbytes()));
+    c.contentHash = ir::constantContentHash(c);
+    out_.setConstant(c);
+    ir::Node n;
+    n.kind = ir::NodeKind::GetAttr;
+    n.name = name;
+    n.target = name;
+    n.outputs.push_back(ir::TensorMeta(t.dtype(), t.shape()));
+    n.provenance.createdBy = kCreatedBy;
+    n.provenance.derivedFrom = {derivedFrom};
+    return ValueRef{out_.append(std::move(n)), 0};
+  }
+
+  Result<ValueRef> call(std::string_view op, std::vector<ir::Arg> args, const std::string& base, NodeId derivedFrom) {
+    ir::Node n;
+    n.kind = ir::NodeKind::Call;
+    n.op = ir::internOp(op);
+    n.target = std::string(op);
+    n.name = freshName(base);
+    n.args = std::move(args);
+    n.provenance.createdBy = kCreatedBy;
+    n.provenance.derivedFrom = {derivedFrom};
+    const ops::OpSchema* s = ops::OpRegistry::instance().find(n.op);
+    if (!s) return Status::error(fmt::format("quantizer: op '{}' is not registered", op));
+    LS_RETURN_IF_ERROR(ops::checkArgs(*s, n, out_).withContext(fmt::format("quantizer: new node '{}': ", n.name)));
+    LS_RETURN_IF_ERROR(
+        ops::inferNode(out_, n, n.outputs, &cache_).withContext(fmt::format("quantizer: new node '{}': ", n.name)));
+    return ValueRef{out_.append(std::move(n)), 0};
+  }
+
+  /// Copies source node `p` with remapped inputs and the given arg overrides.
+  void copy(const ir::NodePtr& p, const std::unordered_map<NodeId, ValueRef>& remap,
+            const std::vector<std::pair<size_t, ValueRef>>* overrides) {
+    bool touched = overrides && !overrides->empty();
+    if (!touched)
+      p->forEachInput([&](const ValueRef& r) { touched = touched || (r.output == 0 && remap.count(r.node)); });
+    if (!touched) {
+      out_.appendShared(p);
+      return;
+    }
+    ir::Node n = *p;
+    n.forEachInputMutable([&](ValueRef& r) {
+      if (r.output != 0) return;
+      auto it = remap.find(r.node);
+      if (it != remap.end()) r = it->second;
+    });
+    if (overrides)
+      for (const auto& [arg, v] : *overrides) n.args[arg] = v;
+    out_.append(std::move(n));
+  }
+
+ private:
+  const ir::Graph& src_;
+  ir::Graph out_;
+  std::unordered_map<std::string, int> counters_;
+  std::set<std::string> used_;
+  ops::InferenceCache cache_;
+};
+
+}  // namespace
+
+Result<QuantizeReport> quantizeGraph(ir::Graph& g, const QuantizeOptions& o) {
+  QuantizeReport report;
+  if (exec::hasQuantOps(g)) {
+    report.alreadyQuantized = true;
+    return report;
+  }
+  if (o.calibrationRuns < 1) return Status::error("quantizer: calibrationRuns must be at least 1");
+  exec::materializeConstants(g);
+  LS_RETURN_IF_ERROR(transformForAnnotation(g, o, report));
+  if (o.foldBatchNorm) report.batchNormsFolded = foldBatchNorms(g);
+
+  Annotation ann = annotate(g, o);
+  report.annotatedNodes = ann.annotatedNodes;
+
+  // Calibration: min/max observers on every observed value over the seeded runs (values are
+  // observed as they are produced; memory stays that of a plain run).
+  const size_t ngroups = ann.uf.parent.size();
+  std::vector<double> mn(ngroups, INFINITY), mx(ngroups, -INFINITY);
+  std::vector<int> rootOf(g.nextId(), -1);
+  for (const auto& [v, gi] : ann.group) rootOf[v] = ann.uf.find(gi);
+  exec::Executor::ObserveFn observe = [&](const ir::Node& n, const std::vector<exec::Tensor>& outs) {
+    if (n.id >= rootOf.size() || rootOf[n.id] < 0 || outs.size() != 1) return;
+    const exec::Tensor& t = outs[0];
+    if (!t.defined() || !ir::isFloating(t.dtype())) return;
+    const size_t root = size_t(rootOf[n.id]);
+    double lo = mn[root], hi = mx[root];
+    if (t.dtype() == DType::Float32) {
+      const float* d = t.data<float>();
+      for (int64_t i = 0; i < t.numel(); ++i)
+        if (std::isfinite(d[i])) lo = std::min(lo, double(d[i])), hi = std::max(hi, double(d[i]));
+    } else {
+      for (int64_t i = 0; i < t.numel(); ++i) {
+        const double x = t.getDouble(i);
+        if (std::isfinite(x)) lo = std::min(lo, x), hi = std::max(hi, x);
+      }
+    }
+    mn[root] = lo;
+    mx[root] = hi;
+  };
+  exec::Executor ex;
+  for (int run = 0; run < o.calibrationRuns; ++run) {
+    auto out = ex.run(g, exec::synthesizeInputs(g, o.seed + uint64_t(run)), observe);
+    if (!out) return Status::error("quantizer: calibration run failed: " + out.message());
+  }
+  std::vector<QParams> qp(ngroups);
+  std::vector<uint8_t> calibrated(ngroups, 0);
+  for (size_t r = 0; r < ngroups; ++r)
+    if (ann.uf.find(int(r)) == int(r) && mn[r] <= mx[r]) {
+      qp[r] = affineParams(mn[r], mx[r], o.spec);
+      calibrated[r] = 1;
+    }
+
+  // Convert plan. Weights/biases: emitted right before the node reading them. Activations: a
+  // q/dq pair right after the producer (placeholders and constants: before their first user).
+  const ir::Arg i8 = dtypeArg(DType::Int8), i32 = dtypeArg(DType::Int32);
+  Rebuilder rb(g);
+  std::unordered_map<NodeId, ValueRef> remap;  // value -> its dequantised replacement
+  std::unordered_map<NodeId, std::vector<std::function<Status()>>> emitBefore;
+  std::unordered_map<NodeId, std::vector<std::pair<size_t, ValueRef>>> overrides;
+  std::vector<uint8_t> quantizeAfter(g.nextId(), 0);
+  std::set<int> usedRoots;
+
+  for (const WeightUse& wu : ann.weights) {
+    const WeightUse u = wu;
+    const ir::Node& wnode = g.node(u.weightNode);
+    const ir::Constant* wc = g.constant(wnode.target);
+    if (!wc) return Status::error(fmt::format("quantizer: node '{}': weight constant '{}' is missing", wnode.name, wnode.target));
+    const exec::Tensor W = valuesOf(*wc);
+    const std::vector<float> scales = symmetricChannelScales(W, u.axis, o.spec);
+    const int64_t channels = int64_t(scales.size());
+    const std::string wname = wc->name, wfqn = wc->fqn;
+    emitBefore[u.weightReader].push_back([&, u, W, scales, channels, wname, wfqn]() -> Status {
+      exec::Tensor scaleT = exec::Tensor::fromFloats(ir::Shape{channels}, scales);
+      exec::Tensor zpT(DType::Int64, ir::Shape{channels});
+      ValueRef s = rb.constant(wname + "_scales", wfqn, scaleT, u.weightNode);
+      ValueRef z = rb.constant(wname + "_zero_points", wfqn, zpT, u.weightNode);
+      ValueRef qv;
+      if (o.foldWeightQuantize) {
+        qv = rb.constant(wname + "_int8", wfqn,
+                         quantizeChannels(W, u.axis, scales, o.spec.weightQmin, o.spec.weightQmax, DType::Int8),
+                         u.weightNode);
+      } else {
+        auto q = rb.call(kQC, {ValueRef{u.weightNode, 0}, s, z, int64_t(u.axis), o.spec.weightQmin, o.spec.weightQmax, i8},
+                         "quantize_per_channel_default", u.weightNode);
+        if (!q) return q.status();
+        qv = *q;
+      }
+      auto dq = rb.call(kDQC, {qv, s, z, int64_t(u.axis), o.spec.weightQmin, o.spec.weightQmax, i8},
+                        "dequantize_per_channel_default", u.weightNode);
+      if (!dq) return dq.status();
+      overrides[u.weightReader].emplace_back(u.weightArg, *dq);
+      return Status::ok();
+    });
+    ++report.perChannelWeights;
+
+    if (u.biasArg == SIZE_MAX) continue;
+    auto git = ann.group.find(u.inputValue);
+    const int root = git == ann.group.end() ? -1 : ann.uf.find(git->second);
+    if (root < 0 || !calibrated[size_t(root)])
+      return Status::error(
+          fmt::format("quantizer: node '{}': its input has no calibrated scale for the bias", g.node(u.consumer).name));
+    const ir::Node& bnode = g.node(u.biasNode);
+    const ir::Constant* bc = g.constant(bnode.target);
+    if (!bc) return Status::error(fmt::format("quantizer: node '{}': bias constant '{}' is missing", bnode.name, bnode.target));
+    const exec::Tensor B = valuesOf(*bc);
+    if (B.numel() != channels)
+      return Status::error(fmt::format("quantizer: node '{}': bias has {} elements, the weight {} channels",
+                                       g.node(u.consumer).name, B.numel(), channels));
+    std::vector<float> bscales(static_cast<size_t>(channels));
+    for (int64_t c = 0; c < channels; ++c) bscales[size_t(c)] = float(qp[size_t(root)].scale) * scales[size_t(c)];
+    const std::string bname = bc->name, bfqn = bc->fqn;
+    emitBefore[u.consumer].push_back([&, u, B, bscales, channels, bname, bfqn]() -> Status {
+      // Upstream's _get_int32_per_channel_bias_qspec: [int32 min, int32 max - 1], zero points 0
+      // (int32), scale = input activation scale * weight scale per channel.
+      const int64_t lo = std::numeric_limits<int32_t>::min(), hi = int64_t(std::numeric_limits<int32_t>::max()) - 1;
+      ValueRef s = rb.constant(bname + "_scales", bfqn, exec::Tensor::fromFloats(ir::Shape{channels}, bscales), u.biasNode);
+      ValueRef z = rb.constant(bname + "_zero_points", bfqn, exec::Tensor(DType::Int32, ir::Shape{channels}), u.biasNode);
+      ValueRef bq;
+      if (o.foldWeightQuantize) {
+        bq = rb.constant(bname + "_int32", bfqn, quantizeChannels(B, 0, bscales, lo, hi, DType::Int32), u.biasNode);
+      } else {
+        auto q = rb.call(kQC, {ValueRef{u.biasNode, 0}, s, z, int64_t(0), lo, hi, i32}, "quantize_per_channel_default",
+                         u.biasNode);
+        if (!q) return q.status();
+        bq = *q;
+      }
+      auto dq = rb.call(kDQC, {bq, s, z, int64_t(0), lo, hi, i32}, "dequantize_per_channel_default", u.biasNode);
+      if (!dq) return dq.status();
+      overrides[u.consumer].emplace_back(u.biasArg, *dq);
+      return Status::ok();
+    });
+    ++report.int32Biases;
+  }
+
+  auto emitActivation = [&](NodeId v) -> Status {
+    const QParams& p = qp[size_t(rootOf[v])];
+    auto q = rb.call(kQ, {ValueRef{v, 0}, p.scale, p.zeroPoint, o.spec.actQmin, o.spec.actQmax, i8},
+                     "quantize_per_tensor_default", v);
+    if (!q) return q.status();
+    auto dq = rb.call(kDQ, {*q, p.scale, p.zeroPoint, o.spec.actQmin, o.spec.actQmax, i8},
+                      "dequantize_per_tensor_default", v);
+    if (!dq) return dq.status();
+    remap[v] = *dq;
+    ++report.quantizePerTensor;
+    ++report.dequantizePerTensor;
+    ++report.quantizedValues;
+    usedRoots.insert(rootOf[v]);
+    return Status::ok();
+  };
+  for (const auto& [v, gi] : ann.group) {
+    const ir::Node* n = g.find(v);
+    if (!n || n->outputs.size() != 1 || !isFloatTensor(n->outputs[0])) continue;
+    if (!calibrated[size_t(rootOf[v])]) continue;
+    auto users = g.users(v);
+    if (users.empty()) continue;
+    if (n->isCall()) {
+      quantizeAfter[v] = 1;
+    } else {
+      NodeId first = users[0];
+      for (NodeId u : users)
+        if (g.position(u) < g.position(first)) first = u;
+      emitBefore[first].push_back([&, v]() { return emitActivation(v); });
+    }
+  }
+
+  // Rebuild in order.
+  rb.graph().reserveNodes(g.size() + 2 * report.quantizePerTensor + 8 * report.perChannelWeights);
+  for (const ir::NodePtr& p : g.nodes()) {
+    if (auto it = emitBefore.find(p->id); it != emitBefore.end())
+      for (auto& fn : it->second) LS_RETURN_IF_ERROR(fn());
+    auto ov = overrides.find(p->id);
+    rb.copy(p, remap, ov == overrides.end() ? nullptr : &ov->second);
+    if (quantizeAfter[p->id]) LS_RETURN_IF_ERROR(emitActivation(p->id));
+  }
+  report.observers = usedRoots.size();
+  g = std::move(rb.graph());
+  removeDeadConstants(g);
+  LS_RETURN_IF_ERROR(passes::VerifierInstrumentation::verifyGraph(g).withContext("quantizer produced an invalid graph: "));
+  return report;
+}
+
+}  // namespace ls::quant

@@ -1,0 +1,93 @@
+// Post-training quantizer: turns a float graph into the graph PT2E (prepare_pt2e /
+// convert_pt2e with the Arm backend's TOSAQuantizer and its symmetric int8 config) produces:
+// quantized_decomposed quantize/dequantize_per_tensor around activations, int8 weights of
+// conv/linear quantised per output channel symmetrically (dequantize_per_channel), int32
+// biases with scale = input scale * weight scale, calibrated by min/max observers on seeded
+// random inputs run through the reference executor.
+//
+// Steps (upstream names):
+//   1. transform for annotation: every node gets kFlagDisallowTransform when its
+//      quantisation config is None (TOSAQuantizer._set_disallow_tfa_for_nodes: global config,
+//      then module-type/name overrides), then the transform-for-annotation passes run; they
+//      honour the flag (ArmPass.allowed_to_transform), so float-only parts stay untouched.
+//   2. conv + batch norm folding (prepare_pt2e folds BN into the preceding conv for PTQ).
+//   3. annotation (quantization_annotator.py rules: conv/linear with input, weight, bias and
+//      output specs, conv->relu/hardtanh(min 0) fusion, shared specs for add/sub/cat, parent
+//      shared specs for relu/pools/permute, input-shared specs for views/slices, ...).
+//   4. calibration: min/max over `calibrationRuns` seeded inputs (one observer per value, values
+//      with shared specs share one observer).
+//   5. convert: q/dq pairs inserted, weights folded to int8 constants (fold_quantize=True).
+// Graphs that already hold quantized_decomposed ops are left as they are.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/ir/graph.h"
+#include "core/util/status.h"
+
+namespace ls::quant {
+
+/// The Arm backend's get_symmetric_quantization_config(is_per_channel=True), PTQ.
+struct QuantSpec {
+  int64_t actQmin = -128, actQmax = 127;        ///< int8 activations, per tensor affine
+  int64_t weightQmin = -127, weightQmax = 127;  ///< int8 weights, per channel symmetric (axis 0)
+  double eps = 1.0 / 65536.0;                   ///< smallest scale (upstream eps = 2**-16)
+};
+
+struct QuantizeOptions {
+  QuantSpec spec;
+  /// A global config is set (TOSAQuantizer.set_global(config)); false: only nodes matched by
+  /// includeModules are quantised.
+  bool global = true;
+  /// set_module_name(name, None): nodes of these modules (prefix match on the node's module
+  /// path, see moduleOf) stay float and are flagged "disallow transform".
+  std::vector<std::string> excludeModules;
+  /// set_module_name(name, config) with global = false.
+  std::vector<std::string> includeModules;
+  /// Node names / op names that stay float (set_node_name / set_node_target with None).
+  std::vector<std::string> excludeNodes, excludeOps;
+  /// Calibration: synthesised inputs with seeds seed, seed + 1, ...
+  int calibrationRuns = 4;
+  uint64_t seed = 1;
+  /// prepare_pt2e folds batch norm into the preceding conv.
+  bool foldBatchNorm = true;
+  /// convert_pt2e(fold_quantize=True): weights become int8 constants feeding
+  /// dequantize_per_channel. false: float weight -> quantize_per_channel -> dequantize_per_channel.
+  bool foldWeightQuantize = true;
+  /// Extra transform-for-annotation passes by registered name, run after the built-in ones.
+  std::vector<std::string> extraTfaPasses;
+};
+
+struct QuantizeReport {
+  bool alreadyQuantized = false;  ///< the graph held q/dq ops: nothing was done
+  size_t disallowed = 0;          ///< nodes flagged kFlagDisallowTransform
+  std::vector<std::string> tfaChanged;  ///< transform-for-annotation passes that changed the graph
+  size_t batchNormsFolded = 0;
+  size_t annotatedNodes = 0;
+  size_t observers = 0;           ///< distinct activation observers (= distinct activation qparams)
+  size_t quantizedValues = 0;     ///< activation values given a q/dq pair
+  size_t quantizePerTensor = 0, dequantizePerTensor = 0;
+  size_t perChannelWeights = 0, int32Biases = 0;
+  /// One line, e.g. "74 q/dq pairs (52 observers), 53 per-channel weights, 53 int32 biases, ...".
+  std::string summary() const;
+};
+
+/// The module path a node belongs to: Node::module when recorded, else the module of the
+/// parameter it reads ("features.0.0" for a conv reading "features.0.0.weight"); empty if none.
+std::string moduleOf(const ir::Graph& g, const ir::Node& n);
+
+/// True when the options give node `n` no quantisation config (it stays float).
+bool quantizationDisabled(const ir::Graph& g, const ir::Node& n, const QuantizeOptions& o);
+
+/// Step 1 alone: flags nodes without a config kFlagDisallowTransform (and clears the flag on
+/// the others), then runs the transform-for-annotation passes. Fills disallowed/tfaChanged.
+Status transformForAnnotation(ir::Graph& g, const QuantizeOptions& o, QuantizeReport& report);
+
+/// Quantises `g` in place (steps 1-5). Shape-only constants are materialised first (their
+/// synthesised values become data). A graph with quantized_decomposed ops is left unchanged
+/// (report.alreadyQuantized). Errors name the node.
+Result<QuantizeReport> quantizeGraph(ir::Graph& g, const QuantizeOptions& o = {});
+
+}  // namespace ls::quant
