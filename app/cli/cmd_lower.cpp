@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "app/cli/commands.h"
+#include "core/backends/xnnpack/partitioner.h"
 #include "core/io/lsg.h"
 #include "core/io/lstrace.h"
 #include "core/io/summary.h"
@@ -102,6 +103,12 @@ int runLower(const LowerCommand& cmd) {
     s.records = res.records;
     s.totalNs = res.totalNs;
     s.finalGraph = &g;
+    if (cmd.pipeline == "xnnpack") {
+      xnnpack::PartitionReport pr = xnnpack::partitionReport(g);
+      s.finalExtras["delegates"] = pr.delegates;
+      s.finalExtras["delegated_nodes"] = pr.delegatedNodes;
+      s.finalMaps["undelegated"] = pr.undelegated;
+    }
     Status st = writeFileAtomic(cmd.jsonOut, io::runSummaryJson(s));
     if (!st) rc = fail(st.message());
   }
