@@ -55,7 +55,7 @@ namespace {
 
 /// Walks from `v` (an operand of an attention bmm) back through layout-only ops to a scalar
 /// scale. Removable when every node on the way (scale included) has a single user.
-std::optional<ScaleSite> scaleOnPath(const ir::Graph& g, ir::ValueRef v) {
+std::optional<ScaleSite> scaleOnPath(const ir::Graph& g, ir::ValueRef v, ir::NodeId consumer) {
   bool single = true;
   for (int step = 0; step < 32; ++step) {
     const ir::Node* n = g.find(v.node);
@@ -63,9 +63,11 @@ std::optional<ScaleSite> scaleOnPath(const ir::Graph& g, ir::ValueRef v) {
     single = single && userCount(g, n->id) == 1;
     if (auto s = scalarScale(g, *n)) {
       s->removable = single;
+      s->consumer = consumer;
       return s;
     }
     if (!isLayoutOnlyOp(n->op) || n->args.empty() || !n->args[0].ref()) return std::nullopt;
+    consumer = n->id;
     v = *n->args[0].ref();
   }
   return std::nullopt;
@@ -89,6 +91,7 @@ std::vector<AttentionMatch> findAttention(const ir::Graph& g) {
       if (auto post = scalarScale(g, *in)) {
         if (userCount(g, in->id) != 1) continue;
         post->removable = true;
+        post->consumer = sid;
         m.postScale = post;
         in = g.find(post->input.node);
         if (!in) continue;
@@ -102,8 +105,19 @@ std::vector<AttentionMatch> findAttention(const ir::Graph& g) {
           !b2.args[1].ref())
         continue;
       m.bmm2 = b2.id;
-      m.qScale = scaleOnPath(g, *in->args[0].ref());
-      m.kScale = scaleOnPath(g, *in->args[1].ref());
+      m.qScale = scaleOnPath(g, *in->args[0].ref(), in->id);
+      m.kScale = scaleOnPath(g, *in->args[1].ref(), in->id);
+      const ir::ValueRef kT = *in->args[1].ref();
+      const ir::Node* kt = g.find(kT.node);
+      const int r = g.meta(kT).rank();
+      if (kt && kt->isCall() && r >= 2 && kT.output == 0 && userCount(g, kT.node) == 1 && kt->args[0].ref() &&
+          !(kT == *in->args[0].ref())) {
+        auto perm = permutationOf(*kt, r);
+        bool swapsLast = perm.has_value();
+        for (int i = 0; perm && i < r; ++i)
+          swapsLast = swapsLast && (*perm)[size_t(i)] == (i == r - 1 ? r - 2 : (i == r - 2 ? r - 1 : i));
+        if (swapsLast) m.keyBeforeTranspose = *kt->args[0].ref();
+      }
       out.push_back(m);
     }
   }
@@ -240,6 +254,8 @@ ConvertToSDPAPass::ConvertToSDPAPass()
 Status ConvertToSDPAPass::transform(GraphEditor& ed) {
   ir::Graph& g = ed.graph();
   scales_.clear();
+  // All matches are found on the unedited graph (their nodes are disjoint); edits then only
+  // rewire and retarget nodes, and the leftovers go in one dead-code sweep.
   for (const AttentionMatch& m : findAttention(g)) {
     const ir::Node& b1 = g.node(m.bmm1);
     if (!allowedToTransform(b1) || !allowedToTransform(g.node(m.softmax)) || !allowedToTransform(g.node(m.bmm2)))
@@ -248,16 +264,15 @@ Status ConvertToSDPAPass::transform(GraphEditor& ed) {
     ir::ValueRef q = *b1.args[0].ref();
     ir::ValueRef kT = *b1.args[1].ref();
     const ir::ValueRef v = *g.node(m.bmm2).args[1].ref();
-    std::vector<ir::NodeId> dropIfDead;
-    // A removable scale leaves the path: its single user reads the unscaled tensor instead
+    std::optional<ir::ValueRef> key = m.keyBeforeTranspose;
+    // A removable scale leaves the path: the node after it reads the unscaled tensor instead
     // (layout ops commute with a scalar multiply).
     auto fold = [&](const std::optional<ScaleSite>& s, ir::ValueRef& operand) {
       if (!s || !s->removable) return;
-      ir::NodeId user = g.users(s->node)[0];
-      if (user == m.bmm1) operand = s->input;
-      else ed.replaceUse(user, {s->node, 0}, s->input);
+      if (s->consumer == m.bmm1) operand = s->input;
+      else ed.replaceUse(s->consumer, {s->node, 0}, s->input);
+      if (key && key->node == s->node) key = s->input;  // scale directly under the k^T transpose
       factor *= s->factor;
-      dropIfDead.push_back(s->node);
       bump(scalesFolded_);
     };
     fold(m.qScale, q);
@@ -266,40 +281,21 @@ Status ConvertToSDPAPass::transform(GraphEditor& ed) {
       factor *= m.postScale->factor;
       bump(scalesFolded_);
     }
-    // key = the input of a last-two-dims transpose feeding only bmm1, else transpose k^T.
     ir::ValueRef k;
-    const ir::Node& ktNode = g.node(kT.node);
-    const int r = g.meta(kT).rank();
-    auto perm = ktNode.isCall() && r >= 2 ? permutationOf(ktNode, r) : std::nullopt;
-    bool swapsLast = perm.has_value();
-    if (perm)
-      for (int i = 0; i < r; ++i) {
-        const int want = i == r - 1 ? r - 2 : (i == r - 2 ? r - 1 : i);
-        if ((*perm)[size_t(i)] != want) swapsLast = false;
-      }
-    if (swapsLast && kT.output == 0 && userCount(g, kT.node) == 1 && ktNode.args[0].ref() &&
-        !(kT == q)) {
-      k = *ktNode.args[0].ref();
-      dropIfDead.insert(dropIfDead.begin(), kT.node);
+    if (key) {
+      k = *key;
     } else {
       auto t = ed.insertBefore(m.bmm2, "aten.transpose_copy.int", {kT, int64_t(-2), int64_t(-1)}, {},
                                g.node(m.bmm1).name + "_key", {m.bmm1});
       if (!t) return t.status().withContext(fmt::format("ConvertToSDPA at '{}': ", g.node(m.bmm1).name));
       k = *t;
     }
-    auto sdpa = ed.insertBefore(m.bmm2, kSdpaOp, {q, k, v}, {{"scale", factor}}, "sdpa",
-                                {m.bmm1, m.softmax, m.bmm2});
-    if (!sdpa) return sdpa.status().withContext(fmt::format("ConvertToSDPA at '{}': ", g.node(m.bmm2).name));
-    ed.replaceAllUses({m.bmm2, 0}, *sdpa);
-    LS_RETURN_IF_ERROR(ed.erase(m.bmm2));
-    LS_RETURN_IF_ERROR(ed.erase(m.softmax));
-    if (m.postScale) LS_RETURN_IF_ERROR(ed.erase(m.postScale->node));
-    LS_RETURN_IF_ERROR(ed.erase(m.bmm1));
-    for (ir::NodeId id : dropIfDead)
-      if (g.contains(id) && g.users(id).empty()) LS_RETURN_IF_ERROR(ed.erase(id));
+    ed.setCall(m.bmm2, kSdpaOp, {q, k, v}, {{"scale", factor}});
+    for (ir::NodeId id : {m.bmm1, m.softmax}) g.mutableNode(m.bmm2).provenance.derivedFrom.push_back(id);
     scales_.push_back(factor);
     bump(matched_);
   }
+  if (!scales_.empty()) ed.eliminateDeadCode();
   return Status::ok();
 }
 

@@ -66,6 +66,13 @@ ConvertToLinearPass::ConvertToLinearPass()
 
 Status ConvertToLinearPass::transform(GraphEditor& ed) {
   ir::Graph& g = ed.graph();
+  // Match everything first, then rewrite each mm/addmm in place (same id): no query needs an
+  // index rebuilt after an edit, so the pass stays linear in the graph size.
+  struct Match {
+    ir::NodeId id;
+    std::vector<ir::Arg> args;
+  };
+  std::vector<Match> matches;
   for (ir::NodeId id : nodesInOrder(g, targetOps())) {
     const ir::Node& n = g.node(id);
     if (!allowedToTransform(n)) continue;
@@ -86,14 +93,13 @@ Status ConvertToLinearPass::transform(GraphEditor& ed) {
       if (!b || bm.rank() != 1 || bm.shape[0] != g.meta(w).shape[0]) continue;
       args.push_back(*b);
     }
-    const ir::NodeId wtId = wt->id;
-    auto lin = ed.insertBefore(id, "aten.linear.default", std::move(args), {}, "linear", {id, wtId});
-    if (!lin) return lin.status().withContext(fmt::format("ConvertToLinear at '{}': ", g.node(id).name));
-    ed.replaceAllUses({id, 0}, *lin);
-    LS_RETURN_IF_ERROR(ed.erase(id));
-    if (g.users(wtId).empty()) LS_RETURN_IF_ERROR(ed.erase(wtId));
+    matches.push_back({id, std::move(args)});
+  }
+  for (Match& m : matches) {
+    ed.setCall(m.id, "aten.linear.default", std::move(m.args), {});
     bump(converted_);
   }
+  if (!matches.empty()) ed.eliminateDeadCode();  // the transposes of the weights
   return Status::ok();
 }
 

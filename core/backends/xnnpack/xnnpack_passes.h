@@ -29,6 +29,7 @@ using passes::ShouldRun;
 struct ScaleSite {
   ir::NodeId node = ir::kInvalidNode;
   ir::ValueRef input;      ///< the scaled tensor
+  ir::NodeId consumer = ir::kInvalidNode;  ///< the next node on the path (reads the scale)
   double factor = 1.0;     ///< multiplier applied (c for mul, 1/c for div)
   bool removable = false;  ///< the scale and the layout ops after it feed only this path
 };
@@ -39,6 +40,8 @@ struct ScaleSite {
 struct AttentionMatch {
   ir::NodeId bmm1 = ir::kInvalidNode, softmax = ir::kInvalidNode, bmm2 = ir::kInvalidNode;
   std::optional<ScaleSite> qScale, kScale, postScale;
+  /// When bmm1's k^T operand is a last-two-dims transpose used only by bmm1: its input.
+  std::optional<ir::ValueRef> keyBeforeTranspose;
 };
 
 /// True for ops that only move or alias data (commute with a scalar multiply).
@@ -87,7 +90,8 @@ class ConvertToLinearPass : public InPlacePass {
 
 /// Replaces each attention pattern (findAttention) by one
 /// aten.scaled_dot_product_attention(q, k, v, scale=s), s = product of the scales it read
-/// (q side, k side, scores); a scale shared with other users stays in the graph.
+/// (q side, k side, scores); a scale shared with other users stays in the graph. The second
+/// bmm becomes the sdpa (same id); the rest of the pattern is removed as dead code.
 class ConvertToSDPAPass : public InPlacePass {
  public:
   ConvertToSDPAPass();
