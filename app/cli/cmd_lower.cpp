@@ -88,6 +88,11 @@ int runLower(const LowerCommand& cmd) {
              double(res.totalNs) / 1e6, res.records.size(), ran, changed, skipped, failed,
              res.records.empty() ? g.size() : res.records.front().nodesBefore, g.size(), cache.hits(), cache.misses());
 
+  if (cmd.pipeline == "xnnpack" && !failed) {
+    xnnpack::PartitionReport pr = xnnpack::partitionReport(g);
+    fmt::print("xnnpack: {} delegates, {} delegated nodes\n", pr.delegates, pr.delegatedNodes);
+    for (const auto& [op, n] : pr.undelegated) fmt::print("  undelegated {:>4}  {}: {}\n", n, op, pr.reasons[op]);
+  }
   int rc = failed ? 1 : 0;
   if (!cmd.graphOut.empty()) {
     Status st = io::saveLsg(g, cmd.graphOut);

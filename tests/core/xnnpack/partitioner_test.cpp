@@ -2,6 +2,7 @@
 // delegate subgraphs that execute like the source.
 #include <gtest/gtest.h>
 
+#include "core/io/lsg.h"
 #include "support/graph_builder.h"
 #include "xnnpack_test_util.h"
 
@@ -93,6 +94,22 @@ TEST(XnnpackPartitioner, ConstantsAreCopiedIntoTheDelegateAndLeaveTheParent) {
   const ir::Graph& sub = subgraphOf(g, call);
   EXPECT_EQ(sub.constants().size(), src.constants().size());
   EXPECT_TRUE(passes::VerifierInstrumentation::verifyGraph(g).isOk());
+}
+
+TEST(XnnpackPartitioner, DelegatedGraphSurvivesLsgRoundTripAndRuns) {
+  const ir::Graph src = test::loadGraph(test::realGraphPath("deit_tiny_vit"));
+  ir::Graph g = src;
+  auto out = test::runXnnpack(g);
+  ASSERT_GT(out.report.delegates, 1);
+  auto bytes = io::serializeLsg(g);
+  ASSERT_TRUE(bytes.isOk()) << bytes.message();
+  auto back = io::loadLsgBytes(*bytes, "deit_xnnpack.lsg");
+  ASSERT_TRUE(back.isOk()) << back.message();
+  EXPECT_EQ(back->subgraphs().size(), g.subgraphs().size());
+  EXPECT_EQ(xnnpack::partitionReport(*back).delegatedNodes, out.report.delegatedNodes);
+  auto v = test::verifyLowering(src, *back);
+  EXPECT_EQ(v.delegateRuns, out.report.delegates);
+  EXPECT_TRUE(v.diff.equivalent) << v.diff.message;
 }
 
 }  // namespace
