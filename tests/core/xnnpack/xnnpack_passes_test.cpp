@@ -109,6 +109,67 @@ TEST(SdpaGuard, DivScaleReadAsReciprocalAndPostScoreScale) {
   EXPECT_TRUE(r.diff.equivalent) << r.diff.message;
 }
 
+TEST(SdpaGuard, QAndKEachScaledBySqrtGiveTheSquare) {
+  // Upstream's form (timm attention): q * s^0.5 and k * s^0.5 as mul.Scalar, k scaled before
+  // its transpose; the sdpa scale is the product (0.5 * 0.5).
+  test::GraphBuilder b;
+  auto q = b.input("q", {2, 6, 4});
+  auto k = b.input("k", {2, 6, 4});
+  auto v = b.input("v", {2, 6, 4});
+  auto qs = b.call("aten.mul.Scalar", {q, f(0.5)});
+  auto ks = b.call("aten.mul.Scalar", {k, f(0.5)});
+  auto kt = b.call("aten.transpose_copy.int", {ks, int64_t(-2), int64_t(-1)});
+  auto sc = b.call("aten.bmm.default", {qs, kt});
+  auto p = b.call("aten._softmax.default", {sc, int64_t(-1), false});
+  auto o = b.call("aten.bmm.default", {p, v});
+  b.output({o});
+  const ir::Graph src = b.g;
+  ir::Graph g = b.g;
+  xnnpack::LiftConstantScalarOperandsPass lift;
+  EXPECT_EQ(runOne(lift, g).status, PassStatus::Unchanged);
+  EXPECT_EQ(lift.statistics()[1].value, 2);
+  xnnpack::ConvertToSDPAPass sdpa;
+  ASSERT_EQ(runOne(sdpa, g).status, PassStatus::Changed);
+  EXPECT_DOUBLE_EQ(sdpa.scalesRead().at(0), 0.25);
+  EXPECT_EQ(countOp(g, "aten.mul.Scalar") + countOp(g, "aten.transpose_copy.int"), 0u);
+  const ir::Node& attn = g.node(o.node);  // the second bmm became the sdpa (same id)
+  EXPECT_EQ(ir::opName(attn.op), xnnpack::kSdpaOp);
+  EXPECT_EQ(attn.args[1].ref()->node, k.node);
+  auto r = test::verifyLowering(src, g);
+  EXPECT_TRUE(r.diff.equivalent) << r.diff.message;
+}
+
+TEST(SdpaGuard, ScaleBeforeAPlainBmmOrAnOtherDimSoftmaxIsLifted) {
+  // Not attention: a bmm without softmax, and a softmax over dim 1. Both scales are lifted
+  // and nothing becomes an sdpa.
+  test::GraphBuilder b;
+  auto x = b.input("x", {2, 4, 4});
+  auto y = b.input("y", {2, 4, 4});
+  auto s1 = b.call("aten.mul.Tensor", {x, f(0.5)}, {}, "s1");
+  auto m1 = b.call("aten.bmm.default", {s1, y});
+  auto s2 = b.call("aten.div.Tensor", {y, f(4.0)}, {}, "s2");
+  auto m2 = b.call("aten.bmm.default", {s2, x});
+  auto p = b.call("aten._softmax.default", {m2, int64_t(1), false});
+  auto o = b.call("aten.bmm.default", {p, x});
+  b.output({m1, o});
+  const ir::Graph src = b.g;
+  ir::Graph g = b.g;
+  EXPECT_TRUE(xnnpack::findAttention(g).empty());
+  xnnpack::LiftConstantScalarOperandsPass lift;
+  ASSERT_EQ(runOne(lift, g).status, PassStatus::Changed);
+  EXPECT_EQ(lift.statistics()[0].value, 2);
+  xnnpack::ConvertToSDPAPass sdpa;
+  EXPECT_EQ(runOne(sdpa, g).status, PassStatus::Unchanged);
+  auto r = test::verifyLowering(src, g);
+  EXPECT_TRUE(r.diff.equivalent) << r.diff.message;
+}
+
+TEST(SdpaGuard, SkippedWithoutSoftmax) {
+  ir::Graph g = test::loadGraph(test::realGraphPath("resnet18"));
+  xnnpack::ConvertToSDPAPass sdpa;
+  EXPECT_EQ(runOne(sdpa, g).status, PassStatus::Skipped);
+}
+
 TEST(SdpaGuard, SharedScaleIsNotFoldedButStaysCorrect) {
   test::GraphBuilder b;
   auto x = b.input("x", {2, 4, 8});
@@ -241,8 +302,8 @@ TEST(FuseActivation, ReluOnAddAndClampOfClamp) {
   auto r = b.call("aten.relu.default", {a});
   auto h = b.call("aten.hardtanh.default", {r, f(-1.0), f(0.5)});
   auto s = b.call("aten.sub.Tensor", {x, y});
-  auto s2 = b.call("aten.mul.Tensor", {s, y});  // s has one user but mul's relu comes later
-  auto used = b.call("aten.relu.default", {s});  // s now has two users: not fused
+  auto s2 = b.call("aten.mul.Tensor", {s, y});
+  auto used = b.call("aten.relu.default", {s});  // s has two users (mul, relu): not fused
   b.output({h, s2, used});
   const ir::Graph src = b.g;
   ir::Graph g = b.g;
