@@ -517,7 +517,7 @@ bool layoutAgnostic(const ir::Node& n) {
       "aten.clamp.default",       "aten.add.Tensor",         "aten.sub.Tensor",        "aten.mul.Tensor",
       "aten.div.Tensor",          "aten.abs.default",        "aten.neg.default",       "aten.exp.default",
       "aten.sqrt.default",        "aten.rsqrt.default",      "aten.leaky_relu.default", "aten.maximum.default",
-      "aten.minimum.default",     "operator.getitem",        "aten.clone.default",
+      "aten.minimum.default",     "operator.getitem",        "aten.clone.default",      "aten.cat.default",
       "xnnpack.add_clamp.Tensor", "xnnpack.sub_clamp.Tensor", "xnnpack.mul_clamp.Tensor",
   };
   return n.isCall() && kOps.count(ir::opName(n.op)) > 0;
@@ -557,24 +557,30 @@ Status ChannelsLastTaggedReshapePass::transform(GraphEditor& ed) {
     const ir::Node& n0 = g.node(id);
     if (n0.kind != ir::NodeKind::Call && n0.kind != ir::NodeKind::Output) continue;
     if (n0.isCall() && (isConversion(n0) || !allowedToTransform(n0))) continue;
-    // What each rank-4 activation input must be.
+    // What each rank-4 activation input must be. NHWC ops want their data input in NHWC;
+    // layout-agnostic ops keep a common layout (mixed inputs all go NHWC, as upstream); every
+    // other op and the graph outputs want NCHW.
     std::vector<std::pair<ir::ValueRef, Need>> needs;
     const bool agnostic = layoutAgnostic(n0);
     const bool nhwc = nhwcOp(n0);
-    std::optional<bool> firstLayout;  // agnostic ops: the first rank-4 input's layout wins
+    bool anyNhwc = false, anyNchw = false;
+    auto activation = [&](const ir::ValueRef& r) {
+      const ir::Node* p = g.find(r.node);
+      return p && p->kind != ir::NodeKind::GetAttr && g.meta(r).rank() == 4;
+    };
+    if (agnostic)
+      n0.forEachInput([&](const ir::ValueRef& r) {
+        if (!activation(r)) return;
+        (g.meta(r).dimOrder == kNhwc ? anyNhwc : anyNchw) = true;
+      });
     size_t argIdx = 0;
     n0.forEachInput([&](const ir::ValueRef& r) {
       const size_t my = argIdx++;
-      const ir::Node* p = g.find(r.node);
-      const ir::TensorMeta& m = g.meta(r);
-      if (!p || p->kind == ir::NodeKind::GetAttr || m.rank() != 4) return;
-      const bool isNhwc = m.dimOrder == kNhwc;
+      if (!activation(r)) return;
+      const bool isNhwc = g.meta(r).dimOrder == kNhwc;
       Need need = Need::Nchw;
       if (nhwc) need = my == 0 ? Need::Nhwc : Need::Any;  // weights/bias are not activations
-      else if (agnostic) {
-        if (!firstLayout) firstLayout = isNhwc;
-        need = *firstLayout ? Need::Nhwc : Need::Nchw;
-      }
+      else if (agnostic) need = anyNhwc && anyNchw ? Need::Nhwc : Need::Any;
       if (need == Need::Any || (need == Need::Nhwc) == isNhwc) return;
       needs.emplace_back(r, need);
     });

@@ -455,6 +455,43 @@ TEST(ChannelsLastTaggedReshape, MobilenetV3LayoutsMeetOnce) {
   EXPECT_TRUE(v.diff.equivalent) << v.diff.message;
 }
 
+TEST(ChannelsLastTaggedReshape, SqueezenetCatsFollowTheirChannelsLastInputs) {
+  const ir::Graph src = test::loadGraph(test::realGraphPath("squeezenet1_1"));
+  ir::Graph g = src;
+  xnnpack::ChannelsLastTaggedReshapePass cl;
+  ASSERT_EQ(runOne(cl, g).status, PassStatus::Changed);
+  EXPECT_EQ(cl.statistics()[0].value, 1);  // only the graph input
+  EXPECT_EQ(cl.statistics()[1].value, 0);  // mean.dim's [1,C,1,1] result is contiguous already
+  const ir::DimOrder nhwc = ir::DimOrder::of({0, 2, 3, 1});
+  for (ir::NodeId id : g.nodesOfOp(ir::internOp("aten.cat.default"))) EXPECT_EQ(g.node(id).meta(0).dimOrder, nhwc);
+  auto v = test::verifyLowering(src, g);
+  EXPECT_TRUE(v.diff.equivalent) << v.diff.message;
+
+  // Mixed layouts into an agnostic op: everything goes NHWC (one conversion of the NCHW side).
+  test::GraphBuilder b;
+  auto x = b.input("x", {1, 2, 4, 4});
+  auto y = b.input("y", {1, 2, 4, 4});
+  ir::Constant w;
+  w.name = "w";
+  w.shape = ir::Shape{2, 2, 1, 1};
+  b.g.setConstant(w);
+  ir::Node ga;
+  ga.kind = ir::NodeKind::GetAttr;
+  ga.name = ga.target = "w";
+  ga.outputs.push_back(ir::TensorMeta(ir::DType::Float32, w.shape));
+  ir::ValueRef wv{b.g.append(std::move(ga)), 0};
+  auto conv = b.call("aten.convolution.default",
+                     {x, wv, ir::Arg(), IntList{1, 1}, IntList{0, 0}, IntList{1, 1}, false, IntList{0, 0}, int64_t(1)});
+  auto sum = b.call("aten.add.Tensor", {y, conv});
+  b.output({sum});
+  ir::Graph h = b.g;
+  xnnpack::ChannelsLastTaggedReshapePass cl2;
+  ASSERT_EQ(runOne(cl2, h).status, PassStatus::Changed);
+  EXPECT_EQ(cl2.statistics()[0].value, 2);  // x for the conv, y for the add
+  EXPECT_EQ(cl2.statistics()[1].value, 1);  // the output
+  EXPECT_EQ(h.node(sum.node).meta(0).dimOrder, nhwc);
+}
+
 TEST(RemoveRedundantCopy, CancelsRoundTrips) {
   test::GraphBuilder b;
   auto x = b.input("x", {1, 2, 3, 3});
