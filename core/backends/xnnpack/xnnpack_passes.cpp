@@ -475,10 +475,11 @@ Status RemoveGetItemPass::transform(GraphEditor& ed) {
     if (!ok) continue;
     Result<ir::ValueRef> r = Status::ok();
     if (isOp(n, "aten.max.dim")) {
-      auto dim = numberArg(n, 1, "dim", 0.0);
+      const ir::Arg* dimArg = argOr(n, 1, "dim");
+      if (!dimArg || !dimArg->asInt()) continue;
       const ir::Arg* kd = argOr(n, 2, "keepdim");
       const bool keep = kd && kd->asBool() ? *kd->asBool() : false;
-      r = ed.insertBefore(id, "aten.amax.default", {*n.args[0].ref(), ir::IntList{int64_t(*dim)}, keep}, {},
+      r = ed.insertBefore(id, "aten.amax.default", {*n.args[0].ref(), ir::IntList{*dimArg->asInt()}, keep}, {},
                           n.name + "_amax", {id});
     } else {
       std::vector<ir::Arg> args(n.args.begin(), n.args.end());

@@ -390,6 +390,42 @@ TEST(RemoveGetItem, ResnetMaxPoolLosesItsIndices) {
   EXPECT_TRUE(v.diff.equivalent) << v.diff.message;
 }
 
+TEST(RemoveGetItem, MaxDimWithUnusedIndicesBecomesAmax) {
+  test::GraphBuilder b;
+  auto x = b.input("x", {2, 5, 3});
+  auto m = b.call("aten.max.dim", {x, int64_t(1), true});
+  auto v = b.call("operator.getitem", {m, int64_t(0)});
+  auto i = b.call("operator.getitem", {m, int64_t(1)});  // unused indices
+  (void)i;
+  b.output({v});
+  const ir::Graph src = b.g;
+  ir::Graph g = b.g;
+  xnnpack::RemoveGetItemPass p;
+  ASSERT_EQ(runOne(p, g).status, PassStatus::Changed);
+  EXPECT_EQ(countOp(g, "aten.max.dim") + countOp(g, "operator.getitem"), 0u);
+  EXPECT_EQ(countOp(g, "aten.amax.default"), 1u);
+  auto r = test::verifyLowering(src, g);
+  EXPECT_TRUE(r.diff.equivalent) << r.diff.message;
+}
+
+TEST(RemoveNoopExpandCopy, RemovesOnlySameShapeExpands) {
+  const ir::Graph src = test::loadGraph(test::realGraphPath("deit_tiny_vit"));
+  ir::Graph g = src;
+  ASSERT_EQ(countOp(g, "aten.expand_copy.default"), 1u);  // class token [1,1,192] -> [1,-1,-1]
+  xnnpack::RemoveNoopExpandCopyPass p;
+  ASSERT_EQ(runOne(p, g).status, PassStatus::Changed);
+  EXPECT_EQ(countOp(g, "aten.expand_copy.default"), 0u);
+  EXPECT_EQ(g.size(), src.size() - 1);
+  test::GraphBuilder b;
+  auto x = b.input("x", {1, 3});
+  auto e = b.call("aten.expand_copy.default", {x, IntList{4, 3}});
+  b.output({e});
+  ir::Graph h = b.g;
+  EXPECT_EQ(runOne(p, h).status, PassStatus::Unchanged);
+  ir::Graph r = test::loadGraph(test::realGraphPath("resnet18"));
+  EXPECT_EQ(runOne(p, r).status, PassStatus::Skipped);
+}
+
 TEST(ConstProp, FoldsConstantOnlyChainsWithExecutorValues) {
   test::GraphBuilder b;
   auto x = b.input("x", {4, 3});
