@@ -56,6 +56,50 @@ Status RemoveNoopExpandCopyPass::rewrite(Rewriter& rw) {
   return Status::ok();
 }
 
+// ---------------------------------------------------------------- DecomposeActivations
+
+DecomposeActivationsPass::DecomposeActivationsPass()
+    : InPlacePass("DecomposeActivations", "silu -> x * sigmoid(x), hardsigmoid -> clamp(x + 3, 0, 6) / 6") {
+  targets({"aten.silu.default", "aten.hardsigmoid.default"});
+  silu_ = stat("silu", "silu decomposed");
+  hardsigmoid_ = stat("hardsigmoid", "hardsigmoid decomposed");
+}
+
+Status DecomposeActivationsPass::transform(GraphEditor& ed) {
+  ir::Graph& g = ed.graph();
+  for (ir::NodeId id : nodesInOrder(g, targetOps())) {
+    const ir::Node& n = g.node(id);
+    if (!allowedToTransform(n) || n.args.empty() || !n.args[0].ref()) continue;
+    const ir::ValueRef x = *n.args[0].ref();
+    const ir::DType t = g.meta(x).dtype;
+    if (!ir::isFloating(t)) continue;
+    const std::string name = n.name;
+    auto where = [&] { return fmt::format("DecomposeActivations at '{}': ", name); };
+    Result<ir::ValueRef> out = Status::ok();
+    if (isOp(n, "aten.silu.default")) {
+      auto sig = ed.insertBefore(id, "aten.sigmoid.default", {x}, {}, name + "_sigmoid", {id});
+      if (!sig) return sig.status().withContext(where());
+      out = ed.insertBefore(id, "aten.mul.Tensor", {x, *sig}, {}, name + "_mul", {id});
+      bump(silu_);
+    } else {
+      ir::ValueRef three = ed.addConstant(id, makeConstant(g, exec::Tensor::scalar(t, 3.0), ir::ConstantKind::Constant, ""),
+                                          name + "_three", {id});
+      ir::ValueRef six = ed.addConstant(id, makeConstant(g, exec::Tensor::scalar(t, 6.0), ir::ConstantKind::Constant, ""),
+                                        name + "_six", {id});
+      auto add = ed.insertBefore(id, "aten.add.Tensor", {x, three}, {}, name + "_add", {id});
+      if (!add) return add.status().withContext(where());
+      auto cl = ed.insertBefore(id, "aten.clamp.default", {*add, 0.0, 6.0}, {}, name + "_clamp", {id});
+      if (!cl) return cl.status().withContext(where());
+      out = ed.insertBefore(id, "aten.div.Tensor", {*cl, six}, {}, name + "_div", {id});
+      bump(hardsigmoid_);
+    }
+    if (!out) return out.status().withContext(where());
+    ed.replaceAllUses({id, 0}, *out);
+    LS_RETURN_IF_ERROR(ed.erase(id));
+  }
+  return Status::ok();
+}
+
 // ---------------------------------------------------------------- ConvertToLinear
 
 ConvertToLinearPass::ConvertToLinearPass()
@@ -286,8 +330,14 @@ Status FuseBatchNormPass::transform(GraphEditor& ed) {
     if (bArg && !bArg->isNone() && !bc) continue;  // a computed bias: leave it
     exec::Tensor w = constantValues(*wc).clone();
     const int64_t C = int64_t(m->scale.size()), per = w.numel() / std::max<int64_t>(C, 1);
-    for (int64_t c = 0; c < C; ++c)
-      for (int64_t i = 0; i < per; ++i) w.setDouble(c * per + i, w.getDouble(c * per + i) * m->scale[size_t(c)]);
+    if (w.dtype() == ir::DType::Float32) {
+      float* wd = w.data<float>();
+      for (int64_t c = 0; c < C; ++c)
+        for (int64_t i = 0; i < per; ++i) wd[c * per + i] = float(double(wd[c * per + i]) * m->scale[size_t(c)]);
+    } else {
+      for (int64_t c = 0; c < C; ++c)
+        for (int64_t i = 0; i < per; ++i) w.setDouble(c * per + i, w.getDouble(c * per + i) * m->scale[size_t(c)]);
+    }
     std::vector<double> bias(size_t(C), 0.0);
     if (bc) bias = constantValues(*bc).toDoubles();
     if (int64_t(bias.size()) != C) continue;
@@ -651,6 +701,7 @@ Status RemoveRedundantCopyPass::transform(GraphEditor& ed) {
 
 void registerXnnpackPasses(passes::PassRegistry& r) {
   r.add("RemoveNoopExpandCopyPass", [] { return std::make_unique<RemoveNoopExpandCopyPass>(); });
+  r.add("DecomposeActivations", [] { return std::make_unique<DecomposeActivationsPass>(); });
   r.add("LiftConstantScalarOperandsPass", [] { return std::make_unique<LiftConstantScalarOperandsPass>(); });
   r.add("ConvertToLinear", [] { return std::make_unique<ConvertToLinearPass>(); });
   r.add("ConvertToSDPA", [] { return std::make_unique<ConvertToSDPAPass>(); });
@@ -669,7 +720,7 @@ void registerXnnpackPipelines(passes::PipelineRegistry& r) {
   r.add({"xnnpack",
          "ExecuTorch XNNPACK: transform passes (LiftConstantScalarOperands with its SDPA guard), preprocess "
          "passes, then the partitioner (delegate subgraphs as call_delegate nodes)",
-         {"RemoveNoopExpandCopyPass", "LiftConstantScalarOperandsPass", "RemoveNoopClonePass", "ConvertToLinear",
+         {"DecomposeActivations", "RemoveNoopExpandCopyPass", "LiftConstantScalarOperandsPass", "RemoveNoopClonePass", "ConvertToLinear",
           "ConvertToSDPA", "ConstProp", "FuseBatchNorm", "DecomposeBatchNorm", "FuseActivation",
           "DecomposeConcatenate", "RemoveGetItem", "CleanupGetItemPass", "ChannelsLastTaggedReshape",
           "RemoveRedundantCopy", "DeadCodeEliminationPass", "XnnpackPartitioner"}});

@@ -62,6 +62,18 @@ class RemoveNoopExpandCopyPass : public RetracePass {
   size_t removed_;
 };
 
+/// The activations PyTorch's default (core ATen) decompositions remove before ExecuTorch's
+/// edge dialect, which the XNNPACK table therefore never lists: silu(x) -> x * sigmoid(x),
+/// hardsigmoid(x) -> clamp(x + 3, 0, 6) / 6 (3 and 6 as 0-d constants of x's dtype).
+/// Graphs traced with make_fx keep them; without this they break partitions apart.
+class DecomposeActivationsPass : public InPlacePass {
+ public:
+  DecomposeActivationsPass();
+ protected:
+  Status transform(GraphEditor& ed) override;
+  size_t silu_, hardsigmoid_;
+};
+
 /// Lifts Python-scalar operands of binary ops (mul.Scalar(x, c), mul.Tensor(x, 0.5),
 /// div.Tensor(x, 8.0), add/sub/rsub) into 0-d constants of x's dtype, so the ops become
 /// tensor-tensor ops XNNPACK delegates (no `full` op). Guard: a scale that reaches an

@@ -241,6 +241,42 @@ TEST(LiftConstantScalarOperands, SkippedWithoutScalarOperands) {
   EXPECT_EQ(sr.reason, passes::SkipReason::Precondition);
 }
 
+// ---------------------------------------------------------------- DecomposeActivations
+
+TEST(DecomposeActivations, SiluAndHardsigmoidBecomeTableOps) {
+  const ir::Graph src = test::loadGraph(test::realGraphPath("mobilenet_v3_small"));
+  ir::Graph g = src;
+  ASSERT_EQ(countOp(g, "aten.hardsigmoid.default"), 9u);
+  const size_t addBefore = countOp(g, "aten.add.Tensor");
+  xnnpack::DecomposeActivationsPass p;
+  ASSERT_EQ(runOne(p, g).status, PassStatus::Changed);
+  EXPECT_EQ(countOp(g, "aten.hardsigmoid.default"), 0u);
+  EXPECT_EQ(countOp(g, "aten.clamp.default"), 9u);
+  EXPECT_EQ(countOp(g, "aten.div.Tensor"), 9u);
+  EXPECT_EQ(countOp(g, "aten.add.Tensor"), addBefore + 9);
+  for (ir::NodeId id : g.nodesOfOp(ir::internOp("aten.div.Tensor"))) {
+    const ir::Constant* six = xnnpack::constantOf(g, *g.node(id).args[1].ref());
+    ASSERT_NE(six, nullptr);
+    EXPECT_EQ(six->shape.rank(), 0);
+    EXPECT_EQ(xnnpack::constantValues(*six).getDouble(0), 6.0);
+  }
+  auto v = test::verifyLowering(src, g);
+  EXPECT_TRUE(v.diff.equivalent) << v.diff.message;
+
+  test::GraphBuilder b;
+  auto x = b.input("x", {2, 5});
+  auto s = b.call("aten.silu.default", {x});
+  b.output({s});
+  ir::Graph h = b.g;
+  ASSERT_EQ(runOne(p, h).status, PassStatus::Changed);
+  EXPECT_EQ(countOp(h, "aten.silu.default"), 0u);
+  EXPECT_EQ(countOp(h, "aten.sigmoid.default") + countOp(h, "aten.mul.Tensor"), 2u);
+  auto v2 = test::verifyLowering(b.g, h);
+  EXPECT_TRUE(v2.diff.equivalent) << v2.diff.message;
+  ir::Graph r = test::loadGraph(test::realGraphPath("resnet18"));
+  EXPECT_EQ(runOne(p, r).status, PassStatus::Skipped);
+}
+
 // ---------------------------------------------------------------- ConvertToLinear
 
 TEST(ConvertToLinear, DeitAddmmBecomeLinear) {
