@@ -344,9 +344,9 @@ Status FuseBatchNormPass::transform(GraphEditor& ed) {
     for (int64_t c = 0; c < C; ++c) bias[size_t(c)] = bias[size_t(c)] * m->scale[size_t(c)] + m->shift[size_t(c)];
     exec::Tensor bt = exec::Tensor::fromDoubles(wc->dtype, ir::Shape{C}, bias);
     const ir::NodeId pid = p->id;
-    const std::string pname = p->name;
-    ir::ValueRef nw = ed.addConstant(pid, makeConstant(g, w, ir::ConstantKind::Parameter, wc->fqn), pname + "_fused_weight", {pid, id});
-    ir::ValueRef nb = ed.addConstant(pid, makeConstant(g, bt, ir::ConstantKind::Parameter, bc ? bc->fqn : ""), pname + "_fused_bias", {pid, id});
+    const std::string pname = p->name, wFqn = wc->fqn, bFqn = bc ? bc->fqn : "";  // copies: edits below
+    ir::ValueRef nw = ed.addConstant(pid, makeConstant(g, w, ir::ConstantKind::Parameter, wFqn), pname + "_fused_weight", {pid, id});
+    ir::ValueRef nb = ed.addConstant(pid, makeConstant(g, bt, ir::ConstantKind::Parameter, bFqn), pname + "_fused_bias", {pid, id});
     std::vector<ir::Arg> args = g.node(pid).args;
     args[1] = nw;
     if (args.size() > 2) args[2] = nb;
