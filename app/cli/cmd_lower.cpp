@@ -5,6 +5,7 @@
 #include <map>
 
 #include "app/cli/commands.h"
+#include "core/backends/xnnpack/partitioner.h"
 #include "core/io/lsg.h"
 #include "core/io/lstrace.h"
 #include "core/io/summary.h"
@@ -136,6 +137,11 @@ int runLower(const LowerCommand& cmd) {
              double(res.totalNs) / 1e6, res.records.size(), ran, changed, skipped, failed,
              res.records.empty() ? g.size() : res.records.front().nodesBefore, g.size(), cache.hits(), cache.misses());
 
+  if (cmd.pipeline == "xnnpack" && !failed) {
+    xnnpack::PartitionReport pr = xnnpack::partitionReport(g);
+    fmt::print("xnnpack: {} delegates, {} delegated nodes\n", pr.delegates, pr.delegatedNodes);
+    for (const auto& [op, n] : pr.undelegated) fmt::print("  undelegated {:>4}  {}: {}\n", n, op, pr.reasons[op]);
+  }
   int rc = failed ? 1 : 0;
   if (!cmd.graphOut.empty()) {
     Status st = io::saveLsg(g, cmd.graphOut);
@@ -152,6 +158,12 @@ int runLower(const LowerCommand& cmd) {
     s.records = res.records;
     s.totalNs = res.totalNs;
     s.finalGraph = &g;
+    if (cmd.pipeline == "xnnpack") {
+      xnnpack::PartitionReport pr = xnnpack::partitionReport(g);
+      s.finalExtras["delegates"] = pr.delegates;
+      s.finalExtras["delegated_nodes"] = pr.delegatedNodes;
+      s.finalMaps["undelegated"] = pr.undelegated;
+    }
     Status st = writeFileAtomic(cmd.jsonOut, io::runSummaryJson(s));
     if (!st) rc = fail(st.message());
   }

@@ -166,6 +166,7 @@ KernelRegistry& KernelRegistry::instance() {
     registerShapeKernels(*r);
     registerQuantKernels(*r);
     registerControlKernels(*r);
+    registerXnnpackKernels(*r);
     return r;
   }();
   return *reg;

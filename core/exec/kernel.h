@@ -131,6 +131,7 @@ void registerNnKernels(KernelRegistry& r);
 void registerShapeKernels(KernelRegistry& r);
 void registerQuantKernels(KernelRegistry& r);
 void registerControlKernels(KernelRegistry& r);  ///< operator.getitem, call_delegate
+void registerXnnpackKernels(KernelRegistry& r);  ///< sdpa, clamp-fused ops (core/backends/xnnpack)
 
 /// Op name of the generic nested-graph call: args [subgraph name (str), inputs (Tensor[])].
 inline constexpr std::string_view kCallDelegateOp = "lowerscope.call_delegate.default";

@@ -909,6 +909,11 @@ Status cat(MetaCtx& c) {
     out[dim] += m->shape[dim];
   }
   TensorMeta m(tp.result(), out);
+  // As torch.cat: inputs that share one memory format give an output in that format.
+  bool same = true;
+  for (const TensorMeta* t : list)
+    if (!(t->rank() == 1 && t->shape[0] == 0)) same = same && t->dimOrder == ref->dimOrder;
+  if (same && ref->dimOrder.rank() == out.rank()) m.dimOrder = ref->dimOrder;
   c.out.push_back(m);
   return Status::ok();
 }

@@ -1,0 +1,729 @@
+// XNNPACK transform passes (except the attention ones in sdpa_passes.cpp) and the pipeline.
+#include "core/backends/xnnpack/xnnpack_passes.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <unordered_set>
+
+#include "core/backends/xnnpack/partitioner.h"
+#include "core/backends/xnnpack/xnnpack_ops.h"
+#include "core/backends/xnnpack/xnnpack_util.h"
+#include "core/exec/executor.h"
+#include "core/exec/kernel.h"
+#include "core/passes/pass_manager.h"
+
+namespace ls::xnnpack {
+
+namespace {
+
+/// Call nodes of the given ops in graph order.
+std::vector<ir::NodeId> nodesInOrder(const ir::Graph& g, const std::vector<ir::OpId>& ops) {
+  std::vector<ir::NodeId> ids;
+  for (ir::OpId op : ops)
+    for (ir::NodeId id : g.nodesOfOp(op)) ids.push_back(id);
+  std::sort(ids.begin(), ids.end(), [&](auto a, auto b) { return g.position(a) < g.position(b); });
+  return ids;
+}
+
+constexpr int kMemoryFormatContiguous = 0;
+constexpr int kMemoryFormatChannelsLast = 2;
+
+}  // namespace
+
+// ---------------------------------------------------------------- RemoveNoopExpandCopy
+
+RemoveNoopExpandCopyPass::RemoveNoopExpandCopyPass()
+    : RetracePass("RemoveNoopExpandCopyPass", "Removes expand_copy ops whose output shape equals the input shape") {
+  targets({"aten.expand_copy.default"});
+  removed_ = stat("removed", "no-op expand_copy removed");
+}
+
+Status RemoveNoopExpandCopyPass::rewrite(Rewriter& rw) {
+  const ir::Node& n = rw.node();
+  const ir::ValueRef* in = n.args.empty() ? nullptr : n.args[0].ref();
+  if (!in) return Status::ok();
+  std::vector<ir::TensorMeta> out;
+  LS_RETURN_IF_ERROR(ops::inferNode(rw.graph(), n, out, rw.context().inferenceCache()));
+  const ir::TensorMeta& im = rw.meta(*in);
+  if (out.size() == 1 && out[0].shape == im.shape && out[0].dtype == im.dtype) {
+    rw.replaceWith(*in);
+    bump(removed_);
+  }
+  return Status::ok();
+}
+
+// ---------------------------------------------------------------- DecomposeActivations
+
+DecomposeActivationsPass::DecomposeActivationsPass()
+    : InPlacePass("DecomposeActivations", "silu -> x * sigmoid(x), hardsigmoid -> clamp(x + 3, 0, 6) / 6") {
+  targets({"aten.silu.default", "aten.hardsigmoid.default"});
+  silu_ = stat("silu", "silu decomposed");
+  hardsigmoid_ = stat("hardsigmoid", "hardsigmoid decomposed");
+}
+
+Status DecomposeActivationsPass::transform(GraphEditor& ed) {
+  ir::Graph& g = ed.graph();
+  for (ir::NodeId id : nodesInOrder(g, targetOps())) {
+    const ir::Node& n = g.node(id);
+    if (!allowedToTransform(n) || n.args.empty() || !n.args[0].ref()) continue;
+    const ir::ValueRef x = *n.args[0].ref();
+    const ir::DType t = g.meta(x).dtype;
+    if (!ir::isFloating(t)) continue;
+    const std::string name = n.name;
+    auto where = [&] { return fmt::format("DecomposeActivations at '{}': ", name); };
+    Result<ir::ValueRef> out = Status::ok();
+    if (isOp(n, "aten.silu.default")) {
+      auto sig = ed.insertBefore(id, "aten.sigmoid.default", {x}, {}, name + "_sigmoid", {id});
+      if (!sig) return sig.status().withContext(where());
+      out = ed.insertBefore(id, "aten.mul.Tensor", {x, *sig}, {}, name + "_mul", {id});
+      bump(silu_);
+    } else {
+      ir::ValueRef three = ed.addConstant(id, makeConstant(g, exec::Tensor::scalar(t, 3.0), ir::ConstantKind::Constant, ""),
+                                          name + "_three", {id});
+      ir::ValueRef six = ed.addConstant(id, makeConstant(g, exec::Tensor::scalar(t, 6.0), ir::ConstantKind::Constant, ""),
+                                        name + "_six", {id});
+      auto add = ed.insertBefore(id, "aten.add.Tensor", {x, three}, {}, name + "_add", {id});
+      if (!add) return add.status().withContext(where());
+      auto cl = ed.insertBefore(id, "aten.clamp.default", {*add, 0.0, 6.0}, {}, name + "_clamp", {id});
+      if (!cl) return cl.status().withContext(where());
+      out = ed.insertBefore(id, "aten.div.Tensor", {*cl, six}, {}, name + "_div", {id});
+      bump(hardsigmoid_);
+    }
+    if (!out) return out.status().withContext(where());
+    ed.replaceAllUses({id, 0}, *out);
+    LS_RETURN_IF_ERROR(ed.erase(id));
+  }
+  return Status::ok();
+}
+
+// ---------------------------------------------------------------- ConvertToLinear
+
+ConvertToLinearPass::ConvertToLinearPass()
+    : InPlacePass("ConvertToLinear", "mm/addmm with a transposed constant weight become linear") {
+  targets({"aten.mm.default", "aten.addmm.default"});
+  converted_ = stat("converted", "mm/addmm converted to linear");
+}
+
+Status ConvertToLinearPass::transform(GraphEditor& ed) {
+  ir::Graph& g = ed.graph();
+  // Match everything first, then rewrite each mm/addmm in place (same id): no query needs an
+  // index rebuilt after an edit, so the pass stays linear in the graph size.
+  struct Match {
+    ir::NodeId id;
+    std::vector<ir::Arg> args;
+  };
+  std::vector<Match> matches;
+  for (ir::NodeId id : nodesInOrder(g, targetOps())) {
+    const ir::Node& n = g.node(id);
+    if (!allowedToTransform(n)) continue;
+    const bool addmm = isOp(n, "aten.addmm.default");
+    const size_t xi = addmm ? 1 : 0, wi = addmm ? 2 : 1;
+    if (n.args.size() <= wi || !n.args[xi].ref() || !n.args[wi].ref()) continue;
+    const ir::Node* wt = g.find(n.args[wi].ref()->node);
+    if (!wt || !wt->isCall() || wt->args.empty() || !wt->args[0].ref()) continue;
+    const ir::ValueRef w = *wt->args[0].ref();
+    auto perm = permutationOf(*wt, g.meta(w).rank());
+    if (!perm || g.meta(w).rank() != 2 || (*perm)[0] != 1 || (*perm)[1] != 0) continue;
+    if (!constantOf(g, w)) continue;  // weights only, as upstream
+    std::vector<ir::Arg> args{*n.args[xi].ref(), w};
+    if (addmm) {
+      if (numberArg(n, 3, "beta", 1.0) != 1.0 || numberArg(n, 4, "alpha", 1.0) != 1.0) continue;
+      const ir::ValueRef* b = n.args[0].ref();
+      const ir::TensorMeta& bm = b ? g.meta(*b) : ir::TensorMeta();
+      if (!b || bm.rank() != 1 || bm.shape[0] != g.meta(w).shape[0]) continue;
+      args.push_back(*b);
+    }
+    matches.push_back({id, std::move(args)});
+  }
+  for (Match& m : matches) {
+    ed.setCall(m.id, "aten.linear.default", std::move(m.args), {});
+    bump(converted_);
+  }
+  if (!matches.empty()) ed.eliminateDeadCode();  // the transposes of the weights
+  return Status::ok();
+}
+
+// ---------------------------------------------------------------- ConstProp
+
+namespace {
+constexpr int64_t kConstPropMaxElements = int64_t(1) << 22;
+
+/// A call whose every value input is a get_attr constant, with a kernel, one output, and
+/// not structural (getitem, delegate calls).
+bool foldable(const ir::Graph& g, const ir::Node& n) {
+  static const ir::OpId getitem = ir::internOp("operator.getitem");
+  static const ir::OpId delegate = ir::internOp(exec::kCallDelegateOp);
+  if (!n.isCall() || n.op == getitem || n.op == delegate || n.outputs.size() != 1 || !n.outputs[0].isTensor())
+    return false;
+  bool ok = true, any = false;
+  n.forEachInput([&](const ir::ValueRef& r) {
+    any = true;
+    const ir::Node* p = g.find(r.node);
+    if (!p || p->kind != ir::NodeKind::GetAttr || !g.constant(p->target)) ok = false;
+  });
+  return ok && any && exec::KernelRegistry::instance().find(n.op) != nullptr;
+}
+}  // namespace
+
+ConstPropPass::ConstPropPass()
+    : InPlacePass("ConstProp", "Folds ops whose inputs are all constants into new constants") {
+  folded_ = stat("folded", "ops folded into constants");
+  skippedLarge_ = stat("skipped_large", "constant ops left alone because the result is too large");
+}
+
+ShouldRun ConstPropPass::shouldRun(const ir::Graph& g, const PassContext&) const {
+  for (const ir::NodePtr& p : g.nodes())
+    if (foldable(g, *p)) return ShouldRun::yes();
+  return ShouldRun::no(passes::SkipReason::Precondition, "no op with only constant inputs");
+}
+
+Status ConstPropPass::transform(GraphEditor& ed) {
+  ir::Graph& g = ed.graph();
+  auto cache = std::make_shared<exec::ConstantCache>();
+  exec::Executor ex(exec::ExecOptions{.threads = 1}, cache);
+  std::vector<ir::NodeId> order;
+  for (const ir::NodePtr& p : g.nodes()) order.push_back(p->id);
+  for (ir::NodeId id : order) {
+    if (!g.contains(id)) continue;
+    const ir::Node& n = g.node(id);
+    if (!foldable(g, n) || !allowedToTransform(n)) continue;
+    if (n.outputs[0].numel() > kConstPropMaxElements) {
+      bump(skippedLarge_);
+      continue;
+    }
+    // A one-op graph over copies of the constants, run by the reference executor.
+    ir::Graph mini;
+    mini.shareStore(g.storePtr());
+    std::map<ir::NodeId, ir::NodeId> remap;
+    ir::Node call = n;
+    call.id = ir::kInvalidNode;
+    call.forEachInputMutable([&](ir::ValueRef& r) {
+      auto it = remap.find(r.node);
+      if (it == remap.end()) {
+        const ir::Node& src = g.node(r.node);
+        mini.setConstant(*g.constant(src.target));
+        ir::Node ga = src;
+        ga.id = ir::kInvalidNode;
+        it = remap.emplace(r.node, mini.append(std::move(ga))).first;
+      }
+      r.node = it->second;
+    });
+    ir::ValueRef res{mini.append(std::move(call)), 0};
+    ir::Node out;
+    out.kind = ir::NodeKind::Output;
+    out.name = "output";
+    out.target = "output";
+    out.args.push_back(ir::Arg(ir::RefList{res}));
+    out.outputs.push_back(n.outputs[0]);
+    mini.append(std::move(out));
+    auto r = ex.run(mini, {});
+    if (!r) return Status::error(fmt::format("ConstProp: folding '{}' failed: {}", n.name, r.message()));
+    ir::Constant c = makeConstant(g, (*r)[0], ir::ConstantKind::Constant, "");
+    ir::ValueRef v = ed.addConstant(id, std::move(c), g.node(id).name + "_folded", {id});
+    ed.replaceAllUses({id, 0}, v);
+    LS_RETURN_IF_ERROR(ed.erase(id));
+    bump(folded_);
+  }
+  if (ed.changed()) ed.eliminateDeadCode();
+  return Status::ok();
+}
+
+// ---------------------------------------------------------------- batch norm helpers
+
+namespace {
+
+/// An eval-mode batch norm with constant statistics, consumed only through getitem(., 0).
+struct BatchNormMatch {
+  ir::NodeId bn = ir::kInvalidNode;
+  ir::ValueRef input;
+  std::vector<ir::NodeId> getitems;  ///< getitem(bn, 0) nodes
+  std::vector<double> scale, shift;  ///< y = x * scale + shift per channel
+};
+
+std::optional<BatchNormMatch> matchBatchNorm(const ir::Graph& g, const ir::Node& n) {
+  const bool legit = isOp(n, "aten._native_batch_norm_legit_no_training.default");
+  if (!legit && !isOp(n, "aten.native_batch_norm.default")) return std::nullopt;
+  if (n.args.empty() || !n.args[0].ref()) return std::nullopt;
+  if (!legit) {
+    const ir::Arg* tr = argOr(n, 5, "training");
+    if (!tr || !tr->asBool() || *tr->asBool()) return std::nullopt;
+  }
+  auto eps = numberArg(n, legit ? 6 : 7, "eps", 1e-5);
+  if (!eps) return std::nullopt;
+  BatchNormMatch m;
+  m.bn = n.id;
+  m.input = *n.args[0].ref();
+  const ir::TensorMeta& xm = g.meta(m.input);
+  if (xm.rank() < 2 || !ir::isFloating(xm.dtype)) return std::nullopt;
+  const int64_t C = xm.shape[1];
+  auto vec = [&](size_t i, const char* name, double def) -> std::optional<std::vector<double>> {
+    const ir::Arg* a = argOr(n, i, name);
+    if (!a || a->isNone()) return std::vector<double>(size_t(C), def);
+    const ir::Constant* c = a->ref() ? constantOf(g, *a->ref()) : nullptr;
+    if (!c || c->numel() != C) return std::nullopt;
+    return constantValues(*c).toDoubles();
+  };
+  auto w = vec(1, "weight", 1.0), b = vec(2, "bias", 0.0), mean = vec(3, "running_mean", 0.0),
+       var = vec(4, "running_var", 1.0);
+  if (!w || !b || !mean || !var) return std::nullopt;
+  if (!argOr(n, 3, "running_mean") || !argOr(n, 4, "running_var")) return std::nullopt;
+  for (ir::NodeId u : g.users(n.id)) {
+    const ir::Node& un = g.node(u);
+    if (!isOp(un, "operator.getitem") || un.args.size() < 2 || !un.args[1].asInt()) return std::nullopt;
+    if (*un.args[1].asInt() != 0) {
+      if (!g.users(u).empty()) return std::nullopt;  // saved mean/invstd are used
+      continue;
+    }
+    m.getitems.push_back(u);
+  }
+  m.scale.resize(size_t(C));
+  m.shift.resize(size_t(C));
+  for (size_t c = 0; c < size_t(C); ++c) {
+    m.scale[c] = (*w)[c] / std::sqrt((*var)[c] + *eps);
+    m.shift[c] = (*b)[c] - (*mean)[c] * m.scale[c];
+  }
+  return m;
+}
+
+/// Rewires getitem(bn, 0) users to `v`, then erases the getitems and the batch norm.
+Status replaceBatchNorm(GraphEditor& ed, const BatchNormMatch& m, ir::ValueRef v) {
+  ir::Graph& g = ed.graph();
+  for (ir::NodeId gi : m.getitems) ed.replaceAllUses({gi, 0}, v);
+  std::vector<ir::NodeId> users(g.users(m.bn).begin(), g.users(m.bn).end());
+  for (ir::NodeId u : users) LS_RETURN_IF_ERROR(ed.erase(u));
+  return ed.erase(m.bn);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- FuseBatchNorm
+
+FuseBatchNormPass::FuseBatchNormPass()
+    : InPlacePass("FuseBatchNorm", "Folds eval batch norm into the weights of the preceding conv/linear") {
+  targets({"aten.native_batch_norm.default", "aten._native_batch_norm_legit_no_training.default"});
+  fused_ = stat("fused", "batch norms folded into conv/linear weights");
+}
+
+Status FuseBatchNormPass::transform(GraphEditor& ed) {
+  ir::Graph& g = ed.graph();
+  for (ir::NodeId id : nodesInOrder(g, targetOps())) {
+    if (!allowedToTransform(g.node(id))) continue;
+    auto m = matchBatchNorm(g, g.node(id));
+    if (!m) continue;
+    const ir::Node* p = g.find(m->input.node);
+    if (!p || userCount(g, p->id) != 1 || !allowedToTransform(*p)) continue;
+    const bool conv = isOp(*p, "aten.convolution.default");
+    if (!conv && !isOp(*p, "aten.linear.default")) continue;
+    if (conv) {
+      const ir::Arg* tr = argOr(*p, 6, "transposed");
+      if (!tr || !tr->asBool() || *tr->asBool()) continue;  // transposed weights are [in, out/g, ...]
+    }
+    const ir::Constant* wc = p->args.size() > 1 && p->args[1].ref() ? constantOf(g, *p->args[1].ref()) : nullptr;
+    if (!wc || wc->shape.rank() < 1 || wc->shape[0] != int64_t(m->scale.size()) || !ir::isFloating(wc->dtype))
+      continue;
+    const ir::Arg* bArg = argOr(*p, 2, "bias");
+    const ir::Constant* bc = bArg && bArg->ref() ? constantOf(g, *bArg->ref()) : nullptr;
+    if (bArg && !bArg->isNone() && !bc) continue;  // a computed bias: leave it
+    exec::Tensor w = constantValues(*wc).clone();
+    const int64_t C = int64_t(m->scale.size()), per = w.numel() / std::max<int64_t>(C, 1);
+    if (w.dtype() == ir::DType::Float32) {
+      float* wd = w.data<float>();
+      for (int64_t c = 0; c < C; ++c)
+        for (int64_t i = 0; i < per; ++i) wd[c * per + i] = float(double(wd[c * per + i]) * m->scale[size_t(c)]);
+    } else {
+      for (int64_t c = 0; c < C; ++c)
+        for (int64_t i = 0; i < per; ++i) w.setDouble(c * per + i, w.getDouble(c * per + i) * m->scale[size_t(c)]);
+    }
+    std::vector<double> bias(size_t(C), 0.0);
+    if (bc) bias = constantValues(*bc).toDoubles();
+    if (int64_t(bias.size()) != C) continue;
+    for (int64_t c = 0; c < C; ++c) bias[size_t(c)] = bias[size_t(c)] * m->scale[size_t(c)] + m->shift[size_t(c)];
+    exec::Tensor bt = exec::Tensor::fromDoubles(wc->dtype, ir::Shape{C}, bias);
+    const ir::NodeId pid = p->id;
+    const std::string pname = p->name, wFqn = wc->fqn, bFqn = bc ? bc->fqn : "";  // copies: edits below
+    ir::ValueRef nw = ed.addConstant(pid, makeConstant(g, w, ir::ConstantKind::Parameter, wFqn), pname + "_fused_weight", {pid, id});
+    ir::ValueRef nb = ed.addConstant(pid, makeConstant(g, bt, ir::ConstantKind::Parameter, bFqn), pname + "_fused_bias", {pid, id});
+    std::vector<ir::Arg> args = g.node(pid).args;
+    args[1] = nw;
+    if (args.size() > 2) args[2] = nb;
+    else args.push_back(nb);
+    ed.setArgs(pid, std::move(args));
+    LS_RETURN_IF_ERROR(replaceBatchNorm(ed, *m, {pid, 0}));
+    bump(fused_);
+  }
+  if (ed.changed()) ed.eliminateDeadCode();
+  return Status::ok();
+}
+
+// ---------------------------------------------------------------- DecomposeBatchNorm
+
+DecomposeBatchNormPass::DecomposeBatchNormPass()
+    : InPlacePass("DecomposeBatchNorm", "Turns a remaining eval batch norm into a 1x1 depthwise convolution") {
+  targets({"aten.native_batch_norm.default", "aten._native_batch_norm_legit_no_training.default"});
+  decomposed_ = stat("decomposed", "batch norms turned into depthwise convolutions");
+}
+
+Status DecomposeBatchNormPass::transform(GraphEditor& ed) {
+  ir::Graph& g = ed.graph();
+  for (ir::NodeId id : nodesInOrder(g, targetOps())) {
+    if (!allowedToTransform(g.node(id))) continue;
+    auto m = matchBatchNorm(g, g.node(id));
+    if (!m) continue;
+    const ir::TensorMeta xm = g.meta(m->input);
+    if (xm.rank() != 3 && xm.rank() != 4) continue;
+    const int k = xm.rank() - 2;
+    const int64_t C = xm.shape[1];
+    ir::Shape ws{C, 1};
+    for (int i = 0; i < k; ++i) ws.push(1);
+    exec::Tensor w = exec::Tensor::fromDoubles(xm.dtype, ws, m->scale);
+    exec::Tensor b = exec::Tensor::fromDoubles(xm.dtype, ir::Shape{C}, m->shift);
+    const std::string name = g.node(id).name;
+    ir::ValueRef wv = ed.addConstant(id, makeConstant(g, w, ir::ConstantKind::Parameter, ""), name + "_dw_weight", {id});
+    ir::ValueRef bv = ed.addConstant(id, makeConstant(g, b, ir::ConstantKind::Parameter, ""), name + "_dw_bias", {id});
+    ir::IntList ones(size_t(k), 1), zeros(size_t(k), 0);
+    auto conv = ed.insertBefore(id, "aten.convolution.default",
+                                {m->input, wv, bv, ones, zeros, ones, false, zeros, C}, {}, name + "_dwconv", {id});
+    if (!conv) return conv.status().withContext(fmt::format("DecomposeBatchNorm at '{}': ", name));
+    LS_RETURN_IF_ERROR(replaceBatchNorm(ed, *m, *conv));
+    bump(decomposed_);
+  }
+  return Status::ok();
+}
+
+// ---------------------------------------------------------------- FuseActivation
+
+FuseActivationPass::FuseActivationPass()
+    : InPlacePass("FuseActivation", "Folds relu/hardtanh into the producer's output clamp") {
+  targets({"aten.relu.default", "aten.hardtanh.default"});
+  fused_ = stat("fused", "activations folded into an output clamp");
+}
+
+Status FuseActivationPass::transform(GraphEditor& ed) {
+  ir::Graph& g = ed.graph();
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  for (ir::NodeId id : nodesInOrder(g, targetOps())) {
+    const ir::Node& a = g.node(id);
+    if (!allowedToTransform(a) || a.args.empty() || !a.args[0].ref() || a.args[0].ref()->output != 0) continue;
+    double lo = 0.0, hi = kInf;
+    if (isOp(a, "aten.hardtanh.default")) {
+      auto l = numberArg(a, 1, "min_val", -1.0), h = numberArg(a, 2, "max_val", 1.0);
+      if (!l || !h) continue;
+      lo = *l;
+      hi = *h;
+    }
+    const ir::Node* p = g.find(a.args[0].ref()->node);
+    if (!p || !p->isCall() || p->outputs.size() != 1 || userCount(g, p->id) != 1 || !allowedToTransform(*p)) continue;
+    if (!ir::isFloating(p->meta(0).dtype)) continue;
+    std::string op = ir::opName(p->op);
+    std::vector<ir::Kwarg> kwargs;
+    std::string fused = fusedClampOf(op);
+    if (fused.empty()) {
+      if (baseOfFusedClamp(op).empty()) continue;
+      fused = op;  // already fused: intersect the ranges
+      for (const ir::Kwarg& kw : p->kwargs) {
+        if (kw.name == "output_min") lo = std::max(lo, kw.value.number().value_or(-kInf));
+        else if (kw.name == "output_max") hi = std::min(hi, kw.value.number().value_or(kInf));
+        else kwargs.push_back(kw);
+      }
+      if (lo > hi) continue;  // clamp of a clamp with disjoint ranges: keep both
+    } else {
+      kwargs = p->kwargs;
+    }
+    // A Python-scalar operand stays an unsupported pattern; do not hide it in a fused op.
+    bool scalarOperand = false;
+    if (!isOp(*p, "aten.convolution.default") && !isOp(*p, "aten.linear.default"))
+      for (size_t i = 0; i < std::min<size_t>(2, p->args.size()); ++i) scalarOperand |= p->args[i].isNumber();
+    if (scalarOperand) continue;
+    kwargs.push_back({"output_min", lo});
+    kwargs.push_back({"output_max", hi});
+    const ir::NodeId pid = p->id;
+    ed.setCall(pid, fused, g.node(pid).args, std::move(kwargs));
+    ed.graph().mutableNode(pid).provenance.derivedFrom.push_back(id);
+    ed.replaceAllUses({id, 0}, {pid, 0});
+    LS_RETURN_IF_ERROR(ed.erase(id));
+    bump(fused_);
+  }
+  return Status::ok();
+}
+
+// ---------------------------------------------------------------- DecomposeConcatenate
+
+namespace {
+constexpr size_t kMaxConcatInputs = 5;
+const ir::RefList* catList(const ir::Node& n) {
+  const ir::Arg* a = argOr(n, 0, "tensors");
+  return a ? a->asRefList() : nullptr;
+}
+}  // namespace
+
+DecomposeConcatenatePass::DecomposeConcatenatePass()
+    : InPlacePass("DecomposeConcatenate", "cat with more than 5 inputs becomes a chain of cats") {
+  targets({"aten.cat.default"});
+  decomposed_ = stat("decomposed", "cats split into chains");
+}
+
+ShouldRun DecomposeConcatenatePass::shouldRun(const ir::Graph& g, const PassContext&) const {
+  ShouldRun base = targetScan(g);
+  if (!base.run) return base;
+  for (ir::NodeId id : g.nodesOfOp(targetOps()[0]))
+    if (const ir::RefList* l = catList(g.node(id)); l && l->size() > kMaxConcatInputs) return ShouldRun::yes();
+  return ShouldRun::no(passes::SkipReason::Precondition, "no cat with more than 5 inputs");
+}
+
+Status DecomposeConcatenatePass::transform(GraphEditor& ed) {
+  ir::Graph& g = ed.graph();
+  for (ir::NodeId id : nodesInOrder(g, targetOps())) {
+    const ir::Node& n = g.node(id);
+    const ir::RefList* l = catList(n);
+    if (!l || l->size() <= kMaxConcatInputs || !allowedToTransform(n)) continue;
+    const ir::RefList all = *l;
+    const int64_t dim = numberArg(n, 1, "dim", 0.0).value_or(0.0);
+    ir::RefList first(all.begin(), all.begin() + kMaxConcatInputs);
+    auto acc = ed.insertBefore(id, "aten.cat.default", {first, dim}, {}, n.name + "_part", {id});
+    if (!acc) return acc.status().withContext(fmt::format("DecomposeConcatenate at '{}': ", n.name));
+    ir::ValueRef cur = *acc;
+    for (size_t i = kMaxConcatInputs; i < all.size(); i += kMaxConcatInputs - 1) {
+      ir::RefList next{cur};
+      for (size_t j = i; j < std::min(all.size(), i + kMaxConcatInputs - 1); ++j) next.push_back(all[j]);
+      auto r = ed.insertBefore(id, "aten.cat.default", {next, dim}, {}, g.node(id).name + "_part", {id});
+      if (!r) return r.status().withContext(fmt::format("DecomposeConcatenate at '{}': ", g.node(id).name));
+      cur = *r;
+    }
+    ed.replaceAllUses({id, 0}, cur);
+    LS_RETURN_IF_ERROR(ed.erase(id));
+    bump(decomposed_);
+  }
+  return Status::ok();
+}
+
+// ---------------------------------------------------------------- RemoveGetItem
+
+RemoveGetItemPass::RemoveGetItemPass()
+    : InPlacePass("RemoveGetItem", "max_pool2d_with_indices / max.dim with unused indices become max_pool2d / amax") {
+  targets({"aten.max_pool2d_with_indices.default", "aten.max.dim"});
+  removed_ = stat("removed", "multi-output ops replaced by their single-output form");
+}
+
+Status RemoveGetItemPass::transform(GraphEditor& ed) {
+  ir::Graph& g = ed.graph();
+  for (ir::NodeId id : nodesInOrder(g, targetOps())) {
+    const ir::Node& n = g.node(id);
+    if (!allowedToTransform(n) || n.args.empty() || !n.args[0].ref()) continue;
+    std::vector<ir::NodeId> values, indices;
+    bool ok = true;
+    for (ir::NodeId u : g.users(id)) {
+      const ir::Node& un = g.node(u);
+      if (!isOp(un, "operator.getitem") || un.args.size() < 2 || !un.args[1].asInt()) ok = false;
+      else if (*un.args[1].asInt() == 0) values.push_back(u);
+      else if (g.users(u).empty()) indices.push_back(u);
+      else ok = false;
+    }
+    if (!ok) continue;
+    Result<ir::ValueRef> r = Status::ok();
+    if (isOp(n, "aten.max.dim")) {
+      const ir::Arg* dimArg = argOr(n, 1, "dim");
+      if (!dimArg || !dimArg->asInt()) continue;
+      const ir::Arg* kd = argOr(n, 2, "keepdim");
+      const bool keep = kd && kd->asBool() ? *kd->asBool() : false;
+      r = ed.insertBefore(id, "aten.amax.default", {*n.args[0].ref(), ir::IntList{*dimArg->asInt()}, keep}, {},
+                          n.name + "_amax", {id});
+    } else {
+      std::vector<ir::Arg> args(n.args.begin(), n.args.end());
+      r = ed.insertBefore(id, "aten.max_pool2d.default", std::move(args), n.kwargs, n.name + "_pool", {id});
+    }
+    if (!r) return r.status().withContext(fmt::format("RemoveGetItem at '{}': ", g.node(id).name));
+    for (ir::NodeId gi : values) {
+      ed.replaceAllUses({gi, 0}, *r);
+      LS_RETURN_IF_ERROR(ed.erase(gi));
+    }
+    for (ir::NodeId gi : indices) LS_RETURN_IF_ERROR(ed.erase(gi));
+    LS_RETURN_IF_ERROR(ed.erase(id));
+    bump(removed_);
+  }
+  return Status::ok();
+}
+
+// ---------------------------------------------------------------- ChannelsLastTaggedReshape
+
+namespace {
+
+enum class Need : uint8_t { Any, Nhwc, Nchw };
+
+bool isConversion(const ir::Node& n) {
+  if (!isOp(n, "aten.clone.default")) return false;
+  const ir::Arg* mf = argOr(n, 1, "memory_format");
+  return mf && mf->asEnum() && mf->asEnum()->kind == ir::EnumKind::MemoryFormat;
+}
+
+/// Ops that compute elementwise (or per channel with the channel dim found by metadata):
+/// they follow the layout of their input.
+bool layoutAgnostic(const ir::Node& n) {
+  static const std::unordered_set<std::string> kOps = {
+      "aten.relu.default",        "aten.hardtanh.default",   "aten.hardswish.default", "aten.hardsigmoid.default",
+      "aten.sigmoid.default",     "aten.silu.default",       "aten.gelu.default",      "aten.tanh.default",
+      "aten.clamp.default",       "aten.add.Tensor",         "aten.sub.Tensor",        "aten.mul.Tensor",
+      "aten.div.Tensor",          "aten.abs.default",        "aten.neg.default",       "aten.exp.default",
+      "aten.sqrt.default",        "aten.rsqrt.default",      "aten.leaky_relu.default", "aten.maximum.default",
+      "aten.minimum.default",     "operator.getitem",        "aten.clone.default",      "aten.cat.default",
+      "xnnpack.add_clamp.Tensor", "xnnpack.sub_clamp.Tensor", "xnnpack.mul_clamp.Tensor",
+  };
+  return n.isCall() && kOps.count(ir::opName(n.op)) > 0;
+}
+
+bool nhwcOp(const ir::Node& n) {
+  static const std::unordered_set<std::string> kOps = {
+      "aten.convolution.default",     "xnnpack.convolution_clamp.default", "aten.max_pool2d.default",
+      "aten.max_pool2d_with_indices.default", "aten.avg_pool2d.default", "aten.mean.dim",
+      "aten.upsample_bilinear2d.vec", "aten.upsample_nearest2d.vec",      "aten._adaptive_avg_pool2d.default",
+  };
+  return n.isCall() && kOps.count(ir::opName(n.op)) > 0;
+}
+
+const ir::DimOrder kNhwc = ir::DimOrder::of({0, 2, 3, 1});
+
+}  // namespace
+
+ChannelsLastTaggedReshapePass::ChannelsLastTaggedReshapePass()
+    : InPlacePass("ChannelsLastTaggedReshape",
+                  "NHWC for conv/pool/mean/upsample, NCHW for view/linear and outputs; converts where layouts meet") {
+  targets({"aten.convolution.default", "xnnpack.convolution_clamp.default", "aten.max_pool2d.default",
+           "aten.max_pool2d_with_indices.default", "aten.avg_pool2d.default", "aten.upsample_bilinear2d.vec",
+           "aten.upsample_nearest2d.vec", "aten._adaptive_avg_pool2d.default"});
+  toNhwc_ = stat("to_nhwc", "conversions to channels-last inserted");
+  toNchw_ = stat("to_nchw", "conversions to contiguous inserted");
+}
+
+Status ChannelsLastTaggedReshapePass::transform(GraphEditor& ed) {
+  ir::Graph& g = ed.graph();
+  std::map<std::pair<uint64_t, bool>, ir::ValueRef> converted;  // (value, to NHWC) -> conversion
+  auto key = [](ir::ValueRef r) { return (uint64_t(r.node) << 32) | r.output; };
+  std::vector<ir::NodeId> order;
+  for (const ir::NodePtr& p : g.nodes()) order.push_back(p->id);
+  std::vector<ir::TensorMeta> metas;
+  for (ir::NodeId id : order) {
+    const ir::Node& n0 = g.node(id);
+    if (n0.kind != ir::NodeKind::Call && n0.kind != ir::NodeKind::Output) continue;
+    if (n0.isCall() && (isConversion(n0) || !allowedToTransform(n0))) continue;
+    // What each rank-4 activation input must be. NHWC ops want their data input in NHWC;
+    // layout-agnostic ops keep a common layout (mixed inputs all go NHWC, as upstream); every
+    // other op and the graph outputs want NCHW.
+    std::vector<std::pair<ir::ValueRef, Need>> needs;
+    const bool agnostic = layoutAgnostic(n0);
+    const bool nhwc = nhwcOp(n0);
+    bool anyNhwc = false, anyNchw = false;
+    auto activation = [&](const ir::ValueRef& r) {
+      const ir::Node* p = g.find(r.node);
+      return p && p->kind != ir::NodeKind::GetAttr && g.meta(r).rank() == 4;
+    };
+    if (agnostic)
+      n0.forEachInput([&](const ir::ValueRef& r) {
+        if (!activation(r)) return;
+        (g.meta(r).dimOrder == kNhwc ? anyNhwc : anyNchw) = true;
+      });
+    size_t argIdx = 0;
+    n0.forEachInput([&](const ir::ValueRef& r) {
+      const size_t my = argIdx++;
+      if (!activation(r)) return;
+      const bool isNhwc = g.meta(r).dimOrder == kNhwc;
+      Need need = Need::Nchw;
+      if (nhwc) need = my == 0 ? Need::Nhwc : Need::Any;  // weights/bias are not activations
+      else if (agnostic) need = anyNhwc && anyNchw ? Need::Nhwc : Need::Any;
+      if (need == Need::Any || (need == Need::Nhwc) == isNhwc) return;
+      needs.emplace_back(r, need);
+    });
+    for (auto& [r, need] : needs) {
+      const bool toNhwc = need == Need::Nhwc;
+      auto it = converted.find({key(r), toNhwc});
+      ir::ValueRef conv;
+      if (it != converted.end()) {
+        conv = it->second;
+      } else {
+        ir::EnumArg mf{ir::EnumKind::MemoryFormat, toNhwc ? kMemoryFormatChannelsLast : kMemoryFormatContiguous};
+        const std::string base = g.node(r.node).name + (toNhwc ? "_to_nhwc" : "_to_nchw");
+        auto c = ed.insertBefore(id, "aten.clone.default", {r}, {{"memory_format", mf}}, base, {r.node});
+        if (!c) return c.status().withContext(fmt::format("ChannelsLastTaggedReshape at '{}': ", g.node(id).name));
+        conv = *c;
+        converted[{key(r), toNhwc}] = conv;
+        bump(toNhwc ? toNhwc_ : toNchw_);
+      }
+      ed.replaceUse(id, r, conv);
+    }
+    // Keep metadata current so later decisions see this node's layout.
+    const ir::Node& n = g.node(id);
+    if (n.isCall()) {
+      LS_RETURN_IF_ERROR(ops::inferNode(g, n, metas));
+      if (metas != n.outputs) g.mutableNode(id).outputs = metas;
+    }
+  }
+  return Status::ok();
+}
+
+// ---------------------------------------------------------------- RemoveRedundantCopy
+
+RemoveRedundantCopyPass::RemoveRedundantCopyPass()
+    : InPlacePass("RemoveRedundantCopy", "Removes memory-format conversions that do nothing or cancel out") {
+  targets({"aten.clone.default"});
+  removed_ = stat("removed", "redundant conversions removed");
+}
+
+Status RemoveRedundantCopyPass::transform(GraphEditor& ed) {
+  ir::Graph& g = ed.graph();
+  for (ir::NodeId id : nodesInOrder(g, targetOps())) {
+    const ir::Node& n = g.node(id);
+    if (!isConversion(n) || !allowedToTransform(n) || !n.args[0].ref()) continue;
+    ir::ValueRef in = *n.args[0].ref();
+    const ir::DimOrder& want = n.meta(0).dimOrder;
+    ir::ValueRef repl{};
+    bool found = false;
+    if (g.meta(in).dimOrder == want) {
+      repl = in;
+      found = true;
+    } else if (const ir::Node* p = g.find(in.node); p && isConversion(*p) && p->args[0].ref() &&
+                                                    g.meta(*p->args[0].ref()).dimOrder == want) {
+      repl = *p->args[0].ref();  // A -> B -> A
+      found = true;
+    }
+    if (!found) continue;
+    ed.replaceAllUses({id, 0}, repl);
+    LS_RETURN_IF_ERROR(ed.erase(id));
+    if (const ir::Node* p = g.find(in.node); p && isConversion(*p) && g.users(p->id).empty())
+      LS_RETURN_IF_ERROR(ed.erase(p->id));
+    bump(removed_);
+  }
+  return Status::ok();
+}
+
+// ---------------------------------------------------------------- registration
+
+void registerXnnpackPasses(passes::PassRegistry& r) {
+  r.add("RemoveNoopExpandCopyPass", [] { return std::make_unique<RemoveNoopExpandCopyPass>(); });
+  r.add("DecomposeActivations", [] { return std::make_unique<DecomposeActivationsPass>(); });
+  r.add("LiftConstantScalarOperandsPass", [] { return std::make_unique<LiftConstantScalarOperandsPass>(); });
+  r.add("ConvertToLinear", [] { return std::make_unique<ConvertToLinearPass>(); });
+  r.add("ConvertToSDPA", [] { return std::make_unique<ConvertToSDPAPass>(); });
+  r.add("ConstProp", [] { return std::make_unique<ConstPropPass>(); });
+  r.add("FuseBatchNorm", [] { return std::make_unique<FuseBatchNormPass>(); });
+  r.add("DecomposeBatchNorm", [] { return std::make_unique<DecomposeBatchNormPass>(); });
+  r.add("FuseActivation", [] { return std::make_unique<FuseActivationPass>(); });
+  r.add("DecomposeConcatenate", [] { return std::make_unique<DecomposeConcatenatePass>(); });
+  r.add("RemoveGetItem", [] { return std::make_unique<RemoveGetItemPass>(); });
+  r.add("ChannelsLastTaggedReshape", [] { return std::make_unique<ChannelsLastTaggedReshapePass>(); });
+  r.add("RemoveRedundantCopy", [] { return std::make_unique<RemoveRedundantCopyPass>(); });
+  r.add("XnnpackPartitioner", [] { return std::make_unique<XnnpackPartitionPass>(); });
+}
+
+void registerXnnpackPipelines(passes::PipelineRegistry& r) {
+  r.add({"xnnpack",
+         "ExecuTorch XNNPACK: transform passes (LiftConstantScalarOperands with its SDPA guard), preprocess "
+         "passes, then the partitioner (delegate subgraphs as call_delegate nodes)",
+         {"DecomposeActivations", "RemoveNoopExpandCopyPass", "LiftConstantScalarOperandsPass", "RemoveNoopClonePass", "ConvertToLinear",
+          "ConvertToSDPA", "ConstProp", "FuseBatchNorm", "DecomposeBatchNorm", "FuseActivation",
+          "DecomposeConcatenate", "RemoveGetItem", "CleanupGetItemPass", "ChannelsLastTaggedReshape",
+          "RemoveRedundantCopy", "DeadCodeEliminationPass", "XnnpackPartitioner"}});
+}
+
+}  // namespace ls::xnnpack

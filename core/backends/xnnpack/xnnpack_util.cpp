@@ -1,0 +1,77 @@
+// Helpers shared by the XNNPACK passes.
+#include "core/backends/xnnpack/xnnpack_util.h"
+
+#include "core/exec/synth.h"
+
+namespace ls::xnnpack {
+
+bool isOp(const ir::Node& n, std::string_view name) { return n.isCall() && ir::opName(n.op) == name; }
+
+const ir::Node* producer(const ir::Graph& g, const ir::Node& n, size_t i) {
+  if (i >= n.args.size()) return nullptr;
+  const ir::ValueRef* r = n.args[i].ref();
+  return r ? g.find(r->node) : nullptr;
+}
+
+const ir::Constant* constantOf(const ir::Graph& g, ir::ValueRef r) {
+  const ir::Node* n = g.find(r.node);
+  if (!n || n->kind != ir::NodeKind::GetAttr) return nullptr;
+  return g.constant(n->target);
+}
+
+exec::Tensor constantValues(const ir::Constant& c) {
+  if (c.hasData() && c.data->bytes.size() == size_t(c.numel()) * size_t(ir::dtypeSize(c.dtype)))
+    return exec::Tensor::fromBytes(c.dtype, c.shape, c.data->bytes);
+  return exec::synthesizeConstant(c);
+}
+
+ir::Constant makeConstant(ir::Graph& g, const exec::Tensor& t, ir::ConstantKind kind, std::string fqn) {
+  ir::Constant c;
+  c.kind = kind;
+  c.fqn = std::move(fqn);
+  c.dtype = t.dtype();
+  c.shape = t.shape();
+  std::vector<uint8_t> bytes(t.bytes(), t.bytes() + t.nbytes());
+  c.data = g.store().intern(std::move(bytes));
+  return c;
+}
+
+const ir::Arg* argOr(const ir::Node& n, size_t i, std::string_view name) {
+  if (i < n.args.size()) return &n.args[i];
+  return n.kwarg(name);
+}
+
+std::optional<double> numberArg(const ir::Node& n, size_t i, std::string_view name, double def) {
+  const ir::Arg* a = argOr(n, i, name);
+  if (!a || a->isNone()) return def;
+  return a->number();
+}
+
+size_t userCount(const ir::Graph& g, ir::NodeId id) { return g.users(id).size(); }
+
+std::optional<std::vector<int>> permutationOf(const ir::Node& n, int rank) {
+  std::vector<int> perm(size_t(rank > 0 ? rank : 0));
+  for (int i = 0; i < rank; ++i) perm[size_t(i)] = i;
+  auto wrap = [&](int64_t d) { return int(d < 0 ? d + rank : d); };
+  const std::string& op = ir::opName(n.op);
+  if (op == "aten.t_copy.default") {
+    if (rank == 2) std::swap(perm[0], perm[1]);
+    return perm;
+  }
+  if (op == "aten.transpose_copy.int") {
+    if (n.args.size() < 3 || !n.args[1].asInt() || !n.args[2].asInt()) return std::nullopt;
+    int a = wrap(*n.args[1].asInt()), b = wrap(*n.args[2].asInt());
+    if (a < 0 || b < 0 || a >= rank || b >= rank) return std::nullopt;
+    std::swap(perm[size_t(a)], perm[size_t(b)]);
+    return perm;
+  }
+  if (op == "aten.permute_copy.default") {
+    const ir::IntList* dims = n.args.size() > 1 ? n.args[1].asIntList() : nullptr;
+    if (!dims || int(dims->size()) != rank) return std::nullopt;
+    for (int i = 0; i < rank; ++i) perm[size_t(i)] = wrap((*dims)[size_t(i)]);
+    return perm;
+  }
+  return std::nullopt;
+}
+
+}  // namespace ls::xnnpack
