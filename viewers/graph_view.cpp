@@ -97,7 +97,10 @@ CanvasStats drawCanvas(ImDrawList* dl, const CanvasFrame& f, const Camera& cam, 
   // Boxes and labels.
   ImFont* font = ImGui::GetFont();
   const float boxH = L.rowHeight * z;
-  const float fontSize = std::min(boxH * 0.40f, 16.f);
+  // The default font is a 13 px bitmap font: draw it at its native size whenever the box has
+  // room (crisp), scaled down only when zoomed out, and not at all when unreadable.
+  const float nativeSize = font ? font->FontSize : 13.f;
+  const float fontSize = boxH >= nativeSize + 6.f ? nativeSize : boxH * 0.6f;
   const bool drawLabels = fontSize >= 7.f && font;
   const bool twoLines = boxH >= 2.2f * fontSize + 4.f && drawLabels;
   const float rounding = boxH > 8.f ? std::min(4.f, boxH * 0.12f) : 0.f;
@@ -186,6 +189,7 @@ void GraphView::refreshData(const ViewState& s, const GraphPtr& shown, const Gra
     diffShown_ = shown.get();
     diffCompared_ = compared.get();
     hasDiff_ = compared != nullptr;
+    changeCursor_ = -1;
     if (hasDiff_) diff_ = viewmodel::prepareDiff(trace::diffGraphs(*compared, *shown), *shown);
     else diff_ = {};
     comparedHold_ = compared;
@@ -219,6 +223,39 @@ bool GraphView::searchStep(ViewState& s, int dir) {
   int n = int(hits_.size());
   hitCursor_ = hitCursor_ < 0 ? (dir > 0 ? 0 : n - 1) : ((hitCursor_ + dir) % n + n) % n;
   s.selectedNode = hits_[size_t(hitCursor_)];
+  s.centerRequested = true;
+  return true;
+}
+
+size_t GraphView::diffSize(const ViewState& s) {
+  GraphPtr shown = s.shownGraph();
+  if (!shown) return 0;
+  refreshData(s, shown, s.comparedGraph());
+  return hasDiff_ ? diff_.added + diff_.changed + diff_.removed.size() : 0;
+}
+
+bool GraphView::changeStep(ViewState& s, int dir) {
+  GraphPtr shown = s.shownGraph();
+  if (!shown) return false;
+  refreshData(s, shown, s.comparedGraph());
+  if (!hasDiff_ || diff_.empty()) return false;
+  // Changes in reading order (top to bottom, then left to right) of their boxes.
+  std::vector<std::pair<layout::Point, ir::NodeId>> items;
+  auto add = [&](ir::NodeId id, const layout::Layout* L) {
+    const layout::NodeBox* b = L ? L->find(id) : nullptr;
+    if (b) items.push_back({{b->x, b->y}, id});
+  };
+  const layout::Layout* cur = data_ && data_->graph == shown.get() ? data_->layout.get() : nullptr;
+  for (size_t i = 0; i < shown->size(); ++i)
+    if (diff_.mark(shown->at(i).id) != viewmodel::DiffMark::None) add(shown->at(i).id, cur);
+  for (ir::NodeId id : diff_.removed) add(id, comparedLayout_.get());
+  if (items.empty()) return false;
+  std::sort(items.begin(), items.end(), [](const auto& a, const auto& b) {
+    return a.first.y != b.first.y ? a.first.y < b.first.y : a.first.x < b.first.x;
+  });
+  int n = int(items.size());
+  changeCursor_ = changeCursor_ < 0 || changeCursor_ >= n ? (dir > 0 ? 0 : n - 1) : ((changeCursor_ + dir) % n + n) % n;
+  s.selectedNode = items[size_t(changeCursor_)].second;
   s.centerRequested = true;
   return true;
 }
@@ -258,6 +295,12 @@ void GraphView::drawToolbar(ViewState& s, const GraphPtr& shown) {
     ImGui::TextDisabled("vs previous");
     ImGui::SameLine();
     if (ImGui::SmallButton("pin this pass")) s.pinnedPass = s.selectedPass;
+  }
+  if (hasDiff_ && !diff_.empty()) {
+    ImGui::SameLine();
+    if (ImGui::SmallButton("< change")) changeStep(s, -1);
+    ImGui::SameLine();
+    if (ImGui::SmallButton("change >")) changeStep(s, +1);
   }
   ImGui::SameLine();
   ImGui::SetNextItemWidth(160);
@@ -381,10 +424,13 @@ void GraphView::draw(ViewState& s) {
 
   // Camera requests.
   if (fitPending_ || s.fitRequested) {
-    float z = std::min(size.x / std::max(L.width, 1.f), size.y / std::max(L.height, 1.f)) * 0.95f;
-    cam_.zoom = std::clamp(z, kMinZoom, 1.5f);
+    // Fit button: the whole graph. A new trace: fit the width (readable boxes, at most 100%)
+    // from the top, since real graphs are far taller than wide.
+    float zAll = std::min(size.x / std::max(L.width, 1.f), size.y / std::max(L.height, 1.f)) * 0.95f;
+    float zWidth = std::min(size.x / std::max(L.width, 1.f) * 0.95f, 1.f);
+    cam_.zoom = std::clamp(fitPending_ ? zAll : std::max({zAll, zWidth, 0.85f}), kMinZoom, 1.5f);
     cam_.x = L.minX + L.width * 0.5f - size.x * 0.5f / cam_.zoom;
-    cam_.y = L.minY - 10.f / cam_.zoom;
+    cam_.y = L.minY - 60.f / cam_.zoom;  // room for the legend
     if (L.height * cam_.zoom < size.y) cam_.y = L.minY + L.height * 0.5f - size.y * 0.5f / cam_.zoom;
     fitPending_ = s.fitRequested = false;
   }

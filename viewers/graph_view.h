@@ -69,6 +69,11 @@ class GraphView {
   void setSearch(const std::string& q) { search_ = q; }
   /// Moves to the next (+1) / previous (-1) search hit, selects and centres it. False if none.
   bool searchStep(ViewState& s, int dir);
+  /// Moves to the next/previous changed, added or removed node of the diff, selects and
+  /// centres it. False when the diff is empty.
+  bool changeStep(ViewState& s, int dir);
+  /// Added + changed + removed nodes of the diff at the selected pass (0 without a diff).
+  size_t diffSize(const ViewState& s);
   size_t searchHitCount() const { return hits_.size(); }
   const Camera& camera() const { return cam_; }
   const CanvasStats& lastStats() const { return stats_; }
@@ -84,7 +89,7 @@ class GraphView {
   layout::LayoutCache& cache_;
   Camera cam_;
   ImVec2 canvasSize_{1, 1};
-  bool fitPending_ = true;
+  bool fitPending_ = false;  ///< fit the whole graph (Fit button, F)
   float zoomRequest_ = 1.f;
   CanvasStats stats_;
 
@@ -103,6 +108,7 @@ class GraphView {
   std::vector<ir::NodeId> hits_;
   std::vector<uint8_t> hitById_;
   int hitCursor_ = -1;
+  int changeCursor_ = -1;
   std::vector<int> nsCount_;
   bool minimapDrag_ = false;
 };

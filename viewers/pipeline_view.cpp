@@ -1,6 +1,8 @@
 // Pipeline view.
 #include "viewers/pipeline_view.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <imgui.h>
 #include <imgui_stdlib.h>
@@ -83,9 +85,9 @@ void PipelineView::draw(ViewState& s) {
   if (!ImGui::BeginTable("##passes", 5, flags)) return;
   float lh = ImGui::GetTextLineHeight();
   ImGui::TableSetupScrollFreeze(0, 1);
-  ImGui::TableSetupColumn("#", ImGuiTableColumnFlags_WidthFixed, lh * 2.2f);
+  ImGui::TableSetupColumn("#", ImGuiTableColumnFlags_WidthFixed, lh * 2.6f);
   ImGui::TableSetupColumn("pass", ImGuiTableColumnFlags_WidthStretch);
-  ImGui::TableSetupColumn("time", ImGuiTableColumnFlags_WidthFixed, lh * 6.f);
+  ImGui::TableSetupColumn("time", ImGuiTableColumnFlags_WidthFixed, lh * 4.f);
   ImGui::TableSetupColumn("ms", ImGuiTableColumnFlags_WidthFixed, lh * 3.6f);
   ImGui::TableSetupColumn("nodes", ImGuiTableColumnFlags_WidthFixed, lh * 3.2f);
   ImGui::TableHeadersRow();

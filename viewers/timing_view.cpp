@@ -122,7 +122,9 @@ void TimingView::drawSingle(ViewState& s, const trace::Trace& t) {
   std::vector<viewmodel::TimingRow> rows = viewmodel::timingRows(t, order_);
   int64_t maxNs = viewmodel::maxPassNs(t);
   float lh = ImGui::GetTextLineHeightWithSpacing();
-  ImGui::BeginChild("##timingchart", ImVec2(0, 0), true);
+  // The chart is as tall as its rows (up to the space left), so a PNG export has no blank tail.
+  float chartH = std::min(ImGui::GetContentRegionAvail().y, lh * float(rows.size()) + ImGui::GetStyle().WindowPadding.y * 2 + 4);
+  ImGui::BeginChild("##timingchart", ImVec2(0, chartH), true);
   ImVec2 wp = ImGui::GetWindowPos(), ws = ImGui::GetWindowSize();
   chartX_ = wp.x, chartY_ = wp.y, chartW_ = ws.x, chartH_ = ws.y;
   float nameW = std::min(ImGui::GetContentRegionAvail().x * 0.35f, 300.f);
@@ -163,7 +165,13 @@ void TimingView::drawSingle(ViewState& s, const trace::Trace& t) {
 void TimingView::drawCompare(ViewState& s, const trace::Trace& a, const trace::Trace& b) {
   const trace::TraceComparison& c = comparison(s);
   ImGui::SameLine();
-  ImGui::Text("A: %s   B: %s", s.labelA.c_str(), s.labelB.c_str());
+  ImGui::ColorButton("##a", theme::toVec(theme::kRunA), ImGuiColorEditFlags_NoTooltip, ImVec2(12, 12));
+  ImGui::SameLine();
+  ImGui::Text("A: %s", s.labelA.c_str());
+  ImGui::SameLine();
+  ImGui::ColorButton("##b", theme::toVec(theme::kRunB), ImGuiColorEditFlags_NoTooltip, ImVec2(12, 12));
+  ImGui::SameLine();
+  ImGui::Text("B: %s", s.labelB.c_str());
   ImGui::Text("total A %s, B %s, B/A %s | ran only in A: %zu, only in B: %zu", formatDuration(c.totalA).c_str(),
               formatDuration(c.totalB).c_str(), viewmodel::formatRatio(c.totalRatio()).c_str(), c.ranOnlyInA.size(),
               c.ranOnlyInB.size());
@@ -209,7 +217,9 @@ void TimingView::drawCompare(ViewState& s, const trace::Trace& a, const trace::T
   int64_t maxNs = 1;
   for (const trace::CompareRow& r : c.rows) maxNs = std::max({maxNs, r.nsA, r.nsB});
   float lh = ImGui::GetTextLineHeight();
-  ImGui::BeginChild("##cmpchart", ImVec2(0, 0), true);
+  float rowH = lh + ImGui::GetStyle().CellPadding.y * 2;
+  float chartH = std::min(ImGui::GetContentRegionAvail().y, rowH * float(order.size() + 1) + ImGui::GetStyle().WindowPadding.y * 2 + 8);
+  ImGui::BeginChild("##cmpchart", ImVec2(0, chartH), true);
   ImVec2 wp = ImGui::GetWindowPos(), ws = ImGui::GetWindowSize();
   chartX_ = wp.x, chartY_ = wp.y, chartW_ = ws.x, chartH_ = ws.y;
   ImGuiTableFlags flags = ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_Resizable;
@@ -220,7 +230,7 @@ void TimingView::drawCompare(ViewState& s, const trace::Trace& a, const trace::T
     ImGui::TableSetupColumn("A", ImGuiTableColumnFlags_WidthFixed, lh * 5.5f);
     ImGui::TableSetupColumn("B", ImGuiTableColumnFlags_WidthFixed, lh * 5.5f);
     ImGui::TableSetupColumn("B/A", ImGuiTableColumnFlags_WidthFixed, lh * 3.5f);
-    ImGui::TableSetupColumn("status A / B", ImGuiTableColumnFlags_WidthFixed, lh * 9.f);
+    ImGui::TableSetupColumn("status A / B", ImGuiTableColumnFlags_WidthFixed, lh * 13.f);
     ImGui::TableHeadersRow();
     ImGuiListClipper clip;
     clip.Begin(int(order.size()));

@@ -20,6 +20,8 @@ class TimingView {
   Status exportComparison(const ViewState& s, const std::string& format, const std::string& path);
   /// Asks the shell to save the chart area as PNG after this frame.
   void exportChart(ViewState& s, const std::string& path);
+  /// Rows of the A/B comparison (0 without a second run).
+  size_t comparisonRows(const ViewState& s) { return s.trace && s.compareTrace ? comparison(s).rows.size() : 0; }
   std::string exportDir = ".";
 
  private:

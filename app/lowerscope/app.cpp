@@ -12,6 +12,7 @@
 
 #include "app/lowerscope/capture.h"
 #include "core/passes/pass_manager.h"
+#include "viewers/model/graph_model.h"
 
 namespace ls::app {
 
@@ -44,6 +45,9 @@ App::App(AppOptions opts, GLFWwindow* window) : opts_(std::move(opts)), window_(
 
   layout::LayoutOptions lo;
   lo.hideConstants = settings_.hideConstants;
+  // Box width from the label (runs on the layout worker: pure string work, no ImGui). The graph
+  // view draws labels at ~0.42 x the box height, about 8.2 canvas units per glyph.
+  lo.measureWidth = [](const ir::Node& n) { return std::min(12.f + 8.2f * float(viewmodel::nodeLabel(n).size()), 300.f); };
   layouts_ = std::make_unique<layout::LayoutCache>(lo);
   layouts_->setOnReady([](const ir::Graph*) { glfwPostEmptyEvent(); });
   jobA_.onFinished = [] { glfwPostEmptyEvent(); };
@@ -299,8 +303,11 @@ void App::drawMenu() {
 }
 
 void App::drawToolbar() {
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextUnformatted("pipeline");
+  ImGui::SameLine();
   ImGui::SetNextItemWidth(150);
-  if (ImGui::BeginCombo("pipeline", config_.pipeline.c_str())) {
+  if (ImGui::BeginCombo("##pipeline", config_.pipeline.c_str())) {
     for (const std::string& n : passes::PipelineRegistry::instance().names()) {
       bool sel = n == config_.pipeline;
       if (ImGui::Selectable(n.c_str(), sel)) config_.pipeline = n;
@@ -312,11 +319,15 @@ void App::drawToolbar() {
   }
   ImGui::SameLine();
   int prof = int(config_.profile), tgt = int(config_.target);
-  ImGui::SetNextItemWidth(60);
-  if (ImGui::Combo("profile", &prof, "fp\0int\0")) config_.profile = passes::Profile(prof);
+  ImGui::TextUnformatted("profile");
   ImGui::SameLine();
-  ImGui::SetNextItemWidth(80);
-  if (ImGui::Combo("target", &tgt, "generic\0u55\0u85\0")) config_.target = passes::Target(tgt);
+  ImGui::SetNextItemWidth(60);
+  if (ImGui::Combo("##profile", &prof, "fp\0int\0")) config_.profile = passes::Profile(prof);
+  ImGui::SameLine();
+  ImGui::TextUnformatted("target");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(90);
+  if (ImGui::Combo("##target", &tgt, "generic\0u55\0u85\0")) config_.target = passes::Target(tgt);
   ImGui::SameLine();
   ImGui::Checkbox("skip", &config_.engine.skip);
   ImGui::SameLine();
@@ -419,6 +430,7 @@ void App::drawDialogs() {
     ImGui::OpenPopup("Error");
     errorPending_ = false;
   }
+  errorShown_ = ImGui::IsPopupOpen("Error");
   ImGui::SetNextWindowSize(ImVec2(560, 0), ImGuiCond_Appearing);
   if (ImGui::BeginPopupModal("Error", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
     ImGui::PushTextWrapPos(540);
@@ -610,6 +622,10 @@ Status App::execute(const viewmodel::ScriptCommand& c) {
       state_.compareRequest = c.overrides.apply(config_);
       scriptWaiting_ = true;
       return Status::ok();
+    case ScriptOp::NextChange:
+    case ScriptOp::PrevChange:
+      if (!graphView_->changeStep(state_, c.op == ScriptOp::NextChange ? +1 : -1)) return Status::error("no changes at this pass");
+      return Status::ok();
     case ScriptOp::Fit: graphView_->requestFit(); return Status::ok();
     case ScriptOp::Zoom: graphView_->zoomBy(float(c.factor)); return Status::ok();
     case ScriptOp::ExportComparison: {
@@ -624,9 +640,41 @@ Status App::execute(const viewmodel::ScriptCommand& c) {
       scriptFrames_ = 3;
       return Status::ok();
     case ScriptOp::Frames: scriptFrames_ = c.number; return Status::ok();
+    case ScriptOp::Expect: return expect(c);
     case ScriptOp::COUNT: break;
   }
   return Status::error("unsupported command");
+}
+
+Status App::expect(const viewmodel::ScriptCommand& c) {
+  auto fail = [&](const std::string& got) { return Status::error(fmt::format("expectation failed: got {}", got)); };
+  if (c.arg == "error") return errorShown_ || errorPending_ ? Status::ok() : fail("no error dialog");
+  if (!state_.trace) return fail("no trace");
+  if (c.arg == "pass-status") {
+    if (state_.selectedPass < 0) return fail("the source graph row");
+    std::string_view st = passes::passStatusName(state_.trace->records[size_t(state_.selectedPass)].status);
+    return st == c.arg2 ? Status::ok() : fail(std::string(st));
+  }
+  if (c.arg == "diff") {
+    size_t n = graphView_->diffSize(state_);
+    bool ok = c.arg2 == "empty" ? n == 0 : n > 0;
+    return ok ? Status::ok() : fail(fmt::format("{} changed/added/removed nodes", n));
+  }
+  if (c.arg == "node") {
+    viewers::GraphPtr g = state_.shownGraph();
+    const ir::Node* n = g ? g->find(state_.selectedNode) : nullptr;
+    std::string name = n ? n->name : "(none)";
+    return name == c.arg2 ? Status::ok() : fail(name);
+  }
+  if (c.arg == "min") {
+    int64_t v = 0;
+    if (c.arg2 == "drawn-nodes") v = graphView_->lastStats().nodes;
+    else if (c.arg2 == "drawn-labels") v = graphView_->lastStats().labels;
+    else if (c.arg2 == "compare-rows") v = timingView_.comparisonRows(state_);
+    else if (c.arg2 == "visible-passes") v = int64_t(viewmodel::visiblePasses(*state_.trace, state_.filter).size());
+    return v >= c.number ? Status::ok() : fail(fmt::format("{} = {}", c.arg2, v));
+  }
+  return Status::error("unknown expectation");
 }
 
 void App::runScript() {

@@ -70,6 +70,7 @@ class App {
   void runScript();
   Status execute(const viewmodel::ScriptCommand& c);
   int findPass(const viewmodel::ScriptCommand& c) const;
+  Status expect(const viewmodel::ScriptCommand& c);
 
   AppOptions opts_;
   GLFWwindow* window_;
@@ -92,6 +93,7 @@ class App {
 
   std::string error_;
   bool errorPending_ = false;
+  bool errorShown_ = false;
   bool showHelp_ = false;
   bool showPipeline_ = true, showInspector_ = true;
 

@@ -14,7 +14,7 @@ constexpr std::array<std::string_view, size_t(ScriptOp::COUNT)> kOpNames = {
     "open", "pipeline", "profile", "target", "run", "wait",
     "select pass", "next pass", "prev pass", "next changed", "prev changed", "first pass", "last pass",
     "select node", "pin pass", "unpin", "view", "filter", "search", "search next", "search prev",
-    "compare", "fit", "zoom", "export comparison", "export chart", "frames"};
+    "compare", "fit", "zoom", "export comparison", "export chart", "frames", "next change", "prev change", "expect"};
 static_assert(kOpNames.size() == size_t(ScriptOp::COUNT));
 
 std::vector<std::string> splitWords(std::string_view line) {
@@ -51,6 +51,12 @@ bool parseDouble(const std::string& s, double& v) {
   } catch (...) {
     return false;
   }
+}
+
+bool isStatusName(std::string_view s) {
+  for (size_t i = 0; i < size_t(passes::PassStatus::COUNT); ++i)
+    if (passes::passStatusName(passes::PassStatus(i)) == s) return true;
+  return false;
 }
 
 std::string rest(const std::vector<std::string>& w, size_t from) {
@@ -152,6 +158,8 @@ Result<std::vector<ScriptCommand>> parseScript(std::string_view text, std::strin
       c.op = w1 == "pass" ? ScriptOp::SelectPass : ScriptOp::SelectNode;
       c.arg = rest(w, 2);
       c.numeric = c.op == ScriptOp::SelectPass && parseInt(c.arg, c.number);
+    } else if ((w0 == "next" || w0 == "prev") && need(2) && w1 == "change") {
+      c.op = w0 == "next" ? ScriptOp::NextChange : ScriptOp::PrevChange;
     } else if ((w0 == "next" || w0 == "prev" || w0 == "first" || w0 == "last") && need(2) &&
                (w1 == "pass" || (w1 == "changed" && (w0 == "next" || w0 == "prev")))) {
       if (w1 == "changed") c.op = w0 == "next" ? ScriptOp::NextChanged : ScriptOp::PrevChanged;
@@ -206,6 +214,18 @@ Result<std::vector<ScriptCommand>> parseScript(std::string_view text, std::strin
     } else if (w0 == "frames") {
       if (!need(2) || !parseInt(w1, c.number) || c.number < 0) return err("expected: frames N");
       c.op = ScriptOp::Frames;
+    } else if (w0 == "expect") {
+      c.op = ScriptOp::Expect;
+      c.arg = w1;
+      if (w1 == "pass-status" && need(3) && isStatusName(w[2])) c.arg2 = w[2];
+      else if (w1 == "diff" && need(3) && (w[2] == "empty" || w[2] == "nonempty")) c.arg2 = w[2];
+      else if (w1 == "node" && w.size() >= 3) c.arg2 = rest(w, 2);
+      else if (w1 == "error" && need(2)) {
+      } else if (w1 == "min" && need(4) && parseInt(w[3], c.number) &&
+                 (w[2] == "drawn-nodes" || w[2] == "drawn-labels" || w[2] == "compare-rows" || w[2] == "visible-passes"))
+        c.arg2 = w[2];
+      else
+        return err("expected: expect pass-status S | diff empty|nonempty | node NAME | min WHAT N | error");
     } else {
       return err("unknown command");
     }

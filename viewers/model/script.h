@@ -14,11 +14,17 @@
 //   view pipeline|graph|inspector|timing
 //   filter hide-skipped on|off | filter hide-unchanged on|off | filter search TEXT
 //   search TEXT | search next | search prev      node search in the graph view
+//   next change | prev change    select and centre the next/previous node of the diff
 //   compare [RUN-OPTIONS]        run B with the current config changed by the options; the
 //                                timing view shows A (current) vs B
 //   fit | zoom FACTOR            graph view camera
 //   export comparison csv|json|md|chrome PATH | export chart PATH.png
 //   frames N                     render N frames before the next command
+//   expect pass-status changed|unchanged|skipped|failed   the selected pass's status
+//   expect diff empty|nonempty   the graph view's diff at the selected pass
+//   expect node NAME             the selected node
+//   expect min drawn-nodes|drawn-labels|compare-rows|visible-passes N
+//   expect error                 an error dialog is showing (e.g. a corrupt file)
 // RUN-OPTIONS: --no-skip --no-fast-copy --no-cache --skip --fast-copy --pipeline NAME
 //              --profile fp|int --target generic|u55|u85 --disable PASS
 #pragma once
@@ -37,7 +43,7 @@ enum class ScriptOp : uint8_t {
   Open, Pipeline, Profile, Target, Run, Wait,
   SelectPass, NextPass, PrevPass, NextChanged, PrevChanged, FirstPass, LastPass,
   SelectNode, Pin, Unpin, View, Filter, Search, SearchNext, SearchPrev,
-  Compare, Fit, Zoom, ExportComparison, ExportChart, Frames,
+  Compare, Fit, Zoom, ExportComparison, ExportChart, Frames, NextChange, PrevChange, Expect,
   COUNT
 };
 std::string_view scriptOpName(ScriptOp op);
