@@ -137,7 +137,8 @@ RunJob::Outcome RunJob::runNow(std::shared_ptr<const ir::Graph> source, const st
   if (t.source) buildAllIndices(*t.source);
   for (const auto& s : t.snapshots)
     if (s) buildAllIndices(*s);
-  o.cancelled = res.cancelled;
+  // A cancel seen inside a pass stops it with an error; either way the run was cancelled.
+  o.cancelled = res.cancelled || (cancel && cancel->load());
   o.trace = TracePtr(std::make_shared<const trace::Trace>(std::move(t)));
   return o;
 }
