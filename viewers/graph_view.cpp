@@ -20,6 +20,17 @@ ImU32 dim(ImU32 c, float f) {
   auto ch = [&](int shift) { return ImU32(float((c >> shift) & 0xff) * f) << shift; };
   return ch(IM_COL32_R_SHIFT) | ch(IM_COL32_G_SHIFT) | ch(IM_COL32_B_SHIFT) | (c & IM_COL32_A_MASK);
 }
+/// Grows a screen rectangle around its centre to at least `minSize` on each side.
+void inflate(ImVec2& p0, ImVec2& p1, float minSize) {
+  if (p1.x - p0.x < minSize) {
+    float c = (p0.x + p1.x) * 0.5f;
+    p0.x = c - minSize * 0.5f, p1.x = c + minSize * 0.5f;
+  }
+  if (p1.y - p0.y < minSize) {
+    float c = (p0.y + p1.y) * 0.5f;
+    p0.y = c - minSize * 0.5f, p1.y = c + minSize * 0.5f;
+  }
+}
 }  // namespace
 
 CanvasData CanvasData::build(const ir::Graph& g, std::shared_ptr<const layout::Layout> lay) {
@@ -73,8 +84,18 @@ CanvasStats drawCanvas(ImDrawList* dl, const CanvasFrame& f, const Camera& cam, 
   // Edges (under the boxes). Paths are short polylines; the bbox test culls most of them.
   const ImU32 edgeCol = theme::kEdge;
   const ImU32 edgeSel = theme::rgb(255, 255, 255, 230);
+  // Without VtxOffset support (16-bit indices) one draw list holds at most 64k vertices: stop
+  // adding detail before that instead of overflowing.
+  const bool bounded = !(dl->Flags & ImDrawListFlags_AllowVtxOffset);
+  auto full = [&] { return bounded && dl->_VtxCurrentIdx > 60000; };
+  // Level of detail: when a row is under ~3 px tall, edges are drawn as one straight segment.
+  const bool straightEdges = L.rowHeight * z < 3.f;
   ImVec2 pts[64];
   for (size_t i = 0; i < L.edges.size(); ++i) {
+    if (full()) {
+      st.truncated = true;
+      break;
+    }
     const ImVec4& b = d.edgeBoxes[i];
     if (b.z < vx0 || b.x > vx1 || b.w < vy0 || b.y > vy1) continue;
     const layout::EdgePath& e = L.edges[i];
@@ -82,6 +103,12 @@ CanvasStats drawCanvas(ImDrawList* dl, const CanvasFrame& f, const Camera& cam, 
     ImU32 col = sel ? edgeSel : edgeCol;
     float th = sel ? 2.f : 1.f;
     size_t n = e.points.size();
+    if (straightEdges && n >= 2) {
+      dl->AddLine(ImVec2(sx(e.points.front().x), sy(e.points.front().y)), ImVec2(sx(e.points.back().x), sy(e.points.back().y)),
+                  col, th);
+      ++st.edges;
+      continue;
+    }
     size_t k = 0;
     for (size_t j = 0; j < n; ++j) {
       pts[k++] = ImVec2(sx(e.points[j].x), sy(e.points[j].y));
@@ -107,9 +134,15 @@ CanvasStats drawCanvas(ImDrawList* dl, const CanvasFrame& f, const Camera& cam, 
   for (size_t i = 0; i < L.nodes.size(); ++i) {
     const layout::NodeBox& b = L.nodes[i];
     if (b.x > vx1 || b.x + b.w < vx0 || b.y > vy1 || b.y + b.h < vy0) continue;
+    if (full()) {
+      st.truncated = true;
+      break;
+    }
     ImVec2 p0(sx(b.x), sy(b.y)), p1(sx(b.x + b.w), sy(b.y + b.h));
-    ImU32 fill = theme::kNamespaceFill[d.nsByPos[i]];
     viewmodel::DiffMark m = diffOn ? f.diff->mark(b.id) : viewmodel::DiffMark::None;
+    // Zoomed far out boxes stay visible (at least 2 px; diff marks 4 px so changes stand out).
+    inflate(p0, p1, m == viewmodel::DiffMark::None ? 2.f : 4.f);
+    ImU32 fill = theme::kNamespaceFill[d.nsByPos[i]];
     if (m == viewmodel::DiffMark::Added) fill = dim(theme::kAdded, 0.8f);
     else if (m == viewmodel::DiffMark::Changed) fill = dim(theme::kChanged, 0.8f);
     else if (diffOn) fill = dim(fill, 0.55f);
@@ -141,6 +174,7 @@ CanvasStats drawCanvas(ImDrawList* dl, const CanvasFrame& f, const Camera& cam, 
       const layout::NodeBox* b = f.comparedLayout->find(id);
       if (!b || b->x > vx1 || b->x + b->w < vx0 || b->y > vy1 || b->y + b->h < vy0) continue;
       ImVec2 p0(sx(b->x), sy(b->y)), p1(sx(b->x + b->w), sy(b->y + b->h));
+      inflate(p0, p1, 4.f);
       dl->AddRectFilled(p0, p1, theme::rgb(220, 60, 60, 60), rounding);
       dl->AddRect(p0, p1, b->id == f.selected ? theme::kSelected : theme::kRemoved, rounding, 0, 1.5f);
       if (drawLabels && f.compared) {
@@ -282,7 +316,8 @@ void GraphView::drawToolbar(ViewState& s, const GraphPtr& shown) {
   }
   if (ImGui::Button("Fit")) fitPending_ = true;
   ImGui::SameLine();
-  ImGui::Text("%.0f%%", double(cam_.zoom) * 100.0);
+  double pct = double(cam_.zoom) * 100.0;
+  ImGui::Text(pct >= 10 ? "%.0f%%" : pct >= 1 ? "%.1f%%" : "%.2f%%", pct);
   ImGui::SameLine();
   ImGui::Checkbox("diff", &s.diffEnabled);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Colour changes against the previous pass (or the pinned pass)");

@@ -38,6 +38,7 @@ struct Camera {
 /// What one frame draws, for the status line, tests and benchmarks.
 struct CanvasStats {
   int nodes = 0, edges = 0, labels = 0, ghosts = 0;
+  bool truncated = false;  ///< detail dropped to stay under 64k vertices (no VtxOffset support)
 };
 
 /// Everything drawCanvas needs besides the draw list and the camera.

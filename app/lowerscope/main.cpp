@@ -49,8 +49,12 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "lowerscope: cannot initialise GLFW (no display? use xvfb-run for headless runs)\n");
     return 1;
   }
+  // OpenGL 3.2 core: the ImGui backend then renders draw lists beyond 64k vertices (VtxOffset),
+  // which the graph view needs at full zoom-out on large graphs.
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
-  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 0);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 2);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GL_TRUE);
   bool headless = !opts.screenshot.empty();
   if (headless) glfwWindowHint(GLFW_RESIZABLE, GLFW_FALSE);
 
@@ -81,7 +85,9 @@ int main(int argc, char** argv) {
   ImGui::GetStyle().FrameRounding = 3.f;
   ImGui::GetStyle().ChildRounding = 3.f;
   ImGui_ImplGlfw_InitForOpenGL(window, true);
-  ImGui_ImplOpenGL3_Init("#version 130");
+  ImGui_ImplOpenGL3_Init("#version 150");
+  if (!(io.BackendFlags & ImGuiBackendFlags_RendererHasVtxOffset))
+    fmt::print(stderr, "lowerscope: the OpenGL renderer cannot draw large meshes; the graph view limits detail\n");
 
   int rc = 0;
   {
