@@ -204,6 +204,16 @@ bool App::busy() const {
   return jobA_.busy() || jobB_.busy() || !scriptDone_ || !opts_.screenshot.empty() || graphView_->layoutPending(state_);
 }
 
+void App::beforeNewFrame() {
+  // Script key presses: down for one frame, then up, exactly as the GLFW key callback would.
+  if (keyPhase_ == 0) return;
+  ImGuiIO& io = ImGui::GetIO();
+  bool down = keyPhase_ == 1;
+  io.KeysDown[pendingKey_] = down;
+  io.KeyShift = down && pendingShift_;
+  keyPhase_ = down ? 2 : 0;
+}
+
 void App::onDrop(const std::vector<std::string>& paths) {
   if (!paths.empty()) openFile(paths.front());
 }
@@ -641,6 +651,20 @@ Status App::execute(const viewmodel::ScriptCommand& c) {
       return Status::ok();
     case ScriptOp::Frames: scriptFrames_ = c.number; return Status::ok();
     case ScriptOp::Expect: return expect(c);
+    case ScriptOp::Key: {
+      static const std::pair<const char*, int> kNames[] = {{"up", GLFW_KEY_UP},         {"down", GLFW_KEY_DOWN}, {"home", GLFW_KEY_HOME},
+                                                           {"end", GLFW_KEY_END},       {"escape", GLFW_KEY_ESCAPE},
+                                                           {"f1", GLFW_KEY_F1},         {"f5", GLFW_KEY_F5}};
+      int key = c.arg.size() == 1 ? GLFW_KEY_A + (c.arg[0] - 'a') : -1;
+      for (const auto& [name, code] : kNames)
+        if (c.arg == name) key = code;
+      if (key < 0) return Status::error("unknown key");
+      pendingKey_ = key;
+      pendingShift_ = c.shift;
+      keyPhase_ = 1;
+      scriptFrames_ = 3;  // press, release, settle
+      return Status::ok();
+    }
     case ScriptOp::COUNT: break;
   }
   return Status::error("unsupported command");

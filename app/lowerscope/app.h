@@ -43,6 +43,8 @@ class App {
   /// After the draw data is rendered into the back buffer: PNG captures, screenshot, exit.
   void afterRender();
   void onDrop(const std::vector<std::string>& paths);
+  /// Before ImGui::NewFrame: applies key presses of the script.
+  void beforeNewFrame();
   /// Work is in flight (run, layout, script): the loop should not sleep.
   bool busy() const;
   bool wantsExit() const { return exit_; }
@@ -104,6 +106,9 @@ class App {
   int scriptFrames_ = 0;
   bool scriptDone_ = true;
   int settleFrames_ = 0;
+  int pendingKey_ = 0;
+  bool pendingShift_ = false;
+  int keyPhase_ = 0;  // 1: press on the next frame, 2: release
   double startTime_ = 0;
   bool exit_ = false;
   int exitCode_ = 0;

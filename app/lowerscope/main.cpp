@@ -102,6 +102,7 @@ int main(int argc, char** argv) {
       else glfwWaitEventsTimeout(0.25);
       ImGui_ImplOpenGL3_NewFrame();
       ImGui_ImplGlfw_NewFrame();
+      app.beforeNewFrame();
       ImGui::NewFrame();
       if (io.MouseDelta.x != 0 || io.MouseDelta.y != 0 || io.MouseWheel != 0 || ImGui::IsAnyMouseDown() || io.InputQueueCharacters.Size)
         lastInput = glfwGetTime();

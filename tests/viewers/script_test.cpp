@@ -38,11 +38,13 @@ next change
 expect pass-status skipped
 expect min drawn-nodes 10
 expect error
+key down shift
+key f
 )";
   auto r = parseScript(text, "t.lsscript");
   ASSERT_TRUE(r.isOk()) << r.message();
   const auto& c = r.value();
-  ASSERT_EQ(c.size(), 30u);
+  ASSERT_EQ(c.size(), 32u);
   EXPECT_EQ(c[0].op, ScriptOp::Open);
   EXPECT_EQ(c[0].arg, "my dir/model.fxjson.json");
   EXPECT_EQ(c[0].line, 2);
@@ -79,6 +81,10 @@ expect error
   EXPECT_EQ(c[27].op, ScriptOp::Expect);
   EXPECT_EQ(c[28].arg2, "drawn-nodes");
   EXPECT_EQ(c[28].number, 10);
+  EXPECT_EQ(c[30].op, ScriptOp::Key);
+  EXPECT_EQ(c[30].arg, "down");
+  EXPECT_TRUE(c[30].shift);
+  EXPECT_FALSE(c[31].shift);
   EXPECT_EQ(scriptOpName(ScriptOp::NextChanged), "next changed");
 }
 
@@ -98,6 +104,8 @@ TEST(Script, ErrorsNameTheLine) {
       {"frobnicate\n", "unknown command"},
       {"expect pass-status sleepy\n", "expect pass-status"},
       {"expect min widgets 3\n", "expect"},
+      {"key ctrl\n", "key up|down"},
+      {"key down alt\n", "key up|down"},
   };
   for (const Case& k : cases) {
     auto r = parseScript(k.text, "s.txt");

@@ -14,7 +14,7 @@ constexpr std::array<std::string_view, size_t(ScriptOp::COUNT)> kOpNames = {
     "open", "pipeline", "profile", "target", "run", "wait",
     "select pass", "next pass", "prev pass", "next changed", "prev changed", "first pass", "last pass",
     "select node", "pin pass", "unpin", "view", "filter", "search", "search next", "search prev",
-    "compare", "fit", "zoom", "export comparison", "export chart", "frames", "next change", "prev change", "expect"};
+    "compare", "fit", "zoom", "export comparison", "export chart", "frames", "next change", "prev change", "expect", "key"};
 static_assert(kOpNames.size() == size_t(ScriptOp::COUNT));
 
 std::vector<std::string> splitWords(std::string_view line) {
@@ -214,6 +214,14 @@ Result<std::vector<ScriptCommand>> parseScript(std::string_view text, std::strin
     } else if (w0 == "frames") {
       if (!need(2) || !parseInt(w1, c.number) || c.number < 0) return err("expected: frames N");
       c.op = ScriptOp::Frames;
+    } else if (w0 == "key") {
+      bool named = w1 == "up" || w1 == "down" || w1 == "home" || w1 == "end" || w1 == "escape" || w1 == "f1" || w1 == "f5";
+      bool letter = w1.size() == 1 && w1[0] >= 'a' && w1[0] <= 'z';
+      if ((!need(2) && !(need(3) && w[2] == "shift")) || !(named || letter))
+        return err("expected: key up|down|home|end|escape|f1|f5|a-z [shift]");
+      c.op = ScriptOp::Key;
+      c.arg = w1;
+      c.shift = need(3);
     } else if (w0 == "expect") {
       c.op = ScriptOp::Expect;
       c.arg = w1;

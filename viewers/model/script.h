@@ -20,6 +20,8 @@
 //   fit | zoom FACTOR            graph view camera
 //   export comparison csv|json|md|chrome PATH | export chart PATH.png
 //   frames N                     render N frames before the next command
+//   key NAME [shift]             press and release a key (up, down, home, end, escape, f1,
+//                                f5, or a letter a-z), as the keyboard would
 //   expect pass-status changed|unchanged|skipped|failed   the selected pass's status
 //   expect diff empty|nonempty   the graph view's diff at the selected pass
 //   expect node NAME             the selected node
@@ -43,7 +45,7 @@ enum class ScriptOp : uint8_t {
   Open, Pipeline, Profile, Target, Run, Wait,
   SelectPass, NextPass, PrevPass, NextChanged, PrevChanged, FirstPass, LastPass,
   SelectNode, Pin, Unpin, View, Filter, Search, SearchNext, SearchPrev,
-  Compare, Fit, Zoom, ExportComparison, ExportChart, Frames, NextChange, PrevChange, Expect,
+  Compare, Fit, Zoom, ExportComparison, ExportChart, Frames, NextChange, PrevChange, Expect, Key,
   COUNT
 };
 std::string_view scriptOpName(ScriptOp op);
@@ -66,6 +68,7 @@ struct ScriptCommand {
   std::string arg2;        ///< filter value / export path
   int number = 0;          ///< pass index when `arg` is numeric, frame count
   bool numeric = false;    ///< `arg` was an integer
+  bool shift = false;      ///< key: with Shift held
   double factor = 1.0;     ///< zoom
   RunOverrides overrides;  ///< run / compare
 };
