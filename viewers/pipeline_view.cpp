@@ -79,6 +79,16 @@ void PipelineView::draw(ViewState& s) {
               tot.skipped, tot.failed);
   ImGui::Text("total %s  (showing %zu)", viewmodel::formatDuration(t.totalNs).c_str(), visible_.size());
 
+  if (tot.failed) {
+    // The failure stays visible (not only on hover): the first failed pass and its message.
+    for (const trace::PassRecord& r : t.records)
+      if (r.status == PassStatus::Failed) {
+        ImGui::PushStyleColor(ImGuiCol_Text, theme::toVec(theme::kStatus[size_t(PassStatus::Failed)]));
+        ImGui::TextWrapped("#%d %s failed: %s", r.index, r.name.c_str(), r.message.c_str());
+        ImGui::PopStyleColor();
+        break;
+      }
+  }
   int64_t maxNs = viewmodel::maxPassNs(t);
   ImGuiTableFlags flags = ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
                           ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_Resizable;
