@@ -11,7 +11,10 @@
 #include <imgui.h>
 
 #include "app/lowerscope/capture.h"
+#include "core/io/exports.h"
+#include "core/io/lstrace.h"
 #include "core/passes/pass_manager.h"
+#include "core/util/atomic_file.h"
 #include "viewers/model/graph_model.h"
 
 namespace ls::app {
@@ -87,6 +90,33 @@ void App::saveSettings() {
   if (!browser_.directory().empty()) settings_.lastDir = browser_.directory();
   Status st = viewmodel::saveSettings(settings_, settingsPath_);
   if (!st) fmt::print(stderr, "lowerscope: {}\n", st.message());
+}
+
+std::string App::exportBase() const {
+  std::string model = state_.trace ? std::filesystem::path(state_.trace->model).filename().string() : "run";
+  for (const char* ext : {".fxjson.json", ".lstrace", ".lsg", ".json"}) {
+    std::string e(ext);
+    if (model.size() > e.size() && model.compare(model.size() - e.size(), e.size(), e) == 0) {
+      model.resize(model.size() - e.size());
+      break;
+    }
+  }
+  return timingView_.exportDir + "/" + model + "_" + config_.pipeline;
+}
+
+Status App::exportRun(const std::string& format, const std::string& path) {
+  if (!state_.trace) return Status::error("export: no run");
+  const trace::Trace& t = *state_.trace;
+  Status st;
+  if (format == "lstrace") st = io::saveTrace(t, path);
+  else if (format == "csv") st = writeFileAtomic(path, io::traceToCsv(t));
+  else if (format == "md") st = writeFileAtomic(path, io::traceToMarkdown(t));
+  else if (format == "chrome") st = writeFileAtomic(path, io::traceToChromeJson(t));
+  else if (format == "dot") st = writeFileAtomic(path, io::snapshotToDot(t, state_.selectedPass));
+  else st = Status::error(fmt::format("export: unknown format '{}' (lstrace, csv, md, chrome, dot)", format));
+  state_.statusMessage = st ? "wrote " + path : st.message();
+  if (!st) showError(st.message());
+  return st;
 }
 
 void App::showError(const std::string& msg) {
@@ -274,6 +304,15 @@ void App::drawMenu() {
       ImGui::EndMenu();
     }
     if (ImGui::MenuItem("Open bundled sample")) openFile(defaultSample());
+    ImGui::Separator();
+    if (ImGui::BeginMenu("Export run", state_.trace != nullptr)) {
+      if (ImGui::MenuItem("Trace (.lstrace)")) (void)exportRun("lstrace", exportBase() + ".lstrace");
+      if (ImGui::MenuItem("Timing CSV")) (void)exportRun("csv", exportBase() + ".csv");
+      if (ImGui::MenuItem("Timing Markdown")) (void)exportRun("md", exportBase() + ".md");
+      if (ImGui::MenuItem("Chrome trace (Perfetto)")) (void)exportRun("chrome", exportBase() + ".trace.json");
+      if (ImGui::MenuItem("Selected snapshot as DOT")) (void)exportRun("dot", exportBase() + fmt::format(".pass{}.dot", state_.selectedPass));
+      ImGui::EndMenu();
+    }
     ImGui::Separator();
     if (ImGui::MenuItem("Quit", "Alt+F4")) glfwSetWindowShouldClose(window_, 1);
     ImGui::EndMenu();
@@ -640,6 +679,11 @@ Status App::execute(const viewmodel::ScriptCommand& c) {
     case ScriptOp::Zoom: graphView_->zoomBy(float(c.factor)); return Status::ok();
     case ScriptOp::ExportComparison: {
       Status st = timingView_.exportComparison(state_, c.arg, c.arg2);
+      if (st) fmt::print("lowerscope: wrote {}\n", c.arg2);
+      return st;
+    }
+    case ScriptOp::ExportRun: {
+      Status st = exportRun(c.arg, c.arg2);
       if (st) fmt::print("lowerscope: wrote {}\n", c.arg2);
       return st;
     }

@@ -59,6 +59,9 @@ class App {
   void pollJobs();
   void adoptTrace(viewmodel::TracePtr t);
   void showError(const std::string& msg);
+  std::string exportBase() const;
+  /// Writes the current run as lstrace, csv, md, chrome or dot (the selected snapshot).
+  Status exportRun(const std::string& format, const std::string& path);
   bool idle() const;  // no job, no pending layout of the shown graph, no pending compare
 
   void drawMenu();

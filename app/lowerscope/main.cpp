@@ -39,10 +39,12 @@ int main(int argc, char** argv) {
   cli.add_option("--screenshot", opts.screenshot, "render until idle, save this PNG and exit");
   cli.add_option("--size", size, "window size WxH (default: last used, or 1600x1000)");
   cli.add_option("--timeout", opts.timeoutSec, "test modes: give up after this many seconds")->capture_default_str();
-  bool noSettings = false;
+  bool noSettings = false, useSettings = false;
   cli.add_flag("--no-settings", noSettings, "neither read nor write the settings file");
+  cli.add_flag("--use-settings", useSettings, "read and write the settings file also with --script/--screenshot");
   CLI11_PARSE(cli, argc, argv);
-  opts.useSettings = !noSettings && opts.script.empty() && opts.screenshot.empty();
+  // Test modes start from defaults so screenshots do not depend on the user's last session.
+  opts.useSettings = !noSettings && (useSettings || (opts.script.empty() && opts.screenshot.empty()));
 
   glfwSetErrorCallback(onGlfwError);
   if (!glfwInit()) {

@@ -40,11 +40,12 @@ expect min drawn-nodes 10
 expect error
 key down shift
 key f
+export run dot out.dot
 )";
   auto r = parseScript(text, "t.lsscript");
   ASSERT_TRUE(r.isOk()) << r.message();
   const auto& c = r.value();
-  ASSERT_EQ(c.size(), 32u);
+  ASSERT_EQ(c.size(), 33u);
   EXPECT_EQ(c[0].op, ScriptOp::Open);
   EXPECT_EQ(c[0].arg, "my dir/model.fxjson.json");
   EXPECT_EQ(c[0].line, 2);
@@ -85,6 +86,8 @@ key f
   EXPECT_EQ(c[30].arg, "down");
   EXPECT_TRUE(c[30].shift);
   EXPECT_FALSE(c[31].shift);
+  EXPECT_EQ(c[32].op, ScriptOp::ExportRun);
+  EXPECT_EQ(c[32].arg, "dot");
   EXPECT_EQ(scriptOpName(ScriptOp::NextChanged), "next changed");
 }
 
@@ -105,6 +108,7 @@ TEST(Script, ErrorsNameTheLine) {
       {"expect pass-status sleepy\n", "expect pass-status"},
       {"expect min widgets 3\n", "expect"},
       {"key ctrl\n", "key up|down"},
+      {"export run png x.png\n", "lstrace|csv|md|chrome|dot"},
       {"key down alt\n", "key up|down"},
   };
   for (const Case& k : cases) {

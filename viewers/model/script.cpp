@@ -14,7 +14,7 @@ constexpr std::array<std::string_view, size_t(ScriptOp::COUNT)> kOpNames = {
     "open", "pipeline", "profile", "target", "run", "wait",
     "select pass", "next pass", "prev pass", "next changed", "prev changed", "first pass", "last pass",
     "select node", "pin pass", "unpin", "view", "filter", "search", "search next", "search prev",
-    "compare", "fit", "zoom", "export comparison", "export chart", "frames", "next change", "prev change", "expect", "key"};
+    "compare", "fit", "zoom", "export comparison", "export chart", "frames", "next change", "prev change", "expect", "key", "export run"};
 static_assert(kOpNames.size() == size_t(ScriptOp::COUNT));
 
 std::vector<std::string> splitWords(std::string_view line) {
@@ -205,6 +205,12 @@ Result<std::vector<ScriptCommand>> parseScript(std::string_view text, std::strin
       if (w.size() < 4 || (w[2] != "csv" && w[2] != "json" && w[2] != "md" && w[2] != "chrome"))
         return err("expected: export comparison csv|json|md|chrome PATH");
       c.op = ScriptOp::ExportComparison;
+      c.arg = w[2];
+      c.arg2 = rest(w, 3);
+    } else if (w0 == "export" && w1 == "run") {
+      if (w.size() < 4 || (w[2] != "lstrace" && w[2] != "csv" && w[2] != "md" && w[2] != "chrome" && w[2] != "dot"))
+        return err("expected: export run lstrace|csv|md|chrome|dot PATH");
+      c.op = ScriptOp::ExportRun;
       c.arg = w[2];
       c.arg2 = rest(w, 3);
     } else if (w0 == "export" && w1 == "chart") {

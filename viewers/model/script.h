@@ -19,6 +19,7 @@
 //                                timing view shows A (current) vs B
 //   fit | zoom FACTOR            graph view camera
 //   export comparison csv|json|md|chrome PATH | export chart PATH.png
+//   export run lstrace|csv|md|chrome|dot PATH   the current run (dot: the selected snapshot)
 //   frames N                     render N frames before the next command
 //   key NAME [shift]             press and release a key (up, down, home, end, escape, f1,
 //                                f5, or a letter a-z), as the keyboard would
@@ -45,7 +46,7 @@ enum class ScriptOp : uint8_t {
   Open, Pipeline, Profile, Target, Run, Wait,
   SelectPass, NextPass, PrevPass, NextChanged, PrevChanged, FirstPass, LastPass,
   SelectNode, Pin, Unpin, View, Filter, Search, SearchNext, SearchPrev,
-  Compare, Fit, Zoom, ExportComparison, ExportChart, Frames, NextChange, PrevChange, Expect, Key,
+  Compare, Fit, Zoom, ExportComparison, ExportChart, Frames, NextChange, PrevChange, Expect, Key, ExportRun,
   COUNT
 };
 std::string_view scriptOpName(ScriptOp op);
