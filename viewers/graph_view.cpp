@@ -387,6 +387,10 @@ void GraphView::drawLegend(ImDrawList* dl, ImVec2 o) {
 void GraphView::drawMinimap(ImDrawList* dl, ImVec2 o, ImVec2 size) {
   if (!data_ || !data_->layout || data_->minimapCols == 0) return;
   const layout::Layout& L = *data_->layout;
+  // No minimap while the whole graph is on screen.
+  if (cam_.x <= L.minX && cam_.y <= L.minY && cam_.x + size.x / cam_.zoom >= L.minX + L.width &&
+      cam_.y + size.y / cam_.zoom >= L.minY + L.height)
+    return;
   float maxW = 170.f, maxH = std::min(260.f, size.y * 0.45f);
   float sc = std::min(maxW / std::max(L.width, 1.f), maxH / std::max(L.height, 1.f));
   float mw = std::max(L.width * sc, 24.f), mh = std::max(L.height * sc, 24.f);

@@ -178,10 +178,11 @@ void InspectorView::draw(ViewState& s) {
     }
   }
   if (s.trace && ImGui::CollapsingHeader("History across passes", ImGuiTreeNodeFlags_DefaultOpen)) {
-    if (histTrace_ != s.trace.get() || histNode_ != s.selectedNode) {
+    if (histTrace_ != s.trace.get() || histNode_ != s.selectedNode || histPath_ != s.subgraphPath) {
       histTrace_ = s.trace.get();
       histNode_ = s.selectedNode;
-      history_ = viewmodel::nodeHistory(*s.trace, s.selectedNode);
+      histPath_ = s.subgraphPath;
+      history_ = viewmodel::nodeHistory(*s.trace, s.selectedNode, s.subgraphPath);
     }
     const trace::Trace& t = *s.trace;
     if (history_.first == -2) {

@@ -14,6 +14,7 @@ class InspectorView {
  private:
   const trace::Trace* histTrace_ = nullptr;
   ir::NodeId histNode_ = ir::kInvalidNode;
+  std::vector<std::string> histPath_;
   viewmodel::NodeHistory history_;
 };
 

@@ -675,6 +675,18 @@ Status App::execute(const viewmodel::ScriptCommand& c) {
     case ScriptOp::PrevChange:
       if (!graphView_->changeStep(state_, c.op == ScriptOp::NextChange ? +1 : -1)) return Status::error("no changes at this pass");
       return Status::ok();
+    case ScriptOp::Enter: {
+      LS_RETURN_IF_ERROR(needTrace());
+      viewers::GraphPtr g = state_.shownGraph();
+      if (!g || !g->subgraphs().count(c.arg)) return Status::error(fmt::format("the shown graph has no nested graph '{}'", c.arg));
+      state_.subgraphPath.push_back(c.arg);
+      graphView_->requestFit();
+      return Status::ok();
+    }
+    case ScriptOp::Leave:
+      if (state_.subgraphPath.empty()) return Status::error("not inside a nested graph");
+      state_.subgraphPath.pop_back();
+      return Status::ok();
     case ScriptOp::Fit: graphView_->requestFit(); return Status::ok();
     case ScriptOp::Zoom: graphView_->zoomBy(float(c.factor)); return Status::ok();
     case ScriptOp::ExportComparison: {
@@ -727,6 +739,10 @@ Status App::expect(const viewmodel::ScriptCommand& c) {
     size_t n = graphView_->diffSize(state_);
     bool ok = c.arg2 == "empty" ? n == 0 : n > 0;
     return ok ? Status::ok() : fail(fmt::format("{} changed/added/removed nodes", n));
+  }
+  if (c.arg == "graph") {
+    std::string cur = state_.subgraphPath.empty() ? "main" : state_.subgraphPath.back();
+    return cur == c.arg2 ? Status::ok() : fail(cur);
   }
   if (c.arg == "node") {
     viewers::GraphPtr g = state_.shownGraph();

@@ -4,7 +4,9 @@
 
 #include <cstdlib>
 
+#include "core/io/lsg.h"
 #include "core/io/lstrace.h"
+#include "tests/support/graph_builder.h"
 #include "tests/viewers/fixtures.h"
 
 namespace ls::viewmodel {
@@ -38,6 +40,40 @@ TEST(GuiFixtures, TraceWithAFailedPass) {
   for (size_t i = 0; i < 2; ++i) keep = std::max(keep, t.records[i].snapshot + 1);
   t.snapshots.resize(size_t(keep));
   Status st = io::saveTrace(t, std::string(dir) + "/failed.lstrace");
+  ASSERT_TRUE(st.isOk()) << st.message();
+}
+
+}  // namespace
+}  // namespace ls::viewmodel
+
+namespace ls::viewmodel {
+namespace {
+
+// A graph whose delegate call runs a nested graph (as a backend partitioner leaves it): the
+// GUI opens the nested graph in place.
+TEST(GuiFixtures, GraphWithADelegate) {
+  const char* dir = std::getenv("LS_GUI_FIXTURE_DIR");
+  if (!dir) GTEST_SKIP() << "LS_GUI_FIXTURE_DIR not set";
+  test::GraphBuilder sub;
+  ir::ValueRef a = sub.input("a", {1, 16});
+  ir::ValueRef s1 = sub.call("aten.add.Tensor", {a, a}, {}, "add");
+  ir::ValueRef s2 = sub.call("aten.relu.default", {s1}, {}, "relu_in_delegate");
+  ir::ValueRef s3 = sub.call("aten.mul.Tensor", {s2, a}, {}, "mul");
+  sub.output({s3});
+
+  test::GraphBuilder b;
+  b.g.modelName = "delegate_demo";
+  ir::ValueRef x = b.input("x", {1, 16});
+  ir::ValueRef r = b.call("aten.relu.default", {x}, {}, "relu");
+  ir::Node call = b.makeCall("lowerscope.call_delegate", {"delegate_0", ir::RefList{r}}, {}, "call_delegate");
+  call.outputs.push_back(ir::TensorMeta(ir::DType::Float32, ir::Shape{1, 16}));
+  call.flags |= ir::kFlagOpaque;
+  ir::NodeId cid = b.g.append(call);
+  ir::ValueRef y = b.call("aten.sigmoid.default", {ir::ValueRef{cid, 0}}, {}, "sigmoid");
+  b.output({y});
+  b.g.subgraphs()["delegate_0"] = std::make_shared<ir::Graph>(std::move(sub.g));
+  ASSERT_TRUE(b.g.validate().isOk()) << b.g.validate().message();
+  Status st = io::saveLsg(b.g, std::string(dir) + "/delegate.lsg");
   ASSERT_TRUE(st.isOk()) << st.message();
 }
 

@@ -95,3 +95,39 @@ TEST(NodeHistory, CreatedNodesAreReported) {
 
 }  // namespace
 }  // namespace ls::viewmodel
+
+namespace ls::viewmodel {
+namespace {
+
+TEST(NodeHistory, NestedGraphNodesAreLookedUpInTheNestedGraph) {
+  // Main and nested graph both have a node with id 0; the nested one changes in pass 0.
+  trace::Trace t = test::syntheticTrace("c");
+  auto makeLeaf = [](const std::string& name, int64_t n) {
+    ir::Node a;
+    a.kind = ir::NodeKind::Placeholder;
+    a.name = a.target = name;
+    a.outputs.push_back(ir::TensorMeta(ir::DType::Float32, ir::Shape{n}));
+    return a;
+  };
+  auto main0 = std::make_shared<ir::Graph>();
+  main0->append(makeLeaf("m", 2));
+  auto sub0 = std::make_shared<ir::Graph>();
+  sub0->append(makeLeaf("s", 2));
+  main0->subgraphs()["body"] = sub0;
+  auto main1 = std::make_shared<ir::Graph>(*main0);
+  auto sub1 = std::make_shared<ir::Graph>(*sub0);
+  sub1->mutableNode(0).outputs[0] = ir::TensorMeta(ir::DType::Float32, ir::Shape{3});
+  main1->subgraphs()["body"] = sub1;
+  t.source = main0;
+  t.snapshots = {main1};
+  t.records[0].snapshot = 0;
+  EXPECT_TRUE(nodeHistory(t, 0).events.empty());  // the main graph's node 0 never changed
+  NodeHistory h = nodeHistory(t, 0, {"body"});
+  ASSERT_EQ(h.events.size(), 1u);
+  EXPECT_EQ(h.events[0].kind, NodeEvent::Kind::Changed);
+  EXPECT_EQ(h.events[0].what, trace::kMetaChanged);
+  EXPECT_EQ(nodeHistory(t, 0, {"missing"}).first, -2);
+}
+
+}  // namespace
+}  // namespace ls::viewmodel

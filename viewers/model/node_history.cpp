@@ -42,9 +42,21 @@ std::string changeBitsText(uint8_t what) {
   return s;
 }
 
-NodeHistory nodeHistory(const trace::Trace& t, ir::NodeId id) {
+namespace {
+const ir::Graph* resolve(const ir::Graph* g, const std::vector<std::string>& nested) {
+  for (const std::string& name : nested) {
+    if (!g) return nullptr;
+    auto it = g->subgraphs().find(name);
+    g = it == g->subgraphs().end() ? nullptr : it->second.get();
+  }
+  return g;
+}
+}  // namespace
+
+NodeHistory nodeHistory(const trace::Trace& t, ir::NodeId id, const std::vector<std::string>& nested) {
   NodeHistory h;
-  const ir::NodePtr* cur = t.source ? t.source->findPtr(id) : nullptr;
+  const ir::Graph* src = resolve(t.source.get(), nested);
+  const ir::NodePtr* cur = src ? src->findPtr(id) : nullptr;
   ir::NodePtr prev = cur ? *cur : nullptr;
   h.inSource = prev != nullptr;
   if (prev) h.first = h.last = -1;
@@ -53,7 +65,8 @@ NodeHistory nodeHistory(const trace::Trace& t, ir::NodeId id) {
       if (prev) h.last = r.index;
       continue;
     }
-    const ir::NodePtr* p = t.snapshots[size_t(r.snapshot)]->findPtr(id);
+    const ir::Graph* g = resolve(t.snapshots[size_t(r.snapshot)].get(), nested);
+    const ir::NodePtr* p = g ? g->findPtr(id) : nullptr;
     ir::NodePtr now = p ? *p : nullptr;
     if (now && !prev) {
       h.events.push_back({NodeEvent::Kind::Created, r.index, 0});

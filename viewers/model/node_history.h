@@ -29,7 +29,8 @@ struct NodeHistory {
 };
 
 /// Walks the trace's snapshots (only passes that changed the graph) and compares the node's
-/// versions: pointer-equal versions are unchanged without comparison.
-NodeHistory nodeHistory(const trace::Trace& t, ir::NodeId id);
+/// versions: pointer-equal versions are unchanged without comparison. With `nested`, the node
+/// is looked up in that nested graph (path of subgraph names) of every snapshot.
+NodeHistory nodeHistory(const trace::Trace& t, ir::NodeId id, const std::vector<std::string>& nested = {});
 
 }  // namespace ls::viewmodel

@@ -14,7 +14,7 @@ constexpr std::array<std::string_view, size_t(ScriptOp::COUNT)> kOpNames = {
     "open", "pipeline", "profile", "target", "run", "wait",
     "select pass", "next pass", "prev pass", "next changed", "prev changed", "first pass", "last pass",
     "select node", "pin pass", "unpin", "view", "filter", "search", "search next", "search prev",
-    "compare", "fit", "zoom", "export comparison", "export chart", "frames", "next change", "prev change", "expect", "key", "export run"};
+    "compare", "fit", "zoom", "export comparison", "export chart", "frames", "next change", "prev change", "expect", "key", "export run", "enter", "leave"};
 static_assert(kOpNames.size() == size_t(ScriptOp::COUNT));
 
 std::vector<std::string> splitWords(std::string_view line) {
@@ -196,6 +196,12 @@ Result<std::vector<ScriptCommand>> parseScript(std::string_view text, std::strin
         c.op = ScriptOp::Search;
         c.arg = rest(w, 1);
       }
+    } else if (w0 == "enter") {
+      if (w.size() < 2) return err("expected: enter NESTED-GRAPH-NAME");
+      c.op = ScriptOp::Enter;
+      c.arg = rest(w, 1);
+    } else if (w0 == "leave") {
+      c.op = ScriptOp::Leave;
     } else if (w0 == "fit") {
       c.op = ScriptOp::Fit;
     } else if (w0 == "zoom") {
@@ -234,12 +240,13 @@ Result<std::vector<ScriptCommand>> parseScript(std::string_view text, std::strin
       if (w1 == "pass-status" && need(3) && isStatusName(w[2])) c.arg2 = w[2];
       else if (w1 == "diff" && need(3) && (w[2] == "empty" || w[2] == "nonempty")) c.arg2 = w[2];
       else if (w1 == "node" && w.size() >= 3) c.arg2 = rest(w, 2);
+      else if (w1 == "graph" && need(3)) c.arg2 = w[2];
       else if (w1 == "error" && need(2)) {
       } else if (w1 == "min" && need(4) && parseInt(w[3], c.number) &&
                  (w[2] == "drawn-nodes" || w[2] == "drawn-labels" || w[2] == "compare-rows" || w[2] == "visible-passes"))
         c.arg2 = w[2];
       else
-        return err("expected: expect pass-status S | diff empty|nonempty | node NAME | min WHAT N | error");
+        return err("expected: expect pass-status S | diff empty|nonempty | node NAME | min WHAT N | graph NAME | error");
     } else {
       return err("unknown command");
     }

@@ -18,6 +18,7 @@
 //   compare [RUN-OPTIONS]        run B with the current config changed by the options; the
 //                                timing view shows A (current) vs B
 //   fit | zoom FACTOR            graph view camera
+//   enter NAME | leave           open a nested graph of the shown graph in place / go back
 //   export comparison csv|json|md|chrome PATH | export chart PATH.png
 //   export run lstrace|csv|md|chrome|dot PATH   the current run (dot: the selected snapshot)
 //   frames N                     render N frames before the next command
@@ -28,6 +29,7 @@
 //   expect node NAME             the selected node
 //   expect min drawn-nodes|drawn-labels|compare-rows|visible-passes N
 //   expect error                 an error dialog is showing (e.g. a corrupt file)
+//   expect graph NAME            the graph view shows nested graph NAME (main: the top graph)
 // RUN-OPTIONS: --no-skip --no-fast-copy --no-cache --skip --fast-copy --pipeline NAME
 //              --profile fp|int --target generic|u55|u85 --disable PASS
 #pragma once
@@ -46,7 +48,7 @@ enum class ScriptOp : uint8_t {
   Open, Pipeline, Profile, Target, Run, Wait,
   SelectPass, NextPass, PrevPass, NextChanged, PrevChanged, FirstPass, LastPass,
   SelectNode, Pin, Unpin, View, Filter, Search, SearchNext, SearchPrev,
-  Compare, Fit, Zoom, ExportComparison, ExportChart, Frames, NextChange, PrevChange, Expect, Key, ExportRun,
+  Compare, Fit, Zoom, ExportComparison, ExportChart, Frames, NextChange, PrevChange, Expect, Key, ExportRun, Enter, Leave,
   COUNT
 };
 std::string_view scriptOpName(ScriptOp op);
