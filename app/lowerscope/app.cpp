@@ -72,7 +72,7 @@ App::App(AppOptions opts, GLFWwindow* window) : opts_(std::move(opts)), window_(
     scriptDone_ = false;
   }
   // A script that opens its own file does not need the sample first.
-  bool scriptOpens = !script_.empty() && script_.front().op == viewmodel::ScriptOp::Open;
+  bool scriptOpens = std::any_of(script_.begin(), script_.end(), [](const viewmodel::ScriptCommand& c) { return c.op == viewmodel::ScriptOp::Open; });
   if (!opts_.file.empty()) openFile(opts_.file);
   else if (!scriptOpens) openFile(defaultSample());
 }
@@ -172,7 +172,7 @@ void App::adoptTrace(viewmodel::TracePtr t) {
   // Keep the selection when re-running the same model; else start at the last changed pass
   // (what the user most likely wants to see), or the source.
   state_.selectPass(state_.selectedPass);
-  if (state_.selectedNode != ir::kInvalidNode && !state_.shownGraph()->find(state_.selectedNode)) state_.selectedNode = ir::kInvalidNode;
+  if (auto shown = state_.shownGraph(); !shown || !shown->find(state_.selectedNode)) state_.selectedNode = ir::kInvalidNode;
   // Lay out the lineage in order so every snapshot is incremental from its predecessor.
   const trace::Trace& tr = *state_.trace;
   layouts_->clear();
@@ -206,7 +206,9 @@ void App::pollJobs() {
     }
   }
   if (auto o = jobB_.take()) {
-    if (!o->trace) showError("Compare run: " + o->trace.message());
+    if (o->source != source_) {
+      // A file was opened while run B was computed: the comparison is for another model.
+    } else if (!o->trace) showError("Compare run: " + o->trace.message());
     else {
       state_.compareTrace = o->trace.value();
       state_.labelB = viewmodel::describe(o->config);
@@ -728,6 +730,7 @@ Status App::execute(const viewmodel::ScriptCommand& c) {
 
 Status App::expect(const viewmodel::ScriptCommand& c) {
   auto fail = [&](const std::string& got) { return Status::error(fmt::format("expectation failed: got {}", got)); };
+  if (c.arg == "help") return showHelp_ ? Status::ok() : fail("no help overlay");
   if (c.arg == "error") return errorShown_ || errorPending_ ? Status::ok() : fail("no error dialog");
   if (!state_.trace) return fail("no trace");
   if (c.arg == "pass-status") {

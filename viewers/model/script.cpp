@@ -241,12 +241,12 @@ Result<std::vector<ScriptCommand>> parseScript(std::string_view text, std::strin
       else if (w1 == "diff" && need(3) && (w[2] == "empty" || w[2] == "nonempty")) c.arg2 = w[2];
       else if (w1 == "node" && w.size() >= 3) c.arg2 = rest(w, 2);
       else if (w1 == "graph" && need(3)) c.arg2 = w[2];
-      else if (w1 == "error" && need(2)) {
+      else if ((w1 == "error" || w1 == "help") && need(2)) {
       } else if (w1 == "min" && need(4) && parseInt(w[3], c.number) &&
                  (w[2] == "drawn-nodes" || w[2] == "drawn-labels" || w[2] == "compare-rows" || w[2] == "visible-passes"))
         c.arg2 = w[2];
       else
-        return err("expected: expect pass-status S | diff empty|nonempty | node NAME | min WHAT N | graph NAME | error");
+        return err("expected: expect pass-status S | diff empty|nonempty | node NAME | min WHAT N | graph NAME | error | help");
     } else {
       return err("unknown command");
     }

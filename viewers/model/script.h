@@ -29,6 +29,7 @@
 //   expect node NAME             the selected node
 //   expect min drawn-nodes|drawn-labels|compare-rows|visible-passes N
 //   expect error                 an error dialog is showing (e.g. a corrupt file)
+//   expect help                  the Help/Keys overlay is showing
 //   expect graph NAME            the graph view shows nested graph NAME (main: the top graph)
 // RUN-OPTIONS: --no-skip --no-fast-copy --no-cache --skip --fast-copy --pipeline NAME
 //              --profile fp|int --target generic|u55|u85 --disable PASS
