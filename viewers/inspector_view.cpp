@@ -130,6 +130,25 @@ void InspectorView::draw(ViewState& s) {
     if (n->hasFlag(ir::kFlagOpaque)) ImGui::TextColored(theme::toVec(theme::kRemoved), "opaque op (unknown to the registry)");
     if (n->hasFlag(ir::kFlagDisallowTransform)) ImGui::TextDisabled("flag: disallow transform");
 
+    // Before/after when the node was changed by the selected pass (or since the pinned pass).
+    if (!removedHere) {
+      GraphPtr before = s.comparedGraph();
+      const ir::NodePtr* bp = before ? before->findPtr(n->id) : nullptr;
+      const ir::NodePtr* ap = g->findPtr(n->id);
+      if (!before) {
+      } else if (!bp) {
+        ImGui::TextColored(theme::toVec(theme::kAdded), "added by this pass");
+      } else if (ap && *bp != *ap) {
+        if (ImGui::CollapsingHeader("Before / after", ImGuiTreeNodeFlags_DefaultOpen)) {
+          ImGui::PushTextWrapPos(0.f);
+          ImGui::TextDisabled("before:");
+          ImGui::TextUnformatted(ir::printNode(*before, **bp).c_str());
+          ImGui::TextColored(theme::toVec(theme::kChanged), "after:");
+          ImGui::TextUnformatted(ir::printNode(*g, **ap).c_str());
+          ImGui::PopTextWrapPos();
+        }
+      }
+    }
     if (ImGui::CollapsingHeader("Arguments", ImGuiTreeNodeFlags_DefaultOpen)) {
       if (n->args.empty() && n->kwargs.empty()) ImGui::TextDisabled("none");
       else if (ImGui::BeginTable("##args", 2, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) {
