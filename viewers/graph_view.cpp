@@ -75,6 +75,7 @@ CanvasStats drawCanvas(ImDrawList* dl, const CanvasFrame& f, const Camera& cam, 
   if (!f.data || !f.data->layout) return st;
   const CanvasData& d = *f.data;
   const layout::Layout& L = *d.layout;
+  if (d.nsByPos.size() != L.nodes.size()) return st;  // the layout covers every node, in graph order
   const float z = cam.zoom;
   const float vx0 = cam.x, vy0 = cam.y, vx1 = cam.x + size.x / z, vy1 = cam.y + size.y / z;
   auto sx = [&](float x) { return origin.x + (x - cam.x) * z; };
@@ -519,6 +520,7 @@ void GraphView::draw(ViewState& s) {
       }
     }
   }
+  // Key indices are the platform backend's (GLFW: letters are their ASCII upper-case codes).
   if (ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) && !io.WantTextInput && ImGui::IsKeyPressed('F', false))
     fitPending_ = true;
 
