@@ -212,6 +212,17 @@ void TimingView::drawCompare(ViewState& s, const trace::Trace& a, const trace::T
   };
   list("Top regressions (B slower):", c.regressions, theme::kRemoved);
   list("Top improvements (B faster):", c.improvements, theme::kAdded);
+  auto onlyIn = [&](const char* title, const std::vector<size_t>& idx) {
+    if (idx.empty()) return;
+    std::string names;
+    for (size_t i = 0; i < idx.size() && i < 8; ++i) names += (i ? ", " : "") + c.rows[idx[i]].name;
+    if (idx.size() > 8) names += fmt::format(" (+{} more)", idx.size() - 8);
+    ImGui::TextColored(theme::toVec(theme::kChanged), "%s", title);
+    ImGui::SameLine();
+    ImGui::TextWrapped("%s", names.c_str());
+  };
+  onlyIn("Ran only in A:", c.ranOnlyInA);
+  onlyIn("Ran only in B:", c.ranOnlyInB);
 
   std::vector<size_t> order = viewmodel::compareOrder(c, compareOrder_);
   int64_t maxNs = 1;

@@ -467,7 +467,11 @@ void App::drawStatusBar() {
                                                                           state_.trace->records[size_t(state_.selectedPass)].name))
                                  : std::string("-");
   const viewers::CanvasStats& cs = graphView_->lastStats();
-  ImGui::Text("%s | drawn %d nodes %d edges | %s", sel.c_str(), cs.nodes, cs.edges, state_.statusMessage.c_str());
+  if (state_.tab == viewers::CenterTab::Graph)
+    ImGui::Text("%s | drawn %d nodes %d edges%s | %s", sel.c_str(), cs.nodes, cs.edges, cs.truncated ? " (detail limited)" : "",
+                state_.statusMessage.c_str());
+  else
+    ImGui::Text("%s | %s", sel.c_str(), state_.statusMessage.c_str());
   ImGui::SameLine(ImGui::GetWindowWidth() - 150);
   ImGui::TextDisabled("F1: keys & help");
 }
