@@ -127,9 +127,10 @@ void App::showError(const std::string& msg) {
 
 void App::openFile(const std::string& path) {
   if (jobA_.busy()) {
+    // Never block the UI on the running job: cancel it and open when it has stopped.
     jobA_.cancel();
-    jobA_.join();
-    (void)jobA_.take();
+    pendingOpen_ = path;
+    return;
   }
   std::error_code ec;
   std::string abs = std::filesystem::absolute(path, ec).lexically_normal().string();
@@ -188,6 +189,12 @@ void App::adoptTrace(viewmodel::TracePtr t) {
 }
 
 void App::pollJobs() {
+  if (pendingOpen_ && !jobA_.busy()) {
+    (void)jobA_.take();  // the cancelled job's outcome is for the file being replaced
+    std::string path = std::move(*pendingOpen_);
+    pendingOpen_.reset();
+    openFile(path);
+  }
   if (auto o = jobA_.take()) {
     if (o->source) source_ = o->source;
     if (!o->path.empty()) {
@@ -227,7 +234,7 @@ void App::pollJobs() {
 }
 
 bool App::idle() const {
-  if (jobA_.busy() || jobB_.busy() || pendingCompare_ || state_.compareRequest) return false;
+  if (jobA_.busy() || jobB_.busy() || pendingCompare_ || state_.compareRequest || pendingOpen_) return false;
   if (state_.tab == viewers::CenterTab::Graph && graphView_->layoutPending(state_)) return false;
   return true;
 }

@@ -87,6 +87,7 @@ class App {
   std::string currentPath_;
   viewmodel::RunJob jobA_, jobB_;
   std::optional<viewmodel::RunConfig> pendingCompare_;
+  std::optional<std::string> pendingOpen_;  // opened while a run was being cancelled
   std::unique_ptr<layout::LayoutCache> layouts_;
 
   viewers::ViewState state_;
