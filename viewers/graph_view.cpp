@@ -200,6 +200,8 @@ bool GraphView::layoutPending(const ViewState& s) const {
 }
 
 void GraphView::refreshData(const ViewState& s, const GraphPtr& shown, const GraphPtr& compared) {
+  // Derived data is rebuilt only when the trace, the shown graph, its layout, the compared
+  // graph or the search changes (never every frame).
   if (s.trace.get() != lastTrace_) {
     lastTrace_ = s.trace.get();
     data_.reset();

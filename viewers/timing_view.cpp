@@ -40,10 +40,7 @@ Status TimingView::exportComparison(const ViewState& s, const std::string& forma
   return writeFileAtomic(path, text);
 }
 
-void TimingView::exportChart(ViewState& s, const std::string& path) {
-  pendingChartPath_ = path;
-  (void)s;
-}
+void TimingView::exportChart(const std::string& path) { pendingChartPath_ = path; }
 
 void TimingView::draw(ViewState& s) {
   if (!s.trace) {
@@ -51,7 +48,7 @@ void TimingView::draw(ViewState& s) {
     return;
   }
   drawComparePopup(s);
-  if (s.compareTrace) drawCompare(s, *s.trace, *s.compareTrace);
+  if (s.compareTrace) drawCompare(s);
   else drawSingle(s, *s.trace);
   if (!pendingChartPath_.empty() && chartW_ > 0) {
     s.capture = CaptureRequest{pendingChartPath_, chartX_, chartY_, chartW_, chartH_};
@@ -117,7 +114,7 @@ void TimingView::drawSingle(ViewState& s, const trace::Trace& t) {
   ImGui::SameLine();
   ImGui::TextUnformatted("verify");
   ImGui::SameLine();
-  if (ImGui::Button("Save chart PNG")) exportChart(s, exportDir + "/lowerscope_timing.png");
+  if (ImGui::Button("Save chart PNG")) exportChart(exportDir + "/lowerscope_timing.png");
 
   std::vector<viewmodel::TimingRow> rows = viewmodel::timingRows(t, order_);
   int64_t maxNs = viewmodel::maxPassNs(t);
@@ -162,7 +159,7 @@ void TimingView::drawSingle(ViewState& s, const trace::Trace& t) {
   ImGui::EndChild();
 }
 
-void TimingView::drawCompare(ViewState& s, const trace::Trace& a, const trace::Trace& b) {
+void TimingView::drawCompare(ViewState& s) {
   const trace::TraceComparison& c = comparison(s);
   ImGui::SameLine();
   ImGui::ColorButton("##a", theme::toVec(theme::kRunA), ImGuiColorEditFlags_NoTooltip, ImVec2(12, 12));
@@ -195,7 +192,7 @@ void TimingView::drawCompare(ViewState& s, const trace::Trace& a, const trace::T
   exportBtn("JSON", "json", "json");
   exportBtn("MD", "md", "md");
   exportBtn("Chrome trace", "chrome", "trace.json");
-  if (ImGui::SmallButton("PNG")) exportChart(s, exportDir + "/lowerscope_compare.png");
+  if (ImGui::SmallButton("PNG")) exportChart(exportDir + "/lowerscope_compare.png");
 
   // Top regressions / improvements.
   auto list = [&](const char* title, const std::vector<size_t>& idx, ImU32 col) {
@@ -289,8 +286,6 @@ void TimingView::drawCompare(ViewState& s, const trace::Trace& a, const trace::T
     ImGui::EndTable();
   }
   ImGui::EndChild();
-  (void)a;
-  (void)b;
 }
 
 }  // namespace ls::viewers

@@ -18,15 +18,15 @@ class TimingView {
   void draw(ViewState& s);
   /// Writes the comparison in `format` (csv, json, md, chrome) to `path`.
   Status exportComparison(const ViewState& s, const std::string& format, const std::string& path);
-  /// Asks the shell to save the chart area as PNG after this frame.
-  void exportChart(ViewState& s, const std::string& path);
+  /// Asks the shell (ViewState::capture, next draw) to save the chart area as PNG.
+  void exportChart(const std::string& path);
   /// Rows of the A/B comparison (0 without a second run).
   size_t comparisonRows(const ViewState& s) { return s.trace && s.compareTrace ? comparison(s).rows.size() : 0; }
   std::string exportDir = ".";
 
  private:
   void drawSingle(ViewState& s, const trace::Trace& t);
-  void drawCompare(ViewState& s, const trace::Trace& a, const trace::Trace& b);
+  void drawCompare(ViewState& s);
   void drawComparePopup(ViewState& s);
   const trace::TraceComparison& comparison(const ViewState& s);
 

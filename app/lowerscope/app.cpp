@@ -715,7 +715,7 @@ Status App::execute(const viewmodel::ScriptCommand& c) {
     case ScriptOp::ExportChart:
       state_.tab = viewers::CenterTab::Timing;
       state_.tabChangeRequested = true;
-      timingView_.exportChart(state_, c.arg2);
+      timingView_.exportChart(c.arg2);
       scriptFrames_ = 3;
       return Status::ok();
     case ScriptOp::Frames: scriptFrames_ = c.number; return Status::ok();

@@ -14,7 +14,7 @@ namespace ls::viewmodel {
 
 struct Settings {
   int windowWidth = 1600, windowHeight = 1000;
-  float leftPanel = 430.f;   ///< pipeline panel width
+  float leftPanel = 470.f;   ///< pipeline panel width
   float rightPanel = 380.f;  ///< inspector panel width
   std::vector<std::string> recent;  ///< most recent first
   std::string pipeline;      ///< last pipeline ("" = default)
