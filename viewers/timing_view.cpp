@@ -168,7 +168,7 @@ void TimingView::drawCompare(ViewState& s) {
   ImGui::SameLine();
   ImGui::ColorButton("##b", theme::toVec(theme::kRunB), ImGuiColorEditFlags_NoTooltip, ImVec2(12, 12));
   ImGui::SameLine();
-  ImGui::Text("B: %s", s.labelB.c_str());
+  ImGui::TextWrapped("B: %s", s.labelB.c_str());
   ImGui::Text("total A %s, B %s, B/A %s | ran only in A: %zu, only in B: %zu", formatDuration(c.totalA).c_str(),
               formatDuration(c.totalB).c_str(), viewmodel::formatRatio(c.totalRatio()).c_str(), c.ranOnlyInA.size(),
               c.ranOnlyInB.size());

@@ -163,6 +163,20 @@ void App::startCompare(const viewmodel::RunConfig& cfg) {
   jobB_.startGraph(source_, model, cfg);
 }
 
+void App::openCompareTrace(const std::string& path) {
+  if (!state_.trace) {
+    showError("Compare: open a run first");
+    return;
+  }
+  if (jobB_.busy()) return;
+  if (!viewmodel::isTracePath(path)) {
+    showError(fmt::format("{}: not a trace (.lstrace); only saved runs can be compared", path));
+    return;
+  }
+  state_.compareTrace.reset();
+  jobB_.startFile(path, config_);
+}
+
 void App::adoptTrace(viewmodel::TracePtr t) {
   state_.trace = std::move(t);
   state_.compareTrace.reset();
@@ -213,12 +227,13 @@ void App::pollJobs() {
     }
   }
   if (auto o = jobB_.take()) {
-    if (o->source != source_) {
+    if (!o->fromTraceFile && o->source != source_) {
       // A file was opened while run B was computed: the comparison is for another model.
     } else if (!o->trace) showError("Compare run: " + o->trace.message());
     else {
       state_.compareTrace = o->trace.value();
       state_.labelB = viewmodel::describe(o->config);
+      if (o->fromTraceFile) state_.labelB += " (" + std::filesystem::path(o->path).filename().string() + ")";
       state_.tab = viewers::CenterTab::Timing;
       state_.tabChangeRequested = true;
     }
@@ -291,7 +306,7 @@ void App::handleGlobalKeys() {
       if (jobA_.busy()) jobA_.cancel();
       else showHelp_ = false;
     }
-    if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_O, false)) browser_.open(settings_.lastDir);
+    if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_O, false)) browseForCompare_ = false, browser_.open(settings_.lastDir);
     if (!io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_P, false) && state_.trace)
       state_.pinnedPass = state_.pinnedPass == state_.selectedPass ? viewers::kNoPin : state_.selectedPass;
     if (ImGui::IsKeyPressed(GLFW_KEY_T, false)) {
@@ -304,7 +319,9 @@ void App::handleGlobalKeys() {
 void App::drawMenu() {
   if (!ImGui::BeginMainMenuBar()) return;
   if (ImGui::BeginMenu("File")) {
-    if (ImGui::MenuItem("Open...", "Ctrl+O")) browser_.open(settings_.lastDir);
+    if (ImGui::MenuItem("Open...", "Ctrl+O")) browseForCompare_ = false, browser_.open(settings_.lastDir);
+    if (ImGui::MenuItem("Open trace as comparison B...", nullptr, false, state_.trace != nullptr))
+      browseForCompare_ = true, browser_.open(settings_.lastDir);
     if (ImGui::BeginMenu("Open Recent", !settings_.recent.empty())) {
       for (const std::string& r : settings_.recent)
         if (ImGui::MenuItem(r.c_str())) openFile(r);
@@ -486,7 +503,8 @@ void App::drawStatusBar() {
 void App::drawDialogs() {
   if (auto chosen = browser_.draw(settings_.recent)) {
     settings_.lastDir = browser_.directory();
-    openFile(*chosen);
+    if (browseForCompare_) openCompareTrace(*chosen);
+    else openFile(*chosen);
   }
   if (errorPending_) {
     ImGui::OpenPopup("Error");
@@ -700,6 +718,17 @@ Status App::execute(const viewmodel::ScriptCommand& c) {
       if (state_.subgraphPath.empty()) return Status::error("not inside a nested graph");
       state_.subgraphPath.pop_back();
       return Status::ok();
+    case ScriptOp::CompareTrace: {
+      LS_RETURN_IF_ERROR(needTrace());
+      std::string path = c.arg;
+      if (!std::filesystem::path(path).is_absolute() && !std::filesystem::exists(path)) {
+        std::string alt = (std::filesystem::path(opts_.script).parent_path() / path).string();
+        if (std::filesystem::exists(alt)) path = alt;
+      }
+      openCompareTrace(path);
+      scriptWaiting_ = true;
+      return Status::ok();
+    }
     case ScriptOp::Fit: graphView_->requestFit(); return Status::ok();
     case ScriptOp::Zoom: graphView_->zoomBy(float(c.factor)); return Status::ok();
     case ScriptOp::ExportComparison: {

@@ -55,6 +55,8 @@ class App {
  private:
   void openFile(const std::string& path);
   void startRun();
+  /// Loads a saved run (.lstrace) as comparison B for the timing view.
+  void openCompareTrace(const std::string& path);
   void startCompare(const viewmodel::RunConfig& cfg);
   void pollJobs();
   void adoptTrace(viewmodel::TracePtr t);
@@ -101,6 +103,7 @@ class App {
   bool errorPending_ = false;
   bool errorShown_ = false;
   bool showHelp_ = false;
+  bool browseForCompare_ = false;  // the file browser picks trace B
   bool showPipeline_ = true, showInspector_ = true;
 
   // test hooks

@@ -14,7 +14,7 @@ constexpr std::array<std::string_view, size_t(ScriptOp::COUNT)> kOpNames = {
     "open", "pipeline", "profile", "target", "run", "wait",
     "select pass", "next pass", "prev pass", "next changed", "prev changed", "first pass", "last pass",
     "select node", "pin pass", "unpin", "view", "filter", "search", "search next", "search prev",
-    "compare", "fit", "zoom", "export comparison", "export chart", "frames", "next change", "prev change", "expect", "key", "export run", "enter", "leave"};
+    "compare", "fit", "zoom", "export comparison", "export chart", "frames", "next change", "prev change", "expect", "key", "export run", "enter", "leave", "compare-trace"};
 static_assert(kOpNames.size() == size_t(ScriptOp::COUNT));
 
 std::vector<std::string> splitWords(std::string_view line) {
@@ -196,6 +196,10 @@ Result<std::vector<ScriptCommand>> parseScript(std::string_view text, std::strin
         c.op = ScriptOp::Search;
         c.arg = rest(w, 1);
       }
+    } else if (w0 == "compare-trace") {
+      if (w.size() < 2) return err("expected: compare-trace PATH.lstrace");
+      c.op = ScriptOp::CompareTrace;
+      c.arg = rest(w, 1);
     } else if (w0 == "enter") {
       if (w.size() < 2) return err("expected: enter NESTED-GRAPH-NAME");
       c.op = ScriptOp::Enter;

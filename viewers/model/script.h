@@ -17,6 +17,7 @@
 //   next change | prev change    select and centre the next/previous node of the diff
 //   compare [RUN-OPTIONS]        run B with the current config changed by the options; the
 //                                timing view shows A (current) vs B
+//   compare-trace PATH           load a saved run (.lstrace) as B
 //   fit | zoom FACTOR            graph view camera
 //   enter NAME | leave           open a nested graph of the shown graph in place / go back
 //   export comparison csv|json|md|chrome PATH | export chart PATH.png
@@ -49,7 +50,7 @@ enum class ScriptOp : uint8_t {
   Open, Pipeline, Profile, Target, Run, Wait,
   SelectPass, NextPass, PrevPass, NextChanged, PrevChanged, FirstPass, LastPass,
   SelectNode, Pin, Unpin, View, Filter, Search, SearchNext, SearchPrev,
-  Compare, Fit, Zoom, ExportComparison, ExportChart, Frames, NextChange, PrevChange, Expect, Key, ExportRun, Enter, Leave,
+  Compare, Fit, Zoom, ExportComparison, ExportChart, Frames, NextChange, PrevChange, Expect, Key, ExportRun, Enter, Leave, CompareTrace,
   COUNT
 };
 std::string_view scriptOpName(ScriptOp op);
