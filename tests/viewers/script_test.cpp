@@ -41,11 +41,14 @@ expect error
 key down shift
 key f
 export run dot out.dot
+compare-trace "runs/base line.lstrace"
+enter delegate_0
+leave
 )";
   auto r = parseScript(text, "t.lsscript");
   ASSERT_TRUE(r.isOk()) << r.message();
   const auto& c = r.value();
-  ASSERT_EQ(c.size(), 33u);
+  ASSERT_EQ(c.size(), 36u);
   EXPECT_EQ(c[0].op, ScriptOp::Open);
   EXPECT_EQ(c[0].arg, "my dir/model.fxjson.json");
   EXPECT_EQ(c[0].line, 2);
@@ -88,6 +91,11 @@ export run dot out.dot
   EXPECT_FALSE(c[31].shift);
   EXPECT_EQ(c[32].op, ScriptOp::ExportRun);
   EXPECT_EQ(c[32].arg, "dot");
+  EXPECT_EQ(c[33].op, ScriptOp::CompareTrace);
+  EXPECT_EQ(c[33].arg, "runs/base line.lstrace");
+  EXPECT_EQ(c[34].op, ScriptOp::Enter);
+  EXPECT_EQ(c[34].arg, "delegate_0");
+  EXPECT_EQ(c[35].op, ScriptOp::Leave);
   EXPECT_EQ(scriptOpName(ScriptOp::NextChanged), "next changed");
 }
 
