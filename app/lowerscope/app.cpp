@@ -1,0 +1,833 @@
+// The desktop shell.
+#include "app/lowerscope/app.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <GLFW/glfw3.h>
+#include <fmt/format.h>
+#include <imgui.h>
+
+#include "app/lowerscope/capture.h"
+#include "core/io/exports.h"
+#include "core/io/lstrace.h"
+#include "core/passes/pass_manager.h"
+#include "core/util/atomic_file.h"
+#include "viewers/model/graph_model.h"
+
+namespace ls::app {
+
+namespace {
+std::string defaultSample() { return std::string(LS_ASSETS_DIR) + "/graphs/mobilenet_v2.fxjson.json"; }
+
+std::string readFile(const std::string& path, bool& ok) {
+  std::ifstream in(path, std::ios::binary);
+  ok = bool(in);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+}  // namespace
+
+App::App(AppOptions opts, GLFWwindow* window) : opts_(std::move(opts)), window_(window) {
+  startTime_ = glfwGetTime();
+  std::string dir = viewmodel::configDir();
+  if (opts_.useSettings && !dir.empty()) {
+    settingsPath_ = dir + "/settings.ini";
+    settings_ = viewmodel::loadSettings(settingsPath_);
+  }
+  // Run config: command line > settings > defaults.
+  config_.pipeline = !opts_.pipeline.empty() ? opts_.pipeline : !settings_.pipeline.empty() ? settings_.pipeline : viewmodel::defaultPipeline();
+  if (!passes::PipelineRegistry::instance().find(config_.pipeline)) config_.pipeline = viewmodel::defaultPipeline();
+  std::string prof = opts_.profile.empty() ? settings_.profile : opts_.profile;
+  std::string tgt = opts_.target.empty() ? settings_.target : opts_.target;
+  if (auto p = passes::parseProfile(prof)) config_.profile = *p;
+  if (auto t = passes::parseTarget(tgt)) config_.target = *t;
+
+  layout::LayoutOptions lo;
+  lo.hideConstants = settings_.hideConstants;
+  // Box width from the label (runs on the layout worker: pure string work, no ImGui). The graph
+  // view draws labels at ~0.42 x the box height, about 8.2 canvas units per glyph.
+  lo.measureWidth = [](const ir::Node& n) { return std::min(12.f + 8.2f * float(viewmodel::nodeLabel(n).size()), 300.f); };
+  layouts_ = std::make_unique<layout::LayoutCache>(lo);
+  layouts_->setOnReady([](const ir::Graph*) { glfwPostEmptyEvent(); });
+  jobA_.onFinished = [] { glfwPostEmptyEvent(); };
+  jobB_.onFinished = [] { glfwPostEmptyEvent(); };
+  graphView_ = std::make_unique<viewers::GraphView>(*layouts_);
+
+  if (!opts_.script.empty()) {
+    bool ok = false;
+    std::string text = readFile(opts_.script, ok);
+    auto parsed = ok ? viewmodel::parseScript(text, opts_.script)
+                     : Result<std::vector<viewmodel::ScriptCommand>>(Status::error(opts_.script + ": cannot read script"));
+    if (!parsed) {
+      fmt::print(stderr, "lowerscope: {}\n", parsed.message());
+      exit_ = true;
+      exitCode_ = 2;
+      return;
+    }
+    script_ = std::move(parsed).value();
+    scriptDone_ = false;
+  }
+  // A script that opens its own file does not need the sample first.
+  bool scriptOpens = std::any_of(script_.begin(), script_.end(), [](const viewmodel::ScriptCommand& c) { return c.op == viewmodel::ScriptOp::Open; });
+  if (!opts_.file.empty()) openFile(opts_.file);
+  else if (!scriptOpens) openFile(defaultSample());
+}
+
+App::~App() = default;
+
+void App::saveSettings() {
+  if (settingsPath_.empty()) return;
+  int w = 0, h = 0;
+  glfwGetWindowSize(window_, &w, &h);
+  if (w > 0 && h > 0) settings_.windowWidth = w, settings_.windowHeight = h;
+  settings_.pipeline = config_.pipeline;
+  settings_.profile = std::string(passes::profileName(config_.profile));
+  settings_.target = std::string(passes::targetName(config_.target));
+  if (!browser_.directory().empty()) settings_.lastDir = browser_.directory();
+  Status st = viewmodel::saveSettings(settings_, settingsPath_);
+  if (!st) fmt::print(stderr, "lowerscope: {}\n", st.message());
+}
+
+std::string App::exportBase() const {
+  std::string model = state_.trace ? std::filesystem::path(state_.trace->model).filename().string() : "run";
+  for (const char* ext : {".fxjson.json", ".lstrace", ".lsg", ".json"}) {
+    std::string e(ext);
+    if (model.size() > e.size() && model.compare(model.size() - e.size(), e.size(), e) == 0) {
+      model.resize(model.size() - e.size());
+      break;
+    }
+  }
+  return timingView_.exportDir + "/" + model + "_" + config_.pipeline;
+}
+
+Status App::exportRun(const std::string& format, const std::string& path) {
+  if (!state_.trace) return Status::error("export: no run");
+  const trace::Trace& t = *state_.trace;
+  Status st;
+  if (format == "lstrace") st = io::saveTrace(t, path);
+  else if (format == "csv") st = writeFileAtomic(path, io::traceToCsv(t));
+  else if (format == "md") st = writeFileAtomic(path, io::traceToMarkdown(t));
+  else if (format == "chrome") st = writeFileAtomic(path, io::traceToChromeJson(t));
+  else if (format == "dot") st = writeFileAtomic(path, io::snapshotToDot(t, state_.selectedPass));
+  else st = Status::error(fmt::format("export: unknown format '{}' (lstrace, csv, md, chrome, dot)", format));
+  state_.statusMessage = st ? "wrote " + path : st.message();
+  if (!st) showError(st.message());
+  return st;
+}
+
+void App::showError(const std::string& msg) {
+  error_ = msg;
+  errorPending_ = true;
+  fmt::print(stderr, "lowerscope: {}\n", msg);
+}
+
+void App::openFile(const std::string& path) {
+  if (jobA_.busy()) {
+    // Never block the UI on the running job: cancel it and open when it has stopped.
+    jobA_.cancel();
+    pendingOpen_ = path;
+    return;
+  }
+  std::error_code ec;
+  std::string abs = std::filesystem::absolute(path, ec).lexically_normal().string();
+  if (ec || !std::filesystem::is_regular_file(abs, ec)) {
+    showError(fmt::format("{}: no such file", path));
+    return;
+  }
+  currentPath_ = abs;
+  jobA_.startFile(abs, config_);
+}
+
+void App::startRun() {
+  if (!source_) {
+    if (!currentPath_.empty()) jobA_.startFile(currentPath_, config_);
+    return;
+  }
+  if (jobA_.busy()) return;
+  std::string model = state_.trace ? state_.trace->model : source_->modelName;
+  jobA_.startGraph(source_, model, config_);
+}
+
+void App::startCompare(const viewmodel::RunConfig& cfg) {
+  if (!source_) {
+    showError("Compare: no graph loaded");
+    return;
+  }
+  if (jobB_.busy()) return;
+  state_.compareTrace.reset();
+  std::string model = state_.trace ? state_.trace->model : source_->modelName;
+  jobB_.startGraph(source_, model, cfg);
+}
+
+void App::openCompareTrace(const std::string& path) {
+  if (!state_.trace) {
+    showError("Compare: open a run first");
+    return;
+  }
+  if (jobB_.busy()) return;
+  if (!viewmodel::isTracePath(path)) {
+    showError(fmt::format("{}: not a trace (.lstrace); only saved runs can be compared", path));
+    return;
+  }
+  state_.compareTrace.reset();
+  jobB_.startFile(path, config_);
+}
+
+void App::adoptTrace(viewmodel::TracePtr t) {
+  state_.trace = std::move(t);
+  state_.compareTrace.reset();
+  state_.labelA = viewmodel::describe(config_);
+  state_.pinnedPass = viewers::kNoPin;
+  state_.subgraphPath.clear();
+  state_.fitRequested = true;
+  // Keep the selection when re-running the same model; else start at the last changed pass
+  // (what the user most likely wants to see), or the source.
+  state_.selectPass(state_.selectedPass);
+  if (auto shown = state_.shownGraph(); !shown || !shown->find(state_.selectedNode)) state_.selectedNode = ir::kInvalidNode;
+  // Lay out the lineage in order so every snapshot is incremental from its predecessor.
+  const trace::Trace& tr = *state_.trace;
+  layouts_->clear();
+  std::shared_ptr<const ir::Graph> prev = tr.source;
+  if (prev) layouts_->request(prev);
+  for (const auto& snap : tr.snapshots) {
+    layouts_->request(snap, prev);
+    prev = snap;
+  }
+  // The shown graph first.
+  if (auto shown = state_.shownGraph()) layouts_->request(shown, state_.graphAt(state_.selectedPass - 1));
+  glfwSetWindowTitle(window_, fmt::format("Lowerscope - {} ({})", tr.model, state_.labelA).c_str());
+}
+
+void App::pollJobs() {
+  if (pendingOpen_ && !jobA_.busy()) {
+    (void)jobA_.take();  // the cancelled job's outcome is for the file being replaced
+    std::string path = std::move(*pendingOpen_);
+    pendingOpen_.reset();
+    openFile(path);
+  }
+  if (auto o = jobA_.take()) {
+    if (o->source) source_ = o->source;
+    if (!o->path.empty()) {
+      settings_.addRecent(o->path);
+      if (o->fromTraceFile) config_ = o->config;
+    }
+    if (!o->trace) {
+      showError(o->trace.message());
+    } else {
+      adoptTrace(o->trace.value());
+      const trace::Trace& t = *state_.trace;
+      if (o->cancelled) state_.statusMessage = "run cancelled";
+      else state_.statusMessage = fmt::format("{}: {} passes in {}", t.model, t.records.size(),
+                                              viewmodel::formatDuration(t.totalNs));
+      if (t.totals().failed) state_.statusMessage += " - a pass failed (see the pipeline view)";
+    }
+  }
+  if (auto o = jobB_.take()) {
+    if (!o->fromTraceFile && o->source != source_) {
+      // A file was opened while run B was computed: the comparison is for another model.
+    } else if (!o->trace) showError("Compare run: " + o->trace.message());
+    else {
+      state_.compareTrace = o->trace.value();
+      state_.labelB = viewmodel::describe(o->config);
+      if (o->fromTraceFile) state_.labelB += " (" + std::filesystem::path(o->path).filename().string() + ")";
+      state_.tab = viewers::CenterTab::Timing;
+      state_.tabChangeRequested = true;
+    }
+  }
+  if (state_.compareRequest) {
+    pendingCompare_ = state_.compareRequest;
+    state_.compareRequest.reset();
+  }
+  if (pendingCompare_ && !jobA_.busy() && !jobB_.busy()) {
+    startCompare(*pendingCompare_);
+    pendingCompare_.reset();
+  }
+}
+
+bool App::idle() const {
+  if (jobA_.busy() || jobB_.busy() || pendingCompare_ || state_.compareRequest || pendingOpen_) return false;
+  if (state_.tab == viewers::CenterTab::Graph && graphView_->layoutPending(state_)) return false;
+  return true;
+}
+
+bool App::busy() const {
+  return jobA_.busy() || jobB_.busy() || !scriptDone_ || !opts_.screenshot.empty() || graphView_->layoutPending(state_);
+}
+
+void App::beforeNewFrame() {
+  // Script key presses: down for one frame, then up, exactly as the GLFW key callback would.
+  if (keyPhase_ == 0) return;
+  ImGuiIO& io = ImGui::GetIO();
+  bool down = keyPhase_ == 1;
+  io.KeysDown[pendingKey_] = down;
+  io.KeyShift = down && pendingShift_;
+  keyPhase_ = down ? 2 : 0;
+}
+
+void App::onDrop(const std::vector<std::string>& paths) {
+  if (!paths.empty()) openFile(paths.front());
+}
+
+// ---------------------------------------------------------------- frame
+
+void App::frame() {
+  pollJobs();
+  handleGlobalKeys();
+  drawMenu();
+  ImGuiViewport* vp = ImGui::GetMainViewport();
+  ImGui::SetNextWindowPos(vp->WorkPos);
+  ImGui::SetNextWindowSize(vp->WorkSize);
+  ImGuiWindowFlags hostFlags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoBringToFrontOnFocus |
+                               ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoScrollbar;
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowRounding, 0.f);
+  ImGui::Begin("##host", nullptr, hostFlags);
+  ImGui::PopStyleVar();
+  drawToolbar();
+  drawPanels();
+  drawStatusBar();
+  ImGui::End();
+  drawDialogs();
+  if (showHelp_) drawHelp();
+  if (!scriptDone_) runScript();
+}
+
+void App::handleGlobalKeys() {
+  ImGuiIO& io = ImGui::GetIO();
+  if (ImGui::IsPopupOpen(nullptr, ImGuiPopupFlags_AnyPopupId)) return;
+  if (!io.WantTextInput) {
+    pipelineView_.handleKeys(state_);
+    if (ImGui::IsKeyPressed(GLFW_KEY_F1, false) || (io.KeyShift && ImGui::IsKeyPressed(GLFW_KEY_SLASH, false))) showHelp_ = !showHelp_;
+    if (ImGui::IsKeyPressed(GLFW_KEY_F5, false)) startRun();
+    if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false)) {
+      if (jobA_.busy()) jobA_.cancel();
+      else showHelp_ = false;
+    }
+    if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_O, false)) browseForCompare_ = false, browser_.open(settings_.lastDir);
+    if (!io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_P, false) && state_.trace)
+      state_.pinnedPass = state_.pinnedPass == state_.selectedPass ? viewers::kNoPin : state_.selectedPass;
+    if (ImGui::IsKeyPressed(GLFW_KEY_T, false)) {
+      state_.tab = state_.tab == viewers::CenterTab::Graph ? viewers::CenterTab::Timing : viewers::CenterTab::Graph;
+      state_.tabChangeRequested = true;
+    }
+  }
+}
+
+void App::drawMenu() {
+  if (!ImGui::BeginMainMenuBar()) return;
+  if (ImGui::BeginMenu("File")) {
+    if (ImGui::MenuItem("Open...", "Ctrl+O")) browseForCompare_ = false, browser_.open(settings_.lastDir);
+    if (ImGui::MenuItem("Open trace as comparison B...", nullptr, false, state_.trace != nullptr))
+      browseForCompare_ = true, browser_.open(settings_.lastDir);
+    if (ImGui::BeginMenu("Open Recent", !settings_.recent.empty())) {
+      for (const std::string& r : settings_.recent)
+        if (ImGui::MenuItem(r.c_str())) openFile(r);
+      ImGui::Separator();
+      if (ImGui::MenuItem("Clear list")) settings_.recent.clear();
+      ImGui::EndMenu();
+    }
+    if (ImGui::MenuItem("Open bundled sample")) openFile(defaultSample());
+    ImGui::Separator();
+    if (ImGui::BeginMenu("Export run", state_.trace != nullptr)) {
+      if (ImGui::MenuItem("Trace (.lstrace)")) (void)exportRun("lstrace", exportBase() + ".lstrace");
+      if (ImGui::MenuItem("Timing CSV")) (void)exportRun("csv", exportBase() + ".csv");
+      if (ImGui::MenuItem("Timing Markdown")) (void)exportRun("md", exportBase() + ".md");
+      if (ImGui::MenuItem("Chrome trace (Perfetto)")) (void)exportRun("chrome", exportBase() + ".trace.json");
+      if (ImGui::MenuItem("Selected snapshot as DOT")) (void)exportRun("dot", exportBase() + fmt::format(".pass{}.dot", state_.selectedPass));
+      ImGui::EndMenu();
+    }
+    ImGui::Separator();
+    if (ImGui::MenuItem("Quit", "Alt+F4")) glfwSetWindowShouldClose(window_, 1);
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("Run")) {
+    if (ImGui::MenuItem("Run pipeline", "F5", false, !jobA_.busy())) startRun();
+    if (ImGui::MenuItem("Cancel", "Esc", false, jobA_.busy())) jobA_.cancel();
+    ImGui::Separator();
+    if (ImGui::MenuItem("Compare: no skip, no fast-copy", nullptr, false, source_ != nullptr)) {
+      viewmodel::RunConfig b = config_;
+      b.engine.skip = false;
+      b.engine.fastCopy = false;
+      state_.compareRequest = b;
+    }
+    if (ImGui::MenuItem("Compare: other profile", nullptr, false, source_ != nullptr)) {
+      viewmodel::RunConfig b = config_;
+      b.profile = b.profile == passes::Profile::FP ? passes::Profile::INT : passes::Profile::FP;
+      state_.compareRequest = b;
+    }
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("View")) {
+    ImGui::MenuItem("Pipeline panel", nullptr, &showPipeline_);
+    ImGui::MenuItem("Inspector panel", nullptr, &showInspector_);
+    if (ImGui::MenuItem("Graph", nullptr, state_.tab == viewers::CenterTab::Graph))
+      state_.tab = viewers::CenterTab::Graph, state_.tabChangeRequested = true;
+    if (ImGui::MenuItem("Timing", "T", state_.tab == viewers::CenterTab::Timing))
+      state_.tab = viewers::CenterTab::Timing, state_.tabChangeRequested = true;
+    if (ImGui::MenuItem("Fit graph", "F")) graphView_->requestFit();
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("Help")) {
+    if (ImGui::MenuItem("Keys", "F1", showHelp_)) showHelp_ = !showHelp_;
+    ImGui::EndMenu();
+  }
+  ImGui::EndMainMenuBar();
+}
+
+void App::drawToolbar() {
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextUnformatted("pipeline");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(150);
+  if (ImGui::BeginCombo("##pipeline", config_.pipeline.c_str())) {
+    for (const std::string& n : passes::PipelineRegistry::instance().names()) {
+      bool sel = n == config_.pipeline;
+      if (ImGui::Selectable(n.c_str(), sel)) config_.pipeline = n;
+      if (ImGui::IsItemHovered())
+        if (const passes::PipelineDef* d = passes::PipelineRegistry::instance().find(n))
+          ImGui::SetTooltip("%s (%zu passes)", d->description.c_str(), d->passes.size());
+    }
+    ImGui::EndCombo();
+  }
+  ImGui::SameLine();
+  int prof = int(config_.profile), tgt = int(config_.target);
+  ImGui::TextUnformatted("profile");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(60);
+  if (ImGui::Combo("##profile", &prof, "fp\0int\0")) config_.profile = passes::Profile(prof);
+  ImGui::SameLine();
+  ImGui::TextUnformatted("target");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(90);
+  if (ImGui::Combo("##target", &tgt, "generic\0u55\0u85\0")) config_.target = passes::Target(tgt);
+  ImGui::SameLine();
+  ImGui::Checkbox("skip", &config_.engine.skip);
+  ImGui::SameLine();
+  ImGui::Checkbox("fast-copy", &config_.engine.fastCopy);
+  ImGui::SameLine();
+  ImGui::Checkbox("verify", &config_.verify);
+  ImGui::SameLine();
+  if (jobA_.busy()) {
+    viewmodel::RunJob::Progress p = jobA_.progress();
+    if (ImGui::Button("Cancel")) jobA_.cancel();
+    ImGui::SameLine();
+    float frac = p.count ? float(p.index) / float(p.count) : 0.f;
+    std::string text = p.phase == viewmodel::RunJob::Phase::Loading
+                           ? fmt::format("loading {}", std::filesystem::path(p.what).filename().string())
+                           : fmt::format("pass {}/{} {}", p.index + 1, p.count, p.passName);
+    ImGui::ProgressBar(frac, ImVec2(-1, 0), text.c_str());
+  } else {
+    if (ImGui::Button("Run (F5)")) startRun();
+    ImGui::SameLine();
+    if (jobB_.busy()) {
+      viewmodel::RunJob::Progress p = jobB_.progress();
+      ImGui::ProgressBar(p.count ? float(p.index) / float(p.count) : 0.f, ImVec2(-1, 0),
+                         fmt::format("run B: pass {}/{}", p.index + 1, p.count).c_str());
+    } else {
+      ImGui::TextDisabled("%s", currentPath_.empty() ? "no file" : std::filesystem::path(currentPath_).filename().string().c_str());
+    }
+  }
+}
+
+void App::drawPanels() {
+  float statusH = ImGui::GetFrameHeightWithSpacing();
+  ImVec2 avail = ImGui::GetContentRegionAvail();
+  float h = avail.y - statusH;
+  const float splitter = 6.f;
+  auto split = [&](const char* id, float& width, float sign) {
+    ImGui::SameLine(0, 0);
+    ImGui::InvisibleButton(id, ImVec2(splitter, h));
+    if (ImGui::IsItemHovered() || ImGui::IsItemActive()) ImGui::SetMouseCursor(ImGuiMouseCursor_ResizeEW);
+    if (ImGui::IsItemActive()) width = std::clamp(width + sign * ImGui::GetIO().MouseDelta.x, 120.f, avail.x * 0.6f);
+    ImGui::SameLine(0, 0);
+  };
+  float left = showPipeline_ ? std::min(settings_.leftPanel, avail.x * 0.45f) : 0.f;
+  float right = showInspector_ ? std::min(settings_.rightPanel, avail.x * 0.45f) : 0.f;
+  if (showPipeline_) {
+    ImGui::BeginChild("##pipeline", ImVec2(left, h), true);
+    ImGui::TextUnformatted("Pipeline");
+    ImGui::Separator();
+    pipelineView_.draw(state_);
+    ImGui::EndChild();
+    split("##splitL", settings_.leftPanel, +1.f);
+  }
+  float centerW = avail.x - left - right - (showPipeline_ ? splitter : 0) - (showInspector_ ? splitter : 0);
+  ImGui::BeginChild("##center", ImVec2(std::max(centerW, 100.f), h), true, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+  if (ImGui::BeginTabBar("##tabs")) {
+    auto tab = [&](const char* name, viewers::CenterTab t) {
+      ImGuiTabItemFlags f = state_.tabChangeRequested && state_.tab == t ? ImGuiTabItemFlags_SetSelected : 0;
+      bool open = ImGui::BeginTabItem(name, nullptr, f);
+      if (open && !state_.tabChangeRequested) state_.tab = t;
+      return open;
+    };
+    if (tab("Graph", viewers::CenterTab::Graph)) {
+      graphView_->draw(state_);
+      ImGui::EndTabItem();
+    }
+    if (tab("Timing", viewers::CenterTab::Timing)) {
+      timingView_.draw(state_);
+      ImGui::EndTabItem();
+    }
+    state_.tabChangeRequested = false;
+    ImGui::EndTabBar();
+  }
+  ImGui::EndChild();
+  if (showInspector_) {
+    split("##splitR", settings_.rightPanel, -1.f);
+    ImGui::BeginChild("##inspector", ImVec2(right, h), true);
+    ImGui::TextUnformatted("Node inspector");
+    ImGui::Separator();
+    inspectorView_.draw(state_);
+    ImGui::EndChild();
+  }
+}
+
+void App::drawStatusBar() {
+  std::string sel = state_.trace ? (state_.selectedPass < 0 ? std::string("source graph")
+                                                            : fmt::format("pass #{} {}", state_.selectedPass,
+                                                                          state_.trace->records[size_t(state_.selectedPass)].name))
+                                 : std::string("-");
+  const viewers::CanvasStats& cs = graphView_->lastStats();
+  if (state_.tab == viewers::CenterTab::Graph)
+    ImGui::Text("%s | drawn %d nodes %d edges%s | %s", sel.c_str(), cs.nodes, cs.edges, cs.truncated ? " (detail limited)" : "",
+                state_.statusMessage.c_str());
+  else
+    ImGui::Text("%s | %s", sel.c_str(), state_.statusMessage.c_str());
+  ImGui::SameLine(ImGui::GetWindowWidth() - 150);
+  ImGui::TextDisabled("F1: keys & help");
+}
+
+void App::drawDialogs() {
+  if (auto chosen = browser_.draw(settings_.recent)) {
+    settings_.lastDir = browser_.directory();
+    if (browseForCompare_) openCompareTrace(*chosen);
+    else openFile(*chosen);
+  }
+  if (errorPending_) {
+    ImGui::OpenPopup("Error");
+    errorPending_ = false;
+  }
+  errorShown_ = ImGui::IsPopupOpen("Error");
+  ImGui::SetNextWindowSize(ImVec2(560, 0), ImGuiCond_Appearing);
+  if (ImGui::BeginPopupModal("Error", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
+    ImGui::PushTextWrapPos(540);
+    ImGui::TextColored(ImVec4(1.f, 0.45f, 0.45f, 1.f), "%s", error_.c_str());
+    ImGui::PopTextWrapPos();
+    if (ImGui::Button("OK", ImVec2(120, 0)) || ImGui::IsKeyPressed(GLFW_KEY_ENTER, false)) ImGui::CloseCurrentPopup();
+    ImGui::EndPopup();
+  }
+}
+
+void App::drawHelp() {
+  ImVec2 vs = ImGui::GetMainViewport()->Size;
+  ImGui::SetNextWindowPos(ImVec2(vs.x * 0.5f, vs.y * 0.5f), ImGuiCond_Always, ImVec2(0.5f, 0.5f));
+  ImGui::SetNextWindowBgAlpha(0.94f);
+  if (!ImGui::Begin("Keys", &showHelp_, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings)) {
+    ImGui::End();
+    return;
+  }
+  static const char* kKeys[][2] = {
+      {"Up / Down", "previous / next pass"},
+      {"Shift+Up / Shift+Down", "previous / next pass that changed the graph"},
+      {"Home / End", "source graph / last pass"},
+      {"P", "pin the selected pass (diff against it) / unpin"},
+      {"T", "switch Graph / Timing"},
+      {"F", "fit the graph (graph view focused)"},
+      {"mouse wheel / drag", "zoom / pan the graph; drag the minimap to move"},
+      {"click / double-click", "select node / centre it (opens nested graphs)"},
+      {"F5 / Esc", "run the pipeline / cancel the run"},
+      {"Ctrl+O", "open a graph (.fxjson.json, .lsg) or trace (.lstrace); or drop a file"},
+      {"F1", "this help"},
+  };
+  if (ImGui::BeginTable("##keys", 2, ImGuiTableFlags_RowBg)) {
+    for (auto& k : kKeys) {
+      ImGui::TableNextRow();
+      ImGui::TableSetColumnIndex(0);
+      ImGui::TextColored(ImVec4(0.5f, 0.8f, 1.f, 1.f), "%s", k[0]);
+      ImGui::TableSetColumnIndex(1);
+      ImGui::TextUnformatted(k[1]);
+    }
+    ImGui::EndTable();
+  }
+  ImGui::Separator();
+  ImGui::TextUnformatted("Pass icons: filled = changed, ring = unchanged, dash = skipped (reason shown), X = failed.");
+  ImGui::TextUnformatted("Graph colours: added green, changed amber, removed red outlines (ghosts).");
+  ImGui::End();
+}
+
+// ---------------------------------------------------------------- capture and test hooks
+
+void App::afterRender() {
+  int fbw = 0, fbh = 0;
+  glfwGetFramebufferSize(window_, &fbw, &fbh);
+  ImVec2 scale = ImGui::GetIO().DisplayFramebufferScale;
+  if (state_.capture) {
+    viewers::CaptureRequest c = *state_.capture;
+    state_.capture.reset();
+    int x = int(c.x * scale.x), y = int(c.y * scale.y), w = int(c.w * scale.x), h = int(c.h * scale.y);
+    x = std::clamp(x, 0, fbw), y = std::clamp(y, 0, fbh);
+    w = std::min(w, fbw - x), h = std::min(h, fbh - y);
+    Status st = captureBackBuffer(c.path, x, y, w, h, fbh);
+    state_.statusMessage = st ? "wrote " + c.path : st.message();
+    if (!st) fmt::print(stderr, "lowerscope: {}\n", st.message());
+  }
+  bool timedOut = opts_.timeoutSec > 0 && glfwGetTime() - startTime_ > opts_.timeoutSec;
+  if ((!opts_.screenshot.empty() || !opts_.script.empty()) && timedOut && !exit_) {
+    fmt::print(stderr, "lowerscope: timed out after {} s (script line {}, run busy {}, layout pending {})\n", opts_.timeoutSec,
+               scriptPos_ < script_.size() ? script_[scriptPos_].line : -1, jobA_.busy() || jobB_.busy(),
+               graphView_->layoutPending(state_));
+    exit_ = true;
+    exitCode_ = 3;
+    return;
+  }
+  if (opts_.screenshot.empty()) {
+    if (!opts_.script.empty() && scriptDone_ && idle() && ++settleFrames_ > 3) exit_ = true;
+    return;
+  }
+  if (!scriptDone_ || !idle() || errorPending_) {
+    settleFrames_ = 0;
+    return;
+  }
+  // A few frames after idle so windows, tables and the clipper have settled.
+  if (++settleFrames_ < 6) return;
+  Status st = captureBackBuffer(opts_.screenshot, 0, 0, fbw, fbh, fbh);
+  if (!st) {
+    fmt::print(stderr, "lowerscope: {}\n", st.message());
+    exitCode_ = 1;
+  } else {
+    fmt::print("lowerscope: wrote {} ({}x{})\n", opts_.screenshot, fbw, fbh);
+  }
+  exit_ = true;
+}
+
+int App::findPass(const viewmodel::ScriptCommand& c) const {
+  if (!state_.trace) return INT_MIN;
+  if (c.numeric) return c.number >= -1 && c.number < state_.passCount() ? c.number : INT_MIN;
+  for (const trace::PassRecord& r : state_.trace->records)
+    if (r.name == c.arg) return r.index;
+  return INT_MIN;
+}
+
+Status App::execute(const viewmodel::ScriptCommand& c) {
+  using viewmodel::ScriptOp;
+  auto needTrace = [&]() -> Status {
+    return state_.trace ? Status::ok() : Status::error("no trace loaded (open a file first)");
+  };
+  switch (c.op) {
+    case ScriptOp::Open: {
+      std::string path = c.arg;
+      if (!std::filesystem::path(path).is_absolute() && !std::filesystem::exists(path)) {
+        // Relative to the script's directory.
+        std::string alt = (std::filesystem::path(opts_.script).parent_path() / path).string();
+        if (std::filesystem::exists(alt)) path = alt;
+      }
+      openFile(path);
+      scriptWaiting_ = true;
+      return Status::ok();
+    }
+    case ScriptOp::Pipeline:
+      if (!passes::PipelineRegistry::instance().find(c.arg)) return Status::error(fmt::format("unknown pipeline '{}'", c.arg));
+      config_.pipeline = c.arg;
+      return Status::ok();
+    case ScriptOp::Profile: config_.profile = *passes::parseProfile(c.arg); return Status::ok();
+    case ScriptOp::Target: config_.target = *passes::parseTarget(c.arg); return Status::ok();
+    case ScriptOp::Run:
+      config_ = c.overrides.apply(config_);
+      startRun();
+      scriptWaiting_ = true;
+      return Status::ok();
+    case ScriptOp::Wait: scriptWaiting_ = true; return Status::ok();
+    case ScriptOp::SelectPass: {
+      LS_RETURN_IF_ERROR(needTrace());
+      int p = findPass(c);
+      if (p == INT_MIN) return Status::error(fmt::format("no pass '{}' (0..{} or a pass name)", c.arg, state_.passCount() - 1));
+      state_.selectPass(p);
+      return Status::ok();
+    }
+    case ScriptOp::NextPass: pipelineView_.step(state_, viewmodel::StepKey::Next); return needTrace();
+    case ScriptOp::PrevPass: pipelineView_.step(state_, viewmodel::StepKey::Prev); return needTrace();
+    case ScriptOp::FirstPass: pipelineView_.step(state_, viewmodel::StepKey::First); return needTrace();
+    case ScriptOp::LastPass: pipelineView_.step(state_, viewmodel::StepKey::Last); return needTrace();
+    case ScriptOp::NextChanged:
+    case ScriptOp::PrevChanged: {
+      LS_RETURN_IF_ERROR(needTrace());
+      int before = state_.selectedPass;
+      pipelineView_.step(state_, c.op == ScriptOp::NextChanged ? viewmodel::StepKey::NextChanged : viewmodel::StepKey::PrevChanged);
+      if (before == state_.selectedPass) return Status::error("no such changed pass");
+      return Status::ok();
+    }
+    case ScriptOp::SelectNode: {
+      LS_RETURN_IF_ERROR(needTrace());
+      viewers::GraphPtr g = state_.shownGraph();
+      ir::NodeId id = g ? g->findByName(c.arg) : ir::kInvalidNode;
+      if (id == ir::kInvalidNode) {
+        // A node removed by this pass can be selected as its ghost.
+        viewers::GraphPtr cg = state_.comparedGraph();
+        id = cg ? cg->findByName(c.arg) : ir::kInvalidNode;
+      }
+      if (id == ir::kInvalidNode) return Status::error(fmt::format("no node named '{}' at the selected pass", c.arg));
+      state_.selectedNode = id;
+      state_.centerRequested = true;
+      return Status::ok();
+    }
+    case ScriptOp::Pin: {
+      LS_RETURN_IF_ERROR(needTrace());
+      int p = findPass(c);
+      if (p == INT_MIN) return Status::error(fmt::format("no pass '{}'", c.arg));
+      state_.pinnedPass = p;
+      return Status::ok();
+    }
+    case ScriptOp::Unpin: state_.pinnedPass = viewers::kNoPin; return Status::ok();
+    case ScriptOp::View:
+      if (c.arg == "graph") state_.tab = viewers::CenterTab::Graph, state_.tabChangeRequested = true;
+      else if (c.arg == "timing") state_.tab = viewers::CenterTab::Timing, state_.tabChangeRequested = true;
+      else if (c.arg == "pipeline") showPipeline_ = true;
+      else if (c.arg == "inspector") showInspector_ = true;
+      return Status::ok();
+    case ScriptOp::Filter:
+      if (c.arg == "hide-skipped") state_.filter.hideSkipped = c.arg2 == "on";
+      else if (c.arg == "hide-unchanged") state_.filter.hideUnchanged = c.arg2 == "on";
+      else state_.filter.search = c.arg2;
+      return Status::ok();
+    case ScriptOp::Search: graphView_->setSearch(c.arg); return Status::ok();
+    case ScriptOp::SearchNext:
+    case ScriptOp::SearchPrev:
+      if (!graphView_->searchStep(state_, c.op == ScriptOp::SearchNext ? +1 : -1)) return Status::error("no search hits");
+      return Status::ok();
+    case ScriptOp::Compare:
+      LS_RETURN_IF_ERROR(needTrace());
+      state_.compareRequest = c.overrides.apply(config_);
+      scriptWaiting_ = true;
+      return Status::ok();
+    case ScriptOp::NextChange:
+    case ScriptOp::PrevChange:
+      if (!graphView_->changeStep(state_, c.op == ScriptOp::NextChange ? +1 : -1)) return Status::error("no changes at this pass");
+      return Status::ok();
+    case ScriptOp::Enter: {
+      LS_RETURN_IF_ERROR(needTrace());
+      viewers::GraphPtr g = state_.shownGraph();
+      if (!g || !g->subgraphs().count(c.arg)) return Status::error(fmt::format("the shown graph has no nested graph '{}'", c.arg));
+      state_.subgraphPath.push_back(c.arg);
+      graphView_->requestFit();
+      return Status::ok();
+    }
+    case ScriptOp::Leave:
+      if (state_.subgraphPath.empty()) return Status::error("not inside a nested graph");
+      state_.subgraphPath.pop_back();
+      return Status::ok();
+    case ScriptOp::CompareTrace: {
+      LS_RETURN_IF_ERROR(needTrace());
+      std::string path = c.arg;
+      if (!std::filesystem::path(path).is_absolute() && !std::filesystem::exists(path)) {
+        std::string alt = (std::filesystem::path(opts_.script).parent_path() / path).string();
+        if (std::filesystem::exists(alt)) path = alt;
+      }
+      openCompareTrace(path);
+      scriptWaiting_ = true;
+      return Status::ok();
+    }
+    case ScriptOp::Fit: graphView_->requestFit(); return Status::ok();
+    case ScriptOp::Zoom: graphView_->zoomBy(float(c.factor)); return Status::ok();
+    case ScriptOp::ExportComparison: {
+      Status st = timingView_.exportComparison(state_, c.arg, c.arg2);
+      if (st) fmt::print("lowerscope: wrote {}\n", c.arg2);
+      return st;
+    }
+    case ScriptOp::ExportRun: {
+      Status st = exportRun(c.arg, c.arg2);
+      if (st) fmt::print("lowerscope: wrote {}\n", c.arg2);
+      return st;
+    }
+    case ScriptOp::ExportChart:
+      state_.tab = viewers::CenterTab::Timing;
+      state_.tabChangeRequested = true;
+      timingView_.exportChart(c.arg2);
+      scriptFrames_ = 3;
+      return Status::ok();
+    case ScriptOp::Frames: scriptFrames_ = c.number; return Status::ok();
+    case ScriptOp::Expect: return expect(c);
+    case ScriptOp::Key: {
+      static const std::pair<const char*, int> kNames[] = {{"up", GLFW_KEY_UP},         {"down", GLFW_KEY_DOWN}, {"home", GLFW_KEY_HOME},
+                                                           {"end", GLFW_KEY_END},       {"escape", GLFW_KEY_ESCAPE},
+                                                           {"f1", GLFW_KEY_F1},         {"f5", GLFW_KEY_F5}};
+      int key = c.arg.size() == 1 ? GLFW_KEY_A + (c.arg[0] - 'a') : -1;
+      for (const auto& [name, code] : kNames)
+        if (c.arg == name) key = code;
+      if (key < 0) return Status::error("unknown key");
+      pendingKey_ = key;
+      pendingShift_ = c.shift;
+      keyPhase_ = 1;
+      scriptFrames_ = 3;  // press, release, settle
+      return Status::ok();
+    }
+    case ScriptOp::COUNT: break;
+  }
+  return Status::error("unsupported command");
+}
+
+Status App::expect(const viewmodel::ScriptCommand& c) {
+  auto fail = [&](const std::string& got) { return Status::error(fmt::format("expectation failed: got {}", got)); };
+  if (c.arg == "help") return showHelp_ ? Status::ok() : fail("no help overlay");
+  if (c.arg == "error") return errorShown_ || errorPending_ ? Status::ok() : fail("no error dialog");
+  if (!state_.trace) return fail("no trace");
+  if (c.arg == "pass-status") {
+    if (state_.selectedPass < 0) return fail("the source graph row");
+    std::string_view st = passes::passStatusName(state_.trace->records[size_t(state_.selectedPass)].status);
+    return st == c.arg2 ? Status::ok() : fail(std::string(st));
+  }
+  if (c.arg == "diff") {
+    size_t n = graphView_->diffSize(state_);
+    bool ok = c.arg2 == "empty" ? n == 0 : n > 0;
+    return ok ? Status::ok() : fail(fmt::format("{} changed/added/removed nodes", n));
+  }
+  if (c.arg == "graph") {
+    std::string cur = state_.subgraphPath.empty() ? "main" : state_.subgraphPath.back();
+    return cur == c.arg2 ? Status::ok() : fail(cur);
+  }
+  if (c.arg == "node") {
+    viewers::GraphPtr g = state_.shownGraph();
+    const ir::Node* n = g ? g->find(state_.selectedNode) : nullptr;
+    std::string name = n ? n->name : "(none)";
+    return name == c.arg2 ? Status::ok() : fail(name);
+  }
+  if (c.arg == "min") {
+    int64_t v = 0;
+    if (c.arg2 == "drawn-nodes") v = graphView_->lastStats().nodes;
+    else if (c.arg2 == "drawn-labels") v = graphView_->lastStats().labels;
+    else if (c.arg2 == "compare-rows") v = timingView_.comparisonRows(state_);
+    else if (c.arg2 == "visible-passes") v = int64_t(viewmodel::visiblePasses(*state_.trace, state_.filter).size());
+    return v >= c.number ? Status::ok() : fail(fmt::format("{} = {}", c.arg2, v));
+  }
+  return Status::error("unknown expectation");
+}
+
+void App::runScript() {
+  if (scriptFrames_ > 0) {
+    --scriptFrames_;
+    return;
+  }
+  if (scriptWaiting_) {
+    if (!idle()) return;
+    scriptWaiting_ = false;
+    scriptFrames_ = 2;  // let views pick up the new data
+    return;
+  }
+  while (scriptPos_ < script_.size() && !scriptWaiting_ && scriptFrames_ == 0) {
+    const viewmodel::ScriptCommand& c = script_[scriptPos_++];
+    Status st = execute(c);
+    if (!st) {
+      fmt::print(stderr, "lowerscope: {}:{}: '{}': {}\n", opts_.script, c.line, c.text, st.message());
+      exit_ = true;
+      exitCode_ = 1;
+      return;
+    }
+    // Selection changes need a frame so views react before the next command.
+    scriptFrames_ = std::max(scriptFrames_, 1);
+  }
+  if (scriptPos_ >= script_.size() && !scriptWaiting_ && scriptFrames_ == 0) scriptDone_ = true;
+}
+
+}  // namespace ls::app

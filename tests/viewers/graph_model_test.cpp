@@ -1,0 +1,118 @@
+// Graph view model: namespaces, labels, diff marks, search, nested-graph references.
+#include "viewers/model/graph_model.h"
+
+#include <gtest/gtest.h>
+
+#include "core/trace/diff.h"
+#include "viewers/model/pass_list.h"
+#include "tests/support/graph_builder.h"
+#include "tests/viewers/fixtures.h"
+
+namespace ls::viewmodel {
+namespace {
+
+TEST(GraphModel, NamespacesOfARealModel) {
+  auto t = test::realRun("mobilenet_v2.fxjson.json");
+  ASSERT_TRUE(t && t->source);
+  const ir::Graph& g = *t->source;
+  std::vector<int> count(size_t(OpNamespace::COUNT), 0);
+  for (const ir::NodePtr& n : g.nodes()) ++count[size_t(classifyNode(g, *n))];
+  EXPECT_EQ(count[size_t(OpNamespace::Output)], 1);
+  EXPECT_GE(count[size_t(OpNamespace::Input)], 1);
+  EXPECT_GT(count[size_t(OpNamespace::Constant)], 100);  // weights
+  EXPECT_GT(count[size_t(OpNamespace::Aten)], 100);
+  EXPECT_EQ(count[size_t(OpNamespace::Tosa)], 0);
+}
+
+TEST(GraphModel, NamespaceByOpName) {
+  test::GraphBuilder b;
+  ir::ValueRef x = b.input("x", {1, 4});
+  ir::Node n = b.makeCall("tosa.TRANSPOSE.default", {x}, {}, "t");
+  ir::Node q = b.makeCall("quantized_decomposed.quantize_per_tensor.default", {x}, {}, "q");
+  ir::Node d = b.makeCall("lowerscope.call_delegate", {"sub0"}, {}, "d");
+  ir::Node o = b.makeCall("mylib.custom.default", {x}, {}, "c");
+  ir::Node opaque = b.makeCall("aten.mystery.default", {x}, {}, "m");
+  opaque.flags |= ir::kFlagOpaque;
+  EXPECT_EQ(classifyNode(b.g, n), OpNamespace::Tosa);
+  EXPECT_EQ(classifyNode(b.g, q), OpNamespace::Quantized);
+  EXPECT_EQ(classifyNode(b.g, d), OpNamespace::Delegate);
+  EXPECT_EQ(classifyNode(b.g, o), OpNamespace::Unknown);
+  EXPECT_EQ(classifyNode(b.g, opaque), OpNamespace::Unknown);
+  EXPECT_EQ(classifyNode(b.g, b.g.node(x.node)), OpNamespace::Input);
+  EXPECT_EQ(opNamespaceName(OpNamespace::Quantized), "quantized");
+}
+
+TEST(GraphModel, LabelsAreShortOpAndShape) {
+  test::GraphBuilder b;
+  ir::ValueRef x = b.input("x", {1, 16, 8, 8});
+  ir::ValueRef r = b.call("aten.relu.default", {x}, {}, "r");
+  ir::ValueRef a = b.call("aten.add.Tensor", {r, x}, {}, "a");
+  EXPECT_EQ(shortOpName(b.g.node(r.node)), "relu");
+  EXPECT_EQ(nodeLabel(b.g.node(r.node)), "relu [1,16,8,8]");
+  EXPECT_EQ(nodeLabel(b.g.node(a.node)), "add.Tensor [1,16,8,8]");
+  EXPECT_EQ(nodeLabel(b.g.node(x.node)), "input [1,16,8,8]");
+}
+
+TEST(GraphModel, DiffMarksMatchTheGraphDiff) {
+  auto t = test::realRun("deit_tiny_vit.fxjson.json");
+  ASSERT_TRUE(t);
+  int changedPass = -1;
+  for (const trace::PassRecord& r : t->records)
+    if (r.status == passes::PassStatus::Changed) {
+      changedPass = r.index;
+      break;
+    }
+  ASSERT_GE(changedPass, 0);
+  const ir::Graph& before = t->graphBefore(changedPass);
+  const ir::Graph& after = t->graphAfter(changedPass);
+  trace::GraphDiff d = trace::diffGraphs(before, after);
+  DrawDiff dd = prepareDiff(d, after);
+  EXPECT_FALSE(dd.empty());
+  EXPECT_EQ(dd.added, d.added.size());
+  EXPECT_EQ(dd.changed, d.changed.size());
+  EXPECT_EQ(dd.removed, d.removed);
+  size_t marked = 0;
+  for (const ir::NodePtr& n : after.nodes()) marked += dd.mark(n->id) != DiffMark::None;
+  EXPECT_EQ(marked, d.added.size() + d.changed.size());
+  for (const trace::ChangedNode& c : d.changed) EXPECT_EQ(dd.mark(c.id), DiffMark::Changed);
+  for (ir::NodeId id : d.removed) EXPECT_FALSE(after.contains(id));
+  EXPECT_EQ(dd.mark(ir::NodeId(1u << 30)), DiffMark::None);  // out of range is safe
+}
+
+TEST(GraphModel, SearchByNameOrOp) {
+  auto t = test::realRun("resnet18.fxjson.json");
+  ASSERT_TRUE(t);
+  const ir::Graph& g = *t->source;
+  auto conv = searchNodes(g, "CONVOLUTION");
+  ASSERT_FALSE(conv.empty());
+  for (ir::NodeId id : conv) {
+    const ir::Node& n = g.node(id);
+    EXPECT_TRUE(containsNoCase(n.name, "convolution") || containsNoCase(n.target, "convolution")) << n.name;
+  }
+  // Graph order.
+  for (size_t i = 1; i < conv.size(); ++i) EXPECT_LT(g.position(conv[i - 1]), g.position(conv[i]));
+  EXPECT_TRUE(searchNodes(g, "").empty());
+  EXPECT_TRUE(searchNodes(g, "no-such-node-anywhere").empty());
+}
+
+TEST(GraphModel, NestedGraphRefsByNameAndGetAttr) {
+  test::GraphBuilder b;
+  ir::ValueRef x = b.input("x", {2});
+  auto sub = std::make_shared<ir::Graph>();
+  b.g.subgraphs()["body"] = sub;
+  b.g.subgraphs()["other"] = std::make_shared<ir::Graph>();
+  ir::Node call = b.makeCall("lowerscope.call_delegate", {"body", ir::RefList{x}}, {}, "d");
+  EXPECT_EQ(nestedGraphRefs(b.g, call), (std::vector<std::string>{"body"}));
+  ir::Node ga;
+  ga.kind = ir::NodeKind::GetAttr;
+  ga.name = "other_attr";
+  ga.target = "other";
+  ir::NodeId gid = b.g.append(ga);
+  ir::Node cond = b.makeCall("torch.ops.higher_order.cond", {x, ir::ValueRef{gid, 0}, "body", "missing"}, {}, "c");
+  EXPECT_EQ(nestedGraphRefs(b.g, cond), (std::vector<std::string>{"body", "other"}));
+  ir::Node plain = b.makeCall("aten.relu.default", {x}, {}, "r");
+  EXPECT_TRUE(nestedGraphRefs(b.g, plain).empty());
+}
+
+}  // namespace
+}  // namespace ls::viewmodel

@@ -1,0 +1,81 @@
+// Fixture files for the GUI screenshot tests (tests/gui), written only when
+// LS_GUI_FIXTURE_DIR is set (ctest's gui_fixtures test); skipped otherwise.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "core/io/lsg.h"
+#include "core/io/lstrace.h"
+#include "tests/support/graph_builder.h"
+#include "tests/viewers/fixtures.h"
+
+namespace ls::viewmodel {
+namespace {
+
+// A real run in which one pass failed: the recorded form of what PassManager produces when a
+// pass returns an error (the pass is failed with its message, the graph keeps the last good
+// snapshot, later passes are skipped as not reached).
+TEST(GuiFixtures, TraceWithAFailedPass) {
+  const char* dir = std::getenv("LS_GUI_FIXTURE_DIR");
+  if (!dir) GTEST_SKIP() << "LS_GUI_FIXTURE_DIR not set";
+  auto run = test::realRun("deit_tiny_vit.fxjson.json");
+  ASSERT_TRUE(run);
+  trace::Trace t = *run;
+  ASSERT_GE(t.records.size(), 4u);
+  trace::PassRecord& f = t.records[2];
+  f.status = passes::PassStatus::Failed;
+  f.reason = passes::SkipReason::None;
+  f.message = fmt::format("{} failed: node 'getitem_3': expected a tensor input at argument 0", f.name);
+  f.snapshot = -1;
+  for (size_t i = 3; i < t.records.size(); ++i) {
+    trace::PassRecord& r = t.records[i];
+    r.status = passes::PassStatus::Skipped;
+    r.reason = passes::SkipReason::NotReached;
+    r.message = "pipeline stopped after pass #2 failed";
+    r.runNs = r.verifyNs = 0;
+    r.snapshot = -1;
+  }
+  // Drop snapshots after the failure.
+  int keep = 0;
+  for (size_t i = 0; i < 2; ++i) keep = std::max(keep, t.records[i].snapshot + 1);
+  t.snapshots.resize(size_t(keep));
+  Status st = io::saveTrace(t, std::string(dir) + "/failed.lstrace");
+  ASSERT_TRUE(st.isOk()) << st.message();
+}
+
+}  // namespace
+}  // namespace ls::viewmodel
+
+namespace ls::viewmodel {
+namespace {
+
+// A graph whose delegate call runs a nested graph (as a backend partitioner leaves it): the
+// GUI opens the nested graph in place.
+TEST(GuiFixtures, GraphWithADelegate) {
+  const char* dir = std::getenv("LS_GUI_FIXTURE_DIR");
+  if (!dir) GTEST_SKIP() << "LS_GUI_FIXTURE_DIR not set";
+  test::GraphBuilder sub;
+  ir::ValueRef a = sub.input("a", {1, 16});
+  ir::ValueRef s1 = sub.call("aten.add.Tensor", {a, a}, {}, "add");
+  ir::ValueRef s2 = sub.call("aten.relu.default", {s1}, {}, "relu_in_delegate");
+  ir::ValueRef s3 = sub.call("aten.mul.Tensor", {s2, a}, {}, "mul");
+  sub.output({s3});
+
+  test::GraphBuilder b;
+  b.g.modelName = "delegate_demo";
+  ir::ValueRef x = b.input("x", {1, 16});
+  ir::ValueRef r = b.call("aten.relu.default", {x}, {}, "relu");
+  ir::Node call = b.makeCall("lowerscope.call_delegate", {"delegate_0", ir::RefList{r}}, {}, "call_delegate");
+  call.outputs.push_back(ir::TensorMeta(ir::DType::Float32, ir::Shape{1, 16}));
+  call.flags |= ir::kFlagOpaque;
+  ir::NodeId cid = b.g.append(call);
+  ir::ValueRef y = b.call("aten.sigmoid.default", {ir::ValueRef{cid, 0}}, {}, "sigmoid");
+  b.output({y});
+  b.g.subgraphs()["delegate_0"] = std::make_shared<ir::Graph>(std::move(sub.g));
+  ASSERT_TRUE(b.g.validate().isOk()) << b.g.validate().message();
+  Status st = io::saveLsg(b.g, std::string(dir) + "/delegate.lsg");
+  ASSERT_TRUE(st.isOk()) << st.message();
+}
+
+}  // namespace
+}  // namespace ls::viewmodel

@@ -1,0 +1,130 @@
+// RunJob: loading and running on the worker thread, progress, cancel, errors.
+#include "viewers/model/run_job.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/io/lstrace.h"
+#include "core/passes/pass_manager.h"
+#include "tests/viewers/fixtures.h"
+
+namespace ls::viewmodel {
+namespace {
+
+namespace fs = std::filesystem;
+
+RunConfig generic() {
+  RunConfig c;
+  c.pipeline = "generic";
+  return c;
+}
+
+TEST(RunJob, LoadsAndRunsARealModelOffThread) {
+  RunJob job;
+  std::atomic<int> finished{0};
+  job.onFinished = [&] { ++finished; };
+  ASSERT_TRUE(job.startFile(test::assetGraph("deit_tiny_vit.fxjson.json"), generic()));
+  job.join();
+  EXPECT_FALSE(job.busy());
+  EXPECT_EQ(finished.load(), 1);
+  auto o = job.take();
+  ASSERT_TRUE(o.has_value());
+  ASSERT_TRUE(o->trace.isOk()) << o->trace.message();
+  const trace::Trace& t = *o->trace.value();
+  EXPECT_FALSE(o->fromTraceFile);
+  EXPECT_EQ(t.pipeline, "generic");
+  EXPECT_EQ(t.records.size(), passes::PipelineRegistry::instance().find("generic")->passes.size());
+  EXPECT_TRUE(o->source);
+  EXPECT_EQ(t.source->size(), o->source->size());
+  EXPECT_GT(t.totals().changed, 0);
+  EXPECT_FALSE(job.take().has_value());  // taken once
+  RunJob::Progress p = job.progress();
+  EXPECT_EQ(p.phase, RunJob::Phase::Finished);
+  EXPECT_EQ(p.count, t.records.size());
+}
+
+TEST(RunJob, OpensSavedTraces) {
+  auto t = test::realRun("deit_tiny_vit.fxjson.json");
+  ASSERT_TRUE(t);
+  fs::path path = fs::temp_directory_path() / ("ls_runjob_" + std::to_string(::getpid()) + ".lstrace");
+  ASSERT_TRUE(io::saveTrace(*t, path.string()).isOk());
+  EXPECT_TRUE(isTracePath(path.string()));
+  RunJob job;
+  job.startFile(path.string(), generic());
+  job.join();
+  auto o = job.take();
+  ASSERT_TRUE(o && o->trace.isOk()) << (o ? o->trace.message() : "");
+  EXPECT_TRUE(o->fromTraceFile);
+  EXPECT_EQ(o->trace.value()->records.size(), t->records.size());
+  EXPECT_EQ(o->config.pipeline, "generic");
+  fs::remove(path);
+}
+
+TEST(RunJob, CorruptAndMissingFilesAreErrorsNamingTheFile) {
+  fs::path bad = fs::temp_directory_path() / ("ls_runjob_bad_" + std::to_string(::getpid()) + ".lstrace");
+  std::ofstream(bad, std::ios::binary) << "xxxxLST1 definitely not a flatbuffer";
+  RunJob job;
+  job.startFile(bad.string(), generic());
+  job.join();
+  auto o = job.take();
+  ASSERT_TRUE(o);
+  ASSERT_FALSE(o->trace.isOk());
+  EXPECT_NE(o->trace.message().find(bad.filename().string()), std::string::npos) << o->trace.message();
+  fs::remove(bad);
+
+  job.startFile("/no/such/model.fxjson.json", generic());
+  job.join();
+  o = job.take();
+  ASSERT_TRUE(o);
+  EXPECT_FALSE(o->trace.isOk());
+}
+
+TEST(RunJob, UnknownPipelineKeepsTheLoadedGraph) {
+  RunConfig c;
+  c.pipeline = "no-such-pipeline";
+  RunJob job;
+  job.startFile(test::assetGraph("squeezenet1_1.fxjson.json"), c);
+  job.join();
+  auto o = job.take();
+  ASSERT_TRUE(o);
+  EXPECT_FALSE(o->trace.isOk());
+  EXPECT_NE(o->trace.message().find("no-such-pipeline"), std::string::npos) << o->trace.message();
+  EXPECT_TRUE(o->source);
+}
+
+TEST(RunJob, CancelStopsBeforeTheNextPass) {
+  auto g = io::loadGraphFile(test::assetGraph("deit_tiny_vit.fxjson.json"));
+  ASSERT_TRUE(g.isOk());
+  auto src = std::make_shared<const ir::Graph>(std::move(g).value());
+  std::atomic<bool> cancel{false};
+  size_t calls = 0;
+  // Cancel while pass 1 runs: the engine stops inside that pass (it is recorded as failed with
+  // "cancelled") or before the next one; no later pass runs.
+  auto o = RunJob::runNow(src, "deit", generic(), &cancel, [&](size_t i, size_t, const std::string&) {
+    ++calls;
+    if (i == 1) cancel.store(true);
+  });
+  ASSERT_TRUE(o.trace.isOk());
+  EXPECT_TRUE(o.cancelled);
+  const trace::Trace& t = *o.trace.value();
+  ASSERT_GE(t.records.size(), 3u);
+  for (size_t i = 2; i < t.records.size(); ++i) {
+    EXPECT_FALSE(t.records[i].ran()) << t.records[i].name;
+    EXPECT_EQ(t.records[i].status, passes::PassStatus::Skipped);
+  }
+  EXPECT_EQ(calls, 2u);
+}
+
+TEST(RunJob, DefaultPipelineIsRegistered) {
+  std::string p = defaultPipeline();
+  ASSERT_FALSE(p.empty());
+  EXPECT_NE(passes::PipelineRegistry::instance().find(p), nullptr);
+  if (passes::PipelineRegistry::instance().find("tosa")) {
+    EXPECT_EQ(p, "tosa");
+  }
+}
+
+}  // namespace
+}  // namespace ls::viewmodel

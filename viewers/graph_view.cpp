@@ -1,0 +1,565 @@
+// Graph view.
+#include "viewers/graph_view.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+#include <imgui_stdlib.h>
+
+#include "core/trace/diff.h"
+#include "viewers/theme.h"
+
+namespace ls::viewers {
+
+namespace {
+constexpr float kMinZoom = 1e-4f, kMaxZoom = 4.f;
+constexpr int kMinimapCells = 96;  // cells along the longer side
+
+ImU32 dim(ImU32 c, float f) {
+  auto ch = [&](int shift) { return ImU32(float((c >> shift) & 0xff) * f) << shift; };
+  return ch(IM_COL32_R_SHIFT) | ch(IM_COL32_G_SHIFT) | ch(IM_COL32_B_SHIFT) | (c & IM_COL32_A_MASK);
+}
+/// Grows a screen rectangle around its centre to at least `minSize` on each side.
+void inflate(ImVec2& p0, ImVec2& p1, float minSize) {
+  if (p1.x - p0.x < minSize) {
+    float c = (p0.x + p1.x) * 0.5f;
+    p0.x = c - minSize * 0.5f, p1.x = c + minSize * 0.5f;
+  }
+  if (p1.y - p0.y < minSize) {
+    float c = (p0.y + p1.y) * 0.5f;
+    p0.y = c - minSize * 0.5f, p1.y = c + minSize * 0.5f;
+  }
+}
+}  // namespace
+
+CanvasData CanvasData::build(const ir::Graph& g, std::shared_ptr<const layout::Layout> lay) {
+  CanvasData d;
+  d.graph = &g;
+  d.layout = std::move(lay);
+  d.nsByPos.resize(g.size());
+  d.labels.resize(g.size());
+  for (size_t i = 0; i < g.size(); ++i) {
+    d.nsByPos[i] = uint8_t(viewmodel::classifyNode(g, g.at(i)));
+    d.labels[i] = viewmodel::nodeLabel(g.at(i));
+  }
+  const layout::Layout& L = *d.layout;
+  d.edgeBoxes.reserve(L.edges.size());
+  for (const layout::EdgePath& e : L.edges) {
+    ImVec4 b(1e30f, 1e30f, -1e30f, -1e30f);
+    for (const layout::Point& p : e.points) {
+      b.x = std::min(b.x, p.x), b.y = std::min(b.y, p.y);
+      b.z = std::max(b.z, p.x), b.w = std::max(b.w, p.y);
+    }
+    d.edgeBoxes.push_back(b);
+  }
+  float w = std::max(L.width, 1.f), h = std::max(L.height, 1.f);
+  if (w >= h) {
+    d.minimapCols = kMinimapCells;
+    d.minimapRows = std::max(1, int(std::ceil(kMinimapCells * h / w)));
+  } else {
+    d.minimapRows = kMinimapCells;
+    d.minimapCols = std::max(1, int(std::ceil(kMinimapCells * w / h)));
+  }
+  d.minimapCells.assign(size_t(d.minimapCols) * size_t(d.minimapRows), 0);
+  for (const layout::NodeBox& b : L.nodes) {
+    int cx = std::clamp(int((b.centerX() - L.minX) / w * float(d.minimapCols)), 0, d.minimapCols - 1);
+    int cy = std::clamp(int((b.y + b.h * 0.5f - L.minY) / h * float(d.minimapRows)), 0, d.minimapRows - 1);
+    ++d.minimapCells[size_t(cy) * size_t(d.minimapCols) + size_t(cx)];
+  }
+  return d;
+}
+
+CanvasStats drawCanvas(ImDrawList* dl, const CanvasFrame& f, const Camera& cam, ImVec2 origin, ImVec2 size) {
+  CanvasStats st;
+  if (!f.data || !f.data->layout) return st;
+  const CanvasData& d = *f.data;
+  const layout::Layout& L = *d.layout;
+  if (d.nsByPos.size() != L.nodes.size()) return st;  // the layout covers every node, in graph order
+  const float z = cam.zoom;
+  const float vx0 = cam.x, vy0 = cam.y, vx1 = cam.x + size.x / z, vy1 = cam.y + size.y / z;
+  auto sx = [&](float x) { return origin.x + (x - cam.x) * z; };
+  auto sy = [&](float y) { return origin.y + (y - cam.y) * z; };
+  const bool diffOn = f.diff && !f.diff->empty();
+
+  // Edges (under the boxes). Paths are short polylines; the bbox test culls most of them.
+  const ImU32 edgeCol = theme::kEdge;
+  const ImU32 edgeSel = theme::rgb(255, 255, 255, 230);
+  // Without VtxOffset support (16-bit indices) one draw list holds at most 64k vertices: stop
+  // adding detail before that instead of overflowing.
+  const bool bounded = !(dl->Flags & ImDrawListFlags_AllowVtxOffset);
+  auto full = [&] { return bounded && dl->_VtxCurrentIdx > 60000; };
+  // Level of detail: when a row is under ~3 px tall, edges are drawn as one straight segment.
+  const bool straightEdges = L.rowHeight * z < 3.f;
+  ImVec2 pts[64];
+  for (size_t i = 0; i < L.edges.size(); ++i) {
+    if (full()) {
+      st.truncated = true;
+      break;
+    }
+    const ImVec4& b = d.edgeBoxes[i];
+    if (b.z < vx0 || b.x > vx1 || b.w < vy0 || b.y > vy1) continue;
+    const layout::EdgePath& e = L.edges[i];
+    bool sel = f.selected != ir::kInvalidNode && (e.from == f.selected || e.to == f.selected);
+    ImU32 col = sel ? edgeSel : edgeCol;
+    float th = sel ? 2.f : 1.f;
+    size_t n = e.points.size();
+    if (straightEdges && n >= 2) {
+      dl->AddLine(ImVec2(sx(e.points.front().x), sy(e.points.front().y)), ImVec2(sx(e.points.back().x), sy(e.points.back().y)),
+                  col, th);
+      ++st.edges;
+      continue;
+    }
+    size_t k = 0;
+    for (size_t j = 0; j < n; ++j) {
+      pts[k++] = ImVec2(sx(e.points[j].x), sy(e.points[j].y));
+      if (k == 64 || j + 1 == n) {
+        if (k >= 2) dl->AddPolyline(pts, int(k), col, 0, th);
+        pts[0] = pts[k - 1];
+        k = 1;
+      }
+    }
+    ++st.edges;
+  }
+
+  // Boxes and labels.
+  ImFont* font = ImGui::GetFont();
+  const float boxH = L.rowHeight * z;
+  // The default font is a 13 px bitmap font: draw it at its native size whenever the box has
+  // room (crisp), scaled down only when zoomed out, and not at all when unreadable.
+  const float nativeSize = font ? font->FontSize : 13.f;
+  const float fontSize = boxH >= nativeSize + 6.f ? nativeSize : boxH * 0.6f;
+  const bool drawLabels = fontSize >= 7.f && font;
+  const bool twoLines = boxH >= 2.2f * fontSize + 4.f && drawLabels;
+  const float rounding = boxH > 8.f ? std::min(4.f, boxH * 0.12f) : 0.f;
+  for (size_t i = 0; i < L.nodes.size(); ++i) {
+    const layout::NodeBox& b = L.nodes[i];
+    if (b.x > vx1 || b.x + b.w < vx0 || b.y > vy1 || b.y + b.h < vy0) continue;
+    if (full()) {
+      st.truncated = true;
+      break;
+    }
+    ImVec2 p0(sx(b.x), sy(b.y)), p1(sx(b.x + b.w), sy(b.y + b.h));
+    viewmodel::DiffMark m = diffOn ? f.diff->mark(b.id) : viewmodel::DiffMark::None;
+    // Zoomed far out boxes stay visible (at least 2 px; diff marks 4 px so changes stand out).
+    inflate(p0, p1, m == viewmodel::DiffMark::None ? 2.f : 4.f);
+    ImU32 fill = theme::kNamespaceFill[d.nsByPos[i]];
+    if (m == viewmodel::DiffMark::Added) fill = dim(theme::kAdded, 0.8f);
+    else if (m == viewmodel::DiffMark::Changed) fill = dim(theme::kChanged, 0.8f);
+    else if (diffOn) fill = dim(fill, 0.55f);
+    dl->AddRectFilled(p0, p1, fill, rounding);
+    ++st.nodes;
+    bool selected = b.id == f.selected;
+    bool hit = f.hitById && b.id < f.hitById->size() && (*f.hitById)[b.id];
+    if (selected) dl->AddRect(p0, p1, theme::kSelected, rounding, 0, 2.5f);
+    else if (hit) dl->AddRect(p0, p1, theme::kSearchHit, rounding, 0, 2.f);
+    else if (m == viewmodel::DiffMark::Added && boxH > 4.f) dl->AddRect(p0, p1, theme::kAdded, rounding, 0, 1.5f);
+    else if (m == viewmodel::DiffMark::Changed && boxH > 4.f) dl->AddRect(p0, p1, theme::kChanged, rounding, 0, 1.5f);
+    if (drawLabels) {
+      const std::string& lab = d.labels[i];
+      ImVec4 clip(p0.x + 2, p0.y, p1.x - 2, p1.y);
+      float ty = twoLines ? p0.y + (boxH - 2 * fontSize) * 0.5f : p0.y + (boxH - fontSize) * 0.5f;
+      dl->AddText(font, fontSize, ImVec2(p0.x + 4, ty), IM_COL32(240, 240, 240, 255), lab.data(), lab.data() + lab.size(), 0.f, &clip);
+      if (twoLines) {
+        const std::string& name = d.graph->at(i).name;
+        dl->AddText(font, fontSize, ImVec2(p0.x + 4, ty + fontSize), IM_COL32(200, 200, 200, 170), name.data(),
+                    name.data() + name.size(), 0.f, &clip);
+      }
+      ++st.labels;
+    }
+  }
+
+  // Removed nodes as red ghosts at their place in the compared layout.
+  if (diffOn && f.comparedLayout) {
+    for (ir::NodeId id : f.diff->removed) {
+      const layout::NodeBox* b = f.comparedLayout->find(id);
+      if (!b || b->x > vx1 || b->x + b->w < vx0 || b->y > vy1 || b->y + b->h < vy0) continue;
+      ImVec2 p0(sx(b->x), sy(b->y)), p1(sx(b->x + b->w), sy(b->y + b->h));
+      inflate(p0, p1, 4.f);
+      dl->AddRectFilled(p0, p1, theme::rgb(220, 60, 60, 60), rounding);
+      dl->AddRect(p0, p1, b->id == f.selected ? theme::kSelected : theme::kRemoved, rounding, 0, 1.5f);
+      if (drawLabels && f.compared) {
+        if (const ir::Node* n = f.compared->find(id)) {
+          std::string lab = "removed: " + viewmodel::shortOpName(*n);
+          ImVec4 clip(p0.x + 2, p0.y, p1.x - 2, p1.y);
+          dl->AddText(font, fontSize, ImVec2(p0.x + 4, p0.y + (boxH - fontSize) * 0.5f), theme::rgb(255, 150, 150),
+                      lab.data(), lab.data() + lab.size(), 0.f, &clip);
+        }
+      }
+      ++st.ghosts;
+    }
+  }
+  return st;
+}
+
+bool GraphView::layoutPending(const ViewState& s) const {
+  GraphPtr g = s.shownGraph();
+  if (!g) return false;
+  auto state = cache_.state(g.get());
+  return state == layout::LayoutCache::State::Queued || state == layout::LayoutCache::State::Absent;
+}
+
+void GraphView::refreshData(const ViewState& s, const GraphPtr& shown, const GraphPtr& compared) {
+  // Derived data is rebuilt only when the trace, the shown graph, its layout, the compared
+  // graph or the search changes (never every frame).
+  if (s.trace.get() != lastTrace_) {
+    lastTrace_ = s.trace.get();
+    data_.reset();
+    shownHold_.reset();
+  }
+  if (!shown) {
+    data_.reset();
+    shownHold_.reset();
+    return;
+  }
+  auto lay = cache_.get(shown.get());
+  if (lay && (!data_ || data_->graph != shown.get() || data_->layout != lay)) {
+    data_ = std::make_unique<CanvasData>(CanvasData::build(*shown, lay));
+    shownHold_ = shown;
+    nsCount_.assign(size_t(viewmodel::OpNamespace::COUNT), 0);
+    for (uint8_t ns : data_->nsByPos) ++nsCount_[ns];
+  }
+  // Without a layout yet, the previous snapshot's layout stays on screen (positions are mostly
+  // shared between passes) with a "laying out" note.
+  // Diff
+  if (shown.get() != diffShown_ || compared.get() != diffCompared_) {
+    diffShown_ = shown.get();
+    diffCompared_ = compared.get();
+    hasDiff_ = compared != nullptr;
+    changeCursor_ = -1;
+    if (hasDiff_) diff_ = viewmodel::prepareDiff(trace::diffGraphs(*compared, *shown), *shown);
+    else diff_ = {};
+    comparedHold_ = compared;
+  }
+  comparedLayout_ = compared ? cache_.get(compared.get()) : nullptr;
+  // Search hits
+  if (search_ != searchCached_ || searchGraph_ != shown.get()) {
+    searchCached_ = search_;
+    searchGraph_ = shown.get();
+    hits_ = viewmodel::searchNodes(*shown, search_);
+    hitById_.assign(shown->nextId(), 0);
+    for (ir::NodeId id : hits_) hitById_[id] = 1;
+    hitCursor_ = -1;
+  }
+}
+
+void GraphView::centerOn(ir::NodeId id, float minZoom) {
+  if (!data_ || !data_->layout) return;
+  const layout::NodeBox* b = data_->layout->find(id);
+  if (!b && comparedLayout_) b = comparedLayout_->find(id);
+  if (!b) return;
+  cam_.zoom = std::max(cam_.zoom, minZoom);
+  cam_.x = b->centerX() - canvasSize_.x * 0.5f / cam_.zoom;
+  cam_.y = b->y + b->h * 0.5f - canvasSize_.y * 0.5f / cam_.zoom;
+}
+
+bool GraphView::searchStep(ViewState& s, int dir) {
+  GraphPtr shown = s.shownGraph();
+  if (shown) refreshData(s, shown, s.comparedGraph());
+  if (hits_.empty()) return false;
+  int n = int(hits_.size());
+  hitCursor_ = hitCursor_ < 0 ? (dir > 0 ? 0 : n - 1) : ((hitCursor_ + dir) % n + n) % n;
+  s.selectedNode = hits_[size_t(hitCursor_)];
+  s.centerRequested = true;
+  return true;
+}
+
+size_t GraphView::diffSize(const ViewState& s) {
+  GraphPtr shown = s.shownGraph();
+  if (!shown) return 0;
+  refreshData(s, shown, s.comparedGraph());
+  return hasDiff_ ? diff_.added + diff_.changed + diff_.removed.size() : 0;
+}
+
+bool GraphView::changeStep(ViewState& s, int dir) {
+  GraphPtr shown = s.shownGraph();
+  if (!shown) return false;
+  refreshData(s, shown, s.comparedGraph());
+  if (!hasDiff_ || diff_.empty()) return false;
+  // Changes in reading order (top to bottom, then left to right) of their boxes.
+  std::vector<std::pair<layout::Point, ir::NodeId>> items;
+  auto add = [&](ir::NodeId id, const layout::Layout* L) {
+    const layout::NodeBox* b = L ? L->find(id) : nullptr;
+    if (b) items.push_back({{b->x, b->y}, id});
+  };
+  const layout::Layout* cur = data_ && data_->graph == shown.get() ? data_->layout.get() : nullptr;
+  for (size_t i = 0; i < shown->size(); ++i)
+    if (diff_.mark(shown->at(i).id) != viewmodel::DiffMark::None) add(shown->at(i).id, cur);
+  for (ir::NodeId id : diff_.removed) add(id, comparedLayout_.get());
+  if (items.empty()) return false;
+  std::sort(items.begin(), items.end(), [](const auto& a, const auto& b) {
+    return a.first.y != b.first.y ? a.first.y < b.first.y : a.first.x < b.first.x;
+  });
+  int n = int(items.size());
+  changeCursor_ = changeCursor_ < 0 || changeCursor_ >= n ? (dir > 0 ? 0 : n - 1) : ((changeCursor_ + dir) % n + n) % n;
+  s.selectedNode = items[size_t(changeCursor_)].second;
+  s.centerRequested = true;
+  return true;
+}
+
+ir::NodeId GraphView::pick(ImVec2 c) const {
+  if (!data_ || !data_->layout) return ir::kInvalidNode;
+  for (const layout::NodeBox& b : data_->layout->nodes)
+    if (c.x >= b.x && c.x <= b.x + b.w && c.y >= b.y && c.y <= b.y + b.h) return b.id;
+  if (hasDiff_ && comparedLayout_)
+    for (ir::NodeId id : diff_.removed)
+      if (const layout::NodeBox* b = comparedLayout_->find(id))
+        if (c.x >= b->x && c.x <= b->x + b->w && c.y >= b->y && c.y <= b->y + b->h) return id;
+  return ir::kInvalidNode;
+}
+
+void GraphView::drawToolbar(ViewState& s, const GraphPtr& shown) {
+  if (!s.subgraphPath.empty()) {
+    if (ImGui::Button("< Back")) s.subgraphPath.pop_back(), fitPending_ = true;
+    ImGui::SameLine();
+    std::string crumb = "main";
+    for (const std::string& n : s.subgraphPath) crumb += " > " + n;
+    ImGui::TextUnformatted(crumb.c_str());
+    ImGui::SameLine();
+  }
+  if (ImGui::Button("Fit")) fitPending_ = true;
+  ImGui::SameLine();
+  double pct = double(cam_.zoom) * 100.0;
+  ImGui::Text(pct >= 10 ? "%.0f%%" : pct >= 1 ? "%.1f%%" : "%.2f%%", pct);
+  ImGui::SameLine();
+  ImGui::Checkbox("diff", &s.diffEnabled);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Colour changes against the previous pass (or the pinned pass)");
+  ImGui::SameLine();
+  if (s.pinnedPass != kNoPin) {
+    ImGui::Text("vs pinned #%d", s.pinnedPass);
+    ImGui::SameLine();
+    if (ImGui::SmallButton("unpin")) s.pinnedPass = kNoPin;
+  } else {
+    ImGui::TextDisabled("vs previous");
+    ImGui::SameLine();
+    if (ImGui::SmallButton("pin this pass")) s.pinnedPass = s.selectedPass;
+  }
+  if (hasDiff_ && !diff_.empty()) {
+    ImGui::SameLine();
+    if (ImGui::SmallButton("< change")) changeStep(s, -1);
+    ImGui::SameLine();
+    if (ImGui::SmallButton("change >")) changeStep(s, +1);
+  }
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(160);
+  if (ImGui::InputTextWithHint("##nodesearch", "find node/op", &search_, ImGuiInputTextFlags_EnterReturnsTrue)) searchStep(s, +1);
+  ImGui::SameLine();
+  if (ImGui::ArrowButton("##prevhit", ImGuiDir_Up)) searchStep(s, -1);
+  ImGui::SameLine();
+  if (ImGui::ArrowButton("##nexthit", ImGuiDir_Down)) searchStep(s, +1);
+  ImGui::SameLine();
+  if (!search_.empty()) ImGui::Text("%d/%zu", hitCursor_ + 1, hits_.size());
+  else ImGui::TextDisabled("%zu nodes", shown ? shown->size() : size_t(0));
+  // Nested graphs of the shown graph.
+  if (shown && !shown->subgraphs().empty()) {
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(140);
+    if (ImGui::BeginCombo("##subgraphs", "nested graphs")) {
+      for (const auto& [name, sub] : shown->subgraphs())
+        if (ImGui::Selectable(name.c_str())) s.subgraphPath.push_back(name), fitPending_ = true;
+      ImGui::EndCombo();
+    }
+  }
+}
+
+void GraphView::drawLegend(ImDrawList* dl, ImVec2 o) {
+  float lh = ImGui::GetTextLineHeight();
+  float x = o.x + 8, y = o.y + 6;
+  auto chip = [&](ImU32 col, const std::string& text, bool outline = false) {
+    if (outline) dl->AddRect(ImVec2(x, y + 2), ImVec2(x + lh - 2, y + lh - 2), col, 0, 0, 2.f);
+    else dl->AddRectFilled(ImVec2(x, y + 2), ImVec2(x + lh - 2, y + lh - 2), col);
+    dl->AddText(ImVec2(x + lh + 2, y), IM_COL32(220, 220, 220, 255), text.c_str());
+    x += lh + 10 + ImGui::CalcTextSize(text.c_str()).x;
+  };
+  dl->AddRectFilled(o, ImVec2(o.x + 10000, o.y + lh * 2 + 14), theme::rgb(24, 25, 28, 200));
+  for (size_t i = 0; i < nsCount_.size(); ++i)
+    if (nsCount_[i] > 0)
+      chip(theme::kNamespaceFill[i], fmt::format("{} {}", viewmodel::opNamespaceName(viewmodel::OpNamespace(i)), nsCount_[i]));
+  x = o.x + 8;
+  y += lh + 4;
+  if (hasDiff_) {
+    chip(theme::kAdded, fmt::format("added {}", diff_.added));
+    chip(theme::kChanged, fmt::format("changed {}", diff_.changed));
+    chip(theme::kRemoved, fmt::format("removed {}", diff_.removed.size()), true);
+    dl->AddText(ImVec2(x, y), IM_COL32(170, 170, 170, 255), fmt::format("unchanged {}", diff_.unchanged).c_str());
+  } else {
+    dl->AddText(ImVec2(x, y), IM_COL32(150, 150, 150, 255), "no diff (source graph or diff off)");
+  }
+}
+
+void GraphView::drawMinimap(ImDrawList* dl, ImVec2 o, ImVec2 size) {
+  if (!data_ || !data_->layout || data_->minimapCols == 0) return;
+  const layout::Layout& L = *data_->layout;
+  // No minimap while the whole graph is on screen.
+  if (cam_.x <= L.minX && cam_.y <= L.minY && cam_.x + size.x / cam_.zoom >= L.minX + L.width &&
+      cam_.y + size.y / cam_.zoom >= L.minY + L.height)
+    return;
+  float maxW = 170.f, maxH = std::min(260.f, size.y * 0.45f);
+  float sc = std::min(maxW / std::max(L.width, 1.f), maxH / std::max(L.height, 1.f));
+  float mw = std::max(L.width * sc, 24.f), mh = std::max(L.height * sc, 24.f);
+  ImVec2 p0(o.x + size.x - mw - 10, o.y + size.y - mh - 10), p1(p0.x + mw, p0.y + mh);
+  dl->AddRectFilled(ImVec2(p0.x - 3, p0.y - 3), ImVec2(p1.x + 3, p1.y + 3), theme::rgb(10, 10, 12, 220));
+  float cw = mw / float(data_->minimapCols), ch = mh / float(data_->minimapRows);
+  for (int r = 0; r < data_->minimapRows; ++r)
+    for (int c = 0; c < data_->minimapCols; ++c) {
+      uint32_t n = data_->minimapCells[size_t(r) * size_t(data_->minimapCols) + size_t(c)];
+      if (!n) continue;
+      int a = std::min(255, 90 + int(n) * 40);
+      dl->AddRectFilled(ImVec2(p0.x + float(c) * cw, p0.y + float(r) * ch),
+                        ImVec2(p0.x + float(c + 1) * cw, p0.y + float(r + 1) * ch), theme::rgb(120, 160, 210, a));
+    }
+  // Viewport.
+  auto mx = [&](float x) { return p0.x + (x - L.minX) * sc; };
+  auto my = [&](float y) { return p0.y + (y - L.minY) * sc; };
+  ImVec2 v0(mx(cam_.x), my(cam_.y)), v1(mx(cam_.x + canvasSize_.x / cam_.zoom), my(cam_.y + canvasSize_.y / cam_.zoom));
+  dl->PushClipRect(ImVec2(p0.x - 3, p0.y - 3), ImVec2(p1.x + 3, p1.y + 3), true);
+  dl->AddRect(v0, v1, theme::rgb(255, 255, 255, 200), 0, 0, 1.5f);
+  dl->PopClipRect();
+  // Click/drag in the minimap centres the view there.
+  ImVec2 mouse = ImGui::GetIO().MousePos;
+  bool inside = mouse.x >= p0.x && mouse.x <= p1.x && mouse.y >= p0.y && mouse.y <= p1.y;
+  if (inside && ImGui::IsMouseClicked(ImGuiMouseButton_Left)) minimapDrag_ = true;
+  if (!ImGui::IsMouseDown(ImGuiMouseButton_Left)) minimapDrag_ = false;
+  if (minimapDrag_) {
+    float cx = (mouse.x - p0.x) / sc + L.minX, cy = (mouse.y - p0.y) / sc + L.minY;
+    cam_.x = cx - canvasSize_.x * 0.5f / cam_.zoom;
+    cam_.y = cy - canvasSize_.y * 0.5f / cam_.zoom;
+  }
+}
+
+void GraphView::draw(ViewState& s) {
+  GraphPtr shown = s.shownGraph();
+  GraphPtr compared = s.comparedGraph();
+  if (shown) {
+    // Nested graphs are laid out on demand; main snapshots were requested as a chain.
+    cache_.request(shown, compared);
+    if (compared) cache_.request(compared);
+  }
+  refreshData(s, shown, compared);
+  drawToolbar(s, shown);
+
+  ImVec2 origin = ImGui::GetCursorScreenPos();
+  ImVec2 size = ImGui::GetContentRegionAvail();
+  size.x = std::max(size.x, 50.f);
+  size.y = std::max(size.y, 50.f);
+  canvasSize_ = size;
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  dl->AddRectFilled(origin, ImVec2(origin.x + size.x, origin.y + size.y), theme::kCanvasBg);
+  ImGui::InvisibleButton("##canvas", size,
+                         ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonRight | ImGuiButtonFlags_MouseButtonMiddle);
+  bool hovered = ImGui::IsItemHovered();
+  ImGuiIO& io = ImGui::GetIO();
+
+  if (!shown) {
+    dl->AddText(ImVec2(origin.x + 20, origin.y + 20), IM_COL32(200, 200, 200, 255),
+                s.trace ? "This nested graph does not exist at the selected pass." : "Open a model (File > Open) or drop a file here.");
+    return;
+  }
+  if (!data_) {
+    auto st = cache_.state(shown.get());
+    std::string msg = st == layout::LayoutCache::State::Failed ? "Layout failed: " + cache_.error(shown.get())
+                                                                : fmt::format("Laying out {} nodes...", shown->size());
+    dl->AddText(ImVec2(origin.x + 20, origin.y + 40), IM_COL32(200, 200, 200, 255), msg.c_str());
+    return;
+  }
+  const layout::Layout& L = *data_->layout;
+
+  // Camera requests.
+  if (fitPending_ || s.fitRequested) {
+    // Fit button: the whole graph. A new trace: fit the width (readable boxes, at most 100%)
+    // from the top, since real graphs are far taller than wide.
+    float zAll = std::min(size.x / std::max(L.width, 1.f), size.y / std::max(L.height, 1.f)) * 0.95f;
+    float zWidth = std::min(size.x / std::max(L.width, 1.f) * 0.95f, 1.f);
+    cam_.zoom = std::clamp(fitPending_ ? zAll : std::max({zAll, zWidth, 0.85f}), kMinZoom, 1.5f);
+    cam_.x = L.minX + L.width * 0.5f - size.x * 0.5f / cam_.zoom;
+    cam_.y = L.minY - 60.f / cam_.zoom;  // room for the legend
+    if (L.height * cam_.zoom < size.y) cam_.y = L.minY + L.height * 0.5f - size.y * 0.5f / cam_.zoom;
+    fitPending_ = s.fitRequested = false;
+  }
+  auto zoomAround = [&](float factor, ImVec2 screen) {
+    float nz = std::clamp(cam_.zoom * factor, kMinZoom, kMaxZoom);
+    float cx = cam_.x + (screen.x - origin.x) / cam_.zoom, cy = cam_.y + (screen.y - origin.y) / cam_.zoom;
+    cam_.zoom = nz;
+    cam_.x = cx - (screen.x - origin.x) / nz;
+    cam_.y = cy - (screen.y - origin.y) / nz;
+  };
+  if (zoomRequest_ != 1.f) {
+    zoomAround(zoomRequest_, ImVec2(origin.x + size.x * 0.5f, origin.y + size.y * 0.5f));
+    zoomRequest_ = 1.f;
+  }
+  if (s.centerRequested) {
+    centerOn(s.selectedNode, 0.6f);
+    s.centerRequested = false;
+  }
+
+  // Input.
+  if (hovered && io.MouseWheel != 0.f) zoomAround(std::pow(1.15f, io.MouseWheel), io.MousePos);
+  bool panning = ImGui::IsItemActive() && !minimapDrag_ &&
+                 (ImGui::IsMouseDragging(ImGuiMouseButton_Left, 2.f) || ImGui::IsMouseDragging(ImGuiMouseButton_Right, 2.f) ||
+                  ImGui::IsMouseDragging(ImGuiMouseButton_Middle, 2.f));
+  if (panning) {
+    cam_.x -= io.MouseDelta.x / cam_.zoom;
+    cam_.y -= io.MouseDelta.y / cam_.zoom;
+  }
+  ImVec2 mouseCanvas(cam_.x + (io.MousePos.x - origin.x) / cam_.zoom, cam_.y + (io.MousePos.y - origin.y) / cam_.zoom);
+  if (hovered && !minimapDrag_ && ImGui::IsMouseReleased(ImGuiMouseButton_Left) &&
+      ImGui::GetMouseDragDelta(ImGuiMouseButton_Left, 2.f).x == 0.f && ImGui::GetMouseDragDelta(ImGuiMouseButton_Left, 2.f).y == 0.f) {
+    ir::NodeId id = pick(mouseCanvas);
+    if (id != ir::kInvalidNode) s.selectedNode = id;
+  }
+  if (hovered && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) {
+    ir::NodeId id = pick(mouseCanvas);
+    if (id != ir::kInvalidNode) {
+      s.selectedNode = id;
+      // A delegate/control-flow node opens its nested graph in place; others are centred.
+      std::vector<std::string> nested;
+      if (const ir::Node* n = shown->find(id)) nested = viewmodel::nestedGraphRefs(*shown, *n);
+      if (!nested.empty()) {
+        s.subgraphPath.push_back(nested.front());
+        fitPending_ = true;
+      } else {
+        centerOn(id, 0.f);
+      }
+    }
+  }
+  // Key indices are the platform backend's (GLFW: letters are their ASCII upper-case codes).
+  if (ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) && !io.WantTextInput && ImGui::IsKeyPressed('F', false))
+    fitPending_ = true;
+
+  dl->PushClipRect(origin, ImVec2(origin.x + size.x, origin.y + size.y), true);
+  CanvasFrame f;
+  f.data = data_.get();
+  f.diff = hasDiff_ ? &diff_ : nullptr;
+  f.comparedLayout = comparedLayout_.get();
+  f.compared = comparedHold_.get();
+  f.selected = s.selectedNode;
+  f.hitById = search_.empty() ? nullptr : &hitById_;
+  stats_ = drawCanvas(dl, f, cam_, origin, size);
+  drawLegend(dl, origin);
+  drawMinimap(dl, origin, size);
+  if (data_->graph != shown.get()) {
+    dl->AddText(ImVec2(origin.x + 10, origin.y + size.y - 22), IM_COL32(255, 220, 120, 255), "laying out this pass...");
+  }
+  dl->PopClipRect();
+
+  // Tooltip for the hovered node.
+  if (hovered && !panning) {
+    ir::NodeId id = pick(mouseCanvas);
+    if (id != ir::kInvalidNode) {
+      const ir::Node* n = shown->find(id);
+      bool removed = false;
+      if (!n && comparedHold_) n = comparedHold_->find(id), removed = true;
+      if (n) {
+        ImGui::BeginTooltip();
+        ImGui::Text("%s%s", n->name.c_str(), removed ? "  (removed)" : "");
+        ImGui::TextDisabled("%s", n->isCall() ? n->target.c_str() : std::string(ir::nodeKindName(n->kind)).c_str());
+        if (n->meta(0).isTensor()) ImGui::Text("%s", ir::toString(n->meta(0)).c_str());
+        if (hasDiff_ && !removed && diff_.mark(id) != viewmodel::DiffMark::None)
+          ImGui::Text("%s in this pass", std::string(viewmodel::diffMarkName(diff_.mark(id))).c_str());
+        ImGui::EndTooltip();
+      }
+    }
+  }
+}
+
+}  // namespace ls::viewers

@@ -1,0 +1,117 @@
+// Graph view: the layered layout of the selected snapshot (computed off the UI thread by
+// layout::LayoutCache), pan/zoom/fit, minimap, op-namespace colours, labels, diff colouring
+// against the previous or pinned pass, node search, nested graphs opened in place.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <imgui.h>
+
+#include "core/layout/layout_cache.h"
+#include "viewers/model/graph_model.h"
+#include "viewers/view_state.h"
+
+namespace ls::viewers {
+
+/// Derived data of one laid-out graph, rebuilt only when the graph or its layout changes.
+struct CanvasData {
+  const ir::Graph* graph = nullptr;
+  std::shared_ptr<const layout::Layout> layout;
+  std::vector<uint8_t> nsByPos;        ///< OpNamespace per graph position (= layout node index)
+  std::vector<std::string> labels;     ///< op + shape per graph position
+  std::vector<ImVec4> edgeBoxes;       ///< (minX, minY, maxX, maxY) per layout edge
+  std::vector<uint32_t> minimapCells;  ///< node count per minimap cell
+  int minimapCols = 0, minimapRows = 0;
+
+  static CanvasData build(const ir::Graph& g, std::shared_ptr<const layout::Layout> layout);
+};
+
+/// Camera: the canvas point shown at the top-left corner of the canvas rect, and the scale.
+struct Camera {
+  float zoom = 1.f;
+  float x = 0.f, y = 0.f;
+};
+
+/// What one frame draws, for the status line, tests and benchmarks.
+struct CanvasStats {
+  int nodes = 0, edges = 0, labels = 0, ghosts = 0;
+  bool truncated = false;  ///< detail dropped to stay under 64k vertices (no VtxOffset support)
+};
+
+/// Everything drawCanvas needs besides the draw list and the camera.
+struct CanvasFrame {
+  const CanvasData* data = nullptr;
+  const viewmodel::DrawDiff* diff = nullptr;         ///< null: no diff colouring
+  const layout::Layout* comparedLayout = nullptr;    ///< for removed ghosts
+  const ir::Graph* compared = nullptr;
+  ir::NodeId selected = ir::kInvalidNode;
+  const std::vector<uint8_t>* hitById = nullptr;     ///< search hits (1 per matching NodeId)
+};
+
+/// Draws nodes, edges, labels and ghosts of the visible part of the canvas into `dl`. Pure
+/// drawing (no widgets): usable with an offscreen ImGui context (benchmarks).
+CanvasStats drawCanvas(ImDrawList* dl, const CanvasFrame& f, const Camera& cam, ImVec2 origin, ImVec2 size);
+
+class GraphView {
+ public:
+  explicit GraphView(layout::LayoutCache& cache) : cache_(cache) {}
+
+  /// Draws the toolbar, canvas, legend and minimap in the current window.
+  void draw(ViewState& s);
+  /// True while the shown graph's layout is queued or computing.
+  bool layoutPending(const ViewState& s) const;
+
+  // ---- actions (toolbar, keys, scripts)
+  void requestFit() { fitPending_ = true; }
+  void zoomBy(float factor) { zoomRequest_ *= factor; }
+  void setSearch(const std::string& q) { search_ = q; }
+  /// Moves to the next (+1) / previous (-1) search hit, selects and centres it. False if none.
+  bool searchStep(ViewState& s, int dir);
+  /// Moves to the next/previous changed, added or removed node of the diff, selects and
+  /// centres it. False when the diff is empty.
+  bool changeStep(ViewState& s, int dir);
+  /// Added + changed + removed nodes of the diff at the selected pass (0 without a diff).
+  size_t diffSize(const ViewState& s);
+  size_t searchHitCount() const { return hits_.size(); }
+  const Camera& camera() const { return cam_; }
+  const CanvasStats& lastStats() const { return stats_; }
+
+ private:
+  void refreshData(const ViewState& s, const GraphPtr& shown, const GraphPtr& compared);
+  void centerOn(ir::NodeId id, float minZoom);
+  ir::NodeId pick(ImVec2 canvasPoint) const;
+  void drawToolbar(ViewState& s, const GraphPtr& shown);
+  void drawLegend(ImDrawList* dl, ImVec2 origin);
+  void drawMinimap(ImDrawList* dl, ImVec2 origin, ImVec2 size);
+
+  layout::LayoutCache& cache_;
+  Camera cam_;
+  ImVec2 canvasSize_{1, 1};
+  bool fitPending_ = false;  ///< fit the whole graph (Fit button, F)
+  float zoomRequest_ = 1.f;
+  CanvasStats stats_;
+
+  // caches keyed by graph identity
+  const trace::Trace* lastTrace_ = nullptr;
+  std::unique_ptr<CanvasData> data_;
+  std::shared_ptr<const layout::Layout> comparedLayout_;
+  const ir::Graph* diffShown_ = nullptr;
+  const ir::Graph* diffCompared_ = nullptr;
+  viewmodel::DrawDiff diff_;
+  bool hasDiff_ = false;
+  GraphPtr shownHold_, comparedHold_;  // keep the graphs alive while cached data points into them
+
+  std::string search_, searchCached_;
+  const ir::Graph* searchGraph_ = nullptr;
+  std::vector<ir::NodeId> hits_;
+  std::vector<uint8_t> hitById_;
+  int hitCursor_ = -1;
+  int changeCursor_ = -1;
+  std::vector<int> nsCount_;
+  bool minimapDrag_ = false;
+};
+
+}  // namespace ls::viewers

@@ -1,0 +1,226 @@
+// Node inspector view.
+#include "viewers/inspector_view.h"
+
+#include <fmt/format.h>
+#include <imgui.h>
+
+#include "core/ir/printer.h"
+#include "viewers/model/graph_model.h"
+#include "viewers/theme.h"
+
+namespace ls::viewers {
+
+namespace {
+
+std::string refText(const ir::Graph& g, const ir::ValueRef& r) {
+  const ir::Node* n = g.find(r.node);
+  std::string s = n ? "%" + n->name : fmt::format("%<missing {}>", r.node);
+  if (r.output) s += fmt::format("#{}", r.output);
+  return s;
+}
+
+/// A clickable node reference: selects the node and centres the graph view on it.
+void refButton(ViewState& s, const ir::Graph& g, const ir::ValueRef& r, int uid) {
+  ImGui::PushID(uid);
+  std::string t = refText(g, r);
+  ImGui::PushStyleColor(ImGuiCol_Text, theme::toVec(theme::kSearchHit));
+  if (ImGui::SmallButton(t.c_str()) && g.find(r.node)) {
+    s.selectedNode = r.node;
+    s.centerRequested = true;
+  }
+  ImGui::PopStyleColor();
+  if (ImGui::IsItemHovered())
+    if (const ir::Node* n = g.find(r.node)) ImGui::SetTooltip("%s", ir::printNode(g, *n).c_str());
+  ImGui::PopID();
+}
+
+void argRow(ViewState& s, const ir::Graph& g, const std::string& label, const ir::Arg& a, int& uid) {
+  ImGui::TableNextRow();
+  ImGui::TableSetColumnIndex(0);
+  ImGui::TextDisabled("%s", label.c_str());
+  ImGui::TableSetColumnIndex(1);
+  if (const ir::ValueRef* r = a.ref()) {
+    refButton(s, g, *r, uid++);
+  } else if (const ir::RefList* l = a.asRefList()) {
+    ImGui::TextUnformatted("[");
+    for (const ir::ValueRef& r2 : *l) {
+      ImGui::SameLine(0, 3);
+      if (r2.isNone()) ImGui::TextUnformatted("None");
+      else refButton(s, g, r2, uid++);
+    }
+    ImGui::SameLine(0, 3);
+    ImGui::TextUnformatted("]");
+  } else {
+    std::string t = ir::printArg(g, a);
+    ImGui::TextWrapped("%s", t.c_str());
+  }
+}
+
+void metaBlock(const ir::TensorMeta& m, size_t i) {
+  if (!m.isTensor()) {
+    ImGui::BulletText("out %zu: (not a tensor)", i);
+    return;
+  }
+  ImGui::BulletText("out %zu: %s %s", i, std::string(ir::dtypeName(m.dtype)).c_str(), ir::toString(m.shape).c_str());
+  ImGui::Indent();
+  std::string order;
+  for (int d = 0; d < m.dimOrder.rank(); ++d) order += fmt::format("{}{}", d ? "," : "", m.dimOrder[d]);
+  ImGui::Text("dim order (%s)%s   numel %lld", order.c_str(), m.dimOrder.isIdentity() ? " contiguous" : "",
+              (long long)m.numel());
+  if (m.quant) {
+    const ir::QuantParams& q = *m.quant;
+    ImGui::Text("quant: %s %s [%lld, %lld]%s", q.scheme == ir::QScheme::PerTensor ? "per-tensor" : "per-channel",
+                std::string(ir::dtypeName(q.storage)).c_str(), (long long)q.qmin, (long long)q.qmax,
+                q.scheme == ir::QScheme::PerChannel ? fmt::format(" axis {}", q.axis).c_str() : "");
+    size_t n = std::min<size_t>(q.scales.size(), 8);
+    std::string sc, zp;
+    for (size_t k = 0; k < n; ++k) {
+      sc += fmt::format("{}{:.6g}", k ? ", " : "", q.scales[k]);
+      if (k < q.zeroPoints.size()) zp += fmt::format("{}{}", k ? ", " : "", q.zeroPoints[k]);
+    }
+    if (q.scales.size() > n) sc += fmt::format(", ... ({} total)", q.scales.size());
+    ImGui::TextWrapped("scale: %s", sc.c_str());
+    ImGui::TextWrapped("zero point: %s", zp.c_str());
+  }
+  ImGui::Unindent();
+}
+
+std::string passLabel(const trace::Trace& t, int pass) {
+  if (pass < 0) return "source";
+  if (size_t(pass) >= t.records.size()) return "?";
+  return fmt::format("#{} {}", pass, t.records[size_t(pass)].name);
+}
+
+}  // namespace
+
+void InspectorView::draw(ViewState& s) {
+  GraphPtr shown = s.shownGraph();
+  if (!shown || s.selectedNode == ir::kInvalidNode) {
+    ImGui::TextDisabled("Click a node in the graph to inspect it.");
+    return;
+  }
+  const ir::Graph* g = shown.get();
+  const ir::Node* n = g->find(s.selectedNode);
+  GraphPtr compared;
+  bool removedHere = false;
+  if (!n) {
+    // A removed node (ghost): show it from the graph it was diffed against.
+    compared = s.comparedGraph();
+    if (compared && compared->find(s.selectedNode)) {
+      g = compared.get();
+      n = g->find(s.selectedNode);
+      removedHere = true;
+    }
+  }
+  if (!n) {
+    ImGui::TextDisabled("Node %u does not exist at this pass.", s.selectedNode);
+  } else {
+    ImGui::Text("%s", n->name.c_str());
+    if (removedHere) {
+      ImGui::SameLine();
+      ImGui::TextColored(theme::toVec(theme::kRemoved), "(removed by this pass)");
+    }
+    ImGui::TextDisabled("id %u, %s", n->id, std::string(ir::nodeKindName(n->kind)).c_str());
+    viewmodel::OpNamespace ns = viewmodel::classifyNode(*g, *n);
+    ImGui::TextColored(theme::toVec(theme::kNamespaceFill[size_t(ns)] | 0xff404040), "%s",
+                       n->isCall() ? n->target.c_str() : n->target.empty() ? "-" : n->target.c_str());
+    ImGui::SameLine();
+    ImGui::TextDisabled("[%s]", std::string(viewmodel::opNamespaceName(ns)).c_str());
+    if (!n->module.empty()) ImGui::TextDisabled("module %s", n->module.c_str());
+    if (n->hasFlag(ir::kFlagOpaque)) ImGui::TextColored(theme::toVec(theme::kRemoved), "opaque op (unknown to the registry)");
+    if (n->hasFlag(ir::kFlagDisallowTransform)) ImGui::TextDisabled("flag: disallow transform");
+
+    // Before/after when the node was changed by the selected pass (or since the pinned pass).
+    if (!removedHere) {
+      GraphPtr before = s.comparedGraph();
+      const ir::NodePtr* bp = before ? before->findPtr(n->id) : nullptr;
+      const ir::NodePtr* ap = g->findPtr(n->id);
+      if (!before) {
+      } else if (!bp) {
+        ImGui::TextColored(theme::toVec(theme::kAdded), "added by this pass");
+      } else if (ap && *bp != *ap) {
+        if (ImGui::CollapsingHeader("Before / after", ImGuiTreeNodeFlags_DefaultOpen)) {
+          ImGui::PushTextWrapPos(0.f);
+          ImGui::TextDisabled("before:");
+          ImGui::TextUnformatted(ir::printNode(*before, **bp).c_str());
+          ImGui::TextColored(theme::toVec(theme::kChanged), "after:");
+          ImGui::TextUnformatted(ir::printNode(*g, **ap).c_str());
+          ImGui::PopTextWrapPos();
+        }
+      }
+    }
+    if (ImGui::CollapsingHeader("Arguments", ImGuiTreeNodeFlags_DefaultOpen)) {
+      if (n->args.empty() && n->kwargs.empty()) ImGui::TextDisabled("none");
+      else if (ImGui::BeginTable("##args", 2, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) {
+        ImGui::TableSetupColumn("k", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 5);
+        ImGui::TableSetupColumn("v", ImGuiTableColumnFlags_WidthStretch);
+        int uid = 0;
+        for (size_t i = 0; i < n->args.size(); ++i) argRow(s, *g, fmt::format("{}", i), n->args[i], uid);
+        for (const ir::Kwarg& k : n->kwargs) argRow(s, *g, k.name, k.value, uid);
+        ImGui::EndTable();
+      }
+    }
+    if (ImGui::CollapsingHeader("Outputs (TensorMeta)", ImGuiTreeNodeFlags_DefaultOpen)) {
+      if (n->outputs.empty()) ImGui::TextDisabled("none");
+      for (size_t i = 0; i < n->outputs.size(); ++i) metaBlock(n->outputs[i], i);
+    }
+    if (ImGui::CollapsingHeader("Users", ImGuiTreeNodeFlags_DefaultOpen)) {
+      auto users = g->users(n->id);
+      if (users.empty()) ImGui::TextDisabled("none");
+      int uid = 1000;
+      for (ir::NodeId u : users) {
+        refButton(s, *g, ir::ValueRef{u, 0}, uid++);
+        ImGui::SameLine();
+        if (ImGui::GetContentRegionAvail().x < 120) ImGui::NewLine();
+      }
+      ImGui::NewLine();
+    }
+    if (ImGui::CollapsingHeader("Provenance", ImGuiTreeNodeFlags_DefaultOpen)) {
+      if (n->provenance.empty()) {
+        ImGui::TextDisabled("imported from the model file");
+      } else {
+        ImGui::Text("created by %s", n->provenance.createdBy.empty() ? "?" : n->provenance.createdBy.c_str());
+        if (!n->provenance.derivedFrom.empty()) {
+          ImGui::TextUnformatted("derived from:");
+          // Source nodes were removed by the creating pass: look them up in the source graph.
+          const ir::Graph* src = s.trace && s.trace->source ? s.trace->source.get() : g;
+          int uid = 2000;
+          for (ir::NodeId d : n->provenance.derivedFrom) {
+            ImGui::SameLine();
+            const ir::Graph* where = g->find(d) ? g : src->find(d) ? src : nullptr;
+            if (where == g) refButton(s, *g, ir::ValueRef{d, 0}, uid++);
+            else if (where) ImGui::TextDisabled("%%%s", where->node(d).name.c_str());
+            else ImGui::TextDisabled("#%u", d);
+          }
+        }
+      }
+    }
+  }
+  if (s.trace && ImGui::CollapsingHeader("History across passes", ImGuiTreeNodeFlags_DefaultOpen)) {
+    if (histTrace_ != s.trace.get() || histNode_ != s.selectedNode || histPath_ != s.subgraphPath) {
+      histTrace_ = s.trace.get();
+      histNode_ = s.selectedNode;
+      histPath_ = s.subgraphPath;
+      history_ = viewmodel::nodeHistory(*s.trace, s.selectedNode, s.subgraphPath);
+    }
+    const trace::Trace& t = *s.trace;
+    if (history_.first == -2) {
+      ImGui::TextDisabled("not in any snapshot");
+    } else {
+      ImGui::Text("first: %s", passLabel(t, history_.first).c_str());
+      ImGui::Text("last:  %s", passLabel(t, history_.last).c_str());
+    }
+    if (history_.events.empty()) ImGui::TextDisabled("never changed by a pass");
+    for (size_t i = 0; i < history_.events.size(); ++i) {
+      const viewmodel::NodeEvent& e = history_.events[i];
+      ImGui::PushID(int(i));
+      std::string text = fmt::format("{} by {}", viewmodel::nodeEventName(e.kind), passLabel(t, e.pass));
+      if (e.kind == viewmodel::NodeEvent::Kind::Changed) text += fmt::format(" ({})", viewmodel::changeBitsText(e.what));
+      if (ImGui::Selectable(text.c_str(), s.selectedPass == e.pass)) s.selectPass(e.pass);
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("select this pass");
+      ImGui::PopID();
+    }
+  }
+}
+
+}  // namespace ls::viewers

@@ -1,0 +1,21 @@
+// Node inspector: op, args (node refs clickable), TensorMeta per output, quant params, users,
+// provenance, and the node's history across all passes of the trace.
+#pragma once
+
+#include "viewers/model/node_history.h"
+#include "viewers/view_state.h"
+
+namespace ls::viewers {
+
+class InspectorView {
+ public:
+  void draw(ViewState& s);
+
+ private:
+  const trace::Trace* histTrace_ = nullptr;
+  ir::NodeId histNode_ = ir::kInvalidNode;
+  std::vector<std::string> histPath_;
+  viewmodel::NodeHistory history_;
+};
+
+}  // namespace ls::viewers

@@ -1,0 +1,60 @@
+// Graph view model: op namespaces for colouring, node labels, diff marks for drawing, node
+// search and nested-graph references. No ImGui: tested in tests/viewers/graph_model_test.cpp.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/ir/graph.h"
+#include "core/trace/diff.h"
+
+namespace ls::viewmodel {
+
+/// What colour family a node gets in the graph view.
+enum class OpNamespace : uint8_t {
+  Aten,       ///< aten.* (and the operator.* helpers of FX graphs)
+  Tosa,       ///< tosa.*
+  Quantized,  ///< quantized_decomposed.*, quantized.*
+  Delegate,   ///< delegate calls (nested graphs run by a backend)
+  Input,      ///< placeholders (user inputs)
+  Constant,   ///< get_attr and constant placeholders
+  Output,     ///< the output node
+  Unknown,    ///< ops the registry does not know (opaque) or of any other namespace
+  COUNT
+};
+std::string_view opNamespaceName(OpNamespace ns);
+
+OpNamespace classifyNode(const ir::Graph& g, const ir::Node& n);
+
+/// The short op of a node for labels: "aten.convolution.default" -> "convolution",
+/// "aten.add.Tensor" -> "add.Tensor", placeholders "input", get_attr "const", output "output".
+std::string shortOpName(const ir::Node& n);
+/// Label drawn in a box: short op, then the first output's shape ("convolution [1,32,112,112]").
+std::string nodeLabel(const ir::Node& n);
+
+/// How one node of the shown graph is drawn against the comparison graph.
+enum class DiffMark : uint8_t { None, Added, Changed, COUNT };
+std::string_view diffMarkName(DiffMark m);
+
+/// A diff prepared for drawing: dense marks by NodeId of the shown graph, removed nodes (drawn
+/// as ghosts at their positions in the comparison layout), and counts for the legend.
+struct DrawDiff {
+  std::vector<uint8_t> markById;  ///< DiffMark by NodeId of the shown graph
+  std::vector<ir::NodeId> removed;
+  size_t added = 0, changed = 0, unchanged = 0;
+  DiffMark mark(ir::NodeId id) const { return id < markById.size() ? DiffMark(markById[id]) : DiffMark::None; }
+  bool empty() const { return added == 0 && changed == 0 && removed.empty(); }
+};
+/// `d` must be diffGraphs(compared, shown).
+DrawDiff prepareDiff(const trace::GraphDiff& d, const ir::Graph& shown);
+
+/// Nodes whose name or op name contains `query` (case-insensitive), graph order.
+std::vector<ir::NodeId> searchNodes(const ir::Graph& g, std::string_view query);
+
+/// Names of nested graphs of `g` a node refers to: string args naming a subgraph, or refs to a
+/// get_attr whose target names one (delegate calls, control-flow bodies). Sorted, unique.
+std::vector<std::string> nestedGraphRefs(const ir::Graph& g, const ir::Node& n);
+
+}  // namespace ls::viewmodel

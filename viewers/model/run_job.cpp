@@ -1,0 +1,216 @@
+// RunJob: file loading and pipeline runs on a worker thread.
+#include "viewers/model/run_job.h"
+
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "core/io/load.h"
+#include "core/io/lstrace.h"
+#include "core/ops/registry.h"
+#include "core/passes/pass_manager.h"
+
+namespace ls::viewmodel {
+
+namespace {
+void buildAllIndices(const ir::Graph& g, int depth = 0) {
+  g.buildIndices();
+  if (depth > 16) return;
+  for (const auto& [name, sub] : g.subgraphs())
+    if (sub) buildAllIndices(*sub, depth + 1);
+}
+
+bool endsWith(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+}  // namespace
+
+std::string defaultPipeline() {
+  auto& reg = passes::PipelineRegistry::instance();
+  if (reg.find("tosa")) return "tosa";
+  if (reg.find("generic")) return "generic";
+  auto names = reg.names();
+  return names.empty() ? std::string() : names.front();
+}
+
+std::string describe(const RunConfig& c) {
+  std::string s = fmt::format("{} {}/{}", c.pipeline, passes::profileName(c.profile), passes::targetName(c.target));
+  if (!c.engine.skip) s += " no-skip";
+  if (!c.engine.fastCopy) s += " no-fast-copy";
+  if (!c.engine.cache) s += " no-cache";
+  for (const std::string& d : c.disabled) s += " -" + d;
+  return s;
+}
+
+bool isTracePath(const std::string& path) {
+  if (endsWith(path, ".lstrace")) return true;
+  std::ifstream in(path, std::ios::binary);
+  char head[8] = {};
+  in.read(head, sizeof head);
+  return in.gcount() == 8 && io::looksLikeTrace(std::string_view(head, 8));
+}
+
+RunJob::~RunJob() {
+  cancel();
+  if (thread_.joinable()) thread_.join();
+}
+
+bool RunJob::busy() const { return running_.load(); }
+
+RunJob::Progress RunJob::progress() const {
+  std::lock_guard lock(mu_);
+  return progress_;
+}
+
+std::optional<RunJob::Outcome> RunJob::take() {
+  std::lock_guard lock(mu_);
+  if (running_.load() || !outcome_) return std::nullopt;
+  std::optional<Outcome> o = std::move(outcome_);
+  outcome_.reset();
+  return o;
+}
+
+void RunJob::join() {
+  if (thread_.joinable()) thread_.join();
+}
+
+void RunJob::launch(std::function<Outcome()> body, std::string what) {
+  if (thread_.joinable()) thread_.join();
+  cancel_.store(false);
+  running_.store(true);
+  {
+    std::lock_guard lock(mu_);
+    outcome_.reset();
+    progress_ = Progress{Phase::Loading, 0, 0, {}, std::move(what)};
+  }
+  thread_ = std::thread([this, body = std::move(body)] {
+    Outcome o = body();
+    {
+      std::lock_guard lock(mu_);
+      outcome_ = std::move(o);
+      progress_.phase = Phase::Finished;
+    }
+    running_.store(false);
+    if (onFinished) onFinished();
+  });
+}
+
+RunJob::Outcome RunJob::runNow(std::shared_ptr<const ir::Graph> source, const std::string& model, const RunConfig& cfg,
+                               const std::atomic<bool>* cancel,
+                               const std::function<void(size_t, size_t, const std::string&)>& progress) {
+  Outcome o;
+  o.config = cfg;
+  o.source = source;
+  auto pmr = passes::PassManager::fromPipeline(cfg.pipeline);
+  if (!pmr) {
+    o.trace = Status::error(pmr.message());
+    return o;
+  }
+  passes::PassManager pm = std::move(pmr).value();
+  for (const std::string& d : cfg.disabled) pm.disable(d);
+  if (Status v = pm.validate(); !v) {
+    o.trace = Status::error(v.message());
+    return o;
+  }
+  passes::PassContext ctx;
+  ctx.profile = cfg.profile;
+  ctx.target = cfg.target;
+  ctx.engine = cfg.engine;
+  ops::InferenceCache cache;
+  ctx.cache = &cache;
+  ctx.cancel = cancel;
+  passes::StatisticsInstrumentation stats;
+  passes::VerifierInstrumentation verifier;
+  passes::TraceRecorder recorder;
+  pm.addInstrumentation(&stats);
+  if (cfg.verify) pm.addInstrumentation(&verifier);
+  pm.addInstrumentation(&recorder);
+  if (progress) pm.setProgress(progress);
+  ir::Graph g = *source;
+  passes::RunResult res = pm.run(g, ctx);
+  trace::Trace t = recorder.take();
+  t.model = model;
+  t.pipeline = cfg.pipeline;
+  t.profile = cfg.profile;
+  t.target = cfg.target;
+  t.options = cfg.engine;
+  if (t.source) buildAllIndices(*t.source);
+  for (const auto& s : t.snapshots)
+    if (s) buildAllIndices(*s);
+  // A cancel seen inside a pass stops it with an error; either way the run was cancelled.
+  o.cancelled = res.cancelled || (cancel && cancel->load());
+  o.trace = TracePtr(std::make_shared<const trace::Trace>(std::move(t)));
+  return o;
+}
+
+bool RunJob::startGraph(std::shared_ptr<const ir::Graph> source, std::string model, RunConfig cfg) {
+  if (busy()) return false;
+  launch(
+      [this, source = std::move(source), model, cfg] {
+        {
+          std::lock_guard lock(mu_);
+          progress_.phase = Phase::Running;
+        }
+        return runNow(source, model, cfg, &cancel_, [this](size_t i, size_t n, const std::string& name) {
+          std::lock_guard lock(mu_);
+          progress_.index = i;
+          progress_.count = n;
+          progress_.passName = name;
+        });
+      },
+      model);
+  return true;
+}
+
+bool RunJob::startFile(std::string path, RunConfig cfg) {
+  if (busy()) return false;
+  launch(
+      [this, path, cfg] {
+        Outcome o;
+        o.path = path;
+        o.config = cfg;
+        if (isTracePath(path)) {
+          auto t = io::loadTrace(path);
+          o.fromTraceFile = true;
+          if (!t) {
+            o.trace = Status::error(t.message());
+            return o;
+          }
+          trace::Trace tr = std::move(t).value();
+          o.source = tr.source;
+          if (tr.source) buildAllIndices(*tr.source);
+          for (const auto& s : tr.snapshots)
+            if (s) buildAllIndices(*s);
+          o.config.pipeline = tr.pipeline;
+          o.config.profile = tr.profile;
+          o.config.target = tr.target;
+          o.config.engine = tr.options;
+          o.trace = TracePtr(std::make_shared<const trace::Trace>(std::move(tr)));
+          return o;
+        }
+        auto g = io::loadGraphFile(path);
+        if (!g) {
+          o.trace = Status::error(g.message());
+          return o;
+        }
+        auto src = std::make_shared<const ir::Graph>(std::move(g).value());
+        std::string model = src->modelName.empty() ? path : src->modelName;
+        {
+          std::lock_guard lock(mu_);
+          progress_.phase = Phase::Running;
+          progress_.what = model;
+        }
+        Outcome r = runNow(src, model, cfg, &cancel_, [this](size_t i, size_t n, const std::string& name) {
+          std::lock_guard lock(mu_);
+          progress_.index = i;
+          progress_.count = n;
+          progress_.passName = name;
+        });
+        r.path = path;
+        return r;
+      },
+      path);
+  return true;
+}
+
+}  // namespace ls::viewmodel

@@ -1,0 +1,98 @@
+// RunJob: loads a graph or trace file and runs a pipeline on a worker thread, with progress
+// and cancel, so the UI never blocks. No ImGui: tested in tests/viewers/run_job_test.cpp.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/passes/pass.h"
+#include "core/trace/trace.h"
+#include "core/util/status.h"
+
+namespace ls::viewmodel {
+
+/// What to run: pipeline name, profile, target, engine switches, disabled passes.
+struct RunConfig {
+  std::string pipeline;
+  passes::Profile profile = passes::Profile::FP;
+  passes::Target target = passes::Target::Generic;
+  passes::EngineOptions engine;
+  std::vector<std::string> disabled;
+  bool verify = false;  ///< verifier instrumentation after every changed pass
+  bool operator==(const RunConfig&) const = default;
+};
+
+/// "tosa" when registered, else "generic", else the first registered pipeline.
+std::string defaultPipeline();
+/// Short description: "tosa fp/generic" plus " no-skip", " no-fast-copy", " no-cache".
+std::string describe(const RunConfig& c);
+
+/// True for paths the app opens as a trace (.lstrace, or bytes starting with the identifier).
+bool isTracePath(const std::string& path);
+
+using TracePtr = std::shared_ptr<const trace::Trace>;
+
+/// One job at a time. Thread rules: start/cancel/progress/take/busy are called from the UI
+/// thread; the worker publishes under a mutex. The finished trace is immutable and every graph
+/// in it has its lazy indices built, so any thread may read it.
+class RunJob {
+ public:
+  enum class Phase : uint8_t { Idle, Loading, Running, Finished, COUNT };
+  struct Progress {
+    Phase phase = Phase::Idle;
+    size_t index = 0, count = 0;  ///< pass index / count while running
+    std::string passName;
+    std::string what;             ///< file or model being processed
+  };
+  struct Outcome {
+    Result<TracePtr> trace = Status::error("no run");
+    /// The loaded graph, also when the run could not start (unknown pipeline).
+    std::shared_ptr<const ir::Graph> source;
+    bool fromTraceFile = false;
+    bool cancelled = false;
+    std::string path;
+    RunConfig config;
+  };
+
+  RunJob() = default;
+  ~RunJob();
+  RunJob(const RunJob&) = delete;
+  RunJob& operator=(const RunJob&) = delete;
+
+  /// Loads `path` (a .lstrace is loaded as is; a graph is loaded and run with `cfg`).
+  /// Returns false when a job is still running.
+  bool startFile(std::string path, RunConfig cfg);
+  /// Runs `cfg` over an already loaded graph.
+  bool startGraph(std::shared_ptr<const ir::Graph> source, std::string model, RunConfig cfg);
+  void cancel() { cancel_.store(true); }
+  bool busy() const;
+  Progress progress() const;
+  /// The outcome of the finished job, once; nullopt while running or when already taken.
+  std::optional<Outcome> take();
+  /// Blocks until the job is finished (tests and headless tools only).
+  void join();
+  /// Called on the worker thread when a job finishes (e.g. to wake the UI loop).
+  std::function<void()> onFinished;
+
+  /// Runs a pipeline synchronously on the calling thread (the worker's body; also used by tests).
+  static Outcome runNow(std::shared_ptr<const ir::Graph> source, const std::string& model, const RunConfig& cfg,
+                        const std::atomic<bool>* cancel, const std::function<void(size_t, size_t, const std::string&)>& progress);
+
+ private:
+  void launch(std::function<Outcome()> body, std::string what);
+
+  mutable std::mutex mu_;
+  std::thread thread_;
+  std::atomic<bool> cancel_{false};
+  std::atomic<bool> running_{false};
+  Progress progress_;
+  std::optional<Outcome> outcome_;
+};
+
+}  // namespace ls::viewmodel

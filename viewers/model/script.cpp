@@ -1,0 +1,262 @@
+// --script parsing.
+#include "viewers/model/script.h"
+
+#include <array>
+#include <charconv>
+#include <sstream>
+
+#include <fmt/format.h>
+
+namespace ls::viewmodel {
+
+namespace {
+constexpr std::array<std::string_view, size_t(ScriptOp::COUNT)> kOpNames = {
+    "open", "pipeline", "profile", "target", "run", "wait",
+    "select pass", "next pass", "prev pass", "next changed", "prev changed", "first pass", "last pass",
+    "select node", "pin pass", "unpin", "view", "filter", "search", "search next", "search prev",
+    "compare", "fit", "zoom", "export comparison", "export chart", "frames", "next change", "prev change", "expect", "key", "export run", "enter", "leave", "compare-trace"};
+static_assert(kOpNames.size() == size_t(ScriptOp::COUNT));
+
+std::vector<std::string> splitWords(std::string_view line) {
+  std::vector<std::string> out;
+  std::string cur;
+  bool quoted = false, any = false;
+  for (char c : line) {
+    if (c == '"') {
+      quoted = !quoted;
+      any = true;
+    } else if (!quoted && (c == ' ' || c == '\t')) {
+      if (any) out.push_back(cur);
+      cur.clear();
+      any = false;
+    } else {
+      cur += c;
+      any = true;
+    }
+  }
+  if (any) out.push_back(cur);
+  return out;
+}
+
+bool parseInt(std::string_view s, int& v) {
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  return ec == std::errc() && p == s.data() + s.size();
+}
+
+bool parseDouble(const std::string& s, double& v) {
+  try {
+    size_t n = 0;
+    v = std::stod(s, &n);
+    return n == s.size();
+  } catch (...) {
+    return false;
+  }
+}
+
+bool isStatusName(std::string_view s) {
+  for (size_t i = 0; i < size_t(passes::PassStatus::COUNT); ++i)
+    if (passes::passStatusName(passes::PassStatus(i)) == s) return true;
+  return false;
+}
+
+std::string rest(const std::vector<std::string>& w, size_t from) {
+  std::string s;
+  for (size_t i = from; i < w.size(); ++i) {
+    if (i > from) s += ' ';
+    s += w[i];
+  }
+  return s;
+}
+}  // namespace
+
+std::string_view scriptOpName(ScriptOp op) { return size_t(op) < kOpNames.size() ? kOpNames[size_t(op)] : "?"; }
+
+RunConfig RunOverrides::apply(RunConfig c) const {
+  if (pipeline) c.pipeline = *pipeline;
+  if (profile) c.profile = *profile;
+  if (target) c.target = *target;
+  if (skip) c.engine.skip = *skip;
+  if (fastCopy) c.engine.fastCopy = *fastCopy;
+  if (cache) c.engine.cache = *cache;
+  for (const std::string& d : disable) c.disabled.push_back(d);
+  return c;
+}
+
+Result<std::vector<ScriptCommand>> parseScript(std::string_view text, std::string_view sourceName) {
+  std::vector<ScriptCommand> out;
+  std::istringstream in{std::string(text)};
+  std::string line;
+  int lineNo = 0;
+  while (std::getline(in, line)) {
+    ++lineNo;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    size_t hash = line.find('#');
+    std::string body = hash == std::string::npos ? line : line.substr(0, hash);
+    std::vector<std::string> w = splitWords(body);
+    if (w.empty()) continue;
+    ScriptCommand c;
+    c.line = lineNo;
+    c.text = line;
+    auto err = [&](std::string_view what) {
+      return Status::error(fmt::format("{}:{}: '{}': {}", sourceName, lineNo, line, what));
+    };
+    auto need = [&](size_t n) { return w.size() == n; };
+    auto parseRunOptions = [&](size_t from, RunOverrides& o) -> Status {
+      for (size_t i = from; i < w.size(); ++i) {
+        const std::string& f = w[i];
+        auto value = [&]() -> const std::string* { return i + 1 < w.size() ? &w[++i] : nullptr; };
+        if (f == "--no-skip") o.skip = false;
+        else if (f == "--skip") o.skip = true;
+        else if (f == "--no-fast-copy") o.fastCopy = false;
+        else if (f == "--fast-copy") o.fastCopy = true;
+        else if (f == "--no-cache") o.cache = false;
+        else if (f == "--cache") o.cache = true;
+        else if (f == "--pipeline") {
+          auto* v = value();
+          if (!v) return err("--pipeline needs a name");
+          o.pipeline = *v;
+        } else if (f == "--profile") {
+          auto* v = value();
+          auto p = v ? passes::parseProfile(*v) : std::nullopt;
+          if (!p) return err("--profile expects fp or int");
+          o.profile = *p;
+        } else if (f == "--target") {
+          auto* v = value();
+          auto t = v ? passes::parseTarget(*v) : std::nullopt;
+          if (!t) return err("--target expects generic, u55 or u85");
+          o.target = *t;
+        } else if (f == "--disable") {
+          auto* v = value();
+          if (!v) return err("--disable needs a pass name");
+          o.disable.push_back(*v);
+        } else {
+          return err(fmt::format("unknown run option '{}'", f));
+        }
+      }
+      return Status::ok();
+    };
+    const std::string& w0 = w[0];
+    std::string w1 = w.size() > 1 ? w[1] : std::string();
+    if (w0 == "open") {
+      if (w.size() < 2) return err("expected: open FILE");
+      c.op = ScriptOp::Open;
+      c.arg = rest(w, 1);
+    } else if (w0 == "pipeline" || w0 == "profile" || w0 == "target") {
+      if (!need(2)) return err(fmt::format("expected: {} VALUE", w0));
+      c.op = w0 == "pipeline" ? ScriptOp::Pipeline : w0 == "profile" ? ScriptOp::Profile : ScriptOp::Target;
+      if (c.op == ScriptOp::Profile && !passes::parseProfile(w1)) return err("profile expects fp or int");
+      if (c.op == ScriptOp::Target && !passes::parseTarget(w1)) return err("target expects generic, u55 or u85");
+      c.arg = w1;
+    } else if (w0 == "run" || w0 == "compare") {
+      c.op = w0 == "run" ? ScriptOp::Run : ScriptOp::Compare;
+      LS_RETURN_IF_ERROR(parseRunOptions(1, c.overrides));
+    } else if (w0 == "wait") {
+      if (!need(1)) return err("expected: wait");
+      c.op = ScriptOp::Wait;
+    } else if (w0 == "select" && (w1 == "pass" || w1 == "node")) {
+      if (w.size() < 3) return err(fmt::format("expected: select {} {}", w1, w1 == "pass" ? "N|NAME" : "NAME"));
+      c.op = w1 == "pass" ? ScriptOp::SelectPass : ScriptOp::SelectNode;
+      c.arg = rest(w, 2);
+      c.numeric = c.op == ScriptOp::SelectPass && parseInt(c.arg, c.number);
+    } else if ((w0 == "next" || w0 == "prev") && need(2) && w1 == "change") {
+      c.op = w0 == "next" ? ScriptOp::NextChange : ScriptOp::PrevChange;
+    } else if ((w0 == "next" || w0 == "prev" || w0 == "first" || w0 == "last") && need(2) &&
+               (w1 == "pass" || (w1 == "changed" && (w0 == "next" || w0 == "prev")))) {
+      if (w1 == "changed") c.op = w0 == "next" ? ScriptOp::NextChanged : ScriptOp::PrevChanged;
+      else c.op = w0 == "next" ? ScriptOp::NextPass : w0 == "prev" ? ScriptOp::PrevPass : w0 == "first" ? ScriptOp::FirstPass : ScriptOp::LastPass;
+    } else if (w0 == "pin") {
+      if (w.size() < 3 || w1 != "pass") return err("expected: pin pass N|NAME");
+      c.op = ScriptOp::Pin;
+      c.arg = rest(w, 2);
+      c.numeric = parseInt(c.arg, c.number);
+    } else if (w0 == "unpin") {
+      c.op = ScriptOp::Unpin;
+    } else if (w0 == "view") {
+      if (!need(2) || (w1 != "pipeline" && w1 != "graph" && w1 != "inspector" && w1 != "timing"))
+        return err("expected: view pipeline|graph|inspector|timing");
+      c.op = ScriptOp::View;
+      c.arg = w1;
+    } else if (w0 == "filter") {
+      c.op = ScriptOp::Filter;
+      if (w1 == "hide-skipped" || w1 == "hide-unchanged") {
+        if (!need(3) || (w[2] != "on" && w[2] != "off")) return err(fmt::format("expected: filter {} on|off", w1));
+        c.arg = w1;
+        c.arg2 = w[2];
+      } else if (w1 == "search") {
+        c.arg = w1;
+        c.arg2 = rest(w, 2);
+      } else {
+        return err("expected: filter hide-skipped|hide-unchanged on|off, or filter search TEXT");
+      }
+    } else if (w0 == "search") {
+      if (w.size() < 2) return err("expected: search TEXT|next|prev");
+      if (need(2) && w1 == "next") c.op = ScriptOp::SearchNext;
+      else if (need(2) && w1 == "prev") c.op = ScriptOp::SearchPrev;
+      else {
+        c.op = ScriptOp::Search;
+        c.arg = rest(w, 1);
+      }
+    } else if (w0 == "compare-trace") {
+      if (w.size() < 2) return err("expected: compare-trace PATH.lstrace");
+      c.op = ScriptOp::CompareTrace;
+      c.arg = rest(w, 1);
+    } else if (w0 == "enter") {
+      if (w.size() < 2) return err("expected: enter NESTED-GRAPH-NAME");
+      c.op = ScriptOp::Enter;
+      c.arg = rest(w, 1);
+    } else if (w0 == "leave") {
+      c.op = ScriptOp::Leave;
+    } else if (w0 == "fit") {
+      c.op = ScriptOp::Fit;
+    } else if (w0 == "zoom") {
+      if (!need(2) || !parseDouble(w1, c.factor) || c.factor <= 0) return err("expected: zoom FACTOR (> 0)");
+      c.op = ScriptOp::Zoom;
+    } else if (w0 == "export" && w1 == "comparison") {
+      if (w.size() < 4 || (w[2] != "csv" && w[2] != "json" && w[2] != "md" && w[2] != "chrome"))
+        return err("expected: export comparison csv|json|md|chrome PATH");
+      c.op = ScriptOp::ExportComparison;
+      c.arg = w[2];
+      c.arg2 = rest(w, 3);
+    } else if (w0 == "export" && w1 == "run") {
+      if (w.size() < 4 || (w[2] != "lstrace" && w[2] != "csv" && w[2] != "md" && w[2] != "chrome" && w[2] != "dot"))
+        return err("expected: export run lstrace|csv|md|chrome|dot PATH");
+      c.op = ScriptOp::ExportRun;
+      c.arg = w[2];
+      c.arg2 = rest(w, 3);
+    } else if (w0 == "export" && w1 == "chart") {
+      if (w.size() < 3) return err("expected: export chart PATH.png");
+      c.op = ScriptOp::ExportChart;
+      c.arg2 = rest(w, 2);
+    } else if (w0 == "frames") {
+      if (!need(2) || !parseInt(w1, c.number) || c.number < 0) return err("expected: frames N");
+      c.op = ScriptOp::Frames;
+    } else if (w0 == "key") {
+      bool named = w1 == "up" || w1 == "down" || w1 == "home" || w1 == "end" || w1 == "escape" || w1 == "f1" || w1 == "f5";
+      bool letter = w1.size() == 1 && w1[0] >= 'a' && w1[0] <= 'z';
+      if ((!need(2) && !(need(3) && w[2] == "shift")) || !(named || letter))
+        return err("expected: key up|down|home|end|escape|f1|f5|a-z [shift]");
+      c.op = ScriptOp::Key;
+      c.arg = w1;
+      c.shift = need(3);
+    } else if (w0 == "expect") {
+      c.op = ScriptOp::Expect;
+      c.arg = w1;
+      if (w1 == "pass-status" && need(3) && isStatusName(w[2])) c.arg2 = w[2];
+      else if (w1 == "diff" && need(3) && (w[2] == "empty" || w[2] == "nonempty")) c.arg2 = w[2];
+      else if (w1 == "node" && w.size() >= 3) c.arg2 = rest(w, 2);
+      else if (w1 == "graph" && need(3)) c.arg2 = w[2];
+      else if ((w1 == "error" || w1 == "help") && need(2)) {
+      } else if (w1 == "min" && need(4) && parseInt(w[3], c.number) &&
+                 (w[2] == "drawn-nodes" || w[2] == "drawn-labels" || w[2] == "compare-rows" || w[2] == "visible-passes"))
+        c.arg2 = w[2];
+      else
+        return err("expected: expect pass-status S | diff empty|nonempty | node NAME | min WHAT N | graph NAME | error | help");
+    } else {
+      return err("unknown command");
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace ls::viewmodel

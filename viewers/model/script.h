@@ -1,0 +1,84 @@
+// --script files: UI actions for tests and demos, one command per line ('#' comments).
+// Parsing and validation only; the app executes them. No ImGui: tested in
+// tests/viewers/script_test.cpp.
+//
+// Commands:
+//   open FILE                    load a graph (runs the current pipeline) or a .lstrace
+//   pipeline NAME | profile fp|int | target generic|u55|u85
+//   run [RUN-OPTIONS]            run again (options below change the current config)
+//   wait                         wait until the run, comparison and layout are finished
+//   select pass N|NAME           select pass by index or first pass with that name (-1: source)
+//   next pass | prev pass | next changed | prev changed | first pass | last pass
+//   select node NAME             select a node of the shown graph by name
+//   pin pass N|NAME | unpin      diff against a pinned pass instead of the previous one
+//   view pipeline|graph|inspector|timing
+//   filter hide-skipped on|off | filter hide-unchanged on|off | filter search TEXT
+//   search TEXT | search next | search prev      node search in the graph view
+//   next change | prev change    select and centre the next/previous node of the diff
+//   compare [RUN-OPTIONS]        run B with the current config changed by the options; the
+//                                timing view shows A (current) vs B
+//   compare-trace PATH           load a saved run (.lstrace) as B
+//   fit | zoom FACTOR            graph view camera
+//   enter NAME | leave           open a nested graph of the shown graph in place / go back
+//   export comparison csv|json|md|chrome PATH | export chart PATH.png
+//   export run lstrace|csv|md|chrome|dot PATH   the current run (dot: the selected snapshot)
+//   frames N                     render N frames before the next command
+//   key NAME [shift]             press and release a key (up, down, home, end, escape, f1,
+//                                f5, or a letter a-z), as the keyboard would
+//   expect pass-status changed|unchanged|skipped|failed   the selected pass's status
+//   expect diff empty|nonempty   the graph view's diff at the selected pass
+//   expect node NAME             the selected node
+//   expect min drawn-nodes|drawn-labels|compare-rows|visible-passes N
+//   expect error                 an error dialog is showing (e.g. a corrupt file)
+//   expect help                  the Help/Keys overlay is showing
+//   expect graph NAME            the graph view shows nested graph NAME (main: the top graph)
+// RUN-OPTIONS: --no-skip --no-fast-copy --no-cache --skip --fast-copy --pipeline NAME
+//              --profile fp|int --target generic|u55|u85 --disable PASS
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/util/status.h"
+#include "viewers/model/run_job.h"
+
+namespace ls::viewmodel {
+
+enum class ScriptOp : uint8_t {
+  Open, Pipeline, Profile, Target, Run, Wait,
+  SelectPass, NextPass, PrevPass, NextChanged, PrevChanged, FirstPass, LastPass,
+  SelectNode, Pin, Unpin, View, Filter, Search, SearchNext, SearchPrev,
+  Compare, Fit, Zoom, ExportComparison, ExportChart, Frames, NextChange, PrevChange, Expect, Key, ExportRun, Enter, Leave, CompareTrace,
+  COUNT
+};
+std::string_view scriptOpName(ScriptOp op);
+
+/// Changes a run config: each field set only when the option was given.
+struct RunOverrides {
+  std::optional<std::string> pipeline;
+  std::optional<passes::Profile> profile;
+  std::optional<passes::Target> target;
+  std::optional<bool> skip, fastCopy, cache;
+  std::vector<std::string> disable;
+  RunConfig apply(RunConfig c) const;
+};
+
+struct ScriptCommand {
+  ScriptOp op = ScriptOp::Wait;
+  int line = 0;
+  std::string text;        ///< the source line (for messages)
+  std::string arg;         ///< name / path / view / filter key / format
+  std::string arg2;        ///< filter value / export path
+  int number = 0;          ///< pass index when `arg` is numeric, frame count
+  bool numeric = false;    ///< `arg` was an integer
+  bool shift = false;      ///< key: with Shift held
+  double factor = 1.0;     ///< zoom
+  RunOverrides overrides;  ///< run / compare
+};
+
+/// Parses a whole script. Errors name the source, line and what was expected.
+Result<std::vector<ScriptCommand>> parseScript(std::string_view text, std::string_view sourceName);
+
+}  // namespace ls::viewmodel

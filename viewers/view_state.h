@@ -1,0 +1,65 @@
+// ViewState: what every view reads and writes (the selected pass, node, pin, filters, the
+// open nested graph) plus requests from views to the shell. Views hold only view state; the
+// traces are immutable and owned here by shared pointer.
+#pragma once
+
+#include <climits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/ir/graph.h"
+#include "viewers/model/pass_list.h"
+#include "viewers/model/run_job.h"
+
+namespace ls::viewers {
+
+using GraphPtr = std::shared_ptr<const ir::Graph>;
+inline constexpr int kNoPin = INT_MIN;
+
+enum class CenterTab : uint8_t { Graph, Timing, COUNT };
+
+/// A request to save part of the framebuffer as PNG after the frame is rendered (the shell
+/// owns the GL context). Coordinates in ImGui screen pixels.
+struct CaptureRequest {
+  std::string path;
+  float x = 0, y = 0, w = 0, h = 0;
+};
+
+struct ViewState {
+  // ---- data (immutable, shared)
+  viewmodel::TracePtr trace;         ///< run A (the one stepped through)
+  viewmodel::TracePtr compareTrace;  ///< run B for the timing comparison (may be null)
+  std::string labelA = "A", labelB = "B";
+
+  // ---- selection
+  int selectedPass = -1;  ///< record index; -1 = the source graph
+  ir::NodeId selectedNode = ir::kInvalidNode;
+  int pinnedPass = kNoPin;  ///< diff against this pass instead of the previous one
+  std::vector<std::string> subgraphPath;  ///< nested graph open in the canvas ("" = main)
+  viewmodel::PassFilter filter;
+  CenterTab tab = CenterTab::Graph;
+  bool diffEnabled = true;
+
+  // ---- requests (set by views or the script runner, consumed by the graph view / shell)
+  bool fitRequested = true;
+  bool centerRequested = false;  ///< centre the graph view on selectedNode
+  bool tabChangeRequested = false;
+  std::optional<viewmodel::RunConfig> compareRequest;  ///< run B with this config
+  std::optional<CaptureRequest> capture;
+  std::string statusMessage;  ///< last export / action result for the status bar
+
+  /// The graph after `pass` (-1 = source) of run A, with the open nested graph applied; null
+  /// when there is no trace or the nested graph does not exist at that pass.
+  GraphPtr graphAt(int pass) const;
+  GraphPtr shownGraph() const { return graphAt(selectedPass); }
+  /// The graph the shown one is diffed against: the pinned pass, else the graph before the
+  /// selected pass; null for the source row or when diffing is off.
+  GraphPtr comparedGraph() const;
+  /// Selects a pass, clamped to [-1, last]; keeps the selected node.
+  void selectPass(int pass);
+  int passCount() const { return trace ? int(trace->records.size()) : 0; }
+};
+
+}  // namespace ls::viewers
