@@ -1,17 +1,22 @@
 // The built-in pass and pipeline lists (explicit calls: no static-initialiser registration,
 // which a static library would drop).
+#include "core/backends/arm/arm_passes.h"
 #include "core/passes/generic_passes.h"
 #include "core/passes/pass_manager.h"
 
 namespace ls::passes {
 
-void registerBuiltinPasses(PassRegistry& r) { registerGenericPasses(r); }
+void registerBuiltinPasses(PassRegistry& r) {
+  registerGenericPasses(r);
+  arm::registerArmPasses(r);
+}
 
 void registerBuiltinPipelines(PipelineRegistry& r) {
   r.add({"generic",
          "Backend-independent cleanup: no-op copies and views, getitem cleanup, constant view folding, DCE",
          {"RemoveNoopClonePass", "RemoveNoopViewPass", "CleanupGetItemPass", "FoldConstantViewsPass",
           "DeadCodeEliminationPass"}});
+  arm::registerArmPipelines(r);
 }
 
 }  // namespace ls::passes
