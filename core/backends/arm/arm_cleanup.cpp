@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <set>
 #include <tuple>
+#include <unordered_map>
 
 #include "core/backends/arm/arm_passes.h"
 #include "core/backends/arm/arm_util.h"
@@ -47,6 +49,8 @@ Status FuseEqualPlaceholdersPass::transform(passes::GraphEditor& ed) {
   ir::Graph& g = ed.graph();
   std::map<std::string, std::vector<NodeId>> byMeta;
   for (NodeId id : constantNodes(g)) byMeta[metaKey(*g.constant(g.node(id).target))].push_back(id);
+  // duplicate -> keeper (the first in graph order, so it dominates every use)
+  std::unordered_map<NodeId, NodeId> into;
   for (auto& [key, ids] : byMeta) {
     if (ids.size() < 2) continue;
     // Content: the constant's content hash (bytes for data; name-derived for shape-only
@@ -57,39 +61,36 @@ Status FuseEqualPlaceholdersPass::transform(passes::GraphEditor& ed) {
       if (same.size() < 2) continue;
       std::vector<NodeId> keepers;
       bool grouped = false;
-      for (NodeId id : same) {
+      for (NodeId id : same) {  // `ids` are in graph order
         const ir::Constant* c = g.constant(g.node(id).target);
-        NodeId into = ir::kInvalidNode;
+        NodeId to = ir::kInvalidNode;
         for (NodeId k : keepers) {
           const ir::Constant* kc = g.constant(g.node(k).target);
           if (c->hasData() && kc->hasData() && c->data->bytes == kc->data->bytes) {
-            into = k;
+            to = k;
             break;
           }
         }
-        if (into == ir::kInvalidNode) {
+        if (to == ir::kInvalidNode) {
           keepers.push_back(id);
           continue;
         }
-        // The keeper must dominate every use: keep the earlier of the two in graph order.
-        if (g.position(id) < g.position(into)) {
-          ed.replaceAllUses({into, 0}, {id, 0});
-          std::replace(keepers.begin(), keepers.end(), into, id);
-          std::string name = g.node(into).target;
-          LS_RETURN_IF_ERROR(ed.erase(into));
-          g.eraseConstant(name);
-        } else {
-          ed.replaceAllUses({id, 0}, {into, 0});
-          std::string name = g.node(id).target;
-          LS_RETURN_IF_ERROR(ed.erase(id));
-          g.eraseConstant(name);
-        }
+        into[id] = to;
         bump(merged_);
         if (!grouped) bump(groups_);
         grouped = true;
       }
     }
   }
+  if (into.empty()) return Status::ok();
+  // One sweep rewires every reader; the duplicates are then dead and removed.
+  std::vector<std::pair<NodeId, std::pair<ir::ValueRef, ir::ValueRef>>> edits;
+  for (const ir::NodePtr& p : g.nodes())
+    p->forEachInput([&](const ir::ValueRef& r) {
+      if (auto it = into.find(r.node); it != into.end()) edits.push_back({p->id, {r, ir::ValueRef{it->second, 0}}});
+    });
+  for (auto& [user, ft] : edits) ed.replaceUse(user, ft.first, ft.second);
+  ed.eliminateDeadCode();
   return Status::ok();
 }
 

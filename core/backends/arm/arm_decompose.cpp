@@ -762,82 +762,56 @@ class FuseBatchNorm2dPass : public passes::InPlacePass {
 
 /// Folds shape/layout ops whose inputs are all constants into new constants (weights get
 /// their target layout at compile time). Values come from the data or the synthesised
-/// weights, evaluated with the reference kernels.
-class FuseConstantArgsPass : public passes::InPlacePass {
- public:
-  FuseConstantArgsPass()
-      : InPlacePass("FuseConstantArgsPass", "Evaluates shape/layout ops on constants into new constants") {
-    targets({"aten.permute_copy.default", "aten.view_copy.default", "aten.t_copy.default", "aten.transpose_copy.int",
-             "aten.unsqueeze_copy.default", "aten.squeeze_copy.dim", "aten.squeeze_copy.dims", "aten.slice_copy.Tensor",
-             "aten.repeat.default", "tosa.TRANSPOSE", "tosa.RESHAPE"});
-    folded_ = stat("folded", "ops folded into constants");
-  }
-
- protected:
-  Status transform(passes::GraphEditor& ed) override {
-    ir::Graph& g = ed.graph();
-    std::vector<ir::NodeId> cands;
-    for (ir::OpId op : targetOps())
-      for (ir::NodeId id : g.nodesOfOp(op)) cands.push_back(id);
-    std::sort(cands.begin(), cands.end(), [&](auto a, auto b) { return g.position(a) < g.position(b); });
-    for (ir::NodeId id : cands) {
-      const ir::Node& n = g.node(id);
-      const ir::ValueRef* in = n.args.empty() ? nullptr : n.args[0].ref();
-      const ir::Node* src = in ? g.find(in->node) : nullptr;
-      if (!src || src->kind != ir::NodeKind::GetAttr) continue;
-      // Evaluate the node alone: a graph of its constant input(s) and the node itself.
-      ir::Graph mini;
-      mini.shareStore(g.storePtr());
-      std::vector<ir::Arg> args(n.args.begin(), n.args.end());
-      bool ok = true;
-      std::map<ir::NodeId, ir::NodeId> remap;
-      auto copyNode = [&](const ir::Node& s) -> ir::NodeId {
-        if (auto it = remap.find(s.id); it != remap.end()) return it->second;
-        ir::Node c = s;
-        c.id = ir::kInvalidNode;
-        if (s.kind == ir::NodeKind::GetAttr) {
-          if (const ir::Constant* k = g.constant(s.target)) mini.setConstant(*k);
-          else ok = false;
-        }
-        ir::NodeId nid = mini.append(std::move(c));
-        remap[s.id] = nid;
-        return nid;
-      };
-      for (ir::Arg& a : args) {
-        if (const ir::ValueRef* r = a.ref()) {
-          const ir::Node& p = g.node(r->node);
-          if (p.kind != ir::NodeKind::GetAttr && !(p.isCall() && p.args.empty())) ok = false;
-          else a = ir::ValueRef{copyNode(p), r->output};
-        }
+/// weights, evaluated with the reference kernels. A retrace pass: linear in graph size.
+Status fuseConstantArgs(ArmRewritePass& self, Rewriter& rw) {
+  const ir::Node& n = rw.node();
+  const ir::Graph& g = rw.graph();
+  const ir::ValueRef* in = n.args.empty() ? nullptr : n.args[0].ref();
+  const ir::Node* src = in ? g.find(in->node) : nullptr;
+  if (!src || src->kind != ir::NodeKind::GetAttr) return Status::ok();
+  // Evaluate the node alone: a graph of its constant inputs and the node itself.
+  ir::Graph mini;
+  mini.shareStore(g.storePtr());
+  std::vector<ir::Arg> args(n.args.begin(), n.args.end());
+  std::map<ir::NodeId, ir::NodeId> remap;
+  for (ir::Arg& a : args) {
+    const ir::ValueRef* r = a.ref();
+    if (!r) continue;
+    const ir::Node& p = g.node(r->node);
+    if (p.kind != ir::NodeKind::GetAttr && !(p.isCall() && p.args.empty())) return Status::ok();
+    auto it = remap.find(p.id);
+    if (it == remap.end()) {
+      ir::Node c = p;
+      c.id = ir::kInvalidNode;
+      if (p.kind == ir::NodeKind::GetAttr) {
+        const ir::Constant* k = g.constant(p.target);
+        if (!k) return Status::ok();
+        mini.setConstant(*k);
       }
-      if (!ok) continue;
-      ir::Node call = n;
-      call.id = ir::kInvalidNode;
-      call.args = std::move(args);
-      ir::NodeId cid = mini.append(std::move(call));
-      ir::Node out;
-      out.kind = ir::NodeKind::Output;
-      out.name = "output";
-      out.args.push_back(ir::Arg(ir::RefList{ir::ValueRef{cid, 0}}));
-      out.outputs.push_back(n.meta());
-      mini.append(std::move(out));
-      exec::Executor ex(exec::ExecOptions{.threads = 1});
-      auto r = ex.run(mini, {});
-      if (!r) return Status::error(fmt::format("node '{}': folding failed: {}", n.name, r.message()));
-      const ir::Constant* sc = g.constant(src->target);
-      ir::Constant nc = makeConstant(g.store(), (*r)[0].clone(), sc ? sc->fqn : "");
-      ValueRef v = ed.addConstant(id, std::move(nc), n.name + "_folded", {id, src->id});
-      ed.replaceAllUses({id, 0}, v);
-      LS_RETURN_IF_ERROR(ed.erase(id));
-      bump(folded_);
+      it = remap.emplace(p.id, mini.append(std::move(c))).first;
     }
-    if (ed.changed()) ed.eliminateDeadCode();
-    return Status::ok();
+    a = ir::ValueRef{it->second, r->output};
   }
-
- private:
-  size_t folded_;
-};
+  ir::Node call = n;
+  call.id = ir::kInvalidNode;
+  call.args = std::move(args);
+  ir::NodeId cid = mini.append(std::move(call));
+  ir::Node out;
+  out.kind = ir::NodeKind::Output;
+  out.name = "output";
+  out.args.push_back(ir::Arg(ir::RefList{ir::ValueRef{cid, 0}}));
+  out.outputs.push_back(mini.node(cid).meta());
+  mini.append(std::move(out));
+  exec::Executor ex(exec::ExecOptions{.threads = 1});
+  auto r = ex.run(mini, {});
+  if (!r) return Status::error(fmt::format("folding failed: {}", r.message()));
+  const ir::Constant* sc = g.constant(src->target);
+  ir::Constant nc = makeConstant(*g.storePtr(), (*r)[0].clone(), sc ? sc->fqn : "");
+  ValueRef v = rw.addConstant(std::move(nc), src->name + "_folded");
+  rw.replaceWith(v);
+  self.rewritten();
+  return Status::ok();
+}
 
 }  // namespace
 
@@ -953,7 +927,13 @@ void registerArmDecompositionPasses(passes::PassRegistry& r) {
     return mk("MatchArgDtypePass", "operands of elementwise ops cast to one dtype", kBinary, matchArgDtype);
   });
   add("FuseBatchNorm2dPass", [] { return std::make_unique<FuseBatchNorm2dPass>(); });
-  add("FuseConstantArgsPass", [] { return std::make_unique<FuseConstantArgsPass>(); });
+  add("FuseConstantArgsPass", [] {
+    return mk("FuseConstantArgsPass", "Evaluates shape/layout ops on constants into new constants",
+              {"aten.permute_copy.default", "aten.view_copy.default", "aten.t_copy.default", "aten.transpose_copy.int",
+               "aten.unsqueeze_copy.default", "aten.squeeze_copy.dim", "aten.squeeze_copy.dims",
+               "aten.slice_copy.Tensor", "aten.repeat.default", "tosa.TRANSPOSE", "tosa.RESHAPE"},
+              fuseConstantArgs);
+  });
 }
 
 }  // namespace ls::arm
