@@ -17,6 +17,10 @@ void registerArmDecompositionPasses(passes::PassRegistry& r);
 void registerArmRewritePasses(passes::PassRegistry& r);
 void registerArmLayoutPasses(passes::PassRegistry& r);
 void registerArmCleanupPasses(passes::PassRegistry& r);
+void registerArmIntPasses(passes::PassRegistry& r);
+
+/// scale ~= multiplier * 2^-shift for RESCALE (31-bit multiplier, shift in [2, 62]).
+Result<std::pair<int64_t, int64_t>> quantizeScale(double scale);
 
 /// Removes redundant tosa.TRANSPOSE nodes (upstream FuseTosaTransposesPass, PR 18947):
 /// identity elimination, inverse-pair cancellation, composition, and propagation of a

@@ -10,6 +10,7 @@ void registerArmPasses(passes::PassRegistry& r) {
   registerArmRewritePasses(r);
   registerArmLayoutPasses(r);
   registerArmCleanupPasses(r);
+  registerArmIntPasses(r);
 }
 
 namespace {
@@ -22,6 +23,8 @@ std::vector<std::string> commonPrefix() {
       "RemoveNoopClonePass", "CleanupGetItemPass", "ConvertToClampPass", "DecomposeLayerNormPass",
       "DecomposeMeanDimPass", "DecomposeHardswishPass", "DecomposeHardsigmoidPass", "DecomposeSiluPass",
       "DecomposeGeluPass",
+      // 2. Q/DQ fold + rescale (INT profile only)
+      "InsertRescalePass", "FuseConsecutiveRescalesPass",
       // 3. post-fold transforms
       "ConvertSplitToSlicePass", "RemoveGetItemPass", "CleanupGetItemPass", "FuseBatchNorm2dPass",
       "DecomposeBatchNormNoStatsPass", "DeadCodeEliminationPass", "ConvertTransposeToPermutePass",
@@ -42,7 +45,8 @@ std::vector<std::string> commonPrefix() {
 
 std::vector<std::string> cleanupSuffix() {
   return {"FuseTosaTransposesPass", "FuseConstantArgsPass", "FuseEqualPlaceholdersPass", "DeadCodeEliminationPass",
-          "EnsureUniqueOutputNodesPass", "CheckTosaOperatorSupportPass"};
+          "InsertRescalePass", "FuseConsecutiveRescalesPass", "EnsureUniqueOutputNodesPass",
+          "CheckTosaOperatorSupportPass"};
 }
 
 }  // namespace

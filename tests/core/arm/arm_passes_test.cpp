@@ -351,10 +351,14 @@ TEST(TosaPipeline, SmallMlpLowersToPureTosa) {
   EXPECT_EQ(count(b.g, "tosa.MATMUL"), 1u);
   EXPECT_EQ(count(b.g, "tosa.TILE"), 1u);
   EXPECT_LT(maxRelDiff(before, b.g), 1e-5);
-  // INT-only gating: the FP graph lowers identically with the INT profile (no INT pass applies).
+  // INT-only passes are skipped for the FP profile (skip reason: profile).
   size_t skippedProfile = 0;
-  for (const auto& rec : run.records) skippedProfile += rec.reason == passes::SkipReason::Profile;
-  EXPECT_EQ(skippedProfile, 0u);
+  for (const auto& rec : run.records)
+    if (rec.reason == passes::SkipReason::Profile) {
+      ++skippedProfile;
+      EXPECT_TRUE(rec.name == "InsertRescalePass" || rec.name == "FuseConsecutiveRescalesPass") << rec.name;
+    }
+  EXPECT_EQ(skippedProfile, 4u);  // the INT-only entries, each listed twice
 }
 
 // ====================================================================== FuseTosaTransposes (seed 002)
@@ -497,6 +501,97 @@ TEST(Seed004, SharedNhwcProducerGetsOneBoundaryTransposePerProducer) {
   EXPECT_EQ(count(b.g, "tosa.TRANSPOSE"), 3u);
   EXPECT_EQ(count(b.g, "tosa.CLAMP"), 1u);
   EXPECT_LT(maxRelDiff(before, b.g), 1e-5);
+}
+
+}  // namespace
+}  // namespace ls::arm
+
+namespace ls::arm {
+namespace {
+
+// ====================================================================== INT profile
+
+ir::Arg dt(ir::DType t) { return ir::Arg(ir::EnumArg{ir::EnumKind::DType, int32_t(t)}); }
+
+/// x (int8) -> dq(s0, 0) -> q(s1, z1, mid) -> dq(s1, z1) -> q(s2, 0) -> output
+ir::Graph requantChain(double s0, double s1, int64_t z1, double s2, ir::DType mid = ir::DType::Int32) {
+  test::GraphBuilder b;
+  auto x = b.input("x", ir::DType::Int8, {1, 8});
+  const int64_t lo = mid == ir::DType::Int32 ? INT32_MIN : -128, hi = mid == ir::DType::Int32 ? INT32_MAX : 127;
+  auto d0 = b.call("quantized_decomposed.dequantize_per_tensor.default", {x, s0, 0, -128, 127, dt(ir::DType::Int8)});
+  auto q1 = b.call("quantized_decomposed.quantize_per_tensor.default", {d0, s1, z1, lo, hi, dt(mid)});
+  auto d1 = b.call("quantized_decomposed.dequantize_per_tensor.default", {q1, s1, z1, lo, hi, dt(mid)});
+  auto q2 = b.call("quantized_decomposed.quantize_per_tensor.default", {d1, s2, 0, -128, 127, dt(ir::DType::Int8)});
+  b.output({q2});
+  return b.g;
+}
+
+int64_t maxSteps(const ir::Graph& before, const ir::Graph& after) {
+  exec::Executor ex;
+  std::vector<int64_t> v;
+  for (int i = 0; i < 8; ++i) v.push_back(i * 31 - 120);
+  std::vector<exec::Tensor> in = {exec::Tensor::fromInts(ir::DType::Int8, {1, 8}, v)};
+  auto a = ex.run(before, in);
+  auto b = ex.run(after, in);
+  EXPECT_TRUE(a.isOk() && b.isOk()) << a.message() << b.message();
+  if (!a.isOk() || !b.isOk()) return 1000;
+  return exec::compareOutputs(*b, *a).maxSteps;
+}
+
+TEST(InsertRescalePass, DqQPairsBecomeRescalesOnlyWithIntProfile) {
+  ir::Graph g = requantChain(0.1, 0.05, 3, 0.07);
+  ir::Graph before = g;
+  Outcome fp = runPass("InsertRescalePass", g, passes::Profile::FP);
+  EXPECT_EQ(fp.result.status, PassStatus::Skipped);
+  EXPECT_EQ(fp.should.reason, passes::SkipReason::Profile);
+  Outcome o = runPass("InsertRescalePass", g, passes::Profile::INT);
+  ASSERT_EQ(o.result.status, PassStatus::Changed) << o.result.message;
+  EXPECT_EQ(count(g, "tosa.RESCALE"), 2u);
+  EXPECT_EQ(count(g, "quantized_decomposed.quantize_per_tensor.default"), 0u);
+  runPass("DeadCodeEliminationPass", g);
+  EXPECT_EQ(count(g, "quantized_decomposed.dequantize_per_tensor.default"), 0u);
+  expectVerified(g);
+  EXPECT_LE(maxSteps(before, g), 1);  // ties round half up in TOSA, half to even in torch
+}
+
+TEST(FuseConsecutiveRescalesPass, RemovesIdentityRoundTripsOnly) {
+  // 0.1 -> 0.05 -> 0.1: the two RESCALEs (x2, x0.5, zero points 0/3/3/0) cancel.
+  ir::Graph g = requantChain(0.1, 0.05, 3, 0.1);
+  ir::Graph before = g;
+  ASSERT_EQ(runPass("InsertRescalePass", g, passes::Profile::INT).result.status, PassStatus::Changed);
+  Outcome o = runPass("FuseConsecutiveRescalesPass", g, passes::Profile::INT);
+  ASSERT_EQ(o.result.status, PassStatus::Changed) << o.result.message;
+  EXPECT_EQ(count(g, "tosa.RESCALE"), 0u);
+  expectVerified(g);
+  EXPECT_LE(maxSteps(before, g), 1);
+  // A non-identity pair (0.1 -> 0.05 -> 0.07) is left alone.
+  ir::Graph h = requantChain(0.1, 0.05, 3, 0.07);
+  ASSERT_EQ(runPass("InsertRescalePass", h, passes::Profile::INT).result.status, PassStatus::Changed);
+  auto p = passes::PassRegistry::instance().create("FuseConsecutiveRescalesPass");
+  passes::PassContext ctx;
+  ctx.profile = passes::Profile::INT;
+  EXPECT_EQ(p->run(h, ctx).status, PassStatus::Unchanged);
+  EXPECT_EQ(count(h, "tosa.RESCALE"), 2u);
+  EXPECT_EQ(p->statistics()[1].value, 1);  // non_identity_pairs_kept
+  // An int8 intermediate saturates (x2 of values up to 127), so that round trip is no identity.
+  ir::Graph k = requantChain(0.1, 0.05, 3, 0.1, ir::DType::Int8);
+  ASSERT_EQ(runPass("InsertRescalePass", k, passes::Profile::INT).result.status, PassStatus::Changed);
+  EXPECT_EQ(runPass("FuseConsecutiveRescalesPass", k, passes::Profile::INT).result.status, PassStatus::Unchanged);
+  EXPECT_EQ(count(k, "tosa.RESCALE"), 2u);
+  // FP profile: the pass does not apply.
+  EXPECT_EQ(runPass("FuseConsecutiveRescalesPass", h, passes::Profile::FP).should.reason, passes::SkipReason::Profile);
+}
+
+TEST(QuantizeScale, MultiplierAndShiftRepresentTheScale) {
+  for (double s : {1.0, 0.5, 2.0, 0.0123, 1e-5, 3.7}) {
+    auto r = quantizeScale(s);
+    ASSERT_TRUE(r.isOk()) << s;
+    EXPECT_NEAR(double(r->first) * std::ldexp(1.0, -int(r->second)), s, s * 1e-9) << s;
+    EXPECT_GE(r->second, 2);
+    EXPECT_LE(r->second, 62);
+  }
+  EXPECT_FALSE(quantizeScale(0.0).isOk());
+  EXPECT_FALSE(quantizeScale(-1.0).isOk());
 }
 
 }  // namespace
