@@ -538,6 +538,140 @@ Status convertExpandToRepeat(ArmRewritePass& self, Rewriter& rw) {
   return Status::ok();
 }
 
+// ---------------------------------------------------------------- other FXJSON ops
+
+/// as_strided_copy that re-applies contiguous strides (offset 0) is a view.
+Status decomposeAsStrided(ArmRewritePass& self, Rewriter& rw) {
+  const ir::Node& n = rw.node();
+  LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
+  auto size = sints(n, 1), stride = sints(n, 2);
+  auto off = sarg(n, 3).asInt();
+  if (!size || !stride || size->size() != stride->size())
+    return Status::error("as_strided_copy: expected size and stride lists of equal length");
+  int64_t expect = 1;
+  for (size_t i = size->size(); i-- > 0;) {
+    if ((*size)[i] != 1 && (*stride)[i] != expect)
+      return Status::error("as_strided_copy with non-contiguous strides is not supported by the TOSA lowering");
+    expect *= (*size)[i];
+  }
+  if ((off && *off != 0) || expect != argMeta(rw, 0)->numel())
+    return Status::error("as_strided_copy with a storage offset or a different element count is not supported");
+  Builder b(rw);
+  ARM_TRY(y, b.op("aten.view_copy.default", {ref(rw, 0), ir::IntList(*size)}));
+  rw.replaceWith(y);
+  self.rewritten();
+  return Status::ok();
+}
+
+/// masked_fill(x, mask, v) = where(mask, v, x); ne = logical_not(eq).
+Status decomposeMaskedFillNe(ArmRewritePass& self, Rewriter& rw) {
+  const ir::Node& n = rw.node();
+  const std::string op = ir::opName(n.op);
+  LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
+  Builder b(rw);
+  if (op == "aten.masked_fill.Scalar") {
+    LS_RETURN_IF_ERROR(needTensor(rw, 1, "mask"));
+    auto v = sarg(n, 2).number();
+    if (!v) return Status::error("masked_fill value must be a number");
+    ARM_TRY(y, b.op("aten.where.self", {ref(rw, 1), *v, ref(rw, 0)}));
+    rw.replaceWith(y);
+  } else {
+    const std::string eq = op == "aten.ne.Scalar" ? "aten.eq.Scalar" : "aten.eq.Tensor";
+    ARM_TRY(e, b.op(eq, {ref(rw, 0), sarg(n, 1)}));
+    ARM_TRY(y, b.op("aten.logical_not.default", {e}));
+    rw.replaceWith(y);
+  }
+  self.rewritten();
+  return Status::ok();
+}
+
+/// roll along given dims = cat of the two slices per dim.
+Status decomposeRoll(ArmRewritePass& self, Rewriter& rw) {
+  const ir::Node& n = rw.node();
+  LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
+  const ir::TensorMeta& xm = *argMeta(rw, 0);
+  auto shifts = sints(n, 1), dims = sints(n, 2);
+  if (!shifts || !dims || dims->empty() || dims->size() != shifts->size())
+    return Status::error("roll: explicit dims (one per shift) are required");
+  Builder b(rw);
+  ValueRef v = ref(rw, 0);
+  for (size_t i = 0; i < dims->size(); ++i) {
+    int d = wrap((*dims)[i], xm.rank());
+    int64_t len = xm.shape[d];
+    int64_t s = len ? (((*shifts)[i] % len) + len) % len : 0;
+    if (s == 0) continue;
+    ARM_TRY(tail, b.op("aten.slice_copy.Tensor", {v, int64_t(d), len - s, len, 1}));
+    ARM_TRY(head, b.op("aten.slice_copy.Tensor", {v, int64_t(d), int64_t(0), len - s, 1}));
+    ARM_TRY(c, b.op("aten.cat.default", {ir::RefList{tail, head}, int64_t(d)}));
+    v = c;
+  }
+  if (v == ref(rw, 0)) {
+    ARM_TRY(c, b.op("aten.clone.default", {v}));
+    v = c;
+  }
+  rw.replaceWith(v);
+  self.rewritten();
+  return Status::ok();
+}
+
+/// slice_scatter(x, src, dim, start, end, 1) = cat(x[:start], src, x[end:]).
+Status decomposeSliceScatter(ArmRewritePass& self, Rewriter& rw) {
+  const ir::Node& n = rw.node();
+  LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
+  LS_RETURN_IF_ERROR(needTensor(rw, 1, "src"));
+  const ir::TensorMeta& xm = *argMeta(rw, 0);
+  int d = wrap(sarg(n, 2).asInt() ? *sarg(n, 2).asInt() : 0, xm.rank());
+  const int64_t len = xm.shape[d];
+  if (sarg(n, 5).asInt() && *sarg(n, 5).asInt() != 1) return Status::error("slice_scatter with step != 1 is not supported");
+  int64_t start = sarg(n, 3).asInt() ? *sarg(n, 3).asInt() : 0;
+  if (start < 0) start += len;
+  start = std::clamp<int64_t>(start, 0, len);
+  const int64_t end = start + argMeta(rw, 1)->shape[d];
+  Builder b(rw);
+  ir::RefList parts;
+  if (start > 0) {
+    ARM_TRY(h, b.op("aten.slice_copy.Tensor", {ref(rw, 0), int64_t(d), int64_t(0), start, 1}));
+    parts.push_back(h);
+  }
+  parts.push_back(ref(rw, 1));
+  if (end < len) {
+    ARM_TRY(t, b.op("aten.slice_copy.Tensor", {ref(rw, 0), int64_t(d), end, len, 1}));
+    parts.push_back(t);
+  }
+  ARM_TRY(y, b.op("aten.cat.default", {parts, int64_t(d)}));
+  rw.replaceWith(y);
+  self.rewritten();
+  return Status::ok();
+}
+
+/// new_zeros -> a zero constant; fill.Tensor(x, v) -> v viewed to x's rank and repeated.
+Status decomposeFactories(ArmRewritePass& self, Rewriter& rw) {
+  const ir::Node& n = rw.node();
+  const ir::TensorMeta& om = n.meta();
+  Builder b(rw);
+  if (ir::opName(n.op) == "aten.new_zeros.default") {
+    rw.replaceWith(b.tensor(exec::Tensor(om.dtype, om.shape), "zeros"));
+  } else {
+    LS_RETURN_IF_ERROR(needTensor(rw, 1, "value"));
+    if (argMeta(rw, 1)->numel() != 1) return Status::error("fill.Tensor value must have one element");
+    ValueRef v = ref(rw, 1);
+    if (argMeta(rw, 1)->dtype != om.dtype) {
+      ARM_TRY(c, b.op("aten._to_copy.default", {v}, {{"dtype", ir::Arg(ir::EnumArg{ir::EnumKind::DType, int32_t(om.dtype)})}}));
+      v = c;
+    }
+    ARM_TRY(u, b.op("aten.view_copy.default", {v, ir::IntList(std::vector<int64_t>(size_t(std::max(om.rank(), 1)), 1))}));
+    ARM_TRY(y, b.op("aten.repeat.default", {u, ir::IntList(om.rank() ? om.shape.toVector() : std::vector<int64_t>{1})}));
+    ValueRef out = y;
+    if (om.rank() == 0) {
+      ARM_TRY(z, b.op("aten.view_copy.default", {y, ir::IntList{}}));
+      out = z;
+    }
+    rw.replaceWith(out);
+  }
+  self.rewritten();
+  return Status::ok();
+}
+
 // ---------------------------------------------------------------- scalars, ranks, dtypes
 
 bool isBinaryArith(const std::string& op) {
@@ -927,6 +1061,24 @@ void registerArmDecompositionPasses(passes::PassRegistry& r) {
     return mk("MatchArgDtypePass", "operands of elementwise ops cast to one dtype", kBinary, matchArgDtype);
   });
   add("FuseBatchNorm2dPass", [] { return std::make_unique<FuseBatchNorm2dPass>(); });
+  add("DecomposeAsStridedCopyPass", [] {
+    return mk("DecomposeAsStridedCopyPass", "contiguous as_strided_copy -> view_copy", {"aten.as_strided_copy.default"},
+              decomposeAsStrided);
+  });
+  add("DecomposeMaskedFillPass", [] {
+    return mk("DecomposeMaskedFillPass", "masked_fill -> where; ne -> logical_not(eq)",
+              {"aten.masked_fill.Scalar", "aten.ne.Scalar", "aten.ne.Tensor"}, decomposeMaskedFillNe);
+  });
+  add("DecomposeRollPass",
+      [] { return mk("DecomposeRollPass", "roll -> slices + cat", {"aten.roll.default"}, decomposeRoll); });
+  add("DecomposeSliceScatterPass", [] {
+    return mk("DecomposeSliceScatterPass", "slice_scatter -> slices + cat", {"aten.slice_scatter.default"},
+              decomposeSliceScatter);
+  });
+  add("DecomposeFactoriesPass", [] {
+    return mk("DecomposeFactoriesPass", "new_zeros -> constant; fill.Tensor -> view + repeat",
+              {"aten.new_zeros.default", "aten.fill.Tensor"}, decomposeFactories);
+  });
   add("FuseConstantArgsPass", [] {
     return mk("FuseConstantArgsPass", "Evaluates shape/layout ops on constants into new constants",
               {"aten.permute_copy.default", "aten.view_copy.default", "aten.t_copy.default", "aten.transpose_copy.int",

@@ -22,7 +22,8 @@ std::vector<std::string> commonPrefix() {
       // 1. node transforms before Q/DQ folding
       "RemoveNoopClonePass", "CleanupGetItemPass", "ConvertToClampPass", "DecomposeLayerNormPass",
       "DecomposeMeanDimPass", "DecomposeHardswishPass", "DecomposeHardsigmoidPass", "DecomposeSiluPass",
-      "DecomposeGeluPass",
+      "DecomposeGeluPass", "DecomposeAsStridedCopyPass", "DecomposeMaskedFillPass", "DecomposeRollPass",
+      "DecomposeSliceScatterPass", "DecomposeFactoriesPass",
       // 2. Q/DQ fold + rescale (INT profile only)
       "InsertRescalePass", "FuseConsecutiveRescalesPass",
       // 3. post-fold transforms

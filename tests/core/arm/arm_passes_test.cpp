@@ -596,3 +596,48 @@ TEST(QuantizeScale, MultiplierAndShiftRepresentTheScale) {
 
 }  // namespace
 }  // namespace ls::arm
+
+namespace ls::arm {
+namespace {
+
+TEST(TosaPipeline, OtherFxjsonOpsLowerToPureTosa) {
+  test::GraphBuilder b;
+  auto x = b.input("x", {2, 3, 4});
+  auto as = b.call("aten.as_strided_copy.default", {x, IntList{2, 3, 4}, IntList{12, 4, 1}}, {}, "as_strided");
+  auto ne = b.call("aten.ne.Scalar", {as, 0.25}, {}, "ne");
+  auto gt = b.call("aten.gt.Scalar", {as, 0.0}, {}, "gt");
+  auto mf = b.call("aten.masked_fill.Scalar", {as, gt, -1.5}, {}, "masked_fill");
+  auto rl = b.call("aten.roll.default", {mf, IntList{1, -1}, IntList{1, 2}}, {}, "roll");
+  auto z = b.call("aten.new_zeros.default", {x, IntList{2, 1, 4}}, {}, "new_zeros");
+  auto ss = b.call("aten.slice_scatter.default", {rl, z, 1, 1, 2, 1}, {}, "slice_scatter");
+  auto v = b.call("aten.select_copy.int", {x, 2, 0}, {}, "sel");  // [2, 3]
+  auto v0 = b.call("aten.select_copy.int", {v, 0, 1});
+  auto v1 = b.call("aten.select_copy.int", {v0, 0, 2});           // 0-d
+  auto f = b.call("aten.fill.Tensor", {ss, v1}, {}, "fill");
+  auto sum = b.call("aten.add.Tensor", {f, ss});
+  b.output({sum, ne});
+  ir::Graph before = b.g;
+  auto pm = passes::PassManager::fromPipeline("tosa");
+  ASSERT_TRUE(pm.isOk());
+  passes::VerifierInstrumentation ver;
+  pm->addInstrumentation(&ver);
+  passes::PassContext ctx;
+  auto run = pm->run(b.g, ctx);
+  ASSERT_EQ(run.failedIndex, -1) << run.failure;
+  for (const ir::NodePtr& p : b.g.nodes())
+    if (p->isCall()) {
+      EXPECT_TRUE(isTosaOp(p->op)) << p->name << " " << ir::opName(p->op);
+    }
+  EXPECT_GE(count(b.g, "tosa.SELECT"), 1u);
+  EXPECT_GE(count(b.g, "tosa.LOGICAL_NOT"), 1u);
+  exec::Executor ex;
+  auto in = exec::synthesizeInputs(before, 5);
+  auto a = ex.run(before, in);
+  auto c = ex.run(b.g, in);
+  ASSERT_TRUE(a.isOk() && c.isOk()) << a.message() << c.message();
+  exec::CompareResult r = exec::compareOutputs(*c, *a, exec::CompareOptions{.maxSteps = 0});
+  EXPECT_TRUE(r.equivalent) << r.message;
+}
+
+}  // namespace
+}  // namespace ls::arm
