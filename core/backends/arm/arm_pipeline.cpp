@@ -41,7 +41,7 @@ std::vector<std::string> commonPrefix() {
       "DeadCodeEliminationPass",
       // 6. ATen -> TOSA
       "RewriteUpsamplePass", "RewriteMaxPool2dPass", "RewriteAvgPool2dPass", "RewriteConv2dPass", "RewriteMatmulPass",
-      "RewritePadPass", "RewriteSlicePass", "ExirToTosaPass", "FuseConstantArgsPass", "DeadCodeEliminationPass"};
+      "RewritePadPass", "RewriteSlicePass", "RewriteIndexTensorPass", "ExirToTosaPass", "FuseConstantArgsPass", "DeadCodeEliminationPass"};
 }
 
 std::vector<std::string> cleanupSuffix() {

@@ -309,6 +309,72 @@ Status rewritePad(ArmRewritePass& self, Rewriter& rw) {
   return Status::ok();
 }
 
+// ---------------------------------------------------------------- index.Tensor
+
+/// x[..., idx, ...] with one index tensor on dim d -> GATHER over x viewed as [1, K, C]
+/// (d moved to the front), indices cast to int32; negative indices wrapped with SELECT.
+Status rewriteIndex(ArmRewritePass& self, Rewriter& rw) {
+  const ir::Node& n = rw.node();
+  ARM_TRY(x, tensorArg(rw, 0, "input"));
+  const ir::TensorMeta& xm = rw.meta(x);
+  const ir::Arg& l = sarg(n, 1);
+  const ir::RefList* idx = l.asRefList();
+  if (!idx) return Status::error("index.Tensor: expected a list of index tensors");
+  int d = -1;
+  for (size_t i = 0; i < idx->size(); ++i)
+    if (!(*idx)[i].isNone()) {
+      if (d >= 0) return Status::error("index.Tensor with more than one index tensor is not supported");
+      d = int(i);
+    }
+  if (d < 0) return Status::error("index.Tensor without an index tensor");
+  const ir::ValueRef ix = (*idx)[size_t(d)];
+  const ir::TensorMeta& im = rw.meta(ix);
+  if (!ir::isIntegral(im.dtype, false)) return Status::error("index.Tensor: only integer (not bool) indices are supported");
+  const int r = xm.rank();
+  const int64_t K = xm.shape[d];
+  int64_t C = 1;
+  std::vector<int64_t> perm{d}, rest;
+  for (int i = 0; i < r; ++i)
+    if (i != d) perm.push_back(i), rest.push_back(xm.shape[i]), C *= xm.shape[i];
+  Builder b(rw);
+  ValueRef v = x;
+  if (d != 0) {
+    ARM_TRY(t, b.transpose(x, perm));
+    v = t;
+  }
+  ARM_TRY(v3, b.reshape(v, Shape{1, K, C}));
+  ValueRef iv = ix;
+  if (im.dtype != DType::Int32) {
+    ARM_TRY(c, b.op("tosa.CAST", {ix}, {{"dtype", ir::Arg(ir::EnumArg{ir::EnumKind::DType, int32_t(DType::Int32)})}}));
+    iv = c;
+  }
+  const int64_t W = im.numel();
+  ARM_TRY(i2, b.reshape(iv, Shape{1, W}));
+  // Python-style negative indices: idx < 0 ? idx + K : idx.
+  ValueRef zero = b.scalar(DType::Int32, 0, 2, "zero"), kk = b.scalar(DType::Int32, double(K), 2, "dim_size");
+  ARM_TRY(neg, b.op("tosa.GREATER", {zero, i2}));
+  ARM_TRY(wrapped, b.op("tosa.ADD", {i2, kk}));
+  ARM_TRY(fixed, b.op("tosa.SELECT", {neg, wrapped, i2}));
+  ARM_TRY(gt, b.op("tosa.GATHER", {v3, fixed}));
+  // [1, W, C] -> index dims + remaining dims, then the index dims move back to position d.
+  Shape s = im.shape;
+  for (int64_t e : rest) s.push(e);
+  ARM_TRY(y, b.reshape(gt, s));
+  ValueRef out = y;
+  if (d != 0) {
+    const int ir = im.rank();
+    std::vector<int64_t> p;
+    for (int i = 0; i < d; ++i) p.push_back(ir + i);
+    for (int i = 0; i < ir; ++i) p.push_back(i);
+    for (int i = d; i < r - 1; ++i) p.push_back(ir + i);
+    ARM_TRY(t, b.transpose(y, p));
+    out = t;
+  }
+  rw.replaceWith(out);
+  self.rewritten();
+  return Status::ok();
+}
+
 // ---------------------------------------------------------------- ExirToTosa
 
 const std::map<std::string, std::string>& unaryTable() {
@@ -494,6 +560,10 @@ void registerArmRewritePasses(passes::PassRegistry& r) {
         [] { return mk("RewriteSlicePass", "slice_copy -> SLICE", {"aten.slice_copy.Tensor"}, rewriteSlice); });
   r.add("RewritePadPass",
         [] { return mk("RewritePadPass", "constant_pad_nd -> PAD", {"aten.constant_pad_nd.default"}, rewritePad); });
+  r.add("RewriteIndexTensorPass", [] {
+    return mk("RewriteIndexTensorPass", "index.Tensor with one index tensor -> GATHER", {"aten.index.Tensor"},
+              rewriteIndex);
+  });
   r.add("ExirToTosaPass", [] {
     return mk("ExirToTosaPass", "Table-driven 1:1 ATen -> TOSA (elementwise, clamp, cat, permute, view, repeat, reductions)",
               exirTargets(), exirToTosa);

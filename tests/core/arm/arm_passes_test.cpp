@@ -615,7 +615,9 @@ TEST(TosaPipeline, OtherFxjsonOpsLowerToPureTosa) {
   auto v1 = b.call("aten.select_copy.int", {v0, 0, 2});           // 0-d
   auto f = b.call("aten.fill.Tensor", {ss, v1}, {}, "fill");
   auto sum = b.call("aten.add.Tensor", {f, ss});
-  b.output({sum, ne});
+  auto idx = constant(b, "idx", {2, 2}, {3, 0, -1, 2}, ir::DType::Int64);
+  auto gat = b.call("aten.index.Tensor", {sum, ir::RefList{ir::ValueRef{}, ir::ValueRef{}, idx}}, {}, "index");
+  b.output({gat, ne});
   ir::Graph before = b.g;
   auto pm = passes::PassManager::fromPipeline("tosa");
   ASSERT_TRUE(pm.isOk());
@@ -630,6 +632,7 @@ TEST(TosaPipeline, OtherFxjsonOpsLowerToPureTosa) {
     }
   EXPECT_GE(count(b.g, "tosa.SELECT"), 1u);
   EXPECT_GE(count(b.g, "tosa.LOGICAL_NOT"), 1u);
+  EXPECT_EQ(count(b.g, "tosa.GATHER"), 1u);
   exec::Executor ex;
   auto in = exec::synthesizeInputs(before, 5);
   auto a = ex.run(before, in);
