@@ -70,6 +70,15 @@ TEST_P(TosaRealGraph, LowersToPureTosaWithEqualOutputs) {
   ASSERT_EQ(low.run.failedIndex, -1) << low.run.failure;
   EXPECT_EQ(nonTosa(low.graph), "") << "non-TOSA nodes remain";
   ASSERT_TRUE(passes::VerifierInstrumentation::verifyGraph(low.graph).isOk());
+  // FuseTosaTransposesPass invariants on the result: no identity TRANSPOSE and no TRANSPOSE
+  // feeding another one (those are cancelled or composed).
+  static const ir::OpId tr = ir::internOp("tosa.TRANSPOSE");
+  for (ir::NodeId id : low.graph.nodesOfOp(tr)) {
+    const ir::Node& t = low.graph.node(id);
+    const std::vector<int64_t>& p = *t.kwarg("perms")->asIntList();
+    EXPECT_FALSE(isIdentityPerm(p)) << t.name;
+    EXPECT_NE(low.graph.node(t.args[0].ref()->node).op, tr) << t.name << " reads another TRANSPOSE";
+  }
   std::cout << "[ tosa     ] " << c.model << " / " << c.pipeline << ": " << ms << " ms, " << low.graph.size()
             << " nodes, " << countOp(low.graph, "tosa.TRANSPOSE") << " TRANSPOSE\n";
   if (!c.execute) return;
