@@ -860,15 +860,22 @@ class FuseBatchNorm2dPass : public passes::InPlacePass {
         bump(kept_);
         continue;
       }
-      std::vector<double> wd = wv->toDoubles(), nb(static_cast<size_t>(C));
+      std::vector<double> nb(static_cast<size_t>(C));
       const int64_t per = wv->numel() / C;
+      // Scale each output channel of the weight in its own dtype (float32 in place on a copy).
+      exec::Tensor scaled = wv->dtype() == DType::Float32 ? wv->clone() : exec::Tensor(wv->dtype(), wv->shape());
+      float* wf = wv->dtype() == DType::Float32 ? scaled.data<float>() : nullptr;
       for (int64_t c = 0; c < C; ++c) {
         double s = (*w)[size_t(c)] / std::sqrt((*rv)[size_t(c)] + *eps);
-        for (int64_t k = 0; k < per; ++k) wd[size_t(c * per + k)] *= s;
+        for (int64_t k = 0; k < per; ++k) {
+          const int64_t i = c * per + k;
+          if (wf) wf[i] = float(double(wf[i]) * s);
+          else scaled.setDouble(i, wv->getDouble(i) * s);
+        }
         nb[size_t(c)] = ((*cb)[size_t(c)] - (*rm)[size_t(c)]) * s + (*bb)[size_t(c)];
       }
       const ir::Constant* wc = g.constant(g.node(cv->args[1].ref()->node).target);
-      ir::Constant nw = makeConstant(g.store(), exec::Tensor::fromDoubles(wv->dtype(), wv->shape(), wd), wc ? wc->fqn : "");
+      ir::Constant nw = makeConstant(g.store(), scaled, wc ? wc->fqn : "");
       ir::Constant nbias = makeConstant(g.store(), exec::Tensor::fromDoubles(wv->dtype(), Shape{C}, nb));
       ValueRef wref = ed.addConstant(cv->id, std::move(nw), cv->name + "_fused_weight", {cv->id, id});
       ValueRef bref = ed.addConstant(cv->id, std::move(nbias), cv->name + "_fused_bias", {cv->id, id});
