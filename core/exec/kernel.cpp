@@ -1,6 +1,8 @@
 // KernelCtx arg/tensor resolution and the kernel registry.
 #include "core/exec/kernel.h"
 
+#include "core/backends/arm/tosa_kernels.h"
+
 #include <algorithm>
 #include <mutex>
 
@@ -166,6 +168,7 @@ KernelRegistry& KernelRegistry::instance() {
     registerShapeKernels(*r);
     registerQuantKernels(*r);
     registerControlKernels(*r);
+    arm::registerTosaKernels(*r);
     registerXnnpackKernels(*r);
     return r;
   }();

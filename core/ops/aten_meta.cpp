@@ -83,6 +83,15 @@ Status binary(MetaCtx& c, BinKind kind) {
   return Status::ok();
 }
 
+/// logical_not: one operand, bool result.
+Status unaryBool(MetaCtx& c) {
+  LS_TRY(x, c.tensor(0));
+  TensorMeta m = sameAs(*x);
+  m.dtype = DType::Bool;
+  c.out.push_back(m);
+  return Status::ok();
+}
+
 Status arith(MetaCtx& c) { return binary(c, BinKind::Arith); }
 Status trueDiv(MetaCtx& c) { return binary(c, BinKind::TrueDiv); }
 Status compare(MetaCtx& c) { return binary(c, BinKind::Compare); }
@@ -1257,7 +1266,7 @@ void registerAtenOps(OpRegistry& r) {
       {"aten::sin(Tensor self) -> Tensor", unaryFloat},
       {"aten::cos(Tensor self) -> Tensor", unaryFloat},
       {"aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor", clampMeta},
-      {"aten::logical_not(Tensor self) -> Tensor", compare},
+      {"aten::logical_not(Tensor self) -> Tensor", unaryBool},
       {"aten::clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", cloneMeta},
       {"aten::lift_fresh_copy(Tensor self) -> Tensor", unarySame},
       {"aten::alias_copy(Tensor self) -> Tensor", unarySame},

@@ -3,6 +3,8 @@
 
 #include <vector>
 
+#include "core/backends/arm/tosa_ops.h"
+
 namespace ls::ops {
 
 namespace {
@@ -20,6 +22,7 @@ bool addRegistrationHook(RegisterFn fn) {
 void registerBuiltinOps(OpRegistry& r) {
   registerAtenOps(r);
   registerQuantOps(r);
+  arm::registerTosaOps(r);
   for (RegisterFn fn : hooks()) fn(r);
 }
 

@@ -486,6 +486,22 @@ bool buildKey(std::string& k, const ir::Graph& g, const ir::Node& n, const OpSch
           if (i >= 0 && size_t(i) < src->outputs.size()) putMeta(k, src->outputs[size_t(i)]);
         } else {
           putMeta(k, src->meta(a.ref()->output));
+          // A nullary call (e.g. tosa.CONST_SHAPE) is defined by its kwargs: readers may
+          // depend on those values (a RESHAPE's shape), so they are part of the key.
+          if (src->kind == ir::NodeKind::Call && src->args.empty())
+            for (const ir::Kwarg& kw : src->kwargs) {
+              k += kw.name;
+              if (auto* il = kw.value.asIntList())
+                k.append(reinterpret_cast<const char*>(il->data()), il->size() * sizeof(int64_t));
+              else if (auto* fl = std::get_if<ir::FloatList>(&kw.value.v))
+                k.append(reinterpret_cast<const char*>(fl->data()), fl->size() * sizeof(double));
+              else if (auto* iv = kw.value.asInt())
+                put(k, *iv);
+              else if (auto* fv = kw.value.asFloat())
+                put(k, *fv);
+              else if (auto* sv = kw.value.asString())
+                k += *sv;
+            }
         }
         break;
       }

@@ -1,5 +1,6 @@
 // The built-in pass and pipeline lists (explicit calls: no static-initialiser registration,
 // which a static library would drop).
+#include "core/backends/arm/arm_passes.h"
 #include "core/backends/xnnpack/xnnpack_passes.h"
 #include "core/passes/generic_passes.h"
 #include "core/passes/pass_manager.h"
@@ -8,6 +9,7 @@ namespace ls::passes {
 
 void registerBuiltinPasses(PassRegistry& r) {
   registerGenericPasses(r);
+  arm::registerArmPasses(r);
   xnnpack::registerXnnpackPasses(r);
 }
 
@@ -16,6 +18,7 @@ void registerBuiltinPipelines(PipelineRegistry& r) {
          "Backend-independent cleanup: no-op copies and views, getitem cleanup, constant view folding, DCE",
          {"RemoveNoopClonePass", "RemoveNoopViewPass", "CleanupGetItemPass", "FoldConstantViewsPass",
           "DeadCodeEliminationPass"}});
+  arm::registerArmPipelines(r);
   xnnpack::registerXnnpackPipelines(r);
 }
 

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <unordered_map>
+
 namespace ls::passes {
 
 Result<ir::ValueRef> GraphEditor::insertAt(size_t pos, std::string_view op, std::vector<ir::Arg> args,
@@ -132,20 +134,22 @@ size_t GraphEditor::eliminateDeadCode() {
       if (n.kind != ir::NodeKind::Call && n.kind != ir::NodeKind::GetAttr) continue;
       if (g_.users(n.id).empty()) dead.push_back(n.id);
     }
+    // get_attr readers per constant, counted once per round (not one scan per dead node).
+    std::unordered_map<std::string_view, int> readers;
+    for (const ir::NodePtr& p : g_.nodes())
+      if (p->kind == ir::NodeKind::GetAttr) ++readers[p->target];
+    std::vector<std::string> deadConstants;
     for (ir::NodeId id : dead) {
       const ir::Node& n = g_.node(id);
-      std::string constName = n.kind == ir::NodeKind::GetAttr ? n.target : std::string();
+      if (n.kind == ir::NodeKind::GetAttr && --readers[n.target] == 0) deadConstants.push_back(n.target);
+    }
+    for (ir::NodeId id : dead) {
       touched_.erase(id);
       g_.erase(id);
       ++removed;
       again = true;
-      if (!constName.empty()) {
-        bool stillUsed = false;
-        for (const ir::NodePtr& p : g_.nodes())
-          if (p->kind == ir::NodeKind::GetAttr && p->target == constName) stillUsed = true;
-        if (!stillUsed) g_.eraseConstant(constName);
-      }
     }
+    for (const std::string& c : deadConstants) g_.eraseConstant(c);
   }
   if (removed) changed_ = true;
   return removed;

@@ -142,9 +142,15 @@ class RetraceEngine {
   std::string freshName(std::string_view base) {
     std::string b(base);
     if (out_.findByName(b) == ir::kInvalidNode && src_.findByName(b) == ir::kInvalidNode) return b;
-    for (size_t i = 1;; ++i) {
+    // Resume from the last suffix handed out for this base: a pass emitting thousands of
+    // nodes with one hint stays linear.
+    size_t& next = nextSuffix_[b];
+    for (size_t i = std::max<size_t>(next, 1);; ++i) {
       std::string c = fmt::format("{}_{}", b, i);
-      if (out_.findByName(c) == ir::kInvalidNode && src_.findByName(c) == ir::kInvalidNode) return c;
+      if (out_.findByName(c) == ir::kInvalidNode && src_.findByName(c) == ir::kInvalidNode) {
+        next = i + 1;
+        return c;
+      }
     }
   }
 
@@ -244,6 +250,7 @@ class RetraceEngine {
   ir::OpId getitem_;
   std::vector<uint8_t> state_;
   std::unordered_map<ir::NodeId, std::vector<ir::ValueRef>> repl_;
+  std::unordered_map<std::string, size_t> nextSuffix_;
   bool changed_ = false;
 };
 

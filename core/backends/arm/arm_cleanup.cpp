@@ -1,0 +1,138 @@
+// Cleanup passes of the Arm pipelines: FuseEqualPlaceholdersPass and
+// EnsureUniqueOutputNodesPass (the seed-004 pair).
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+#include <tuple>
+#include <unordered_map>
+
+#include "core/backends/arm/arm_passes.h"
+#include "core/backends/arm/arm_util.h"
+
+namespace ls::arm {
+
+using ir::NodeId;
+
+namespace {
+/// (dtype, shape) key of a constant: the cheap pre-check.
+std::string metaKey(const ir::Constant& c) {
+  std::string k = fmt::format("{}:", int(c.dtype));
+  for (int64_t d : c.shape.dims()) k += fmt::format("{},", d);
+  return k;
+}
+
+std::vector<NodeId> constantNodes(const ir::Graph& g) {
+  std::vector<NodeId> v;
+  for (const ir::NodePtr& p : g.nodes())
+    if (p->kind == ir::NodeKind::GetAttr && g.constant(p->target)) v.push_back(p->id);
+  return v;
+}
+}  // namespace
+
+// ---------------------------------------------------------------- FuseEqualPlaceholders
+
+FuseEqualPlaceholdersPass::FuseEqualPlaceholdersPass()
+    : InPlacePass("FuseEqualPlaceholdersPass", "Merges constants with equal dtype, shape and contents") {
+  merged_ = stat("merged", "duplicate constants replaced by a shared one");
+  groups_ = stat("groups", "groups of equal constants");
+}
+
+passes::ShouldRun FuseEqualPlaceholdersPass::shouldRun(const ir::Graph& g, const passes::PassContext&) const {
+  std::map<std::string, int> seen;
+  for (NodeId id : constantNodes(g))
+    if (++seen[metaKey(*g.constant(g.node(id).target))] == 2) return passes::ShouldRun::yes();
+  return passes::ShouldRun::no(passes::SkipReason::Precondition, "no two constants share dtype and shape");
+}
+
+Status FuseEqualPlaceholdersPass::transform(passes::GraphEditor& ed) {
+  ir::Graph& g = ed.graph();
+  std::map<std::string, std::vector<NodeId>> byMeta;
+  for (NodeId id : constantNodes(g)) byMeta[metaKey(*g.constant(g.node(id).target))].push_back(id);
+  // duplicate -> keeper (the first in graph order, so it dominates every use)
+  std::unordered_map<NodeId, NodeId> into;
+  for (auto& [key, ids] : byMeta) {
+    if (ids.size() < 2) continue;
+    // Content: the constant's content hash (bytes for data; name-derived for shape-only
+    // constants, whose synthesised values differ by name), confirmed byte by byte.
+    std::map<uint64_t, std::vector<NodeId>> byHash;
+    for (NodeId id : ids) byHash[g.constant(g.node(id).target)->contentHash].push_back(id);
+    for (auto& [h, same] : byHash) {
+      if (same.size() < 2) continue;
+      std::vector<NodeId> keepers;
+      bool grouped = false;
+      for (NodeId id : same) {  // `ids` are in graph order
+        const ir::Constant* c = g.constant(g.node(id).target);
+        NodeId to = ir::kInvalidNode;
+        for (NodeId k : keepers) {
+          const ir::Constant* kc = g.constant(g.node(k).target);
+          if (c->hasData() && kc->hasData() && c->data->bytes == kc->data->bytes) {
+            to = k;
+            break;
+          }
+        }
+        if (to == ir::kInvalidNode) {
+          keepers.push_back(id);
+          continue;
+        }
+        into[id] = to;
+        bump(merged_);
+        if (!grouped) bump(groups_);
+        grouped = true;
+      }
+    }
+  }
+  if (into.empty()) return Status::ok();
+  // One sweep rewires every reader; the duplicates are then dead and removed.
+  std::vector<std::pair<NodeId, std::pair<ir::ValueRef, ir::ValueRef>>> edits;
+  for (const ir::NodePtr& p : g.nodes())
+    p->forEachInput([&](const ir::ValueRef& r) {
+      if (auto it = into.find(r.node); it != into.end()) edits.push_back({p->id, {r, ir::ValueRef{it->second, 0}}});
+    });
+  for (auto& [user, ft] : edits) ed.replaceUse(user, ft.first, ft.second);
+  ed.eliminateDeadCode();
+  return Status::ok();
+}
+
+// ---------------------------------------------------------------- EnsureUniqueOutputNodes
+
+EnsureUniqueOutputNodesPass::EnsureUniqueOutputNodesPass()
+    : InPlacePass("EnsureUniqueOutputNodesPass", "One distinct node per output slot: IDENTITY for repeated values") {
+  inserted_ = stat("identities", "IDENTITY nodes inserted for repeated output slots");
+}
+
+passes::ShouldRun EnsureUniqueOutputNodesPass::shouldRun(const ir::Graph& g, const passes::PassContext&) const {
+  const ir::Node* out = g.outputNode();
+  if (out && !out->args.empty())
+    if (auto* l = out->args[0].asRefList()) {
+      std::set<std::pair<NodeId, uint32_t>> seen;
+      for (const ir::ValueRef& r : *l)
+        if (!r.isNone() && !seen.insert({r.node, r.output}).second) return passes::ShouldRun::yes();
+    }
+  return passes::ShouldRun::no(passes::SkipReason::Precondition, "every output slot already holds a distinct value");
+}
+
+Status EnsureUniqueOutputNodesPass::transform(passes::GraphEditor& ed) {
+  ir::Graph& g = ed.graph();
+  const ir::Node* out = g.outputNode();
+  if (!out || out->args.empty() || !out->args[0].asRefList()) return Status::ok();
+  const ir::RefList slots = *out->args[0].asRefList();
+  const NodeId outId = out->id;
+  std::set<std::pair<NodeId, uint32_t>> seen;
+  for (size_t i = 0; i < slots.size(); ++i) {
+    const ir::ValueRef r = slots[i];
+    if (r.isNone() || seen.insert({r.node, r.output}).second) continue;
+    auto id = ed.insertBefore(outId, "tosa.IDENTITY", {r}, {}, "output_identity", {r.node});
+    if (!id) return id.status();
+    ed.replaceOutputSlot(i, *id);
+    bump(inserted_);
+  }
+  return Status::ok();
+}
+
+void registerArmCleanupPasses(passes::PassRegistry& r) {
+  r.add("FuseEqualPlaceholdersPass", [] { return std::make_unique<FuseEqualPlaceholdersPass>(); });
+  r.add("EnsureUniqueOutputNodesPass", [] { return std::make_unique<EnsureUniqueOutputNodesPass>(); });
+}
+
+}  // namespace ls::arm

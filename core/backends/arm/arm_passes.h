@@ -1,0 +1,100 @@
+// The Arm TOSA passes and pipelines ("tosa": ToTosaMemoryFormatPass + FuseTosaTransposesPass;
+// "tosa-permute": permutes around NHWC-only ops + propagation/cancellation).
+#pragma once
+
+#include "core/passes/editor.h"
+#include "core/passes/pass_manager.h"
+
+namespace ls::arm {
+
+/// Registers every Arm pass (called from passes::registerBuiltinPasses).
+void registerArmPasses(passes::PassRegistry& r);
+/// Registers the "tosa" and "tosa-permute" pipelines (called from registerBuiltinPipelines).
+void registerArmPipelines(passes::PipelineRegistry& r);
+
+// Per-file registration (internal).
+void registerArmDecompositionPasses(passes::PassRegistry& r);
+void registerArmRewritePasses(passes::PassRegistry& r);
+void registerArmLayoutPasses(passes::PassRegistry& r);
+void registerArmCleanupPasses(passes::PassRegistry& r);
+void registerArmIntPasses(passes::PassRegistry& r);
+
+/// scale ~= multiplier * 2^-shift for RESCALE (31-bit multiplier, shift in [2, 62]).
+Result<std::pair<int64_t, int64_t>> quantizeScale(double scale);
+
+/// Removes redundant tosa.TRANSPOSE nodes (upstream FuseTosaTransposesPass, PR 18947):
+/// identity elimination, inverse-pair cancellation, composition, and propagation of a
+/// TRANSPOSE through layout-agnostic ops (RESCALE, unary elementwise, binary elementwise
+/// whose other operand is broadcast-safe: one element) towards a cancelling partner.
+/// Metadata is refreshed after every rewrite (GraphEditor::finish re-infers downstream).
+class FuseTosaTransposesPass : public passes::InPlacePass {
+ public:
+  FuseTosaTransposesPass();
+
+ protected:
+  Status transform(passes::GraphEditor& ed) override;
+
+ private:
+  size_t identity_, inverse_, composed_, propagated_;
+};
+
+/// One distinct node per graph-output slot (upstream EnsureUniqueOutputNodesPass, PR 18866):
+/// a value that fills several output slots gets a tosa.IDENTITY per extra slot.
+class EnsureUniqueOutputNodesPass : public passes::InPlacePass {
+ public:
+  EnsureUniqueOutputNodesPass();
+  passes::ShouldRun shouldRun(const ir::Graph& g, const passes::PassContext& ctx) const override;
+
+ protected:
+  Status transform(passes::GraphEditor& ed) override;
+
+ private:
+  size_t inserted_;
+};
+
+/// Merges constants with equal dtype, shape and bytes (upstream FuseEqualPlaceholdersPass):
+/// should_run pre-checks (dtype, shape) collisions cheaply, the run hashes contents
+/// (synthesised values of shape-only constants count as their data).
+class FuseEqualPlaceholdersPass : public passes::InPlacePass {
+ public:
+  FuseEqualPlaceholdersPass();
+  passes::ShouldRun shouldRun(const ir::Graph& g, const passes::PassContext& ctx) const override;
+
+ protected:
+  Status transform(passes::GraphEditor& ed) override;
+
+ private:
+  size_t merged_, groups_;
+};
+
+/// Rank-4 values in NHWC (upstream ToTosaMemoryFormatPass, the strategy of seeds 002/004):
+/// every layout-agnostic op fed by an NHWC value runs on NHWC tensors; tosa.TRANSPOSE only at
+/// NCHW<->NHWC boundaries (graph inputs, consumers that need PyTorch layout such as
+/// rank-changing RESHAPE, MATMUL and graph outputs). One boundary TRANSPOSE per producer, so
+/// output slots sharing a producer stay distinct values after EnsureUniqueOutputNodesPass.
+class ToTosaMemoryFormatPass : public passes::InPlacePass {
+ public:
+  ToTosaMemoryFormatPass();
+
+ protected:
+  Status transform(passes::GraphEditor& ed) override;
+
+ private:
+  size_t toNhwc_, boundaries_, reshapes_, constants_, removed_;
+};
+
+/// tosa-permute strategy: sinks a TRANSPOSE below a layout-agnostic consumer when every
+/// rank-4 operand of that consumer is the same TRANSPOSE pattern (or a constant, which is
+/// permuted at compile time), so that permutes meet their inverses and cancel.
+class PropagateTransposesPass : public passes::InPlacePass {
+ public:
+  PropagateTransposesPass();
+
+ protected:
+  Status transform(passes::GraphEditor& ed) override;
+
+ private:
+  size_t sunk_, constants_;
+};
+
+}  // namespace ls::arm

@@ -1,0 +1,72 @@
+// The Arm TOSA pipelines: one ordered list per memory-format strategy (upstream style:
+// static order, duplicates allowed, every pass decides in should_run by its target ops and
+// the TOSA profile/target).
+#include "core/backends/arm/arm_passes.h"
+
+namespace ls::arm {
+
+void registerArmPasses(passes::PassRegistry& r) {
+  registerArmDecompositionPasses(r);
+  registerArmRewritePasses(r);
+  registerArmLayoutPasses(r);
+  registerArmCleanupPasses(r);
+  registerArmIntPasses(r);
+}
+
+namespace {
+
+/// Blocks 1-6 shared by both strategies (ATen transforms, then ATen -> TOSA with NHWC
+/// permutes around NHWC-only operators).
+std::vector<std::string> commonPrefix() {
+  return {
+      // 1. node transforms before Q/DQ folding
+      "RemoveNoopClonePass", "CleanupGetItemPass", "ConvertToClampPass", "DecomposeLayerNormPass",
+      "DecomposeMeanDimPass", "DecomposeHardswishPass", "DecomposeHardsigmoidPass", "DecomposeSiluPass",
+      "DecomposeGeluPass", "DecomposeAsStridedCopyPass", "DecomposeMaskedFillPass", "DecomposeRollPass",
+      "DecomposeSliceScatterPass", "DecomposeFactoriesPass",
+      // 2. Q/DQ fold + rescale (INT profile only)
+      "InsertRescalePass", "FuseConsecutiveRescalesPass",
+      // 3. post-fold transforms
+      "ConvertSplitToSlicePass", "RemoveGetItemPass", "CleanupGetItemPass", "FuseBatchNorm2dPass",
+      "DecomposeBatchNormNoStatsPass", "DeadCodeEliminationPass", "ConvertTransposeToPermutePass",
+      "ConvertSqueezesToViewPass", "FuseConstantArgsPass", "DecomposeLinearPass", "DecomposeAddmmPass",
+      "DecomposeGroupedConvPass", "DecomposeAdaptiveAvgPool2dPass", "DecomposeAvgPool2dPass", "Conv1dUnsqueezePass",
+      "FuseConstantArgsPass",
+      // 4. scalars to tensors, rank/dtype matching
+      "DecomposeDivPass", "DecomposeSoftmaxPass", "DecomposeLogSoftmaxPass", "DecomposeMeanDimPass",
+      "ReplaceScalarWithTensorPass", "MatchArgDtypePass", "MatchArgRanksPass", "FuseConstantArgsPass",
+      // 5. more decompositions
+      "ConvertMmToBmmPass", "ConvertExpandCopyToRepeatPass", "DecomposeSelectPass", "ConvertSqueezesToViewPass",
+      "RemoveNoopViewPass", "RemoveNoopClonePass", "CleanupGetItemPass", "FuseConstantArgsPass",
+      "DeadCodeEliminationPass",
+      // 6. ATen -> TOSA
+      "RewriteUpsamplePass", "RewriteMaxPool2dPass", "RewriteAvgPool2dPass", "RewriteConv2dPass", "RewriteMatmulPass",
+      "RewritePadPass", "RewriteSlicePass", "RewriteIndexTensorPass", "ExirToTosaPass", "FuseConstantArgsPass", "DeadCodeEliminationPass"};
+}
+
+std::vector<std::string> cleanupSuffix() {
+  return {"FuseTosaTransposesPass", "FuseConstantArgsPass", "FuseEqualPlaceholdersPass", "DeadCodeEliminationPass",
+          "InsertRescalePass", "FuseConsecutiveRescalesPass", "EnsureUniqueOutputNodesPass",
+          "CheckTosaOperatorSupportPass"};
+}
+
+}  // namespace
+
+void registerArmPipelines(passes::PipelineRegistry& r) {
+  std::vector<std::string> tosa = commonPrefix();
+  tosa.push_back("ToTosaMemoryFormatPass");
+  for (auto& p : cleanupSuffix()) tosa.push_back(p);
+  r.add({"tosa",
+         "Arm TOSA lowering (FP; INT passes gated by profile): ATen decompositions, ATen -> TOSA, "
+         "ToTosaMemoryFormatPass (NHWC regions, boundary TRANSPOSEs) + FuseTosaTransposesPass, cleanup",
+         tosa});
+  std::vector<std::string> perm = commonPrefix();
+  perm.push_back("PropagateTransposesPass");
+  for (auto& p : cleanupSuffix()) perm.push_back(p);
+  r.add({"tosa-permute",
+         "Arm TOSA lowering with upstream's newer memory-format strategy: permutes around NHWC-only ops, "
+         "then permute propagation (PropagateTransposesPass) and cancellation (FuseTosaTransposesPass)",
+         perm});
+}
+
+}  // namespace ls::arm

@@ -1,0 +1,166 @@
+// Helpers shared by the Arm TOSA passes.
+#include "core/backends/arm/arm_util.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+
+#include "core/exec/kernel_util.h"
+#include "core/exec/synth.h"
+#include "core/ops/registry.h"
+
+namespace ls::arm {
+
+Result<ValueRef> Builder::op(std::string_view opName, std::vector<Arg> args, std::vector<Kwarg> kwargs,
+                             std::string_view hint) {
+  if (rw_) return rw_->emit(opName, std::move(args), std::move(kwargs), hint);
+  Result<ValueRef> r = after_ ? ed_->insertAfter(anchor_, opName, std::move(args), std::move(kwargs), hint, {anchor_})
+                              : ed_->insertBefore(anchor_, opName, std::move(args), std::move(kwargs), hint, {anchor_});
+  if (r && after_) anchor_ = r->node;  // keep emission order
+  return r;
+}
+
+ValueRef Builder::constant(ir::Constant c, std::string_view hint) {
+  if (rw_) return rw_->addConstant(std::move(c), hint);
+  // Constants have no inputs: placing them before the anchor is always valid.
+  return ed_->addConstant(anchor_, std::move(c), hint, {anchor_});
+}
+
+const ir::TensorMeta& Builder::meta(ValueRef r) const { return rw_ ? rw_->meta(r) : ed_->graph().meta(r); }
+const ir::Graph& Builder::graph() const { return rw_ ? rw_->graph() : ed_->graph(); }
+ir::ConstantStore& Builder::store() const { return *graph().storePtr(); }
+
+Result<ValueRef> Builder::constShape(std::vector<int64_t> values) {
+  return op("tosa.CONST_SHAPE", {}, {{"values", Arg(ir::IntList(std::move(values)))}}, "shape");
+}
+
+ValueRef Builder::scalar(ir::DType t, double v, int rank, std::string_view hint) {
+  ir::Shape s = ir::Shape::ofRank(std::max(rank, 1), 1);
+  exec::Tensor x = exec::Tensor::fromDoubles(t, s, {v});
+  return tensor(x, hint);
+}
+
+ValueRef Builder::tensor(const exec::Tensor& t, std::string_view hint) { return constant(makeConstant(store(), t), hint); }
+
+Result<ValueRef> Builder::transpose(ValueRef x, std::vector<int64_t> perms) {
+  return op("tosa.TRANSPOSE", {x}, {{"perms", Arg(ir::IntList(std::move(perms)))}});
+}
+
+Result<ValueRef> Builder::reshape(ValueRef x, const ir::Shape& s) {
+  auto sh = constShape(s.toVector());
+  if (!sh) return sh.status();
+  return op("tosa.RESHAPE", {x, *sh});
+}
+
+Result<ValueRef> Builder::mul(ValueRef a, ValueRef b) { return op("tosa.MUL", {a, b, mulShift()}); }
+
+Result<ValueRef> Builder::mulScalar(ValueRef a, double v) {
+  const ir::TensorMeta& m = meta(a);
+  return mul(a, scalar(m.dtype, v, m.rank()));
+}
+
+Result<ValueRef> Builder::addScalar(ValueRef a, double v) {
+  const ir::TensorMeta& m = meta(a);
+  return op("tosa.ADD", {a, scalar(m.dtype, v, m.rank())});
+}
+
+exec::Tensor constantValues(const ir::Constant& c) {
+  if (c.hasData()) return exec::Tensor::fromBytes(c.dtype, c.shape, c.data->bytes);
+  return exec::synthesizeConstant(c);
+}
+
+std::optional<exec::Tensor> valueOfConstant(const ir::Graph& g, ValueRef r) {
+  const ir::Node* n = g.find(r.node);
+  if (!n || n->kind != ir::NodeKind::GetAttr) return std::nullopt;
+  const ir::Constant* c = g.constant(n->target);
+  if (!c) return std::nullopt;
+  return constantValues(*c);
+}
+
+ir::Constant makeConstant(ir::ConstantStore& store, const exec::Tensor& t, std::string fqn) {
+  ir::Constant c;
+  c.kind = ir::ConstantKind::Constant;
+  c.fqn = std::move(fqn);
+  c.dtype = t.dtype();
+  c.shape = t.shape();
+  c.data = store.intern(std::vector<uint8_t>(t.bytes(), t.bytes() + t.nbytes()));
+  return c;
+}
+
+exec::Tensor permuteTensor(const exec::Tensor& t, const std::vector<int64_t>& perm) {
+  exec::Tensor o(t.dtype(), permuteShape(t.shape(), perm));
+  std::vector<int64_t> in = exec::contiguousStrides(t.shape()), src(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) src[i] = in[size_t(perm[i])];
+  std::vector<int64_t> dst = exec::contiguousStrides(o.shape());
+  exec::copyStrided(t.elementSize(), o.shape(), t.bytes(), 0, src.data(), o.bytes(), 0, dst.data());
+  return o;
+}
+
+passes::ShouldRun gateCheck(const Gate& gate, const passes::PassContext& ctx) {
+  using passes::ShouldRun;
+  using passes::SkipReason;
+  if (ctx.profile == passes::Profile::FP && !gate.fp) return ShouldRun::no(SkipReason::Profile, "needs the INT profile");
+  if (ctx.profile == passes::Profile::INT && !gate.integer)
+    return ShouldRun::no(SkipReason::Profile, "needs the FP profile");
+  bool ok = ctx.target == passes::Target::Generic ? gate.generic : ctx.target == passes::Target::U55 ? gate.u55 : gate.u85;
+  if (!ok) return ShouldRun::no(SkipReason::Target, fmt::format("not for target {}", passes::targetName(ctx.target)));
+  return ShouldRun::yes();
+}
+
+ArmRewritePass::ArmRewritePass(std::string name, std::string desc, std::vector<std::string> targetOps, Fn fn, Gate gate)
+    : RetracePass(std::move(name), std::move(desc)), fn_(std::move(fn)), gate_(gate) {
+  targets(targetOps);
+  rewritten_ = stat("rewritten", "nodes rewritten");
+}
+
+passes::ShouldRun ArmRewritePass::shouldRun(const ir::Graph& g, const passes::PassContext& ctx) const {
+  passes::ShouldRun s = gateCheck(gate_, ctx);
+  if (!s.run) return s;
+  return targetScan(g);
+}
+
+const ir::TensorMeta* argMeta(const passes::Rewriter& rw, size_t i) {
+  const ir::Node& n = rw.node();
+  if (i >= n.args.size() || !n.args[i].ref()) return nullptr;
+  return &rw.meta(*n.args[i].ref());
+}
+
+const ir::Arg& sarg(const ir::Node& n, int i) {
+  static const ir::Arg kNone;
+  const ops::OpSchema* s = ops::OpRegistry::instance().find(n.op);
+  if (!s) return size_t(i) < n.args.size() ? n.args[size_t(i)] : kNone;
+  if (i < 0 || size_t(i) >= s->args.size()) return kNone;
+  const ops::ArgSpec& spec = s->args[size_t(i)];
+  if (!spec.kwargOnly && size_t(i) < n.args.size()) return n.args[size_t(i)];
+  if (const ir::Arg* kw = n.kwarg(spec.name)) return *kw;
+  if (spec.defaultValue) return *spec.defaultValue;
+  return kNone;
+}
+
+std::optional<std::vector<int64_t>> sints(const ir::Node& n, int i, size_t expand) {
+  const ir::Arg& a = sarg(n, i);
+  if (auto* l = a.asIntList()) {
+    if (expand && l->size() == 1) return std::vector<int64_t>(expand, (*l)[0]);
+    return *l;
+  }
+  if (auto* v = a.asInt()) return std::vector<int64_t>(expand ? expand : 1, *v);
+  return std::nullopt;
+}
+
+std::optional<std::vector<int64_t>> intListArg(const ir::Node& n, size_t i, size_t expand) {
+  if (i >= n.args.size()) return std::nullopt;
+  const ir::Arg& a = n.args[i];
+  if (auto* l = a.asIntList()) {
+    if (expand && l->size() == 1) return std::vector<int64_t>(expand, (*l)[0]);
+    return *l;
+  }
+  if (auto* v = a.asInt()) return std::vector<int64_t>(expand ? expand : 1, *v);
+  return std::nullopt;
+}
+
+std::optional<double> numberArg(const ir::Node& n, size_t i) {
+  if (i >= n.args.size()) return std::nullopt;
+  return n.args[i].number();
+}
+
+}  // namespace ls::arm

@@ -1,0 +1,114 @@
+// Helpers shared by the Arm TOSA passes: a node builder over the retrace Rewriter or the
+// in-place GraphEditor, constant materialisation (data or the executor's synthesised values,
+// so lowered weights are exactly the ones the source graph runs with), TOSA operand helpers
+// (CONST_SHAPE, zero points, MUL shift) and the pass base with profile/target gates.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/backends/arm/tosa_ops.h"
+#include "core/exec/tensor.h"
+#include "core/passes/editor.h"
+#include "core/passes/retrace.h"
+
+namespace ls::arm {
+
+using ir::Arg;
+using ir::Kwarg;
+using ir::ValueRef;
+
+/// Emits nodes through a Rewriter (placed before the hot node) or a GraphEditor (placed
+/// before/after an anchor, in emission order).
+class Builder {
+ public:
+  explicit Builder(passes::Rewriter& rw) : rw_(&rw) {}
+  Builder(passes::GraphEditor& ed, ir::NodeId anchor, bool after = false)
+      : ed_(&ed), anchor_(anchor), after_(after) {}
+
+  Result<ValueRef> op(std::string_view op, std::vector<Arg> args, std::vector<Kwarg> kwargs = {},
+                      std::string_view hint = {});
+  ValueRef constant(ir::Constant c, std::string_view hint);
+  const ir::TensorMeta& meta(ValueRef r) const;
+  const ir::Graph& graph() const;
+  ir::ConstantStore& store() const;
+
+  // ---- TOSA operands ----
+  Result<ValueRef> constShape(std::vector<int64_t> values);
+  /// A constant of `rank` ones-shape ([1] when rank is 0) holding `v`.
+  ValueRef scalar(ir::DType t, double v, int rank, std::string_view hint = "scalar");
+  ValueRef tensor(const exec::Tensor& t, std::string_view hint);
+  /// Zero point for an operand of dtype t (shape [1], value zp).
+  ValueRef zeroPoint(ir::DType t, int64_t zp = 0) { return scalar(t, double(zp), 1, "zp"); }
+  /// MUL shift operand (int8 [1]).
+  ValueRef mulShift(int64_t s = 0) { return scalar(ir::DType::Int8, double(s), 1, "shift"); }
+
+  Result<ValueRef> transpose(ValueRef x, std::vector<int64_t> perms);
+  Result<ValueRef> reshape(ValueRef x, const ir::Shape& s);
+  Result<ValueRef> mul(ValueRef a, ValueRef b);
+  Result<ValueRef> mulScalar(ValueRef a, double v);
+  Result<ValueRef> addScalar(ValueRef a, double v);
+
+ private:
+  passes::Rewriter* rw_ = nullptr;
+  passes::GraphEditor* ed_ = nullptr;
+  ir::NodeId anchor_ = ir::kInvalidNode;
+  bool after_ = false;
+};
+
+/// Values of a constant: its data, or synthesizeConstant() (what the executor would use).
+exec::Tensor constantValues(const ir::Constant& c);
+/// Values of a value produced by a get_attr constant; nullopt otherwise.
+std::optional<exec::Tensor> valueOfConstant(const ir::Graph& g, ValueRef r);
+/// Bytes of a tensor interned as a new constant (name set by the builder).
+ir::Constant makeConstant(ir::ConstantStore& store, const exec::Tensor& t, std::string fqn = {});
+/// Permutes a tensor: out dim i = in dim perm[i].
+exec::Tensor permuteTensor(const exec::Tensor& t, const std::vector<int64_t>& perm);
+
+/// Applicability of a pass by TOSA profile and target, checked in should_run.
+struct Gate {
+  bool fp = true, integer = true;
+  bool generic = true, u55 = true, u85 = true;
+  static Gate any() { return {}; }
+  static Gate fpOnly() { return {true, false}; }
+  static Gate intOnly() { return {false, true}; }
+};
+
+/// Base of the Arm passes written as one rewrite function per hot node.
+class ArmRewritePass : public passes::RetracePass {
+ public:
+  using Fn = std::function<Status(ArmRewritePass& self, passes::Rewriter& rw)>;
+  ArmRewritePass(std::string name, std::string desc, std::vector<std::string> targetOps, Fn fn,
+                 Gate gate = Gate::any());
+  passes::ShouldRun shouldRun(const ir::Graph& g, const passes::PassContext& ctx) const override;
+  /// Counts one rewrite (the "rewritten" statistic).
+  void rewritten(int64_t n = 1) { bump(rewritten_, n); }
+  /// Counts a named extra statistic (registered on first use in the constructor via addStat).
+  size_t addStat(std::string name, std::string desc) { return stat(std::move(name), std::move(desc)); }
+  void count(size_t idx, int64_t n = 1) { bump(idx, n); }
+
+ protected:
+  Status rewrite(passes::Rewriter& rw) override { return fn_(*this, rw); }
+
+ private:
+  Fn fn_;
+  Gate gate_;
+  size_t rewritten_;
+};
+
+/// Profile/target gate check shared by the Arm passes.
+passes::ShouldRun gateCheck(const Gate& gate, const passes::PassContext& ctx);
+
+/// Meta of arg i of the hot node when it is a tensor ref, else null.
+const ir::TensorMeta* argMeta(const passes::Rewriter& rw, size_t i);
+/// Int list arg (a single int expands to `expand` copies).
+std::optional<std::vector<int64_t>> intListArg(const ir::Node& n, size_t i, size_t expand = 0);
+std::optional<double> numberArg(const ir::Node& n, size_t i);
+/// Schema arg i of a call node resolved as MetaCtx does (positional, keyword, default, None).
+const ir::Arg& sarg(const ir::Node& n, int i);
+/// Ints of a resolved arg (int list, or a single int expanded to `expand` copies).
+std::optional<std::vector<int64_t>> sints(const ir::Node& n, int i, size_t expand = 0);
+
+}  // namespace ls::arm
