@@ -342,7 +342,7 @@ void GraphView::drawToolbar(ViewState& s, const GraphPtr& shown) {
   }
   ImGui::SameLine();
   ImGui::SetNextItemWidth(160);
-  if (ImGui::InputTextWithHint("##nodesearch", "find node/op", &search_, ImGuiInputTextFlags_EnterReturnsTrue)) searchStep(s, +1);
+  if (ImGui::InputTextWithHint("##nodesearch", "find node/op, module:PATH", &search_, ImGuiInputTextFlags_EnterReturnsTrue)) searchStep(s, +1);
   ImGui::SameLine();
   if (ImGui::ArrowButton("##prevhit", ImGuiDir_Up)) searchStep(s, -1);
   ImGui::SameLine();
@@ -554,6 +554,7 @@ void GraphView::draw(ViewState& s) {
         ImGui::Text("%s%s", n->name.c_str(), removed ? "  (removed)" : "");
         ImGui::TextDisabled("%s", n->isCall() ? n->target.c_str() : std::string(ir::nodeKindName(n->kind)).c_str());
         if (n->meta(0).isTensor()) ImGui::Text("%s", ir::toString(n->meta(0)).c_str());
+        if (!n->module.empty()) ImGui::TextDisabled("module %s", n->module.c_str());
         if (hasDiff_ && !removed && diff_.mark(id) != viewmodel::DiffMark::None)
           ImGui::Text("%s in this pass", std::string(viewmodel::diffMarkName(diff_.mark(id))).c_str());
         ImGui::EndTooltip();

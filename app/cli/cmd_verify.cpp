@@ -20,7 +20,7 @@ namespace ls::cli {
 struct VerifyCommand {
   CLI::App* sub = nullptr;
   std::string input, pipeline = "generic", profile = "fp", target = "generic", jsonOut, traceOut;
-  bool each = false, doBisect = false, noReuse = false, stopOnFailure = false, noQuantize = false;
+  bool each = false, doBisect = false, noReuse = false, stopOnFailure = false, noQuantize = false, elementwise = false;
   std::vector<std::string> disabled;
   uint64_t seed = 1;
   double rtol = 1e-4, atol = 1e-5;
@@ -79,7 +79,11 @@ VerifyCommand* addVerifyCommand(CLI::App& app) {
   s->add_option("--trace", cmd.traceOut,
                 "write the trace (.lstrace); with --each every changed pass's record carries its errors");
   s->add_option("--seed", cmd.seed, "seed of the synthesised graph inputs")->capture_default_str();
-  s->add_option("--rtol", cmd.rtol, "relative tolerance for float outputs")->capture_default_str();
+  s->add_option("--rtol", cmd.rtol,
+                "relative tolerance for float outputs: |diff| <= atol + rtol * max|expected| of the output tensor")
+      ->capture_default_str();
+  s->add_flag("--elementwise", cmd.elementwise,
+              "float rule per element as torch.allclose: |diff| <= atol + rtol * |expected| (strict near zero)");
   s->add_option("--atol", cmd.atol, "absolute tolerance for float outputs")->capture_default_str();
   s->add_option("--max-steps", cmd.maxSteps, "tolerance for quantised outputs, in quantisation steps")
       ->capture_default_str();
@@ -131,6 +135,7 @@ int runVerify(const VerifyCommand& cmd) {
   vo.seed = cmd.seed;
   vo.compare.rtol = cmd.rtol;
   vo.compare.atol = cmd.atol;
+  vo.compare.scaleRelative = !cmd.elementwise;
   vo.compare.maxSteps = cmd.maxSteps;
   vo.quantSteps = ctx.profile == passes::Profile::INT;
   vo.stopOnFailure = cmd.stopOnFailure;

@@ -65,7 +65,7 @@ OutputDiff compareTensors(const Tensor& actual, const Tensor& expected, const Co
       diff = ok ? 0.0 : INFINITY;
     } else {
       diff = std::abs(a - b);
-      ok = diff <= opts.atol + opts.rtol * std::abs(b);
+      ok = diff <= opts.atol + opts.rtol * (opts.scaleRelative ? maxExpected : std::abs(b));
     }
     if (d.worstElement < 0 || diff > d.maxAbsError) {
       d.worstElement = i;
@@ -115,10 +115,11 @@ CompareResult compareOutputs(const std::vector<Tensor>& actual, const std::vecto
         r.message = fmt::format("output #{}: dtype {} vs expected {}", i, ir::dtypeName(actual[i].dtype()),
                                 ir::dtypeName(expected[i].dtype()));
       else if (isFloat)
-        r.message = fmt::format("output #{} element {}: {:.9g} vs expected {:.9g} (|diff| {:.3g} > atol {} + rtol {} * |expected|; "
+        r.message = fmt::format("output #{} element {}: {:.9g} vs expected {:.9g} (|diff| {:.3g} > atol {} + rtol {} * {}; "
                                 "{} of {} elements differ)",
                                 i, d.firstFailingElement, d.actualAtFailure, d.expectedAtFailure,
-                                std::abs(d.actualAtFailure - d.expectedAtFailure), opts.atol, opts.rtol, d.mismatches,
+                                std::abs(d.actualAtFailure - d.expectedAtFailure), opts.atol, opts.rtol,
+                                opts.scaleRelative ? "max|expected|" : "|expected|", d.mismatches,
                                 actual[i].numel());
       else
         r.message = fmt::format("output #{} element {}: {} vs expected {} ({} steps > {}; {} of {} elements differ)", i,
@@ -129,8 +130,9 @@ CompareResult compareOutputs(const std::vector<Tensor>& actual, const std::vecto
     r.outputs.push_back(d);
   }
   if (r.equivalent)
-    r.message = fmt::format("equivalent (max abs {:.3g}, max rel {:.3g}, max steps {})", r.maxAbsError, r.maxRelError,
-                            r.maxSteps);
+    r.message = fmt::format("equivalent (max abs {:.3g}, max rel {:.3g}{}, max steps {})", r.maxAbsError,
+                            opts.scaleRelative ? r.maxRelToMax : r.maxRelError,
+                            opts.scaleRelative ? " of max|expected|" : "", r.maxSteps);
   return r;
 }
 

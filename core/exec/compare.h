@@ -12,8 +12,12 @@
 namespace ls::exec {
 
 struct CompareOptions {
-  /// Float element passes when |a - b| <= atol + rtol * |b| (torch.allclose; b = expected).
+  /// Float element passes when |a - b| <= atol + rtol * |b| (torch.allclose; b = expected),
+  /// or with scaleRelative when |a - b| <= atol + rtol * max|expected| over the tensor: the
+  /// normwise rule for lowerings that reassociate float arithmetic (BN folding, decomposed
+  /// means), where an element near zero carries the rounding of its large neighbours.
   double rtol = 1e-4;
+  bool scaleRelative = false;
   double atol = 1e-5;
   /// Floor of the denominator of the relative error |a - b| / max(|b|, relFloor).
   double relFloor = 1e-6;

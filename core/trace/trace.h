@@ -27,7 +27,7 @@ struct SemanticCheck {
   bool checked = false;      ///< false: not checked (pass unchanged/skipped, or verify-each off)
   bool equivalent = true;
   double maxAbsError = 0.0;  ///< float outputs: max |a - b|
-  double maxRelError = 0.0;  ///< float outputs: max |a - b| / max(|b|, floor)
+  double maxRelError = 0.0;  ///< float outputs: max |a - b| / max|b| (normwise rule) or / max(|b|, floor) (elementwise)
   double maxSteps = 0.0;     ///< quantised outputs: max error in quantisation steps
   int32_t failingOutput = -1;
   int64_t failingElement = -1;

@@ -95,6 +95,28 @@ TEST(GraphModel, SearchByNameOrOp) {
   EXPECT_TRUE(searchNodes(g, "no-such-node-anywhere").empty());
 }
 
+TEST(GraphModel, SearchByModulePathSelectsTheModuleAndItsChildren) {
+  // Module paths as tools/export_fxjson.py records them (fxjson meta.module).
+  auto t = test::realRun("resnet18.fxjson.json");
+  ASSERT_TRUE(t);
+  ir::Graph g = *t->source;
+  std::vector<std::string> paths = {"layer1.0.conv1", "layer1.0.bn1", "layer1.1.conv1", "layer10.conv", "layer1"};
+  std::vector<ir::NodeId> ids;
+  size_t k = 0;
+  for (const ir::NodePtr& p : g.nodes()) {
+    if (!p->isCall() || k == paths.size()) continue;
+    g.mutableNode(p->id).module = paths[k++];
+    ids.push_back(p->id);
+  }
+  ASSERT_EQ(k, paths.size());
+  // layer1 and everything below it, but not layer10 (a prefix of the text, not of the path).
+  EXPECT_EQ(searchNodes(g, "module:layer1"), (std::vector<ir::NodeId>{ids[0], ids[1], ids[2], ids[4]}));
+  EXPECT_EQ(searchNodes(g, "module:layer1.0"), (std::vector<ir::NodeId>{ids[0], ids[1]}));
+  EXPECT_EQ(searchNodes(g, "module:layer1.0.bn1"), (std::vector<ir::NodeId>{ids[1]}));
+  EXPECT_EQ(searchNodes(g, "module:").size(), paths.size());  // every node that has a module
+  EXPECT_TRUE(searchNodes(g, "module:layer2").empty());
+}
+
 TEST(GraphModel, NestedGraphRefsByNameAndGetAttr) {
   test::GraphBuilder b;
   ir::ValueRef x = b.input("x", {2});

@@ -83,6 +83,17 @@ DrawDiff prepareDiff(const trace::GraphDiff& d, const ir::Graph& shown) {
 std::vector<ir::NodeId> searchNodes(const ir::Graph& g, std::string_view query) {
   std::vector<ir::NodeId> out;
   if (query.empty()) return out;
+  constexpr std::string_view kModule = "module:";
+  if (query.substr(0, kModule.size()) == kModule) {
+    std::string_view path = query.substr(kModule.size());
+    for (const ir::NodePtr& p : g.nodes()) {
+      std::string_view m = p->module;
+      if (m.empty()) continue;
+      if (path.empty() || (m.substr(0, path.size()) == path && (m.size() == path.size() || m[path.size()] == '.')))
+        out.push_back(p->id);
+    }
+    return out;
+  }
   for (const ir::NodePtr& p : g.nodes())
     if (containsNoCase(p->name, query) || (p->isCall() && containsNoCase(p->target, query))) out.push_back(p->id);
   return out;

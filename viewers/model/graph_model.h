@@ -50,7 +50,9 @@ struct DrawDiff {
 /// `d` must be diffGraphs(compared, shown).
 DrawDiff prepareDiff(const trace::GraphDiff& d, const ir::Graph& shown);
 
-/// Nodes whose name or op name contains `query` (case-insensitive), graph order.
+/// Nodes whose name or op name contains `query` (case-insensitive), graph order. A query
+/// `module:PATH` selects the nodes of one module instead (fxjson meta.module): those whose
+/// module path is PATH or lies below it (`module:features.4` matches features.4.conv.1).
 std::vector<ir::NodeId> searchNodes(const ir::Graph& g, std::string_view query);
 
 /// Names of nested graphs of `g` a node refers to: string args naming a subgraph, or refs to a

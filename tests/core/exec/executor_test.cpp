@@ -303,6 +303,29 @@ TEST(Compare, FloatToleranceAndFirstFailure) {
   EXPECT_FALSE(compareOutputs({a}, {a, a}).equivalent);
 }
 
+TEST(Compare, ScaleRelativeRuleToleratesRoundingNearZeroButNotRealErrors) {
+  // Reassociated float arithmetic (BN folded into conv weights) leaves an absolute rounding
+  // error of the size of the tensor's large values on every element, also on small ones.
+  Tensor e = Tensor::fromFloats({3}, {1000.0f, 0.01f, -500.0f});
+  Tensor rounding = Tensor::fromFloats({3}, {1000.0f, 0.0105f, -500.0f});  // 5e-4 abs, 5e-7 of max
+  CompareOptions elementwise{.rtol = 1e-4, .atol = 1e-5};
+  CompareOptions normwise = elementwise;
+  normwise.scaleRelative = true;
+  CompareResult strict = compareOutputs({rounding}, {e}, elementwise);
+  EXPECT_FALSE(strict.equivalent);
+  EXPECT_EQ(strict.firstFailingElement, 1);
+  CompareResult scaled = compareOutputs({rounding}, {e}, normwise);
+  EXPECT_TRUE(scaled.equivalent) << scaled.message;
+  EXPECT_NE(scaled.message.find("of max|expected|"), std::string::npos) << scaled.message;
+  // An error of 1% of the output's scale fails both rules, and the message says which rule.
+  Tensor wrong = Tensor::fromFloats({3}, {1000.0f, 10.01f, -500.0f});
+  CompareResult bad = compareOutputs({wrong}, {e}, normwise);
+  EXPECT_FALSE(bad.equivalent);
+  EXPECT_EQ(bad.firstFailingElement, 1);
+  EXPECT_NE(bad.message.find("rtol 0.0001 * max|expected|"), std::string::npos) << bad.message;
+  EXPECT_NEAR(bad.maxRelToMax, 0.01, 1e-6);
+}
+
 TEST(Compare, IntegerOutputsInQuantisationSteps) {
   Tensor e = Tensor::fromInts(DType::Int8, {3}, {10, -5, 127});
   Tensor a = Tensor::fromInts(DType::Int8, {3}, {11, -5, 125});
