@@ -186,6 +186,31 @@ TEST(XnnpackAcceptance, ScalarMultipliesOutsideAttentionAreLiftedAndDelegated) {
   }
 }
 
+TEST(XnnpackAcceptance, TorchExportedModelWithScalarOpsAndMultiheadAttention) {
+  // Exported with torch 1.13 by tools/export_fxjson.py (source: scalar_ops_torch_model.py):
+  // proj(x) * 0.5 feeds nn.MultiheadAttention (whose q / sqrt(head_dim) is an attention
+  // scale), relu(conv(img)) / 3 and attn + 1.0 are scalar ops outside attention.
+  const ir::Graph source = test::loadGraph(test::xnnDataPath("scalar_ops_torch.fxjson.json"));
+  ir::Graph with = source, without = source;
+  auto a = test::runXnnpack(with);
+  auto b = test::runXnnpack(without, {"LiftConstantScalarOperandsPass"});
+  EXPECT_EQ(undelegatedScalarOps(without), 3);
+  EXPECT_EQ(undelegatedScalarOps(with), 0);
+  EXPECT_LE(a.report.delegates, b.report.delegates);
+  EXPECT_GT(a.report.delegatedNodes, b.report.delegatedNodes);
+  std::vector<double> scales;
+  collectSdpaScales(with, scales);
+  ASSERT_EQ(scales.size(), 1u);
+  EXPECT_NEAR(scales[0], 1.0 / std::sqrt(8.0), 1e-12);  // embed 16 / 2 heads
+  std::cout << "[ xnnpack  ] scalar_ops_torch: delegates with " << a.report.delegates << " / without "
+            << b.report.delegates << ", undelegated scalar ops with " << undelegatedScalarOps(with) << " / without "
+            << undelegatedScalarOps(without) << "\n";
+  for (const ir::Graph* g : {&with, &without}) {
+    auto v = test::verifyLowering(source, *g);
+    EXPECT_TRUE(v.diff.equivalent) << v.diff.message;
+  }
+}
+
 // ---------------------------------------------------------------- CLI
 
 TEST(XnnpackCli, LowerJsonReportsDelegates) {
