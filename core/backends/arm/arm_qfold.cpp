@@ -318,14 +318,20 @@ class FoldAndAnnotateQParamsPass : public passes::InPlacePass {
       }
     }
     const int64_t kh = w->values.dim(2), kw = w->values.dim(3);
-    // Bottom/right padding so TOSA's output size equals PyTorch's (no trimming needed).
+    // Bottom/right padding so TOSA's output size equals PyTorch's; rows/columns the
+    // convolution never reads (negative end padding) are sliced off the input.
     int64_t padEnd[2];
+    ARM_TRY(xt0, permute(b, in->src, kToNhwc));
+    ValueRef xt = xt0;
     for (int i = 0; i < 2; ++i) {
       const int64_t k = i ? kw : kh;
       padEnd[i] = (om.shape[2 + i] - 1) * (*stride)[size_t(i)] + (k - 1) * (*dil)[size_t(i)] + 1 - xm.shape[2 + i] - (*pad)[size_t(i)];
-      if (padEnd[i] < 0) return std::optional<ValueRef>{};
+      if (padEnd[i] < 0) {
+        ARM_TRY(sl, b.op("aten.slice_copy.Tensor", {xt, int64_t(1 + i), int64_t(0), xm.shape[2 + i] + padEnd[i], int64_t(1)}));
+        xt = sl;
+        padEnd[i] = 0;
+      }
     }
-    ARM_TRY(xt, permute(b, in->src, kToNhwc));
     std::vector<ir::Kwarg> attrs = {{"pad", ir::IntList{(*pad)[0], padEnd[0], (*pad)[1], padEnd[1]}},
                                     {"stride", ir::IntList(*stride)},
                                     {"dilation", ir::IntList(*dil)},
