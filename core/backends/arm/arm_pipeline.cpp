@@ -41,7 +41,7 @@ std::vector<std::string> commonPrefix() {
       "RemoveNoopViewPass", "RemoveNoopClonePass", "CleanupGetItemPass", "FuseConstantArgsPass",
       "DeadCodeEliminationPass",
       // 6. ATen -> TOSA (INT: quantised ops to integer TOSA first, remaining q/dq as TOSA ops)
-      "FoldAndAnnotateQParamsPass", "DecomposeQuantizeDequantizePass", "RewriteUpsamplePass", "RewriteMaxPool2dPass", "RewriteAvgPool2dPass", "RewriteConv2dPass", "RewriteMatmulPass",
+      "FoldAndAnnotateQParamsPass", "DecomposeQuantizeDequantizePass", "FuseConstantArgsPass", "RewriteUpsamplePass", "RewriteMaxPool2dPass", "RewriteAvgPool2dPass", "RewriteConv2dPass", "RewriteMatmulPass",
       "RewritePadPass", "RewriteSlicePass", "RewriteIndexTensorPass", "ExirToTosaPass", "FuseConstantArgsPass", "DeadCodeEliminationPass"};
 }
 
