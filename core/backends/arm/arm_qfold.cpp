@@ -11,6 +11,8 @@
 //     s_out), CLAMP for a fused relu/hardtanh in the quantised domain;
 //   - add/sub: both inputs RESCALEd to int32 at a common scale (2 * max(s_a, s_b) / 2^20, as
 //     upstream's insert_rescales), int32 ADD/SUB, RESCALE to the output scale, fused CLAMP;
+//   - mul: inputs RESCALEd to int32 (zero points removed), int32 MUL, RESCALE by
+//     s_a * s_b / s_out;
 //   - relu/hardtanh/clamp alone: RESCALE int8 -> int8 + CLAMP;
 //   - data movement (view, permute, squeeze, slice, cat, ...): the same op on the int8 values
 //     (RESCALE afterwards when input and output qparams differ);
@@ -217,6 +219,7 @@ class FoldAndAnnotateQParamsPass : public passes::InPlacePass {
     targets({kQ});
     conv_ = stat("conv", "convolutions lowered to int8 CONV2D/DEPTHWISE_CONV2D + RESCALE");
     add_ = stat("add_sub", "add/sub lowered to int32 ADD/SUB between RESCALEs");
+    mul_ = stat("mul", "mul lowered to int32 MUL between RESCALEs");
     act_ = stat("activation", "relu/hardtanh/clamp lowered to RESCALE + CLAMP");
     pool_ = stat("pool", "pools on int8");
     move_ = stat("data_movement", "view/permute/slice/cat/... on int8");
@@ -268,6 +271,7 @@ class FoldAndAnnotateQParamsPass : public passes::InPlacePass {
     const std::string& op = ir::opName(core->op);
     if (op == "aten.convolution.default") return conv(b, m, *core, act, *outQ);
     if (op == "aten.add.Tensor" || op == "aten.sub.Tensor") return addSub(b, m, *core, act, *outQ, op == "aten.sub.Tensor");
+    if (op == "aten.mul.Tensor") return mul(b, m, *core, act, *outQ);
     if (act) {  // standalone activation
       auto in = core->args.empty() ? std::nullopt : m.dqInput(core->args[0]);
       if (!in) return std::optional<ValueRef>{};
@@ -287,7 +291,7 @@ class FoldAndAnnotateQParamsPass : public passes::InPlacePass {
 
   static bool isFusableCore(const ir::Node& n) {
     const std::string& op = ir::opName(n.op);
-    return op == "aten.convolution.default" || op == "aten.add.Tensor" || op == "aten.sub.Tensor";
+    return op == "aten.convolution.default" || op == "aten.add.Tensor" || op == "aten.sub.Tensor" || op == "aten.mul.Tensor";
   }
 
   Result<std::optional<ValueRef>> conv(Builder& b, Matcher& m, const ir::Node& n, std::optional<Act> act, const QP& out) {
@@ -383,6 +387,26 @@ class FoldAndAnnotateQParamsPass : public passes::InPlacePass {
       r = cl;
     }
     bump(add_);
+    return std::optional<ValueRef>{r};
+  }
+
+  /// mul: both inputs RESCALEd to int32 without zero point (scale 1), int32 MUL (shift 0),
+  /// RESCALE by s_a * s_b / s_out (upstream's INT MUL).
+  Result<std::optional<ValueRef>> mul(Builder& b, Matcher& m, const ir::Node& n, std::optional<Act> act, const QP& out) {
+    if (n.args.size() < 2) return std::optional<ValueRef>{};
+    auto a = m.dqInput(n.args[0]), c = m.dqInput(n.args[1]);
+    if (!a || !c) return std::optional<ValueRef>{};
+    if (m.g_.meta(a->src).rank() != m.g_.meta(c->src).rank()) return std::optional<ValueRef>{};
+    ARM_TRY(ra, rescale(b, a->src, 1.0, a->qp.zp, DType::Int32, 0));
+    ARM_TRY(rc, rescale(b, c->src, 1.0, c->qp.zp, DType::Int32, 0));
+    ARM_TRY(p, b.mul(ra, rc));
+    ARM_TRY(y, rescale(b, p, a->qp.scale * c->qp.scale / out.scale, 0, DType::Int8, out.zp));
+    ValueRef r = y;
+    if (act) {
+      ARM_TRY(cl, clampQ(b, r, *act, out));
+      r = cl;
+    }
+    bump(mul_);
     return std::optional<ValueRef>{r};
   }
 
@@ -489,7 +513,7 @@ class FoldAndAnnotateQParamsPass : public passes::InPlacePass {
     return std::optional<ValueRef>{r};
   }
 
-  size_t conv_, add_, act_, pool_, move_;
+  size_t conv_, add_, mul_, act_, pool_, move_;
 };
 
 // ---------------------------------------------------------------- remaining q/dq

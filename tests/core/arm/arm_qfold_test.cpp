@@ -179,6 +179,33 @@ TEST(FoldAndAnnotateQParamsPass, FoldsQdqIntoIntegerTosaWithQParams) {
   }
 }
 
+TEST(FoldAndAnnotateQParamsPass, MulAndSubWithBroadcastInInt32) {
+  // q(dq(x) * dq(y)) and q(dq(x) - dq(y)) with a broadcast operand, then relu.
+  test::GraphBuilder b;
+  auto x = b.input("x", DType::Int8, {2, 3, 4});
+  auto y = b.input("y", DType::Int8, {1, 3, 1});
+  auto dx = b.call(kDq, {x, 0.03, 4, -128, 127, dt(DType::Int8)});
+  auto dy = b.call(kDq, {y, 0.07, -9, -128, 127, dt(DType::Int8)});
+  auto mul = b.call("aten.mul.Tensor", {dx, dy});
+  auto qm = b.call(kQ, {mul, 0.011, 2, -128, 127, dt(DType::Int8)});
+  auto sub = b.call("aten.sub.Tensor", {dx, dy});
+  auto r = b.call("aten.relu.default", {sub});
+  auto qs = b.call(kQ, {r, 0.02, -128, -128, 127, dt(DType::Int8)});
+  b.output({qm, qs});
+  ir::Graph g = b.g;
+  ir::Graph before = g;
+  Outcome o = runPass("FoldAndAnnotateQParamsPass", g, passes::Profile::INT);
+  ASSERT_EQ(o.result.status, PassStatus::Changed) << o.result.message;
+  EXPECT_EQ(count(g, kQ) + count(g, kDq), 0u);
+  EXPECT_EQ(count(g, "tosa.MUL"), 1u);
+  EXPECT_EQ(count(g, "tosa.SUB"), 1u);
+  EXPECT_EQ(count(g, "tosa.CLAMP"), 1u);
+  for (uint64_t seed : {1, 2, 3, 4}) {
+    exec::CompareResult c = compareRuns(before, g, seed);
+    EXPECT_LE(c.maxSteps, 1) << c.message;
+  }
+}
+
 TEST(FoldAndAnnotateQParamsPass, LeavesUnquantisedOpsAlone) {
   // dq -> conv -> float output: no quantize after the op, nothing to fold.
   test::GraphBuilder b;
