@@ -182,6 +182,10 @@ Status GraphEditor::finish() {
     Status st = ops::inferNode(g_, n, metas, ctx_.inferenceCache());
     if (!st.isOk()) return st;
     ++ctx_.counters.reinferred;
+    // Meta functions do not know qparams: an annotation (e.g. FoldAndAnnotateQParamsPass's)
+    // survives re-inference while the value keeps its dtype.
+    for (size_t o = 0; o < metas.size() && o < n.outputs.size(); ++o)
+      if (!metas[o].quant && n.outputs[o].quant && metas[o].dtype == n.outputs[o].dtype) metas[o].quant = n.outputs[o].quant;
     if (metas != n.outputs) {
       changedMeta.insert(n.id);
       g_.mutableNode(n.id).outputs = metas;

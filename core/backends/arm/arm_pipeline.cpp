@@ -11,6 +11,7 @@ void registerArmPasses(passes::PassRegistry& r) {
   registerArmLayoutPasses(r);
   registerArmCleanupPasses(r);
   registerArmIntPasses(r);
+  registerArmQFoldPasses(r);
 }
 
 namespace {
@@ -39,8 +40,8 @@ std::vector<std::string> commonPrefix() {
       "ConvertMmToBmmPass", "ConvertExpandCopyToRepeatPass", "DecomposeSelectPass", "ConvertSqueezesToViewPass",
       "RemoveNoopViewPass", "RemoveNoopClonePass", "CleanupGetItemPass", "FuseConstantArgsPass",
       "DeadCodeEliminationPass",
-      // 6. ATen -> TOSA
-      "RewriteUpsamplePass", "RewriteMaxPool2dPass", "RewriteAvgPool2dPass", "RewriteConv2dPass", "RewriteMatmulPass",
+      // 6. ATen -> TOSA (INT: quantised ops to integer TOSA first, remaining q/dq as TOSA ops)
+      "FoldAndAnnotateQParamsPass", "DecomposeQuantizeDequantizePass", "FuseConstantArgsPass", "RewriteUpsamplePass", "RewriteMaxPool2dPass", "RewriteAvgPool2dPass", "RewriteConv2dPass", "RewriteMatmulPass",
       "RewritePadPass", "RewriteSlicePass", "RewriteIndexTensorPass", "ExirToTosaPass", "FuseConstantArgsPass", "DeadCodeEliminationPass"};
 }
 

@@ -1,0 +1,623 @@
+// INT profile: integer lowering of quantised (PT2E q/dq) graphs.
+//
+// FoldAndAnnotateQParamsPass (upstream FoldAndAnnotateQParamsPass + the INT op visitors):
+// for a quantised operator `dq -> op [-> relu/hardtanh/clamp] -> q` the dequantize inputs
+// and the quantize output are folded away: the op reads the int8 sources directly and its
+// input/output qparams are recorded (TensorMeta::quant of the int8 values it reads and
+// produces). Because the reference executor has no quantised ATen kernels, the folded op is
+// emitted right away in its integer TOSA form (upstream's INT op visitors):
+//   - convolution: int8 CONV2D / DEPTHWISE_CONV2D with int32 accumulation (int32 bias
+//     requantised to scale s_in * s_w[c]), per-channel RESCALE int32 -> int8 (s_in * s_w[c] /
+//     s_out), CLAMP for a fused relu/hardtanh in the quantised domain;
+//   - add/sub: both inputs RESCALEd to int32 at a common scale (2 * max(s_a, s_b) / 2^20, as
+//     upstream's insert_rescales), int32 ADD/SUB, RESCALE to the output scale, fused CLAMP;
+//   - mul: inputs RESCALEd to int32 (zero points removed), int32 MUL, RESCALE by
+//     s_a * s_b / s_out;
+//   - relu/hardtanh/clamp alone: RESCALE int8 -> int8 + CLAMP;
+//   - data movement (view, permute, squeeze, slice, cat, ...): the same op on the int8 values
+//     (RESCALE afterwards when input and output qparams differ);
+//   - max_pool2d / avg_pool2d: MAX_POOL2D / AVG_POOL2D on int8 (avg: int32 accumulation with
+//     the input zero point), RESCALE when input and output qparams differ.
+// DecomposeQuantizeDequantizePass then realises every remaining quantize/dequantize (float
+// islands the quantizer left, graph inputs/outputs) as TOSA ops: dequantize = CAST int8 ->
+// fp32, SUB zero point, MUL scale (a dequantize of a constant becomes a float constant);
+// quantize = MUL 1/scale, ADD zero point, CAST to int8 (round to nearest even, saturating).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/backends/arm/arm_passes.h"
+#include "core/backends/arm/arm_util.h"
+
+namespace ls::arm {
+
+using ir::DType;
+using ir::Shape;
+
+namespace {
+
+#define ARM_TRY(var, expr)                      \
+  auto var##_res = (expr);                      \
+  if (!var##_res) return var##_res.status();    \
+  auto var = var##_res.value()
+
+const char* kQ = "quantized_decomposed.quantize_per_tensor.default";
+const char* kDq = "quantized_decomposed.dequantize_per_tensor.default";
+const char* kQc = "quantized_decomposed.quantize_per_channel.default";
+const char* kDqc = "quantized_decomposed.dequantize_per_channel.default";
+
+/// Per-tensor qparams of a q/dq node (args: x, scale, zero_point, qmin, qmax, dtype).
+struct QP {
+  double scale = 0;
+  int64_t zp = 0, qmin = -128, qmax = 127;
+  bool operator==(const QP& o) const { return scale == o.scale && zp == o.zp && qmin == o.qmin && qmax == o.qmax; }
+};
+
+std::optional<QP> perTensorQP(const ir::Node& n) {
+  auto s = sarg(n, 1).number();
+  auto z = sarg(n, 2).asInt();
+  auto lo = sarg(n, 3).asInt(), hi = sarg(n, 4).asInt();
+  if (!s || !z || !(*s > 0)) return std::nullopt;
+  QP q{*s, *z, lo ? *lo : -128, hi ? *hi : 127};
+  return q;
+}
+
+std::shared_ptr<const ir::QuantParams> toQuant(const QP& q, DType storage = DType::Int8) {
+  auto p = std::make_shared<ir::QuantParams>();
+  p->scheme = ir::QScheme::PerTensor;
+  p->storage = storage;
+  p->qmin = q.qmin, p->qmax = q.qmax;
+  p->scales = {q.scale};
+  p->zeroPoints = {q.zp};
+  return p;
+}
+
+/// A dequantize_per_tensor input of int8 storage: its int8 source and qparams.
+struct DqIn {
+  ValueRef src;
+  QP qp;
+};
+
+class Matcher {
+ public:
+  explicit Matcher(const ir::Graph& g) : g_(g) {}
+  const ir::Node* producer(const ir::Arg& a) const {
+    const ir::ValueRef* r = a.ref();
+    return r ? g_.find(r->node) : nullptr;
+  }
+  std::optional<DqIn> dqInput(const ir::Arg& a) const {
+    static const ir::OpId dq = ir::internOp(kDq);
+    const ir::Node* p = producer(a);
+    if (!p || p->op != dq || p->args.empty() || !p->args[0].ref()) return std::nullopt;
+    if (g_.meta(*p->args[0].ref()).dtype != DType::Int8) return std::nullopt;
+    auto qp = perTensorQP(*p);
+    if (!qp) return std::nullopt;
+    return DqIn{*p->args[0].ref(), *qp};
+  }
+  bool singleUser(ir::NodeId id) const { return g_.users(id).size() == 1; }
+  const ir::Graph& g_;
+};
+
+/// Activation bounds (float) of relu / hardtanh / clamp; nullopt when the node is not one.
+struct Act {
+  double lo = -INFINITY, hi = INFINITY;
+};
+std::optional<Act> activationOf(const ir::Node& n) {
+  const std::string& op = ir::opName(n.op);
+  if (op == "aten.relu.default") return Act{0, INFINITY};
+  if (op == "aten.hardtanh.default") {
+    auto lo = sarg(n, 1).number(), hi = sarg(n, 2).number();
+    return Act{lo ? *lo : -1.0, hi ? *hi : 1.0};
+  }
+  if (op == "aten.clamp.default") {
+    Act a;
+    if (auto lo = sarg(n, 1).number()) a.lo = *lo;
+    if (auto hi = sarg(n, 2).number()) a.hi = *hi;
+    return a;
+  }
+  return std::nullopt;
+}
+
+const std::vector<int64_t> kToNhwc{0, 2, 3, 1};
+const std::vector<int64_t> kToNchw{0, 3, 1, 2};
+
+Result<ValueRef> permute(Builder& b, ValueRef x, const std::vector<int64_t>& p) {
+  return b.op("aten.permute_copy.default", {x, ir::IntList(p)}, {}, "permute");
+}
+
+Result<ValueRef> rescale(Builder& b, ValueRef x, double factor, int64_t izp, DType outT, int64_t ozp) {
+  ARM_TRY(ms, quantizeScale(factor));
+  const DType inT = b.meta(x).dtype;
+  return b.op("tosa.RESCALE",
+              {x, b.scalar(DType::Int32, double(ms.first), 1, "multiplier"), b.scalar(DType::Int8, double(ms.second), 1, "shift"),
+               b.zeroPoint(inT, izp), b.zeroPoint(outT, ozp)},
+              {{"scale32", true}, {"rounding_mode", "SINGLE_ROUND"}, {"per_channel", false}});
+}
+
+/// CLAMP in the quantised domain of `out` for float bounds [lo, hi] (always within qmin/qmax).
+Result<ValueRef> clampQ(Builder& b, ValueRef x, const Act& a, const QP& out) {
+  int64_t lo = out.qmin, hi = out.qmax;
+  if (std::isfinite(a.lo)) lo = std::max<int64_t>(lo, out.zp + std::llround(a.lo / out.scale));
+  if (std::isfinite(a.hi)) hi = std::min<int64_t>(hi, out.zp + std::llround(a.hi / out.scale));
+  if (lo > hi) return Status::error("activation bounds are empty in the quantised domain");
+  return b.op("tosa.CLAMP", {x}, {{"min_val", lo}, {"max_val", hi}, {"nan_mode", "PROPAGATE"}});
+}
+
+/// Per-channel float scales of a dequantize_per_channel node (arg 1: a constant tensor).
+std::optional<std::vector<double>> channelScales(const ir::Graph& g, const ir::Node& dq, int64_t n) {
+  const ir::ValueRef* r = dq.args.size() > 1 ? dq.args[1].ref() : nullptr;
+  std::vector<double> out;
+  if (r) {
+    auto t = valueOfConstant(g, *r);
+    if (!t) return std::nullopt;
+    for (int64_t i = 0; i < t->numel(); ++i) out.push_back(t->getDouble(i));
+  } else if (auto s = sarg(dq, 1).number()) {
+    out.assign(size_t(n), *s);
+  } else {
+    return std::nullopt;
+  }
+  if (int64_t(out.size()) == 1 && n > 1) out.assign(size_t(n), out[0]);
+  if (int64_t(out.size()) != n) return std::nullopt;
+  return out;
+}
+bool zeroPointsAllZero(const ir::Graph& g, const ir::Node& dq) {
+  const ir::ValueRef* r = dq.args.size() > 2 ? dq.args[2].ref() : nullptr;
+  if (r) {
+    auto t = valueOfConstant(g, *r);
+    if (!t) return false;
+    for (int64_t i = 0; i < t->numel(); ++i)
+      if (t->getInt(i) != 0) return false;
+    return true;
+  }
+  auto z = sarg(dq, 2).asInt();
+  return z && *z == 0;
+}
+
+/// Weight (or bias) of a quantised conv: int constant values + per-channel scales.
+struct QConst {
+  exec::Tensor values;
+  std::vector<double> scales;
+};
+std::optional<QConst> quantConstant(const ir::Graph& g, const ir::Arg& a, int64_t channels) {
+  static const ir::OpId dqc = ir::internOp(kDqc), dq = ir::internOp(kDq);
+  const ir::ValueRef* r = a.ref();
+  const ir::Node* p = r ? g.find(r->node) : nullptr;
+  if (!p || (p->op != dqc && p->op != dq) || p->args.empty() || !p->args[0].ref()) return std::nullopt;
+  if (p->op == dqc) {
+    auto axis = sarg(*p, 3).asInt();
+    if (!axis || *axis != 0) return std::nullopt;
+  }
+  auto v = valueOfConstant(g, *p->args[0].ref());
+  if (!v || ir::isFloating(v->dtype())) return std::nullopt;
+  auto s = channelScales(g, *p, channels);
+  if (!s || !zeroPointsAllZero(g, *p)) return std::nullopt;
+  return QConst{std::move(*v), std::move(*s)};
+}
+
+Result<ValueRef> perChannelRescale(Builder& b, ValueRef acc, const std::vector<double>& factors, int64_t ozp) {
+  const int64_t C = int64_t(factors.size());
+  exec::Tensor mult(DType::Int32, Shape{C}), shift(DType::Int8, Shape{C});
+  for (int64_t c = 0; c < C; ++c) {
+    ARM_TRY(ms, quantizeScale(factors[size_t(c)]));
+    mult.setInt(c, ms.first), shift.setInt(c, ms.second);
+  }
+  return b.op("tosa.RESCALE",
+              {acc, b.tensor(mult, "multipliers"), b.tensor(shift, "shifts"), b.zeroPoint(DType::Int32, 0),
+               b.zeroPoint(DType::Int8, ozp)},
+              {{"scale32", true}, {"rounding_mode", "SINGLE_ROUND"}, {"per_channel", true}});
+}
+
+}  // namespace
+
+class FoldAndAnnotateQParamsPass : public passes::InPlacePass {
+ public:
+  FoldAndAnnotateQParamsPass()
+      : InPlacePass("FoldAndAnnotateQParamsPass",
+                    "Folds dq -> op -> q into the op's input/output qparams and emits the op in integer TOSA "
+                    "(int8 CONV2D/DEPTHWISE_CONV2D + RESCALE, int32 ADD/SUB, CLAMP, int8 pools and views)") {
+    targets({kQ});
+    conv_ = stat("conv", "convolutions lowered to int8 CONV2D/DEPTHWISE_CONV2D + RESCALE");
+    add_ = stat("add_sub", "add/sub lowered to int32 ADD/SUB between RESCALEs");
+    mul_ = stat("mul", "mul lowered to int32 MUL between RESCALEs");
+    act_ = stat("activation", "relu/hardtanh/clamp lowered to RESCALE + CLAMP");
+    pool_ = stat("pool", "pools on int8");
+    move_ = stat("data_movement", "view/permute/slice/cat/... on int8");
+  }
+  passes::ShouldRun shouldRun(const ir::Graph& g, const passes::PassContext& ctx) const override {
+    auto s = gateCheck(Gate::intOnly(), ctx);
+    return s.run ? targetScan(g) : s;
+  }
+
+ protected:
+  Status transform(passes::GraphEditor& ed) override {
+    ir::Graph& g = ed.graph();
+    static const ir::OpId qOp = ir::internOp(kQ);
+    std::vector<ir::NodeId> ids(g.nodesOfOp(qOp).begin(), g.nodesOfOp(qOp).end());
+    std::sort(ids.begin(), ids.end(), [&](auto a, auto b) { return g.position(a) < g.position(b); });
+    for (ir::NodeId id : ids) {
+      if (!g.contains(id)) continue;
+      auto r = foldOne(ed, id);
+      if (!r) return Status::error(fmt::format("node '{}': {}", g.node(id).name, r.status().message()));
+      if (!r.value()) continue;
+      ValueRef y = *r.value();
+      g.mutableNode(y.node).outputs[y.output].quant = toQuant(*perTensorQP(g.node(id)));
+      ed.replaceAllUses({id, 0}, y);
+    }
+    if (ed.changed()) ed.eliminateDeadCode();
+    return Status::ok();
+  }
+
+ private:
+  /// Folds the quantised op feeding quantize node `qid`; nullopt when it does not match.
+  Result<std::optional<ValueRef>> foldOne(passes::GraphEditor& ed, ir::NodeId qid) {
+    ir::Graph& g = ed.graph();
+    const ir::Node& q = g.node(qid);
+    if (q.meta().dtype != DType::Int8) return std::optional<ValueRef>{};
+    auto outQ = perTensorQP(q);
+    Matcher m(g);
+    const ir::Node* p = q.args.empty() ? nullptr : m.producer(q.args[0]);
+    if (!outQ || !p || !p->isCall()) return std::optional<ValueRef>{};
+    // Fused activation: core -> act -> q.
+    std::optional<Act> act = activationOf(*p);
+    const ir::Node* core = p;
+    if (act && !p->args.empty()) {
+      const ir::Node* c = m.producer(p->args[0]);
+      if (c && c->isCall() && m.singleUser(c->id) && isFusableCore(*c)) core = c;
+    }
+    if (core != p && !m.singleUser(p->id)) return std::optional<ValueRef>{};
+    if (core == p && !m.singleUser(p->id)) return std::optional<ValueRef>{};
+    Builder b(ed, qid);
+    const std::string& op = ir::opName(core->op);
+    if (op == "aten.convolution.default") return conv(b, m, *core, act, *outQ);
+    if (op == "aten.add.Tensor" || op == "aten.sub.Tensor") return addSub(b, m, *core, act, *outQ, op == "aten.sub.Tensor");
+    if (op == "aten.mul.Tensor") return mul(b, m, *core, act, *outQ);
+    if (act) {  // standalone activation
+      auto in = core->args.empty() ? std::nullopt : m.dqInput(core->args[0]);
+      if (!in) return std::optional<ValueRef>{};
+      ValueRef x = in->src;
+      if (!(in->qp == *outQ)) {
+        ARM_TRY(r, rescale(b, x, in->qp.scale / outQ->scale, in->qp.zp, DType::Int8, outQ->zp));
+        x = r;
+      }
+      ARM_TRY(c, clampQ(b, x, *act, *outQ));
+      bump(act_);
+      return std::optional<ValueRef>{c};
+    }
+    if (op == "aten.avg_pool2d.default" || op == "aten.max_pool2d.default")
+      return pool(b, m, *core, *outQ, op == "aten.avg_pool2d.default");
+    return reemit(b, m, *core, *outQ);
+  }
+
+  static bool isFusableCore(const ir::Node& n) {
+    const std::string& op = ir::opName(n.op);
+    return op == "aten.convolution.default" || op == "aten.add.Tensor" || op == "aten.sub.Tensor" || op == "aten.mul.Tensor";
+  }
+
+  Result<std::optional<ValueRef>> conv(Builder& b, Matcher& m, const ir::Node& n, std::optional<Act> act, const QP& out) {
+    const ir::Graph& g = m.g_;
+    auto in = m.dqInput(n.args[0]);
+    if (!in || n.args.size() < 2) return std::optional<ValueRef>{};
+    const ir::TensorMeta& xm = g.meta(in->src);
+    const ir::TensorMeta& om = n.meta();
+    if (xm.rank() != 4) return std::optional<ValueRef>{};
+    const int64_t C = xm.shape[1], OC = om.shape[1];
+    auto w = quantConstant(g, n.args[1], OC);
+    if (!w || w->values.dtype() != DType::Int8 || w->values.rank() != 4) return std::optional<ValueRef>{};
+    auto stride = sints(n, 3, 2), pad = sints(n, 4, 2), dil = sints(n, 5, 2);
+    auto groups = sarg(n, 8).asInt();
+    const ir::Arg& trA = sarg(n, 6);
+    if ((trA.asBool() && *trA.asBool()) || !stride || !pad || !dil || !groups) return std::optional<ValueRef>{};
+    const bool depthwise = *groups != 1;
+    if (depthwise && !(*groups == C && w->values.dim(1) == 1)) return std::optional<ValueRef>{};
+    // int32 bias at scale s_in * s_w[c].
+    exec::Tensor bias(DType::Int32, Shape{OC});
+    if (const ir::ValueRef* br = sarg(n, 2).ref()) {
+      auto bq = quantConstant(g, ir::Arg(*br), OC);
+      if (!bq || bq->values.numel() != OC) return std::optional<ValueRef>{};
+      for (int64_t c = 0; c < OC; ++c) {
+        const double v = double(bq->values.getInt(c)) * bq->scales[size_t(c)] / (in->qp.scale * w->scales[size_t(c)]);
+        if (std::abs(v) > 2147483647.0) return Status::error("int32 bias overflows after requantisation");
+        bias.setInt(c, std::llround(v));
+      }
+    }
+    const int64_t kh = w->values.dim(2), kw = w->values.dim(3);
+    // Bottom/right padding so TOSA's output size equals PyTorch's; rows/columns the
+    // convolution never reads (negative end padding) are sliced off the input.
+    int64_t padEnd[2];
+    ARM_TRY(xt0, permute(b, in->src, kToNhwc));
+    ValueRef xt = xt0;
+    for (int i = 0; i < 2; ++i) {
+      const int64_t k = i ? kw : kh;
+      padEnd[i] = (om.shape[2 + i] - 1) * (*stride)[size_t(i)] + (k - 1) * (*dil)[size_t(i)] + 1 - xm.shape[2 + i] - (*pad)[size_t(i)];
+      if (padEnd[i] < 0) {
+        ARM_TRY(sl, b.op("aten.slice_copy.Tensor", {xt, int64_t(1 + i), int64_t(0), xm.shape[2 + i] + padEnd[i], int64_t(1)}));
+        xt = sl;
+        padEnd[i] = 0;
+      }
+    }
+    std::vector<ir::Kwarg> attrs = {{"pad", ir::IntList{(*pad)[0], padEnd[0], (*pad)[1], padEnd[1]}},
+                                    {"stride", ir::IntList(*stride)},
+                                    {"dilation", ir::IntList(*dil)},
+                                    {"acc_type", "INT32"}};
+    ValueRef izp = b.zeroPoint(DType::Int8, in->qp.zp), wzp = b.zeroPoint(DType::Int8, 0);
+    ValueRef biasV = b.tensor(bias, "bias_i32");
+    ValueRef acc;
+    if (!depthwise) {
+      ValueRef wv = b.tensor(permuteTensor(w->values, kToNhwc), "weight_ohwi");
+      ARM_TRY(c, b.op("tosa.CONV2D", {xt, wv, biasV, izp, wzp}, std::move(attrs)));
+      acc = c;
+    } else {
+      const int64_t M = OC / C;
+      exec::Tensor w4 = w->values.reshaped(Shape{C, M, kh, kw});
+      ValueRef wv = b.tensor(permuteTensor(w4, {2, 3, 0, 1}), "weight_hwcm");
+      ARM_TRY(c, b.op("tosa.DEPTHWISE_CONV2D", {xt, wv, biasV, izp, wzp}, std::move(attrs)));
+      acc = c;
+    }
+    std::vector<double> factors(static_cast<size_t>(OC));
+    for (int64_t c = 0; c < OC; ++c) factors[size_t(c)] = in->qp.scale * w->scales[size_t(c)] / out.scale;
+    ARM_TRY(y, perChannelRescale(b, acc, factors, out.zp));
+    ValueRef r = y;
+    if (act) {
+      ARM_TRY(cl, clampQ(b, r, *act, out));
+      r = cl;
+    }
+    ARM_TRY(back, permute(b, r, kToNchw));
+    bump(conv_);
+    return std::optional<ValueRef>{back};
+  }
+
+  Result<std::optional<ValueRef>> addSub(Builder& b, Matcher& m, const ir::Node& n, std::optional<Act> act, const QP& out,
+                                         bool sub) {
+    if (n.args.size() < 2) return std::optional<ValueRef>{};
+    auto alpha = sarg(n, 2).number();
+    if (alpha && *alpha != 1.0) return std::optional<ValueRef>{};
+    auto a = m.dqInput(n.args[0]), c = m.dqInput(n.args[1]);
+    if (!a || !c) return std::optional<ValueRef>{};
+    if (m.g_.meta(a->src).rank() != m.g_.meta(c->src).rank()) return std::optional<ValueRef>{};
+    // Common int32 scale with 20 bits of headroom below 2 * max(s_a, s_b) (upstream).
+    const double common = 2.0 * std::max(a->qp.scale, c->qp.scale) / double(1 << 20);
+    ARM_TRY(ra, rescale(b, a->src, a->qp.scale / common, a->qp.zp, DType::Int32, 0));
+    ARM_TRY(rc, rescale(b, c->src, c->qp.scale / common, c->qp.zp, DType::Int32, 0));
+    ARM_TRY(s, b.op(sub ? "tosa.SUB" : "tosa.ADD", {ra, rc}));
+    ARM_TRY(y, rescale(b, s, common / out.scale, 0, DType::Int8, out.zp));
+    ValueRef r = y;
+    if (act) {
+      ARM_TRY(cl, clampQ(b, r, *act, out));
+      r = cl;
+    }
+    bump(add_);
+    return std::optional<ValueRef>{r};
+  }
+
+  /// mul: both inputs RESCALEd to int32 without zero point (scale 1), int32 MUL (shift 0),
+  /// RESCALE by s_a * s_b / s_out (upstream's INT MUL).
+  Result<std::optional<ValueRef>> mul(Builder& b, Matcher& m, const ir::Node& n, std::optional<Act> act, const QP& out) {
+    if (n.args.size() < 2) return std::optional<ValueRef>{};
+    auto a = m.dqInput(n.args[0]), c = m.dqInput(n.args[1]);
+    if (!a || !c) return std::optional<ValueRef>{};
+    if (m.g_.meta(a->src).rank() != m.g_.meta(c->src).rank()) return std::optional<ValueRef>{};
+    ARM_TRY(ra, rescale(b, a->src, 1.0, a->qp.zp, DType::Int32, 0));
+    ARM_TRY(rc, rescale(b, c->src, 1.0, c->qp.zp, DType::Int32, 0));
+    ARM_TRY(p, b.mul(ra, rc));
+    ARM_TRY(y, rescale(b, p, a->qp.scale * c->qp.scale / out.scale, 0, DType::Int8, out.zp));
+    ValueRef r = y;
+    if (act) {
+      ARM_TRY(cl, clampQ(b, r, *act, out));
+      r = cl;
+    }
+    bump(mul_);
+    return std::optional<ValueRef>{r};
+  }
+
+  Result<std::optional<ValueRef>> pool(Builder& b, Matcher& m, const ir::Node& n, const QP& out, bool avg) {
+    auto in = n.args.empty() ? std::nullopt : m.dqInput(n.args[0]);
+    if (!in) return std::optional<ValueRef>{};
+    const ir::TensorMeta& xm = m.g_.meta(in->src);
+    const ir::TensorMeta& om = n.meta();
+    auto k = sints(n, 1, 2), stride = sints(n, 2, 2), pad = sints(n, 3, 2);
+    if (!k || xm.rank() != 4) return std::optional<ValueRef>{};
+    if (!stride || stride->empty()) stride = k;
+    if (!pad) pad = std::vector<int64_t>{0, 0};
+    // avg: padding must not be counted (TOSA divides by the number of valid elements);
+    // max: dilation 1 (TOSA MAX_POOL2D has none).
+    bool excludePad = true;
+    if (avg) {
+      const ir::Arg& cip = sarg(n, 5);
+      excludePad = cip.asBool() && !*cip.asBool();
+      if (!sarg(n, 6).isNone()) return std::optional<ValueRef>{};
+    } else {
+      auto dil = sints(n, 4, 2);
+      if (dil && ((*dil)[0] != 1 || (*dil)[1] != 1)) return std::optional<ValueRef>{};
+    }
+    if (((*pad)[0] || (*pad)[1]) && !excludePad) return std::optional<ValueRef>{};
+    int64_t padEnd[2];
+    for (int i = 0; i < 2; ++i) {
+      padEnd[i] = (om.shape[2 + i] - 1) * (*stride)[size_t(i)] + (*k)[size_t(i)] - xm.shape[2 + i] - (*pad)[size_t(i)];
+      if (padEnd[i] < 0 || padEnd[i] >= (*k)[size_t(i)]) return std::optional<ValueRef>{};
+      if (padEnd[i] > 0 && !excludePad) return std::optional<ValueRef>{};
+    }
+    ARM_TRY(xt, permute(b, in->src, kToNhwc));
+    std::vector<ir::Kwarg> attrs = {{"kernel", ir::IntList(*k)},
+                                    {"stride", ir::IntList(*stride)},
+                                    {"pad", ir::IntList{(*pad)[0], padEnd[0], (*pad)[1], padEnd[1]}}};
+    ValueRef r;
+    if (avg) {
+      attrs.push_back({"acc_type", "INT32"});
+      ARM_TRY(p, b.op("tosa.AVG_POOL2D", {xt, b.zeroPoint(DType::Int8, in->qp.zp), b.zeroPoint(DType::Int8, in->qp.zp)},
+                      std::move(attrs)));
+      r = p;
+    } else {
+      ARM_TRY(p, b.op("tosa.MAX_POOL2D", {xt}, std::move(attrs)));
+      r = p;
+    }
+    if (!(in->qp == out)) {
+      ARM_TRY(rs, rescale(b, r, in->qp.scale / out.scale, in->qp.zp, DType::Int8, out.zp));
+      r = rs;
+    }
+    ARM_TRY(back, permute(b, r, kToNchw));
+    bump(pool_);
+    return std::optional<ValueRef>{back};
+  }
+
+  /// Ops that only move or select int8 values: the same op on
+  /// the int8 sources when every dequantized input shares one qparams set.
+  Result<std::optional<ValueRef>> reemit(Builder& b, Matcher& m, const ir::Node& n, const QP& out) {
+    static const std::vector<std::string> kMove = {
+        "aten.view_copy.default",      "aten.permute_copy.default",   "aten.squeeze_copy.dims",
+        "aten.squeeze_copy.dim",       "aten.unsqueeze_copy.default", "aten.slice_copy.Tensor",
+        "aten.cat.default",            "aten.clone.default",
+        "aten.select_copy.int",        "aten.expand_copy.default",    "aten.repeat.default",
+        "aten.flatten.using_ints",     "aten.pixel_shuffle.default",  "aten.constant_pad_nd.default"};
+    const std::string& op = ir::opName(n.op);
+    if (std::find(kMove.begin(), kMove.end(), op) == kMove.end()) return std::optional<ValueRef>{};
+    if (op == "aten.constant_pad_nd.default") {
+      auto v = sarg(n, 2).number();
+      if (v && *v != 0.0) return std::optional<ValueRef>{};
+    }
+    std::optional<QP> inQ;
+    bool ok = true;
+    auto mapRef = [&](const ir::ValueRef& r) -> ir::ValueRef {
+      auto d = m.dqInput(ir::Arg(r));
+      if (!d || (inQ && !(*inQ == d->qp))) {
+        ok = false;
+        return r;
+      }
+      inQ = d->qp;
+      return d->src;
+    };
+    std::vector<ir::Arg> args;
+    for (const ir::Arg& a : n.args) {
+      if (const ir::ValueRef* r = a.ref()) {
+        args.push_back(ir::Arg(mapRef(*r)));
+      } else if (const auto* l = a.asRefList()) {
+        ir::RefList nl;
+        for (const ir::ValueRef& x : *l) nl.push_back(x.isNone() ? x : mapRef(x));
+        args.push_back(ir::Arg(nl));
+      } else {
+        args.push_back(a);
+      }
+    }
+    for (const ir::Kwarg& k : n.kwargs)
+      if (k.value.ref() || k.value.asRefList()) ok = false;
+    if (!ok || !inQ) return std::optional<ValueRef>{};
+    // Constant padding value 0 is the zero point in the quantised domain.
+    if (op == "aten.constant_pad_nd.default" && inQ->zp != 0) return std::optional<ValueRef>{};
+    ARM_TRY(y, b.op(op, std::move(args), n.kwargs, n.name));
+    ValueRef r = y;
+    if (!(*inQ == out)) {
+      ARM_TRY(rs, rescale(b, r, inQ->scale / out.scale, inQ->zp, DType::Int8, out.zp));
+      r = rs;
+    }
+    bump(move_);
+    return std::optional<ValueRef>{r};
+  }
+
+  size_t conv_, add_, mul_, act_, pool_, move_;
+};
+
+// ---------------------------------------------------------------- remaining q/dq
+
+namespace {
+
+Status decomposeQdq(ArmRewritePass& self, passes::Rewriter& rw) {
+  const ir::Node& n = rw.node();
+  const std::string& op = ir::opName(n.op);
+  const bool isDq = op == kDq || op == kDqc;
+  const bool perChannel = op == kDqc || op == kQc;
+  const ir::ValueRef* xr = n.args.empty() ? nullptr : n.args[0].ref();
+  if (!xr) return Status::error("quantize/dequantize input must be a tensor");
+  const ir::TensorMeta& xm = rw.meta(*xr);
+  const int rank = xm.rank();
+  Builder b(rw);
+  // Scales / zero points as tensors broadcastable to x (per channel: along `axis`).
+  std::vector<double> scales;
+  std::vector<int64_t> zps;
+  int axis = 0;
+  if (perChannel) {
+    auto ax = sarg(n, 3).asInt();
+    if (!ax) return Status::error("per-channel quantisation needs an int axis");
+    axis = int(*ax < 0 ? *ax + rank : *ax);
+    const int64_t C = xm.shape[axis];
+    auto s = channelScales(rw.graph(), n, C);
+    const ir::ValueRef* zr = n.args.size() > 2 ? n.args[2].ref() : nullptr;
+    auto zt = zr ? valueOfConstant(rw.graph(), *zr) : std::nullopt;
+    if (!s || (zr && !zt)) return Status::error("per-channel scales/zero points must be constants");
+    scales = *s;
+    for (int64_t c = 0; c < C; ++c) zps.push_back(zt ? zt->getInt(zt->numel() == 1 ? 0 : c) : 0);
+  } else {
+    auto qp = perTensorQP(n);
+    if (!qp) return Status::error("quantize/dequantize: expected a positive float scale and an int zero point");
+    scales = {qp->scale};
+    zps = {qp->zp};
+  }
+  Shape ps = Shape::ofRank(std::max(rank, 1), 1);
+  if (perChannel) ps[axis] = int64_t(scales.size());
+  auto param = [&](const std::vector<double>& v) {
+    exec::Tensor t(DType::Float32, ps);
+    for (size_t i = 0; i < v.size(); ++i) t.setDouble(int64_t(i), v[i]);
+    return t;
+  };
+  std::vector<double> zpd(zps.begin(), zps.end()), inv;
+  for (double s : scales) inv.push_back(1.0 / s);
+  if (isDq) {
+    // A dequantized constant is a float constant.
+    if (auto cv = valueOfConstant(rw.graph(), *xr)) {
+      exec::Tensor f(DType::Float32, cv->shape());
+      const int64_t C = perChannel ? xm.shape[axis] : 1;
+      int64_t inner = 1;
+      if (perChannel)
+        for (int d = axis + 1; d < rank; ++d) inner *= xm.shape[d];
+      for (int64_t i = 0; i < f.numel(); ++i) {
+        const size_t c = perChannel ? size_t((i / inner) % C) : 0;
+        f.setDouble(i, double(float(double(cv->getInt(i) - zps[c])) * float(scales[c])));
+      }
+      rw.replaceWith(b.tensor(f, "dequantized"));
+      self.rewritten();
+      return Status::ok();
+    }
+    ARM_TRY(c, b.op("tosa.CAST", {*xr}, {{"dtype", ir::Arg(ir::EnumArg{ir::EnumKind::DType, int32_t(DType::Float32)})}}));
+    ARM_TRY(s, b.op("tosa.SUB", {c, b.tensor(param(zpd), "zero_point")}));
+    ARM_TRY(y, b.mul(s, b.tensor(param(scales), "scale")));
+    rw.replaceWith(y);
+  } else {
+    const DType outT = n.meta().dtype;
+    auto lo = sarg(n, perChannel ? 4 : 3).asInt(), hi = sarg(n, perChannel ? 5 : 4).asInt();
+    ARM_TRY(s, b.mul(*xr, b.tensor(param(inv), "inv_scale")));
+    // round(x * (1/s)) (CAST rounds to nearest, ties to even, as torch.round), then + zp in int32.
+    ARM_TRY(r, b.op("tosa.CAST", {s}, {{"dtype", ir::Arg(ir::EnumArg{ir::EnumKind::DType, int32_t(DType::Int32)})}}));
+    std::vector<double> zpi(zpd);
+    exec::Tensor zt(DType::Int32, ps);
+    for (size_t i = 0; i < zpi.size(); ++i) zt.setInt(int64_t(i), int64_t(zpi[i]));
+    ARM_TRY(q, b.op("tosa.ADD", {r, b.tensor(zt, "zero_point")}));
+    ValueRef v = q;
+    int64_t tmin = outT == DType::Int8 ? -128 : outT == DType::UInt8 ? 0 : outT == DType::Int16 ? -32768 : INT32_MIN;
+    int64_t tmax = outT == DType::Int8 ? 127 : outT == DType::UInt8 ? 255 : outT == DType::Int16 ? 32767 : INT32_MAX;
+    // Always clamp: TOSA CAST between integer types does not saturate.
+    {
+      ARM_TRY(cl, b.op("tosa.CLAMP", {v}, {{"min_val", lo ? *lo : tmin}, {"max_val", hi ? *hi : tmax}, {"nan_mode", "PROPAGATE"}}));
+      v = cl;
+    }
+    if (outT != DType::Int32) {
+      ARM_TRY(c, b.op("tosa.CAST", {v}, {{"dtype", ir::Arg(ir::EnumArg{ir::EnumKind::DType, int32_t(outT)})}}));
+      v = c;
+    }
+    rw.replaceWith(v);
+  }
+  self.rewritten();
+  return Status::ok();
+}
+
+}  // namespace
+
+void registerArmQFoldPasses(passes::PassRegistry& r) {
+  r.add("FoldAndAnnotateQParamsPass", [] { return std::make_unique<FoldAndAnnotateQParamsPass>(); });
+  r.add("DecomposeQuantizeDequantizePass", [] {
+    return std::make_unique<ArmRewritePass>(
+        "DecomposeQuantizeDequantizePass",
+        "remaining quantize/dequantize -> TOSA MUL/ADD/SUB/CAST (dequantized constants folded)",
+        std::vector<std::string>{kQ, kDq, kQc, kDqc}, decomposeQdq, Gate::intOnly());
+  });
+}
+
+}  // namespace ls::arm

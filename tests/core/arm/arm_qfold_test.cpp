@@ -1,0 +1,259 @@
+// INT profile: FoldAndAnnotateQParamsPass (dq -> op -> q folded into qparams, emitted as
+// integer TOSA) and DecomposeQuantizeDequantizePass (remaining q/dq as TOSA ops), on small
+// hand-built PT2E-style graphs; the reference executor must agree within one quantisation step.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/backends/arm/arm_passes.h"
+#include "core/backends/arm/tosa_ops.h"
+#include "core/exec/compare.h"
+#include "core/exec/executor.h"
+#include "core/exec/synth.h"
+#include "core/passes/pass_manager.h"
+#include "support/graph_builder.h"
+
+namespace ls::arm {
+namespace {
+
+using ir::DType;
+using ir::IntList;
+using ir::Shape;
+using passes::PassStatus;
+
+const char* kQ = "quantized_decomposed.quantize_per_tensor.default";
+const char* kDq = "quantized_decomposed.dequantize_per_tensor.default";
+const char* kDqc = "quantized_decomposed.dequantize_per_channel.default";
+
+size_t count(const ir::Graph& g, const std::string& op) { return g.nodesOfOp(ir::internOp(op)).size(); }
+ir::Arg dt(DType t) { return ir::Arg(ir::EnumArg{ir::EnumKind::DType, int32_t(t)}); }
+
+ir::ValueRef constant(test::GraphBuilder& b, const std::string& name, Shape s, std::vector<double> v, DType t) {
+  exec::Tensor x = exec::Tensor::fromDoubles(t, s, v);
+  ir::Constant c;
+  c.name = name;
+  c.dtype = t;
+  c.shape = s;
+  c.data = b.g.store().intern(std::vector<uint8_t>(x.bytes(), x.bytes() + x.nbytes()));
+  b.g.setConstant(c);
+  ir::Node n;
+  n.kind = ir::NodeKind::GetAttr;
+  n.name = name;
+  n.target = name;
+  n.outputs.push_back(ir::TensorMeta(t, s));
+  return {b.g.append(std::move(n)), 0};
+}
+
+std::vector<double> ints(int64_t n, int64_t mod, int64_t off, int64_t mul = 37) {
+  std::vector<double> v;
+  for (int64_t i = 0; i < n; ++i) v.push_back(double((i * mul + 11) % mod - off));
+  return v;
+}
+
+struct QConv {
+  ir::ValueRef weight, bias;
+};
+
+/// Per-channel int8 weight [oc, ic, k, k] and int32 bias at scale sx * sw[c], both dequantized.
+QConv quantConv(test::GraphBuilder& b, const std::string& name, int64_t oc, int64_t ic, int64_t k, double sx) {
+  std::vector<double> sw;
+  for (int64_t c = 0; c < oc; ++c) sw.push_back(0.002 + 0.0007 * double(c));
+  std::vector<double> sb;
+  for (double s : sw) sb.push_back(s * sx);
+  auto w = constant(b, name + "_w", {oc, ic, k, k}, ints(oc * ic * k * k, 255, 127), DType::Int8);
+  auto ws = constant(b, name + "_ws", {oc}, sw, DType::Float32);
+  auto wz = constant(b, name + "_wz", {oc}, std::vector<double>(size_t(oc), 0.0), DType::Int64);
+  auto bq = constant(b, name + "_b", {oc}, ints(oc, 4001, 2000, 613), DType::Int32);
+  auto bs = constant(b, name + "_bs", {oc}, sb, DType::Float32);
+  QConv q;
+  q.weight = b.call(kDqc, {w, ws, wz, 0, -127, 127, dt(DType::Int8)});
+  q.bias = b.call(kDqc, {bq, bs, wz, 0, INT32_MIN, INT32_MAX, dt(DType::Int32)});
+  return q;
+}
+
+/// x int8 -> dq -> conv3x3 -> relu -> q -> dq -> depthwise3x3 s2 -> hardtanh(0,6) -> q;
+///   + residual add of (dq -> max_pool 2x2 of the first activation) -> q -> view -> q-out.
+ir::Graph quantizedBlock() {
+  test::GraphBuilder b;
+  const double s0 = 0.04, s1 = 0.03, s2 = 0.025, s3 = 0.05;
+  auto x = b.input("x", DType::Int8, {1, 4, 8, 8});
+  auto dx = b.call(kDq, {x, s0, 3, -128, 127, dt(DType::Int8)});
+  QConv c1 = quantConv(b, "c1", 6, 4, 3, s0);
+  auto conv1 = b.call("aten.convolution.default", {dx, c1.weight, c1.bias, IntList{1, 1}, IntList{1, 1}, IntList{1, 1},
+                                                   false, IntList{0, 0}, 1});
+  auto r1 = b.call("aten.relu.default", {conv1});
+  auto q1 = b.call(kQ, {r1, s1, -128, -128, 127, dt(DType::Int8)});
+  auto d1 = b.call(kDq, {q1, s1, -128, -128, 127, dt(DType::Int8)});
+  QConv c2 = quantConv(b, "c2", 6, 1, 3, s1);
+  auto conv2 = b.call("aten.convolution.default", {d1, c2.weight, c2.bias, IntList{2, 2}, IntList{1, 1}, IntList{1, 1},
+                                                   false, IntList{0, 0}, 6});
+  auto h2 = b.call("aten.hardtanh.default", {conv2, 0.0, 6.0});
+  auto q2 = b.call(kQ, {h2, s2, -128, -128, 127, dt(DType::Int8)});
+  auto d2 = b.call(kDq, {q2, s2, -128, -128, 127, dt(DType::Int8)});
+  auto mp = b.call("aten.max_pool2d.default", {d1, IntList{2, 2}, IntList{2, 2}});
+  auto qm = b.call(kQ, {mp, s1, -128, -128, 127, dt(DType::Int8)});
+  auto dm = b.call(kDq, {qm, s1, -128, -128, 127, dt(DType::Int8)});
+  auto add = b.call("aten.add.Tensor", {d2, dm});
+  auto qa = b.call(kQ, {add, s3, -5, -128, 127, dt(DType::Int8)});
+  auto da = b.call(kDq, {qa, s3, -5, -128, 127, dt(DType::Int8)});
+  auto v = b.call("aten.view_copy.default", {da, IntList{1, 96}});
+  auto qv = b.call(kQ, {v, s3, -5, -128, 127, dt(DType::Int8)});
+  b.output({qv});
+  return b.g;
+}
+
+struct Outcome {
+  passes::PassResult result;
+  passes::ShouldRun should;
+};
+
+Outcome runPass(const std::string& name, ir::Graph& g, passes::Profile profile) {
+  auto p = passes::PassRegistry::instance().create(name);
+  EXPECT_NE(p, nullptr) << name;
+  passes::PassContext ctx;
+  ctx.profile = profile;
+  Outcome o{{}, p->shouldRun(g, ctx)};
+  if (!o.should.run) {
+    o.result.status = PassStatus::Skipped;
+    return o;
+  }
+  o.result = p->run(g, ctx);
+  return o;
+}
+
+exec::CompareResult compareRuns(const ir::Graph& before, const ir::Graph& after, uint64_t seed) {
+  exec::Executor ex({}, std::make_shared<exec::ConstantCache>());
+  auto in = exec::synthesizeInputs(before, seed);
+  auto a = ex.run(before, in);
+  auto b = ex.run(after, in);
+  EXPECT_TRUE(a.isOk()) << a.message();
+  EXPECT_TRUE(b.isOk()) << b.message();
+  exec::CompareResult r;
+  if (!a.isOk() || !b.isOk()) {
+    r.maxSteps = 1000;
+    return r;
+  }
+  return exec::compareOutputs(*b, *a);
+}
+
+TEST(FoldAndAnnotateQParamsPass, FoldsQdqIntoIntegerTosaWithQParams) {
+  ir::Graph g = quantizedBlock();
+  ir::Graph before = g;
+  EXPECT_EQ(runPass("FoldAndAnnotateQParamsPass", g, passes::Profile::FP).should.reason, passes::SkipReason::Profile);
+  Outcome o = runPass("FoldAndAnnotateQParamsPass", g, passes::Profile::INT);
+  ASSERT_EQ(o.result.status, PassStatus::Changed) << o.result.message;
+  // q/dq removed around every folded op; the ATen compute ops are gone.
+  EXPECT_EQ(count(g, kQ), 0u);
+  EXPECT_EQ(count(g, kDq), 0u);
+  EXPECT_EQ(count(g, kDqc), 0u);
+  EXPECT_EQ(count(g, "aten.convolution.default"), 0u);
+  EXPECT_EQ(count(g, "aten.add.Tensor"), 0u);
+  EXPECT_EQ(count(g, "aten.max_pool2d.default"), 0u);
+  EXPECT_EQ(count(g, "tosa.CONV2D"), 1u);
+  EXPECT_EQ(count(g, "tosa.DEPTHWISE_CONV2D"), 1u);
+  EXPECT_EQ(count(g, "tosa.MAX_POOL2D"), 1u);
+  EXPECT_EQ(count(g, "tosa.ADD"), 1u);
+  EXPECT_EQ(count(g, "tosa.CLAMP"), 2u);  // fused relu and hardtanh
+  // int8 CONV2D with int32 accumulation, per-channel RESCALE to int8.
+  for (ir::NodeId id : g.nodesOfOp(ir::internOp("tosa.CONV2D"))) {
+    EXPECT_EQ(g.node(id).meta().dtype, DType::Int32);
+    EXPECT_EQ(g.meta(*g.node(id).args[0].ref()).dtype, DType::Int8);
+  }
+  size_t perChannel = 0;
+  for (ir::NodeId id : g.nodesOfOp(ir::internOp("tosa.RESCALE"))) {
+    const ir::Arg* pc = g.node(id).kwarg("per_channel");
+    if (pc && pc->asBool() && *pc->asBool()) ++perChannel;
+  }
+  EXPECT_EQ(perChannel, 2u);
+  // Output qparams are recorded on the folded values (the graph output: scale 0.05, zp -5).
+  const ir::Node& out = *g.outputNode();
+  const ir::TensorMeta& om = g.meta(*out.args[0].asRefList()->begin());
+  ASSERT_NE(om.quant, nullptr);
+  EXPECT_DOUBLE_EQ(om.quant->scales[0], 0.05);
+  EXPECT_EQ(om.quant->zeroPoints[0], -5);
+  Status st = passes::VerifierInstrumentation::verifyGraph(g);
+  EXPECT_TRUE(st.isOk()) << st.message();
+  for (uint64_t seed : {1, 2, 3}) {
+    exec::CompareResult r = compareRuns(before, g, seed);
+    EXPECT_LE(r.maxSteps, 1) << r.message;
+  }
+}
+
+TEST(FoldAndAnnotateQParamsPass, MulAndSubWithBroadcastInInt32) {
+  // q(dq(x) * dq(y)) and q(dq(x) - dq(y)) with a broadcast operand, then relu.
+  test::GraphBuilder b;
+  auto x = b.input("x", DType::Int8, {2, 3, 4});
+  auto y = b.input("y", DType::Int8, {1, 3, 1});
+  auto dx = b.call(kDq, {x, 0.03, 4, -128, 127, dt(DType::Int8)});
+  auto dy = b.call(kDq, {y, 0.07, -9, -128, 127, dt(DType::Int8)});
+  auto mul = b.call("aten.mul.Tensor", {dx, dy});
+  auto qm = b.call(kQ, {mul, 0.011, 2, -128, 127, dt(DType::Int8)});
+  auto sub = b.call("aten.sub.Tensor", {dx, dy});
+  auto r = b.call("aten.relu.default", {sub});
+  auto qs = b.call(kQ, {r, 0.02, -128, -128, 127, dt(DType::Int8)});
+  b.output({qm, qs});
+  ir::Graph g = b.g;
+  ir::Graph before = g;
+  Outcome o = runPass("FoldAndAnnotateQParamsPass", g, passes::Profile::INT);
+  ASSERT_EQ(o.result.status, PassStatus::Changed) << o.result.message;
+  EXPECT_EQ(count(g, kQ) + count(g, kDq), 0u);
+  EXPECT_EQ(count(g, "tosa.MUL"), 1u);
+  EXPECT_EQ(count(g, "tosa.SUB"), 1u);
+  EXPECT_EQ(count(g, "tosa.CLAMP"), 1u);
+  for (uint64_t seed : {1, 2, 3, 4}) {
+    exec::CompareResult c = compareRuns(before, g, seed);
+    EXPECT_LE(c.maxSteps, 1) << c.message;
+  }
+}
+
+TEST(FoldAndAnnotateQParamsPass, LeavesUnquantisedOpsAlone) {
+  // dq -> conv -> float output: no quantize after the op, nothing to fold.
+  test::GraphBuilder b;
+  auto x = b.input("x", DType::Int8, {1, 4, 6, 6});
+  auto dx = b.call(kDq, {x, 0.04, 0, -128, 127, dt(DType::Int8)});
+  QConv c = quantConv(b, "c", 3, 4, 3, 0.04);
+  auto conv = b.call("aten.convolution.default",
+                     {dx, c.weight, c.bias, IntList{1, 1}, IntList{0, 0}, IntList{1, 1}, false, IntList{0, 0}, 1});
+  // A graph-input quantize (no quantised op in front of it) is not a pattern either.
+  auto y = b.input("y", {1, 4});
+  auto qy = b.call(kQ, {y, 0.04, 0, -128, 127, dt(DType::Int8)});
+  b.output({conv, qy});
+  ir::Graph g = b.g;
+  Outcome o = runPass("FoldAndAnnotateQParamsPass", g, passes::Profile::INT);
+  EXPECT_EQ(o.result.status, PassStatus::Unchanged) << o.result.message;
+  EXPECT_EQ(count(g, kQ), 1u);
+  EXPECT_EQ(count(g, "aten.convolution.default"), 1u);
+}
+
+TEST(DecomposeQuantizeDequantizePass, RemainingQdqBecomeTosaOps) {
+  // float x -> q -> dq -> float islands (layer_norm stays float in PT2E) -> output; plus a
+  // dequantized per-channel constant, folded to a float constant.
+  test::GraphBuilder b;
+  auto x = b.input("x", {2, 3, 5});
+  auto q = b.call(kQ, {x, 0.02, 7, -128, 127, dt(DType::Int8)});
+  auto d = b.call(kDq, {q, 0.02, 7, -128, 127, dt(DType::Int8)});
+  auto w = constant(b, "w", {3, 5}, ints(15, 255, 127), DType::Int8);
+  auto ws = constant(b, "ws", {3}, {0.01, 0.02, 0.03}, DType::Float32);
+  auto wz = constant(b, "wz", {3}, {0, 0, 0}, DType::Int64);
+  auto dw = b.call(kDqc, {w, ws, wz, 0, -127, 127, dt(DType::Int8)});
+  auto m = b.call("aten.mul.Tensor", {d, dw});
+  b.output({m, q});
+  ir::Graph g = b.g;
+  ir::Graph before = g;
+  EXPECT_EQ(runPass("DecomposeQuantizeDequantizePass", g, passes::Profile::FP).should.reason, passes::SkipReason::Profile);
+  Outcome o = runPass("DecomposeQuantizeDequantizePass", g, passes::Profile::INT);
+  ASSERT_EQ(o.result.status, PassStatus::Changed) << o.result.message;
+  runPass("DeadCodeEliminationPass", g, passes::Profile::INT);
+  EXPECT_EQ(count(g, kQ) + count(g, kDq) + count(g, kDqc), 0u);
+  EXPECT_GE(count(g, "tosa.CAST"), 2u);
+  for (ir::NodeId id : g.nodesOfOp(ir::internOp("aten.mul.Tensor")))  // the weight is a float constant now
+    EXPECT_EQ(g.node(g.node(id).args[1].ref()->node).kind, ir::NodeKind::GetAttr);
+  for (uint64_t seed : {1, 5}) {
+    exec::CompareResult r = compareRuns(before, g, seed);
+    EXPECT_LE(r.maxSteps, 1) << r.message;  // int8 output: ties round half to even in both
+    EXPECT_LT(r.maxRelToMax, 1e-5) << r.message;
+  }
+}
+
+}  // namespace
+}  // namespace ls::arm
