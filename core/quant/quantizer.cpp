@@ -877,7 +877,8 @@ Result<QuantizeReport> quantizeGraph(ir::Graph& g, const QuantizeOptions& o) {
       NodeId first = users[0];
       for (NodeId u : users)
         if (g.position(u) < g.position(first)) first = u;
-      emitBefore[first].push_back([&, v]() { return emitActivation(v); });
+      const NodeId value = v;  // clang 14 cannot capture a structured binding
+      emitBefore[first].push_back([&, value]() { return emitActivation(value); });
     }
   }
 
