@@ -201,6 +201,11 @@ TEST(Cli, BenchPrintsTheUpstreamStyleTable) {
   // The baseline runs every pass; the optimized config skips on wav2letter.
   EXPECT_NE(md.find("| wav2letter | baseline |"), std::string::npos);
   EXPECT_NE(md.find("| 5/0 |"), std::string::npos) << md;
+  // --profile int benchmarks the quantized program: quantized once, outside the timed runs.
+  CliRun q = run("bench " + asset("squeezenet1_1.fxjson.json") + " --pipeline tosa --profile int --repeat 1 --warmup 0");
+  ASSERT_EQ(q.code, 0) << q.out;
+  EXPECT_NE(q.out.find("squeezenet1_1: quantized once before timing"), std::string::npos) << q.out;
+  EXPECT_NE(q.out.find("Float graphs were quantized once before timing"), std::string::npos) << q.out;
   CliRun csv = run("bench " + asset("wav2letter.fxjson.json") + " --repeat 1 --format csv");
   EXPECT_EQ(csv.code, 0) << csv.out;
   CliRun bad = run("bench " + asset("wav2letter.fxjson.json") + " --config 'x=--no-such-flag'");
