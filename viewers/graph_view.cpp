@@ -341,7 +341,7 @@ void GraphView::drawToolbar(ViewState& s, const GraphPtr& shown) {
     if (ImGui::SmallButton("change >")) changeStep(s, +1);
   }
   ImGui::SameLine();
-  ImGui::SetNextItemWidth(160);
+  ImGui::SetNextItemWidth(200);
   if (ImGui::InputTextWithHint("##nodesearch", "find node/op, module:PATH", &search_, ImGuiInputTextFlags_EnterReturnsTrue)) searchStep(s, +1);
   ImGui::SameLine();
   if (ImGui::ArrowButton("##prevhit", ImGuiDir_Up)) searchStep(s, -1);
