@@ -132,6 +132,29 @@ CanvasStats drawCanvas(ImDrawList* dl, const CanvasFrame& f, const Camera& cam, 
   const bool drawLabels = fontSize >= 7.f && font;
   const bool twoLines = boxH >= 2.2f * fontSize + 4.f && drawLabels;
   const float rounding = boxH > 8.f ? std::min(4.f, boxH * 0.12f) : 0.f;
+  // Removed nodes as red ghosts at their place in the compared layout, drawn before the live
+  // boxes: a node the pass added where a removed one stood covers the ghost instead of
+  // mixing their labels.
+  if (diffOn && f.comparedLayout) {
+    for (ir::NodeId id : f.diff->removed) {
+      const layout::NodeBox* b = f.comparedLayout->find(id);
+      if (!b || b->x > vx1 || b->x + b->w < vx0 || b->y > vy1 || b->y + b->h < vy0) continue;
+      ImVec2 p0(sx(b->x), sy(b->y)), p1(sx(b->x + b->w), sy(b->y + b->h));
+      inflate(p0, p1, 4.f);
+      dl->AddRectFilled(p0, p1, theme::rgb(220, 60, 60, 60), rounding);
+      dl->AddRect(p0, p1, b->id == f.selected ? theme::kSelected : theme::kRemoved, rounding, 0, 1.5f);
+      if (drawLabels && f.compared) {
+        if (const ir::Node* n = f.compared->find(id)) {
+          std::string lab = "removed: " + viewmodel::shortOpName(*n);
+          ImVec4 clip(p0.x + 2, p0.y, p1.x - 2, p1.y);
+          dl->AddText(font, fontSize, ImVec2(p0.x + 4, p0.y + (boxH - fontSize) * 0.5f), theme::rgb(255, 150, 150),
+                      lab.data(), lab.data() + lab.size(), 0.f, &clip);
+        }
+      }
+      ++st.ghosts;
+    }
+  }
+
   for (size_t i = 0; i < L.nodes.size(); ++i) {
     const layout::NodeBox& b = L.nodes[i];
     if (b.x > vx1 || b.x + b.w < vx0 || b.y > vy1 || b.y + b.h < vy0) continue;
@@ -169,26 +192,6 @@ CanvasStats drawCanvas(ImDrawList* dl, const CanvasFrame& f, const Camera& cam, 
     }
   }
 
-  // Removed nodes as red ghosts at their place in the compared layout.
-  if (diffOn && f.comparedLayout) {
-    for (ir::NodeId id : f.diff->removed) {
-      const layout::NodeBox* b = f.comparedLayout->find(id);
-      if (!b || b->x > vx1 || b->x + b->w < vx0 || b->y > vy1 || b->y + b->h < vy0) continue;
-      ImVec2 p0(sx(b->x), sy(b->y)), p1(sx(b->x + b->w), sy(b->y + b->h));
-      inflate(p0, p1, 4.f);
-      dl->AddRectFilled(p0, p1, theme::rgb(220, 60, 60, 60), rounding);
-      dl->AddRect(p0, p1, b->id == f.selected ? theme::kSelected : theme::kRemoved, rounding, 0, 1.5f);
-      if (drawLabels && f.compared) {
-        if (const ir::Node* n = f.compared->find(id)) {
-          std::string lab = "removed: " + viewmodel::shortOpName(*n);
-          ImVec4 clip(p0.x + 2, p0.y, p1.x - 2, p1.y);
-          dl->AddText(font, fontSize, ImVec2(p0.x + 4, p0.y + (boxH - fontSize) * 0.5f), theme::rgb(255, 150, 150),
-                      lab.data(), lab.data() + lab.size(), 0.f, &clip);
-        }
-      }
-      ++st.ghosts;
-    }
-  }
   return st;
 }
 
