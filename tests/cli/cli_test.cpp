@@ -1,5 +1,7 @@
 // End-to-end tests of lowerscope-cli: real graphs, exit codes and error messages as a user sees them.
 #include <gtest/gtest.h>
+
+#include "tests/cli/cli_util.h"
 #include <sys/wait.h>
 
 #include <array>
@@ -12,38 +14,19 @@
 
 namespace {
 
-struct CliRun {
-  int code = -1;
-  std::string out;  // stdout + stderr
-};
-
-CliRun run(const std::string& args) {
-  std::string cmd = std::string(LS_CLI_PATH) + " " + args + " 2>&1";
-  CliRun r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using ls::clitest::CliRun;
+using ls::clitest::runCli;
 
 std::string asset(const std::string& name) { return std::string(LS_ASSETS_DIR) + "/graphs/" + name; }
 
-std::filesystem::path tmpDir() {
-  auto d = std::filesystem::temp_directory_path() / ("ls_cli_test_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(d);
-  return d;
-}
+std::filesystem::path tmpDir() { return ls::clitest::scratchDir("cli_test"); }
 
 void writeText(const std::filesystem::path& p, const std::string& s) { std::ofstream(p) << s; }
 
 class RealGraph : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(RealGraph, CheckShapesAgreesFully) {
-  CliRun r = run("info --check-shapes " + asset(GetParam()));
+  CliRun r = runCli("info --check-shapes " + asset(GetParam()));
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("(100.0%)"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("MISMATCH"), std::string::npos) << r.out;
@@ -51,14 +34,14 @@ TEST_P(RealGraph, CheckShapesAgreesFully) {
 
 TEST_P(RealGraph, LsgRoundTripPrintsIdentically) {
   auto lsg = tmpDir() / (std::filesystem::path(GetParam()).stem().string() + ".lsg");
-  CliRun imp = run("import " + asset(GetParam()) + " -o " + lsg.string());
+  CliRun imp = runCli("import " + asset(GetParam()) + " -o " + lsg.string());
   ASSERT_EQ(imp.code, 0) << imp.out;
-  CliRun a = run("print " + asset(GetParam()));
-  CliRun b = run("print " + lsg.string());
+  CliRun a = runCli("print " + asset(GetParam()));
+  CliRun b = runCli("print " + lsg.string());
   ASSERT_EQ(a.code, 0);
   ASSERT_EQ(b.code, 0);
   EXPECT_EQ(a.out, b.out);
-  CliRun c = run("info --check-shapes " + lsg.string());
+  CliRun c = runCli("info --check-shapes " + lsg.string());
   EXPECT_EQ(c.code, 0) << c.out;
 }
 
@@ -74,7 +57,7 @@ INSTANTIATE_TEST_SUITE_P(Models, RealGraph,
                          });
 
 TEST(Cli, InfoJsonHasHistogramAndSignature) {
-  CliRun r = run("info --json " + asset("resnet18.fxjson.json"));
+  CliRun r = runCli("info --json " + asset("resnet18.fxjson.json"));
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("\"aten.convolution.default\": 20"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\"call_function\": 91"), std::string::npos);
@@ -92,7 +75,7 @@ TEST(Cli, CheckShapesReportsAWrongRecordedShape) {
   text.replace(shapePos, close - shapePos + 1, "\"shape\": [1, 250, 99]");
   auto bad = tmpDir() / "wrong_shape.fxjson.json";
   writeText(bad, text);
-  CliRun r = run("info --check-shapes " + bad.string());
+  CliRun r = runCli("info --check-shapes " + bad.string());
   EXPECT_EQ(r.code, 1) << r.out;
   EXPECT_NE(r.out.find("MISMATCH %relu_3 (aten.relu.default): recorded f32[1,250,99], inferred"), std::string::npos)
       << r.out;
@@ -114,20 +97,20 @@ TEST(Cli, BadInputsExitOneWithClearMessage) {
   for (const Case& c : cases) {
     writeText(d / c.file, c.content);
     for (const char* cmd : {"info ", "print ", "info --check-shapes "}) {
-      CliRun r = run(std::string(cmd) + (d / c.file).string());
+      CliRun r = runCli(std::string(cmd) + (d / c.file).string());
       EXPECT_EQ(r.code, 1) << cmd << c.file << "\n" << r.out;
       EXPECT_NE(r.out.find("error: "), std::string::npos) << r.out;
       EXPECT_NE(r.out.find(c.expect), std::string::npos) << c.file << ": " << r.out;
     }
   }
-  CliRun missing = run("info " + (d / "does_not_exist.lsg").string());
+  CliRun missing = runCli("info " + (d / "does_not_exist.lsg").string());
   EXPECT_EQ(missing.code, 1);
   EXPECT_NE(missing.out.find("does_not_exist.lsg"), std::string::npos) << missing.out;
 }
 
 TEST(Cli, ImportIntoMissingDirectoryFailsAndLeavesNothing) {
   auto d = tmpDir() / "no" / "such" / "dir";
-  CliRun r = run("import " + asset("resnet18.fxjson.json") + " -o " + (d / "x.lsg").string());
+  CliRun r = runCli("import " + asset("resnet18.fxjson.json") + " -o " + (d / "x.lsg").string());
   EXPECT_EQ(r.code, 1);
   EXPECT_FALSE(std::filesystem::exists(d));
 }
@@ -143,9 +126,9 @@ std::string readText(const std::filesystem::path& p) {
 TEST(Cli, LowerTraceThenExportEveryFormat) {
   auto d = tmpDir();
   auto tr = d / "deit.lstrace";
-  CliRun r = run("lower " + asset("deit_tiny_vit.fxjson.json") + " --pipeline generic -q --trace " + tr.string());
+  CliRun r = runCli("lower " + asset("deit_tiny_vit.fxjson.json") + " --pipeline generic -q --trace " + tr.string());
   ASSERT_EQ(r.code, 0) << r.out;
-  CliRun e = run("export " + tr.string() + " --chrome-trace " + (d / "t.json").string() + " --csv " +
+  CliRun e = runCli("export " + tr.string() + " --chrome-trace " + (d / "t.json").string() + " --csv " +
                  (d / "t.csv").string() + " --md " + (d / "t.md").string() + " --dot 0 " + (d / "t.dot").string());
   ASSERT_EQ(e.code, 0) << e.out;
   EXPECT_NE(readText(d / "t.json").find("\"traceEvents\""), std::string::npos);
@@ -153,11 +136,11 @@ TEST(Cli, LowerTraceThenExportEveryFormat) {
   EXPECT_NE(readText(d / "t.md").find("| RemoveNoopClonePass | changed |"), std::string::npos) << readText(d / "t.md");
   EXPECT_EQ(readText(d / "t.dot").rfind("digraph", 0), 0u);
   // A snapshot index out of range and a file that is not a trace are clear errors.
-  CliRun bad = run("export " + tr.string() + " --dot 99 " + (d / "x.dot").string());
+  CliRun bad = runCli("export " + tr.string() + " --dot 99 " + (d / "x.dot").string());
   EXPECT_EQ(bad.code, 1) << bad.out;
   EXPECT_NE(bad.out.find("99"), std::string::npos) << bad.out;
   EXPECT_FALSE(std::filesystem::exists(d / "x.dot"));
-  CliRun notTrace = run("export " + asset("resnet18.fxjson.json") + " --csv " + (d / "y.csv").string());
+  CliRun notTrace = runCli("export " + asset("resnet18.fxjson.json") + " --csv " + (d / "y.csv").string());
   EXPECT_EQ(notTrace.code, 1) << notTrace.out;
   EXPECT_NE(notTrace.out.find("resnet18.fxjson.json"), std::string::npos) << notTrace.out;
 }
@@ -165,7 +148,7 @@ TEST(Cli, LowerTraceThenExportEveryFormat) {
 TEST(Cli, CompareGateFailsOnASlowedPassAndPassesOnIdenticalTraces) {
   auto d = tmpDir();
   auto a = d / "a.lstrace", slow = d / "slow.lstrace";
-  ASSERT_EQ(run("lower " + asset("deit_tiny_vit.fxjson.json") + " -q --trace " + a.string()).code, 0);
+  ASSERT_EQ(runCli("lower " + asset("deit_tiny_vit.fxjson.json") + " -q --trace " + a.string()).code, 0);
   // The same run with one pass made 20x slower (and above the noise floor).
   auto t = ls::io::loadTrace(a.string());
   ASSERT_TRUE(t.isOk()) << t.message();
@@ -175,21 +158,21 @@ TEST(Cli, CompareGateFailsOnASlowedPassAndPassesOnIdenticalTraces) {
   t->totalNs += rec.runNs;
   ASSERT_TRUE(ls::io::saveTrace(*t, slow.string()).isOk());
 
-  CliRun same = run("compare " + a.string() + " " + a.string() + " --fail-above 1.5 --noise-floor-ms 0.05");
+  CliRun same = runCli("compare " + a.string() + " " + a.string() + " --fail-above 1.5 --noise-floor-ms 0.05");
   EXPECT_EQ(same.code, 0) << same.out;
-  CliRun gate = run("compare " + a.string() + " " + slow.string() + " --fail-above 1.5 --noise-floor-ms 0.05");
+  CliRun gate = runCli("compare " + a.string() + " " + slow.string() + " --fail-above 1.5 --noise-floor-ms 0.05");
   EXPECT_EQ(gate.code, 2) << gate.out;
   EXPECT_NE(gate.out.find(rec.name), std::string::npos) << gate.out;
   // Without a gate the comparison is only a report.
-  EXPECT_EQ(run("compare " + a.string() + " " + slow.string()).code, 0);
-  CliRun json = run("compare " + a.string() + " " + slow.string() + " --format json --out " + (d / "c.json").string());
+  EXPECT_EQ(runCli("compare " + a.string() + " " + slow.string()).code, 0);
+  CliRun json = runCli("compare " + a.string() + " " + slow.string() + " --format json --out " + (d / "c.json").string());
   EXPECT_EQ(json.code, 0) << json.out;
   EXPECT_NE(readText(d / "c.json").find(rec.name), std::string::npos);
 }
 
 TEST(Cli, BenchPrintsTheUpstreamStyleTable) {
   auto d = tmpDir();
-  CliRun r = run("bench " + asset("squeezenet1_1.fxjson.json") + " " + asset("wav2letter.fxjson.json") +
+  CliRun r = runCli("bench " + asset("squeezenet1_1.fxjson.json") + " " + asset("wav2letter.fxjson.json") +
                  " --config 'baseline=--no-skip --no-fast-copy' --config optimized= --repeat 2 --warmup 0 --out " +
                  (d / "b.md").string());
   ASSERT_EQ(r.code, 0) << r.out;
@@ -202,13 +185,13 @@ TEST(Cli, BenchPrintsTheUpstreamStyleTable) {
   EXPECT_NE(md.find("| wav2letter | baseline |"), std::string::npos);
   EXPECT_NE(md.find("| 5/0 |"), std::string::npos) << md;
   // --profile int benchmarks the quantized program: quantized once, outside the timed runs.
-  CliRun q = run("bench " + asset("squeezenet1_1.fxjson.json") + " --pipeline tosa --profile int --repeat 1 --warmup 0");
+  CliRun q = runCli("bench " + asset("squeezenet1_1.fxjson.json") + " --pipeline tosa --profile int --repeat 1 --warmup 0");
   ASSERT_EQ(q.code, 0) << q.out;
   EXPECT_NE(q.out.find("squeezenet1_1: quantized once before timing"), std::string::npos) << q.out;
   EXPECT_NE(q.out.find("Float graphs were quantized once before timing"), std::string::npos) << q.out;
-  CliRun csv = run("bench " + asset("wav2letter.fxjson.json") + " --repeat 1 --format csv");
+  CliRun csv = runCli("bench " + asset("wav2letter.fxjson.json") + " --repeat 1 --format csv");
   EXPECT_EQ(csv.code, 0) << csv.out;
-  CliRun bad = run("bench " + asset("wav2letter.fxjson.json") + " --config 'x=--no-such-flag'");
+  CliRun bad = runCli("bench " + asset("wav2letter.fxjson.json") + " --config 'x=--no-such-flag'");
   EXPECT_NE(bad.code, 0) << bad.out;
   EXPECT_NE(bad.out.find("--no-such-flag"), std::string::npos) << bad.out;
 }

@@ -1,6 +1,8 @@
 // lowerscope-cli lower --tosa: pure TOSA graphs are written; anything else exits 1 listing
 // the offending nodes and writes nothing.
 #include <gtest/gtest.h>
+
+#include "tests/cli/cli_util.h"
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,30 +17,10 @@
 namespace {
 
 namespace fsys = std::filesystem;
+using ls::clitest::CliRun;
+using ls::clitest::runCli;
 
-struct CliRun {
-  int code = -1;
-  std::string out;  // stdout + stderr
-};
-
-CliRun runCli(const std::string& args) {
-  std::string cmd = std::string(LS_CLI_PATH) + " " + args + " 2>&1";
-  CliRun r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-fsys::path tmpDir() {
-  auto d = fsys::temp_directory_path() / ("ls_tosa_cli_test_" + std::to_string(::getpid()));
-  fsys::create_directories(d);
-  return d;
-}
+fsys::path tmpDir() { return ls::clitest::scratchDir("tosa_cli_test"); }
 
 ls::ir::NodeId add(ls::ir::Graph& g, ls::ir::NodeKind kind, const std::string& name, const std::string& target,
                    std::vector<ls::ir::Arg> args, std::vector<ls::ir::Kwarg> kwargs, ls::ir::TensorMeta out) {

@@ -1,6 +1,8 @@
 // lowerscope-cli verify: exit codes (0 equivalent, 1 not, 2 usage/input error), per-pass
 // report, JSON output and the bisect limit.
 #include <gtest/gtest.h>
+
+#include "tests/cli/cli_util.h"
 #include <sys/wait.h>
 
 #include <array>
@@ -12,31 +14,12 @@
 
 namespace {
 
-struct VerifyRun {
-  int code = -1;
-  std::string out;  // stdout + stderr
-};
-
-VerifyRun runCli(const std::string& args) {
-  std::string cmd = std::string(LS_CLI_PATH) + " " + args + " 2>&1";
-  VerifyRun r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using ls::clitest::CliRun;
+using ls::clitest::runCli;
 
 std::string graph(const std::string& name) { return std::string(LS_ASSETS_DIR) + "/graphs/" + name + ".fxjson.json"; }
 
-std::filesystem::path scratch(const std::string& name) {
-  auto d = std::filesystem::temp_directory_path() / ("ls_verify_cli_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(d);
-  return d / name;
-}
+std::filesystem::path scratch(const std::string& name) { return ls::clitest::scratchDir("verify_cli") / name; }
 
 std::string slurp(const std::filesystem::path& p) {
   std::ifstream f(p);
@@ -47,7 +30,7 @@ std::string slurp(const std::filesystem::path& p) {
 
 TEST(VerifyCli, GenericPipelineIsEquivalentWithPerPassReport) {
   auto json = scratch("deit.json");
-  VerifyRun r = runCli("verify " + graph("deit_tiny_vit") + " --pipeline generic --each --json " + json.string());
+  CliRun r = runCli("verify " + graph("deit_tiny_vit") + " --pipeline generic --each --json " + json.string());
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("RemoveNoopClonePass"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("result: EQUIVALENT"), std::string::npos) << r.out;
@@ -59,58 +42,58 @@ TEST(VerifyCli, GenericPipelineIsEquivalentWithPerPassReport) {
   EXPECT_EQ(j.find("first_failure"), std::string::npos) << j;
   // The trace carries the per-pass errors: exported as JSON by `export`.
   auto tr = scratch("deit.lstrace");
-  VerifyRun t = runCli("verify " + graph("deit_tiny_vit") + " --each --trace " + tr.string());
+  CliRun t = runCli("verify " + graph("deit_tiny_vit") + " --each --trace " + tr.string());
   ASSERT_EQ(t.code, 0) << t.out;
   EXPECT_TRUE(std::filesystem::exists(tr));
   auto chrome = scratch("deit_chrome.json");
-  VerifyRun e = runCli("export " + tr.string() + " --chrome-trace " + chrome.string());
+  CliRun e = runCli("export " + tr.string() + " --chrome-trace " + chrome.string());
   ASSERT_EQ(e.code, 0) << e.out;
   EXPECT_NE(slurp(chrome).find("\"max_rel_error\""), std::string::npos);
 }
 
 TEST(VerifyCli, BisectLimitRunsAPrefix) {
-  VerifyRun r = runCli("verify " + graph("resnet18") + " --bisect-limit 2");
+  CliRun r = runCli("verify " + graph("resnet18") + " --bisect-limit 2");
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("(2 passes of 5)"), std::string::npos) << r.out;
 }
 
 TEST(VerifyCli, IntProfileQuantizesAFloatGraphFirst) {
   auto lsg = scratch("r18_int.lsg");
-  VerifyRun lower = runCli("lower " + graph("resnet18") + " --profile int -q --out " + lsg.string());
+  CliRun lower = runCli("lower " + graph("resnet18") + " --profile int -q --out " + lsg.string());
   ASSERT_EQ(lower.code, 0) << lower.out;
   EXPECT_NE(lower.out.find("quantized the float graph"), std::string::npos) << lower.out;
   EXPECT_NE(lower.out.find("21 per-channel int8 weights"), std::string::npos) << lower.out;
   // The saved graph holds q/dq ops: used as it is.
-  VerifyRun again = runCli("lower " + lsg.string() + " --profile int -q");
+  CliRun again = runCli("lower " + lsg.string() + " --profile int -q");
   ASSERT_EQ(again.code, 0) << again.out;
   EXPECT_NE(again.out.find("already holds quantize/dequantize ops"), std::string::npos) << again.out;
   EXPECT_EQ(again.out.find("quantized the float graph"), std::string::npos) << again.out;
-  VerifyRun off = runCli("lower " + graph("resnet18") + " --profile int -q --no-quantize");
+  CliRun off = runCli("lower " + graph("resnet18") + " --profile int -q --no-quantize");
   ASSERT_EQ(off.code, 0) << off.out;
   EXPECT_EQ(off.out.find("quantized"), std::string::npos) << off.out;
-  VerifyRun v = runCli("verify " + graph("squeezenet1_1") + " --profile int --each");
+  CliRun v = runCli("verify " + graph("squeezenet1_1") + " --profile int --each");
   EXPECT_EQ(v.code, 0) << v.out;
   EXPECT_NE(v.out.find("quantized the float graph"), std::string::npos) << v.out;
   EXPECT_NE(v.out.find("profile int"), std::string::npos) << v.out;
 }
 
 TEST(VerifyCli, UsageAndInputErrorsExitTwo) {
-  VerifyRun missing = runCli("verify /nonexistent/graph.fxjson.json");
+  CliRun missing = runCli("verify /nonexistent/graph.fxjson.json");
   EXPECT_EQ(missing.code, 2) << missing.out;
   EXPECT_NE(missing.out.find("error:"), std::string::npos);
-  VerifyRun pipe = runCli("verify " + graph("resnet18") + " --pipeline no-such-pipeline");
+  CliRun pipe = runCli("verify " + graph("resnet18") + " --pipeline no-such-pipeline");
   EXPECT_EQ(pipe.code, 2) << pipe.out;
   EXPECT_NE(pipe.out.find("no-such-pipeline"), std::string::npos) << pipe.out;
-  VerifyRun pass = runCli("verify " + graph("resnet18") + " --disable-pass NoSuchPass");
+  CliRun pass = runCli("verify " + graph("resnet18") + " --disable-pass NoSuchPass");
   EXPECT_EQ(pass.code, 2) << pass.out;
   EXPECT_NE(pass.out.find("NoSuchPass"), std::string::npos) << pass.out;
-  VerifyRun limit = runCli("verify " + graph("resnet18") + " --bisect-limit 99");
+  CliRun limit = runCli("verify " + graph("resnet18") + " --bisect-limit 99");
   EXPECT_EQ(limit.code, 2) << limit.out;
-  VerifyRun tol = runCli("verify " + graph("resnet18") + " --rtol -1");
+  CliRun tol = runCli("verify " + graph("resnet18") + " --rtol -1");
   EXPECT_EQ(tol.code, 2) << tol.out;
   auto bad = scratch("broken.fxjson.json");
   std::ofstream(bad) << "{\"nodes\": [";
-  VerifyRun broken = runCli("verify " + bad.string());
+  CliRun broken = runCli("verify " + bad.string());
   EXPECT_EQ(broken.code, 2) << broken.out;
 }
 
