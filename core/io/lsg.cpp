@@ -1,4 +1,5 @@
 // .lsg save/load: identifier + Verifier + version check around the Graph table codec.
+#include "core/io/flatbuffer_file.h"
 #include "core/io/lsg.h"
 
 #include <fmt/format.h>
@@ -24,18 +25,6 @@ constexpr char kProducer[] = "lowerscope";
 constexpr flatbuffers::uoffset_t kMaxVerifyDepth = 64;
 static_assert(7 + 3 * kMaxSubgraphNesting <= kMaxVerifyDepth);
 
-struct alignas(16) Chunk {
-  uint8_t b[16];
-};
-
-std::string identifierText(std::string_view bytes) {
-  std::string id;
-  for (size_t i = 4; i < 8 && i < bytes.size(); ++i) {
-    unsigned char c = static_cast<unsigned char>(bytes[i]);
-    id += (c >= 0x20 && c < 0x7f) ? std::string(1, char(c)) : fmt::format("\\x{:02x}", c);
-  }
-  return id;
-}
 
 }  // namespace
 
@@ -60,31 +49,10 @@ Status saveLsg(const ir::Graph& g, const std::string& path) {
 }
 
 Result<ir::Graph> loadLsgBytes(std::string_view bytes, const std::string& sourceName) {
-  if (bytes.empty()) return Status::error(sourceName + ": empty file, expected an .lsg graph");
-  if (bytes.size() < 8)
-    return Status::error(fmt::format("{}: file too short ({} bytes) to be an .lsg graph", sourceName, bytes.size()));
-  if (!looksLikeLsg(bytes))
-    return Status::error(fmt::format("{}: not an .lsg file (file identifier '{}', expected '{}')", sourceName,
-                                     identifierText(bytes), kLsgIdentifier));
-  if (bytes.size() >= FLATBUFFERS_MAX_BUFFER_SIZE)
-    return Status::error(fmt::format("{}: file too large ({} bytes) for a flatbuffer", sourceName, bytes.size()));
-
-  // Flatbuffers reads scalars in place: give it a 16-byte aligned buffer.
-  const uint8_t* data = reinterpret_cast<const uint8_t*>(bytes.data());
-  std::vector<Chunk> aligned;
-  if (reinterpret_cast<uintptr_t>(data) % alignof(Chunk) != 0) {
-    aligned.resize((bytes.size() + sizeof(Chunk) - 1) / sizeof(Chunk));
-    std::memcpy(aligned.data(), bytes.data(), bytes.size());
-    data = aligned.data()->b;
-  }
-
-  flatbuffers::Verifier::Options opts;
-  opts.max_depth = kMaxVerifyDepth;
-  // A tree-shaped buffer holds at most one table per 4 bytes; more table visits mean shared
-  // (DAG) offsets crafted to blow up the work.
-  opts.max_tables = flatbuffers::uoffset_t(std::min<size_t>(bytes.size() / 4 + 64, 0x7fffffff));
-  opts.check_alignment = true;
-  flatbuffers::Verifier verifier(data, bytes.size(), opts);
+  auto fbytes = FlatbufferBytes::open(bytes, sourceName, kLsgIdentifier, "an .lsg graph", "an .lsg file");
+  if (!fbytes) return fbytes.status();
+  const uint8_t* data = fbytes->data();
+  flatbuffers::Verifier verifier(data, bytes.size(), fbytes->verifierOptions(kMaxVerifyDepth));
   if (!fb::VerifyLsgFileBuffer(verifier))
     return Status::error(sourceName + ": corrupt .lsg file (flatbuffers verification failed: truncated or damaged)");
 

@@ -1,5 +1,6 @@
 // .lstrace save/load: identifier + Verifier + version check around the trace tables; graphs
 // use the shared Graph codec (lsg_graph.h) with one blob table for all snapshots.
+#include "core/io/flatbuffer_file.h"
 #include "core/io/lstrace.h"
 
 #include <fmt/format.h>
@@ -27,18 +28,6 @@ constexpr char kProducer[] = "lowerscope";
 constexpr flatbuffers::uoffset_t kMaxVerifyDepth = 72;
 static_assert(9 + 3 * kMaxSubgraphNesting <= kMaxVerifyDepth);
 
-struct alignas(16) Chunk {
-  uint8_t b[16];
-};
-
-std::string identifierText(std::string_view bytes) {
-  std::string id;
-  for (size_t i = 4; i < 8 && i < bytes.size(); ++i) {
-    unsigned char c = static_cast<unsigned char>(bytes[i]);
-    id += (c >= 0x20 && c < 0x7f) ? std::string(1, char(c)) : fmt::format("\\x{:02x}", c);
-  }
-  return id;
-}
 
 bool sameNode(const ir::Node& a, const ir::Node& b) {
   return a.id == b.id && a.kind == b.kind && a.flags == b.flags && a.op == b.op && a.name == b.name &&
@@ -153,26 +142,10 @@ Status saveTrace(const trace::Trace& t, const std::string& path) {
 }
 
 Result<trace::Trace> loadTraceBytes(std::string_view bytes, const std::string& sourceName) {
-  if (bytes.empty()) return Status::error(sourceName + ": empty file, expected an .lstrace trace");
-  if (bytes.size() < 8)
-    return Status::error(fmt::format("{}: file too short ({} bytes) to be an .lstrace trace", sourceName, bytes.size()));
-  if (!looksLikeTrace(bytes))
-    return Status::error(fmt::format("{}: not an .lstrace file (file identifier '{}', expected '{}')", sourceName,
-                                     identifierText(bytes), kLstraceIdentifier));
-  if (bytes.size() >= FLATBUFFERS_MAX_BUFFER_SIZE)
-    return Status::error(fmt::format("{}: file too large ({} bytes) for a flatbuffer", sourceName, bytes.size()));
-  const uint8_t* data = reinterpret_cast<const uint8_t*>(bytes.data());
-  std::vector<Chunk> aligned;
-  if (reinterpret_cast<uintptr_t>(data) % alignof(Chunk) != 0) {
-    aligned.resize((bytes.size() + sizeof(Chunk) - 1) / sizeof(Chunk));
-    std::memcpy(aligned.data(), bytes.data(), bytes.size());
-    data = aligned.data()->b;
-  }
-  flatbuffers::Verifier::Options opts;
-  opts.max_depth = kMaxVerifyDepth;
-  opts.max_tables = flatbuffers::uoffset_t(std::min<size_t>(bytes.size() / 4 + 64, 0x7fffffff));
-  opts.check_alignment = true;
-  flatbuffers::Verifier verifier(data, bytes.size(), opts);
+  auto fbytes = FlatbufferBytes::open(bytes, sourceName, kLstraceIdentifier, "an .lstrace trace", "an .lstrace file");
+  if (!fbytes) return fbytes.status();
+  const uint8_t* data = fbytes->data();
+  flatbuffers::Verifier verifier(data, bytes.size(), fbytes->verifierOptions(kMaxVerifyDepth));
   if (!fb::VerifyLstraceFileBuffer(verifier))
     return Status::error(sourceName + ": corrupt .lstrace file (flatbuffers verification failed: truncated or damaged)");
 

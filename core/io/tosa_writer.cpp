@@ -1,4 +1,5 @@
 // TOSA 1.0 flatbuffer writer and reader (schema: core/io/schema/tosa.fbs).
+#include "core/io/flatbuffer_file.h"
 #include "core/io/tosa_writer.h"
 
 #include <fmt/format.h>
@@ -1128,10 +1129,6 @@ Status saveTosa(const ir::Graph& g, const std::string& path, const TosaWriteOpti
 
 namespace {
 
-struct alignas(16) Chunk {
-  uint8_t b[16];
-};
-
 /// Element size in bytes of a TOSA type's constant data, 0 when not fixed-size per element
 /// (INT4 packs two per byte: handled by the caller).
 int tosaElementBytes(tosa::DType t) {
@@ -1312,14 +1309,6 @@ std::vector<std::string> strings(const fb::Vector<fb::Offset<fb::String>>* v) {
   return out;
 }
 
-std::string printable(std::string_view bytes, size_t from, size_t n) {
-  std::string s;
-  for (size_t i = from; i < from + n && i < bytes.size(); ++i) {
-    unsigned char c = static_cast<unsigned char>(bytes[i]);
-    s += (c >= 0x20 && c < 0x7f) ? std::string(1, char(c)) : fmt::format("\\x{:02x}", c);
-  }
-  return s;
-}
 
 }  // namespace
 
@@ -1375,21 +1364,9 @@ const TosaBlockInfo* TosaFileInfo::mainBlock() const {
 
 Result<TosaFileInfo> readTosaBytes(std::string_view bytes, const std::string& sourceName) {
   auto err = [&](const std::string& m) { return Status::error(sourceName + ": " + m); };
-  if (bytes.empty()) return err("empty file, expected a TOSA flatbuffer");
-  if (bytes.size() < 8) return err(fmt::format("file too short ({} bytes) to be a TOSA flatbuffer", bytes.size()));
-  if (std::memcmp(bytes.data() + 4, kTosaIdentifier, 4) != 0)
-    return err(fmt::format("not a TOSA file (file identifier '{}', expected '{}')", printable(bytes, 4, 4),
-                           kTosaIdentifier));
-  if (bytes.size() >= FLATBUFFERS_MAX_BUFFER_SIZE)
-    return err(fmt::format("file too large ({} bytes) for a flatbuffer", bytes.size()));
-
-  const uint8_t* data = reinterpret_cast<const uint8_t*>(bytes.data());
-  std::vector<Chunk> aligned;
-  if (reinterpret_cast<uintptr_t>(data) % alignof(Chunk) != 0) {
-    aligned.resize((bytes.size() + sizeof(Chunk) - 1) / sizeof(Chunk));
-    std::memcpy(aligned.data(), bytes.data(), bytes.size());
-    data = aligned.data()->b;
-  }
+  auto fbytes = FlatbufferBytes::open(bytes, sourceName, kTosaIdentifier, "a TOSA flatbuffer", "a TOSA file");
+  if (!fbytes) return fbytes.status();
+  const uint8_t* data = fbytes->data();
   fb::Verifier verifier(data, bytes.size(), /*max_depth=*/64, /*max_tables=*/100000000);
   if (!tosa::VerifyTosaGraphBuffer(verifier))
     return err("corrupt TOSA flatbuffer (the flatbuffers verifier rejected it: truncated or damaged file)");
