@@ -105,10 +105,9 @@ exec::Tensor valuesOf(const ir::Constant& c) { return exec::Tensor::fromBytes(c.
 
 ir::Arg dtypeArg(DType t) { return ir::Arg(ir::EnumArg{ir::EnumKind::DType, int32_t(t)}); }
 
-/// Adds a constant with `t`'s values and a get_attr node for it before `before`.
-NodeId addConstant(ir::Graph& g, NodeId before, const std::string& base, const std::string& fqn, const exec::Tensor& t) {
-  std::string name = base;
-  for (int i = 1; g.constant(name) || g.findByName(name) != ir::kInvalidNode; ++i) name = fmt::format("{}_{}", base, i);
+/// Stores a constant named `name` with `t`'s values in `g` and returns its get_attr node
+/// (not yet inserted).
+ir::Node constantNode(ir::Graph& g, const std::string& name, const std::string& fqn, const exec::Tensor& t) {
   ir::Constant c;
   c.name = name;
   c.fqn = fqn;
@@ -124,7 +123,14 @@ NodeId addConstant(ir::Graph& g, NodeId before, const std::string& base, const s
   n.target = name;
   n.outputs.push_back(ir::TensorMeta(t.dtype(), t.shape()));
   n.provenance.createdBy = kCreatedBy;
-  return g.insertBefore(before, std::move(n));
+  return n;
+}
+
+/// Adds a constant with `t`'s values and a get_attr node for it before `before`.
+NodeId addConstant(ir::Graph& g, NodeId before, const std::string& base, const std::string& fqn, const exec::Tensor& t) {
+  std::string name = base;
+  for (int i = 1; g.constant(name) || g.findByName(name) != ir::kInvalidNode; ++i) name = fmt::format("{}_{}", base, i);
+  return g.insertBefore(before, constantNode(g, name, fqn, t));
 }
 
 /// Points every use of `from` by nodes other than `except` at `to`.
@@ -648,22 +654,7 @@ class Rebuilder {
   }
 
   ValueRef constant(const std::string& base, const std::string& fqn, const exec::Tensor& t, NodeId derivedFrom) {
-    std::string name = freshName(base);
-    ir::Constant c;
-    c.name = name;
-    c.fqn = fqn;
-    c.kind = ir::ConstantKind::Constant;
-    c.dtype = t.dtype();
-    c.shape = t.shape();
-    c.data = out_.store().intern(std::vector<uint8_t>(t.bytes(), t.bytes() + t.nbytes()));
-    c.contentHash = ir::constantContentHash(c);
-    out_.setConstant(c);
-    ir::Node n;
-    n.kind = ir::NodeKind::GetAttr;
-    n.name = name;
-    n.target = name;
-    n.outputs.push_back(ir::TensorMeta(t.dtype(), t.shape()));
-    n.provenance.createdBy = kCreatedBy;
+    ir::Node n = constantNode(out_, freshName(base), fqn, t);
     n.provenance.derivedFrom = {derivedFrom};
     return ValueRef{out_.append(std::move(n)), 0};
   }
