@@ -50,6 +50,19 @@ Status checkFpZero(KernelCtx& c, int i) {
   return Status::ok();
 }
 
+/// Input and weight zero points of a convolution (args 3 and 4): their values for integer
+/// inputs; float inputs require both to be 0 (TOSA ERROR_IF) and read as 0.
+Result<std::pair<int64_t, int64_t>> convZeroPoints(KernelCtx& c, bool fp) {
+  if (fp) {
+    LS_RETURN_IF_ERROR(checkFpZero(c, 3));
+    LS_RETURN_IF_ERROR(checkFpZero(c, 4));
+    return std::pair<int64_t, int64_t>{0, 0};
+  }
+  LS_EXEC_TRY(izp, scalarInt(c, 3));
+  LS_EXEC_TRY(wzp, scalarInt(c, 4));
+  return std::pair<int64_t, int64_t>{izp, wzp};
+}
+
 // ---------------------------------------------------------------- constants and layout
 
 Status constK(KernelCtx& c) {
@@ -555,15 +568,8 @@ Status depthwiseK(KernelCtx& c) {
   const int64_t N = x->dim(0), IH = x->dim(1), IW = x->dim(2), C = x->dim(3), KH = w->dim(0), KW = w->dim(1),
                 M = w->dim(3), OH = o.dim(1), OW = o.dim(2);
   const bool fp = isFloatT(x->dtype());
-  int64_t izp = 0, wzp = 0;
-  if (!fp) {
-    LS_EXEC_TRY(a, scalarInt(c, 3));
-    LS_EXEC_TRY(bz, scalarInt(c, 4));
-    izp = a, wzp = bz;
-  } else {
-    LS_RETURN_IF_ERROR(checkFpZero(c, 3));
-    LS_RETURN_IF_ERROR(checkFpZero(c, 4));
-  }
+  LS_EXEC_TRY(zps, convZeroPoints(c, fp));
+  const auto [izp, wzp] = zps;
   std::vector<float> xs, ws;
   const float* px = fp ? exec::floatData(*x, xs) : nullptr;
   const float* pw = fp ? exec::floatData(*w, ws) : nullptr;
@@ -603,12 +609,8 @@ Status transposeConvK(KernelCtx& c) {
   const int64_t N = x->dim(0), IH = x->dim(1), IW = x->dim(2), IC = x->dim(3), OC = w->dim(0), KH = w->dim(1),
                 KW = w->dim(2), OH = o.dim(1), OW = o.dim(2);
   const bool fp = isFloatT(x->dtype());
-  int64_t izp = 0, wzp = 0;
-  if (!fp) {
-    LS_EXEC_TRY(a, scalarInt(c, 3));
-    LS_EXEC_TRY(bz, scalarInt(c, 4));
-    izp = a, wzp = bz;
-  }
+  LS_EXEC_TRY(zps, convZeroPoints(c, fp));
+  const auto [izp, wzp] = zps;
   std::vector<double> acc(size_t(o.numel()), 0.0);
   for (int64_t n = 0; n < N; ++n)
     for (int64_t oc = 0; oc < OC; ++oc)
