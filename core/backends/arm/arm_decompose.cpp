@@ -957,142 +957,93 @@ Status fuseConstantArgs(ArmRewritePass& self, Rewriter& rw) {
 }  // namespace
 
 void registerArmDecompositionPasses(passes::PassRegistry& r) {
-  auto add = [&](std::string name, std::function<std::unique_ptr<passes::Pass>()> f) { r.add(name, std::move(f)); };
-  add("ConvertToClampPass", [] {
-    return mk("ConvertToClampPass", "relu/hardtanh -> clamp", {"aten.relu.default", "aten.hardtanh.default"},
-              convertToClamp);
-  });
-  add("DecomposeHardswishPass", [] {
-    return mk("DecomposeHardswishPass", "hardswish -> x * clamp(x + 3, 0, 6) / 6", {"aten.hardswish.default"},
-              decomposeHardswish);
-  });
-  add("DecomposeHardsigmoidPass", [] {
-    return mk("DecomposeHardsigmoidPass", "hardsigmoid -> clamp(x + 3, 0, 6) / 6", {"aten.hardsigmoid.default"},
-              decomposeHardswish);
-  });
-  add("DecomposeSiluPass",
-      [] { return mk("DecomposeSiluPass", "silu -> x * sigmoid(x)", {"aten.silu.default"}, decomposeSilu); });
-  add("DecomposeGeluPass", [] {
-    return mk("DecomposeGeluPass", "gelu -> erf (exact) or tanh (approximate) form", {"aten.gelu.default"},
-              decomposeGelu);
-  });
-  add("DecomposeMeanDimPass", [] {
-    return mk("DecomposeMeanDimPass", "mean.dim -> sum * (1/N)", {"aten.mean.dim"}, decomposeMeanDim);
-  });
-  add("DecomposeLayerNormPass", [] {
-    return mk("DecomposeLayerNormPass", "native_layer_norm -> mean, variance, rsqrt, affine",
-              {"aten.native_layer_norm.default"}, decomposeLayerNorm);
-  });
-  add("DecomposeSoftmaxPass", [] {
-    return mk("DecomposeSoftmaxPass", "softmax -> exp(x - max) * reciprocal(sum)",
-              {"aten._softmax.default", "aten.softmax.int"}, decomposeSoftmax);
-  });
-  add("DecomposeLogSoftmaxPass", [] {
-    return mk("DecomposeLogSoftmaxPass", "log_softmax -> (x - max) - log(sum(exp(x - max)))",
-              {"aten._log_softmax.default", "aten.log_softmax.int"}, decomposeSoftmax);
-  });
-  add("DecomposeDivPass", [] {
-    return mk("DecomposeDivPass", "div -> mul by reciprocal", {"aten.div.Tensor", "aten.div.Scalar", "aten.div.Tensor_mode"},
-              decomposeDiv);
-  });
-  add("DecomposeBatchNormNoStatsPass", [] {
-    return mk("DecomposeBatchNormNoStatsPass", "eval batch norm without a conv producer -> mul + add",
-              {"aten.native_batch_norm.default", "aten._native_batch_norm_legit_no_training.default"},
-              decomposeBatchNorm);
-  });
-  add("DecomposeLinearPass", [] {
-    return mk("DecomposeLinearPass", "linear -> view + mm(x, w^T) + bias", {"aten.linear.default"}, decomposeLinear);
-  });
-  add("DecomposeAddmmPass",
-      [] { return mk("DecomposeAddmmPass", "addmm -> mm + add", {"aten.addmm.default"}, decomposeAddmm); });
-  add("ConvertMmToBmmPass", [] {
-    return mk("ConvertMmToBmmPass", "mm -> rank-3 bmm with views", {"aten.mm.default"}, convertMmToBmm);
-  });
-  add("Conv1dUnsqueezePass", [] {
-    return mk("Conv1dUnsqueezePass", "1-D convolution -> 2-D convolution of height 1",
-              {"aten.convolution.default"}, conv1dUnsqueeze);
-  });
-  add("DecomposeGroupedConvPass", [] {
-    return mk("DecomposeGroupedConvPass", "grouped (non-depthwise) convolution -> per-group convs + cat",
-              {"aten.convolution.default"}, decomposeGroupedConv);
-  });
-  add("DecomposeAdaptiveAvgPool2dPass", [] {
-    return mk("DecomposeAdaptiveAvgPool2dPass", "adaptive_avg_pool2d with divisible sizes -> avg_pool2d",
-              {"aten.adaptive_avg_pool2d.default", "aten._adaptive_avg_pool2d.default"}, decomposeAdaptiveAvgPool);
-  });
-  add("DecomposeAvgPool2dPass", [] {
-    return mk("DecomposeAvgPool2dPass", "avg_pool2d counting padding -> zero pad + unpadded pool",
-              {"aten.avg_pool2d.default"}, decomposeAvgPool);
-  });
-  add("RemoveGetItemPass", [] {
-    return mk("RemoveGetItemPass", "max_pool2d_with_indices + getitem(0) -> max_pool2d",
-              {"aten.max_pool2d_with_indices.default"}, removeGetItemMaxPool);
-  });
-  add("ConvertSplitToSlicePass", [] {
-    return mk("ConvertSplitToSlicePass", "split -> one slice per output (getitems folded)",
-              {"aten.split_copy.Tensor", "aten.split_with_sizes_copy.default", "aten.split.Tensor"}, convertSplitToSlice);
-  });
-  add("DecomposeSelectPass", [] {
-    return mk("DecomposeSelectPass", "select -> slice + view", {"aten.select_copy.int"}, decomposeSelect);
-  });
-  add("ConvertSqueezesToViewPass", [] {
-    return mk("ConvertSqueezesToViewPass", "squeeze/unsqueeze -> view_copy",
-              {"aten.unsqueeze_copy.default", "aten.squeeze_copy.dim", "aten.squeeze_copy.dims",
-               "aten.squeeze_copy.default", "aten._unsafe_view.default", "aten.reshape.default", "aten.view.default"},
-              convertSqueezesToView);
-  });
-  add("ConvertTransposeToPermutePass", [] {
-    return mk("ConvertTransposeToPermutePass", "t_copy/transpose_copy -> permute_copy",
-              {"aten.t_copy.default", "aten.transpose_copy.int"}, convertTransposeToPermute);
-  });
-  add("ConvertExpandCopyToRepeatPass", [] {
-    return mk("ConvertExpandCopyToRepeatPass", "expand_copy -> (unsqueeze view) + repeat",
-              {"aten.expand_copy.default"}, convertExpandToRepeat);
-  });
-  add("ReplaceScalarWithTensorPass", [] {
-    return mk("ReplaceScalarWithTensorPass", "Python scalars and alpha in elementwise ops -> rank-matched constants",
-              {"aten.add.Tensor", "aten.sub.Tensor", "aten.mul.Tensor", "aten.add.Scalar", "aten.sub.Scalar",
-               "aten.mul.Scalar", "aten.maximum.default", "aten.minimum.default", "aten.eq.Scalar", "aten.gt.Scalar",
-               "aten.ge.Scalar", "aten.lt.Scalar", "aten.le.Scalar", "aten.where.self", "aten.pow.Tensor_Scalar"},
-              replaceScalarWithTensor);
-  });
+  // One registration per pass: its name, description, target ops and rewrite,
+  // given once.
+  auto rewrite = [&](const std::string& name, std::string desc, std::vector<std::string> targets, ArmRewritePass::Fn fn,
+                     Gate gate = Gate::any()) { r.add(name, [=] { return mk(name, desc, targets, fn, gate); }); };
+  rewrite("ConvertToClampPass", "relu/hardtanh -> clamp", {"aten.relu.default", "aten.hardtanh.default"},
+          convertToClamp);
+  rewrite("DecomposeHardswishPass", "hardswish -> x * clamp(x + 3, 0, 6) / 6", {"aten.hardswish.default"},
+          decomposeHardswish);
+  rewrite("DecomposeHardsigmoidPass", "hardsigmoid -> clamp(x + 3, 0, 6) / 6", {"aten.hardsigmoid.default"},
+          decomposeHardswish);
+  rewrite("DecomposeSiluPass", "silu -> x * sigmoid(x)", {"aten.silu.default"}, decomposeSilu);
+  rewrite("DecomposeGeluPass", "gelu -> erf (exact) or tanh (approximate) form", {"aten.gelu.default"}, decomposeGelu);
+  rewrite("DecomposeMeanDimPass", "mean.dim -> sum * (1/N)", {"aten.mean.dim"}, decomposeMeanDim);
+  rewrite("DecomposeLayerNormPass", "native_layer_norm -> mean, variance, rsqrt, affine",
+          {"aten.native_layer_norm.default"}, decomposeLayerNorm);
+  rewrite("DecomposeSoftmaxPass", "softmax -> exp(x - max) * reciprocal(sum)",
+          {"aten._softmax.default", "aten.softmax.int"}, decomposeSoftmax);
+  rewrite("DecomposeLogSoftmaxPass", "log_softmax -> (x - max) - log(sum(exp(x - max)))",
+          {"aten._log_softmax.default", "aten.log_softmax.int"}, decomposeSoftmax);
+  rewrite("DecomposeDivPass", "div -> mul by reciprocal",
+          {"aten.div.Tensor", "aten.div.Scalar", "aten.div.Tensor_mode"}, decomposeDiv);
+  rewrite("DecomposeBatchNormNoStatsPass", "eval batch norm without a conv producer -> mul + add",
+          {"aten.native_batch_norm.default", "aten._native_batch_norm_legit_no_training.default"}, decomposeBatchNorm);
+  rewrite("DecomposeLinearPass", "linear -> view + mm(x, w^T) + bias", {"aten.linear.default"}, decomposeLinear);
+  rewrite("DecomposeAddmmPass", "addmm -> mm + add", {"aten.addmm.default"}, decomposeAddmm);
+  rewrite("ConvertMmToBmmPass", "mm -> rank-3 bmm with views", {"aten.mm.default"}, convertMmToBmm);
+  rewrite("Conv1dUnsqueezePass", "1-D convolution -> 2-D convolution of height 1", {"aten.convolution.default"},
+          conv1dUnsqueeze);
+  rewrite("DecomposeGroupedConvPass", "grouped (non-depthwise) convolution -> per-group convs + cat",
+          {"aten.convolution.default"}, decomposeGroupedConv);
+  rewrite("DecomposeAdaptiveAvgPool2dPass", "adaptive_avg_pool2d with divisible sizes -> avg_pool2d",
+          {"aten.adaptive_avg_pool2d.default", "aten._adaptive_avg_pool2d.default"}, decomposeAdaptiveAvgPool);
+  rewrite("DecomposeAvgPool2dPass", "avg_pool2d counting padding -> zero pad + unpadded pool",
+          {"aten.avg_pool2d.default"}, decomposeAvgPool);
+  rewrite("RemoveGetItemPass", "max_pool2d_with_indices + getitem(0) -> max_pool2d",
+          {"aten.max_pool2d_with_indices.default"}, removeGetItemMaxPool);
+  rewrite("ConvertSplitToSlicePass", "split -> one slice per output (getitems folded)",
+          {"aten.split_copy.Tensor", "aten.split_with_sizes_copy.default", "aten.split.Tensor"}, convertSplitToSlice);
+  rewrite("DecomposeSelectPass", "select -> slice + view", {"aten.select_copy.int"}, decomposeSelect);
+  rewrite("ConvertSqueezesToViewPass", "squeeze/unsqueeze -> view_copy",
+          {"aten.unsqueeze_copy.default", "aten.squeeze_copy.dim", "aten.squeeze_copy.dims",
+           "aten.squeeze_copy.default", "aten._unsafe_view.default", "aten.reshape.default", "aten.view.default"},
+          convertSqueezesToView);
+  rewrite("ConvertTransposeToPermutePass", "t_copy/transpose_copy -> permute_copy",
+          {"aten.t_copy.default", "aten.transpose_copy.int"}, convertTransposeToPermute);
+  rewrite("ConvertExpandCopyToRepeatPass", "expand_copy -> (unsqueeze view) + repeat", {"aten.expand_copy.default"},
+          convertExpandToRepeat);
+  rewrite("ReplaceScalarWithTensorPass", "Python scalars and alpha in elementwise ops -> rank-matched constants",
+          {"aten.add.Tensor", "aten.sub.Tensor", "aten.mul.Tensor", "aten.add.Scalar", "aten.sub.Scalar",
+           "aten.mul.Scalar", "aten.maximum.default", "aten.minimum.default", "aten.eq.Scalar", "aten.gt.Scalar",
+           "aten.ge.Scalar", "aten.lt.Scalar", "aten.le.Scalar", "aten.where.self", "aten.pow.Tensor_Scalar"},
+          replaceScalarWithTensor);
   static const std::vector<std::string> kBinary = {
-      "aten.add.Tensor", "aten.sub.Tensor", "aten.mul.Tensor", "aten.maximum.default", "aten.minimum.default",
-      "aten.eq.Tensor", "aten.gt.Tensor", "aten.ge.Tensor", "aten.lt.Tensor", "aten.le.Tensor", "aten.where.self",
-      "aten.logical_and.default", "aten.logical_or.default", "aten.pow.Tensor_Tensor"};
-  add("MatchArgRanksPass", [] {
-    return mk("MatchArgRanksPass", "lower-rank operands of elementwise ops get leading unit dims (view_copy)", kBinary,
-              matchArgRanks);
-  });
-  add("MatchArgDtypePass", [] {
-    return mk("MatchArgDtypePass", "operands of elementwise ops cast to one dtype", kBinary, matchArgDtype);
-  });
-  add("FuseBatchNorm2dPass", [] { return std::make_unique<FuseBatchNorm2dPass>(); });
-  add("DecomposeAsStridedCopyPass", [] {
-    return mk("DecomposeAsStridedCopyPass", "contiguous as_strided_copy -> view_copy", {"aten.as_strided_copy.default"},
-              decomposeAsStrided);
-  });
-  add("DecomposeMaskedFillPass", [] {
-    return mk("DecomposeMaskedFillPass", "masked_fill -> where; ne -> logical_not(eq)",
-              {"aten.masked_fill.Scalar", "aten.ne.Scalar", "aten.ne.Tensor"}, decomposeMaskedFillNe);
-  });
-  add("DecomposeRollPass",
-      [] { return mk("DecomposeRollPass", "roll -> slices + cat", {"aten.roll.default"}, decomposeRoll); });
-  add("DecomposeSliceScatterPass", [] {
-    return mk("DecomposeSliceScatterPass", "slice_scatter -> slices + cat", {"aten.slice_scatter.default"},
-              decomposeSliceScatter);
-  });
-  add("DecomposeFactoriesPass", [] {
-    return mk("DecomposeFactoriesPass", "new_zeros -> constant; fill.Tensor -> view + repeat",
-              {"aten.new_zeros.default", "aten.fill.Tensor"}, decomposeFactories);
-  });
-  add("FuseConstantArgsPass", [] {
-    return mk("FuseConstantArgsPass", "Evaluates shape/layout ops on constants into new constants",
-              {"aten.permute_copy.default", "aten.view_copy.default", "aten.t_copy.default", "aten.transpose_copy.int",
-               "aten.unsqueeze_copy.default", "aten.squeeze_copy.dim", "aten.squeeze_copy.dims",
-               "aten.slice_copy.Tensor", "aten.repeat.default", "tosa.TRANSPOSE", "tosa.RESHAPE"},
-              fuseConstantArgs);
-  });
+      "aten.add.Tensor",         "aten.sub.Tensor",       "aten.mul.Tensor", "aten.maximum.default",
+      "aten.minimum.default",    "aten.eq.Tensor",        "aten.gt.Tensor",  "aten.ge.Tensor",
+      "aten.lt.Tensor",          "aten.le.Tensor",        "aten.where.self", "aten.logical_and.default",
+      "aten.logical_or.default", "aten.pow.Tensor_Tensor"};
+  rewrite("MatchArgRanksPass",
+          "lower-rank operands of elementwise ops get leading unit dims "
+          "(view_copy)",
+          kBinary, matchArgRanks);
+  rewrite("MatchArgDtypePass", "operands of elementwise ops cast to one dtype",
+          kBinary, matchArgDtype);
+  r.add("FuseBatchNorm2dPass",
+        [] { return std::make_unique<FuseBatchNorm2dPass>(); });
+  rewrite("DecomposeAsStridedCopyPass",
+          "contiguous as_strided_copy -> view_copy",
+          {"aten.as_strided_copy.default"}, decomposeAsStrided);
+  rewrite("DecomposeMaskedFillPass",
+          "masked_fill -> where; ne -> logical_not(eq)",
+          {"aten.masked_fill.Scalar", "aten.ne.Scalar", "aten.ne.Tensor"},
+          decomposeMaskedFillNe);
+  rewrite("DecomposeRollPass", "roll -> slices + cat", {"aten.roll.default"},
+          decomposeRoll);
+  rewrite("DecomposeSliceScatterPass", "slice_scatter -> slices + cat",
+          {"aten.slice_scatter.default"}, decomposeSliceScatter);
+  rewrite("DecomposeFactoriesPass",
+          "new_zeros -> constant; fill.Tensor -> view + repeat",
+          {"aten.new_zeros.default", "aten.fill.Tensor"}, decomposeFactories);
+  rewrite("FuseConstantArgsPass",
+          "Evaluates shape/layout ops on constants into new constants",
+          {"aten.permute_copy.default", "aten.view_copy.default",
+           "aten.t_copy.default", "aten.transpose_copy.int",
+           "aten.unsqueeze_copy.default", "aten.squeeze_copy.dim",
+           "aten.squeeze_copy.dims", "aten.slice_copy.Tensor",
+           "aten.repeat.default", "tosa.TRANSPOSE", "tosa.RESHAPE"},
+          fuseConstantArgs);
 }
 
-}  // namespace ls::arm
+} // namespace ls::arm
