@@ -25,8 +25,9 @@ std::vector<std::string> commonPrefix() {
       "DecomposeMeanDimPass", "DecomposeHardswishPass", "DecomposeHardsigmoidPass", "DecomposeSiluPass",
       "DecomposeGeluPass", "DecomposeAsStridedCopyPass", "DecomposeMaskedFillPass", "DecomposeRollPass",
       "DecomposeSliceScatterPass", "DecomposeFactoriesPass",
-      // 2. Q/DQ fold + rescale (INT profile only)
-      "InsertRescalePass", "FuseConsecutiveRescalesPass",
+      // 2. Q/DQ fold + rescale (INT profile only): quantised conv/linear/matmul/sum/elementwise
+      //    ops to integer TOSA before the float decompositions below could split them
+      "FoldAndAnnotateQParamsPass", "InsertRescalePass", "FuseConsecutiveRescalesPass",
       // 3. post-fold transforms
       "ConvertSplitToSlicePass", "RemoveGetItemPass", "CleanupGetItemPass", "FuseBatchNorm2dPass",
       "DecomposeBatchNormNoStatsPass", "DeadCodeEliminationPass", "ConvertTransposeToPermutePass",

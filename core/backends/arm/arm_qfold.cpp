@@ -18,6 +18,13 @@
 //     (RESCALE afterwards when input and output qparams differ);
 //   - max_pool2d / avg_pool2d: MAX_POOL2D / AVG_POOL2D on int8 (avg: int32 accumulation with
 //     the input zero point), RESCALE when input and output qparams differ.
+//   - linear / addmm / mm (per-channel int8 weight), bmm / matmul of two activations: int8
+//     MATMUL with zero points, int32 bias ADD, RESCALE (per output channel for a weight);
+//   - sum over dims: RESCALE to int32 (zero point removed), REDUCE_SUM per axis, RESCALE;
+//   - add/sub/mul by a scalar: RESCALE (mul) or an int32 ADD of the scalar at the common scale;
+//   - 1-D convolutions run as int8 CONV2D of height 1.
+// The pass runs early (before the float decompositions of linear/addmm/conv1d could split a
+// quantised pattern) and again after them for the pools they produce.
 // DecomposeQuantizeDequantizePass then realises every remaining quantize/dequantize (float
 // islands the quantizer left, graph inputs/outputs) as TOSA ops: dequantize = CAST int8 ->
 // fp32, SUB zero point, MUL scale (a dequantize of a constant becomes a float constant);
@@ -223,6 +230,8 @@ class FoldAndAnnotateQParamsPass : public passes::InPlacePass {
     act_ = stat("activation", "relu/hardtanh/clamp lowered to RESCALE + CLAMP");
     pool_ = stat("pool", "pools on int8");
     move_ = stat("data_movement", "view/permute/slice/cat/... on int8");
+    matmul_ = stat("matmul", "linear/addmm/mm/bmm/matmul lowered to int8 MATMUL + RESCALE");
+    sum_ = stat("sum", "sum lowered to int32 REDUCE_SUM between RESCALEs");
   }
   passes::ShouldRun shouldRun(const ir::Graph& g, const passes::PassContext& ctx) const override {
     auto s = gateCheck(Gate::intOnly(), ctx);
@@ -270,8 +279,19 @@ class FoldAndAnnotateQParamsPass : public passes::InPlacePass {
     Builder b(ed, qid);
     const std::string& op = ir::opName(core->op);
     if (op == "aten.convolution.default") return conv(b, m, *core, act, *outQ);
-    if (op == "aten.add.Tensor" || op == "aten.sub.Tensor") return addSub(b, m, *core, act, *outQ, op == "aten.sub.Tensor");
-    if (op == "aten.mul.Tensor") return mul(b, m, *core, act, *outQ);
+    if (op == "aten.add.Tensor" || op == "aten.sub.Tensor") {
+      if (core->args.size() > 1 && core->args[1].number())
+        return addSubScalar(b, m, *core, act, *outQ, op == "aten.sub.Tensor");
+      return addSub(b, m, *core, act, *outQ, op == "aten.sub.Tensor");
+    }
+    if (op == "aten.mul.Tensor") {
+      if (core->args.size() > 1 && core->args[1].number()) return mulScalar(b, m, *core, act, *outQ);
+      return mul(b, m, *core, act, *outQ);
+    }
+    if (op == "aten.addmm.default" || op == "aten.linear.default" || op == "aten.mm.default" ||
+        op == "aten.bmm.default" || op == "aten.matmul.default")
+      return matmul(b, m, *core, act, *outQ);
+    if (op == "aten.sum.dim_IntList" && !act) return sum(b, m, *core, *outQ);
     if (act) {  // standalone activation
       auto in = core->args.empty() ? std::nullopt : m.dqInput(core->args[0]);
       if (!in) return std::optional<ValueRef>{};
@@ -291,23 +311,36 @@ class FoldAndAnnotateQParamsPass : public passes::InPlacePass {
 
   static bool isFusableCore(const ir::Node& n) {
     const std::string& op = ir::opName(n.op);
-    return op == "aten.convolution.default" || op == "aten.add.Tensor" || op == "aten.sub.Tensor" || op == "aten.mul.Tensor";
+    return op == "aten.convolution.default" || op == "aten.add.Tensor" || op == "aten.sub.Tensor" ||
+           op == "aten.mul.Tensor" || op == "aten.addmm.default" || op == "aten.linear.default" ||
+           op == "aten.mm.default" || op == "aten.bmm.default" || op == "aten.matmul.default";
   }
 
   Result<std::optional<ValueRef>> conv(Builder& b, Matcher& m, const ir::Node& n, std::optional<Act> act, const QP& out) {
     const ir::Graph& g = m.g_;
     auto in = m.dqInput(n.args[0]);
     if (!in || n.args.size() < 2) return std::optional<ValueRef>{};
-    const ir::TensorMeta& xm = g.meta(in->src);
-    const ir::TensorMeta& om = n.meta();
-    if (xm.rank() != 4) return std::optional<ValueRef>{};
-    const int64_t C = xm.shape[1], OC = om.shape[1];
+    // A 1-D convolution runs as a 2-D one of height 1 ([N, C, L] -> [N, C, 1, L]).
+    const bool conv1d = g.meta(in->src).rank() == 3;
+    ir::Shape xs = g.meta(in->src).shape, os = n.meta().shape;
+    if (conv1d) xs = ir::Shape{xs[0], xs[1], 1, xs[2]}, os = ir::Shape{os[0], os[1], 1, os[2]};
+    if (xs.rank() != 4 || os.rank() != 4) return std::optional<ValueRef>{};
+    const int64_t C = xs[1], OC = os[1];
     auto w = quantConstant(g, n.args[1], OC);
-    if (!w || w->values.dtype() != DType::Int8 || w->values.rank() != 4) return std::optional<ValueRef>{};
-    auto stride = sints(n, 3, 2), pad = sints(n, 4, 2), dil = sints(n, 5, 2);
+    if (!w || w->values.dtype() != DType::Int8 || w->values.rank() != xs.rank() - (conv1d ? 1 : 0))
+      return std::optional<ValueRef>{};
+    if (conv1d) w->values = w->values.reshaped(ir::Shape{w->values.dim(0), w->values.dim(1), 1, w->values.dim(2)});
+    auto stride = sints(n, 3, conv1d ? 1 : 2), pad = sints(n, 4, conv1d ? 1 : 2), dil = sints(n, 5, conv1d ? 1 : 2);
+    if (conv1d && stride && pad && dil && stride->size() == 1 && pad->size() == 1 && dil->size() == 1) {
+      stride = std::vector<int64_t>{1, (*stride)[0]};
+      pad = std::vector<int64_t>{0, (*pad)[0]};
+      dil = std::vector<int64_t>{1, (*dil)[0]};
+    }
     auto groups = sarg(n, 8).asInt();
     const ir::Arg& trA = sarg(n, 6);
-    if ((trA.asBool() && *trA.asBool()) || !stride || !pad || !dil || !groups) return std::optional<ValueRef>{};
+    if ((trA.asBool() && *trA.asBool()) || !stride || !pad || !dil || !groups || stride->size() != 2 ||
+        pad->size() != 2 || dil->size() != 2)
+      return std::optional<ValueRef>{};
     const bool depthwise = *groups != 1;
     if (depthwise && !(*groups == C && w->values.dim(1) == 1)) return std::optional<ValueRef>{};
     // int32 bias at scale s_in * s_w[c].
@@ -325,13 +358,18 @@ class FoldAndAnnotateQParamsPass : public passes::InPlacePass {
     // Bottom/right padding so TOSA's output size equals PyTorch's; rows/columns the
     // convolution never reads (negative end padding) are sliced off the input.
     int64_t padEnd[2];
-    ARM_TRY(xt0, permute(b, in->src, kToNhwc));
+    ValueRef x4 = in->src;
+    if (conv1d) {
+      ARM_TRY(v, b.op("aten.view_copy.default", {in->src, ir::IntList(xs.toVector())}, {}, "view"));
+      x4 = v;
+    }
+    ARM_TRY(xt0, permute(b, x4, kToNhwc));
     ValueRef xt = xt0;
     for (int i = 0; i < 2; ++i) {
       const int64_t k = i ? kw : kh;
-      padEnd[i] = (om.shape[2 + i] - 1) * (*stride)[size_t(i)] + (k - 1) * (*dil)[size_t(i)] + 1 - xm.shape[2 + i] - (*pad)[size_t(i)];
+      padEnd[i] = (os[2 + i] - 1) * (*stride)[size_t(i)] + (k - 1) * (*dil)[size_t(i)] + 1 - xs[2 + i] - (*pad)[size_t(i)];
       if (padEnd[i] < 0) {
-        ARM_TRY(sl, b.op("aten.slice_copy.Tensor", {xt, int64_t(1 + i), int64_t(0), xm.shape[2 + i] + padEnd[i], int64_t(1)}));
+        ARM_TRY(sl, b.op("aten.slice_copy.Tensor", {xt, int64_t(1 + i), int64_t(0), xs[2 + i] + padEnd[i], int64_t(1)}));
         xt = sl;
         padEnd[i] = 0;
       }
@@ -363,8 +401,13 @@ class FoldAndAnnotateQParamsPass : public passes::InPlacePass {
       r = cl;
     }
     ARM_TRY(back, permute(b, r, kToNchw));
+    ValueRef res = back;
+    if (conv1d) {
+      ARM_TRY(v, b.op("aten.view_copy.default", {back, ir::IntList(n.meta().shape.toVector())}, {}, "view"));
+      res = v;
+    }
     bump(conv_);
-    return std::optional<ValueRef>{back};
+    return std::optional<ValueRef>{res};
   }
 
   Result<std::optional<ValueRef>> addSub(Builder& b, Matcher& m, const ir::Node& n, std::optional<Act> act, const QP& out,
@@ -374,7 +417,7 @@ class FoldAndAnnotateQParamsPass : public passes::InPlacePass {
     if (alpha && *alpha != 1.0) return std::optional<ValueRef>{};
     auto a = m.dqInput(n.args[0]), c = m.dqInput(n.args[1]);
     if (!a || !c) return std::optional<ValueRef>{};
-    if (m.g_.meta(a->src).rank() != m.g_.meta(c->src).rank()) return std::optional<ValueRef>{};
+    if (!matchRanks(b, *a, *c)) return std::optional<ValueRef>{};
     // Common int32 scale with 20 bits of headroom below 2 * max(s_a, s_b) (upstream).
     const double common = 2.0 * std::max(a->qp.scale, c->qp.scale) / double(1 << 20);
     ARM_TRY(ra, rescale(b, a->src, a->qp.scale / common, a->qp.zp, DType::Int32, 0));
@@ -396,7 +439,7 @@ class FoldAndAnnotateQParamsPass : public passes::InPlacePass {
     if (n.args.size() < 2) return std::optional<ValueRef>{};
     auto a = m.dqInput(n.args[0]), c = m.dqInput(n.args[1]);
     if (!a || !c) return std::optional<ValueRef>{};
-    if (m.g_.meta(a->src).rank() != m.g_.meta(c->src).rank()) return std::optional<ValueRef>{};
+    if (!matchRanks(b, *a, *c)) return std::optional<ValueRef>{};
     ARM_TRY(ra, rescale(b, a->src, 1.0, a->qp.zp, DType::Int32, 0));
     ARM_TRY(rc, rescale(b, c->src, 1.0, c->qp.zp, DType::Int32, 0));
     ARM_TRY(p, b.mul(ra, rc));
@@ -408,6 +451,213 @@ class FoldAndAnnotateQParamsPass : public passes::InPlacePass {
     }
     bump(mul_);
     return std::optional<ValueRef>{r};
+  }
+
+  /// Broadcast operands of different rank (a [C] layer-norm weight against [N, T, C]): the
+  /// lower-rank int8 source is reshaped with leading ones, as TOSA needs equal ranks.
+  static bool matchRanks(Builder& b, DqIn& a, DqIn& c) {
+    const int ra = b.meta(a.src).rank(), rc = b.meta(c.src).rank();
+    if (ra == rc) return true;
+    DqIn& lo = ra < rc ? a : c;
+    const int want = std::max(ra, rc);
+    std::vector<int64_t> s(size_t(want - std::min(ra, rc)), 1);
+    for (int64_t d : b.meta(lo.src).shape.toVector()) s.push_back(d);
+    auto r = b.reshape(lo.src, ir::Shape(s));
+    if (!r) return false;
+    lo.src = *r;
+    return true;
+  }
+
+  /// add/sub of a scalar: the int8 input RESCALEd to int32 at the common scale (as addSub),
+  /// the scalar added as an int32 constant at that scale, RESCALE to the output.
+  Result<std::optional<ValueRef>> addSubScalar(Builder& b, Matcher& m, const ir::Node& n, std::optional<Act> act,
+                                               const QP& out, bool sub) {
+    auto a = m.dqInput(n.args[0]);
+    auto v = n.args[1].number();
+    auto alpha = sarg(n, 2).number();
+    if (!a || !v || !std::isfinite(*v)) return std::optional<ValueRef>{};
+    const double c = (sub ? -1.0 : 1.0) * *v * (alpha ? *alpha : 1.0);
+    const double common = 2.0 * std::max(a->qp.scale, std::abs(c) / 127.0) / double(1 << 20);
+    const double ci = std::round(c / common);
+    if (std::abs(ci) > 2147483647.0) return std::optional<ValueRef>{};
+    ARM_TRY(ra, rescale(b, a->src, a->qp.scale / common, a->qp.zp, DType::Int32, 0));
+    ARM_TRY(s, b.op("tosa.ADD", {ra, b.scalar(DType::Int32, ci, b.meta(ra).rank(), "addend")}));
+    ARM_TRY(y, rescale(b, s, common / out.scale, 0, DType::Int8, out.zp));
+    ValueRef r = y;
+    if (act) {
+      ARM_TRY(cl, clampQ(b, r, *act, out));
+      r = cl;
+    }
+    bump(add_);
+    return std::optional<ValueRef>{r};
+  }
+
+  /// mul by a scalar c: one RESCALE by s_in * c / s_out (a negative c negates in int32 first).
+  Result<std::optional<ValueRef>> mulScalar(Builder& b, Matcher& m, const ir::Node& n, std::optional<Act> act,
+                                            const QP& out) {
+    auto a = m.dqInput(n.args[0]);
+    auto v = n.args[1].number();
+    if (!a || !v || !std::isfinite(*v) || *v == 0.0) return std::optional<ValueRef>{};
+    ValueRef r;
+    if (*v > 0) {
+      ARM_TRY(y, rescale(b, a->src, a->qp.scale * *v / out.scale, a->qp.zp, DType::Int8, out.zp));
+      r = y;
+    } else {
+      ARM_TRY(ra, rescale(b, a->src, 1.0, a->qp.zp, DType::Int32, 0));
+      ARM_TRY(neg, b.op("tosa.SUB", {b.scalar(DType::Int32, 0.0, b.meta(ra).rank(), "zero"), ra}));
+      ARM_TRY(y, rescale(b, neg, a->qp.scale * -*v / out.scale, 0, DType::Int8, out.zp));
+      r = y;
+    }
+    if (act) {
+      ARM_TRY(cl, clampQ(b, r, *act, out));
+      r = cl;
+    }
+    bump(mul_);
+    return std::optional<ValueRef>{r};
+  }
+
+  /// sum over dims: int8 -> int32 without zero point, one REDUCE_SUM per axis (int32
+  /// accumulation), RESCALE by s_in / s_out, RESHAPE when keepdim is false.
+  Result<std::optional<ValueRef>> sum(Builder& b, Matcher& m, const ir::Node& n, const QP& out) {
+    auto a = n.args.empty() ? std::nullopt : m.dqInput(n.args[0]);
+    if (!a || !sarg(n, 3).isNone()) return std::optional<ValueRef>{};
+    const ir::TensorMeta& xm = b.meta(a->src);
+    std::vector<int64_t> dims;
+    if (auto d = sints(n, 1)) dims = *d;
+    if (dims.empty())
+      for (int i = 0; i < xm.rank(); ++i) dims.push_back(i);
+    int64_t count = 1;
+    for (int64_t& d : dims) {
+      if (d < 0) d += xm.rank();
+      if (d < 0 || d >= xm.rank()) return std::optional<ValueRef>{};
+      count *= xm.shape[int(d)];
+    }
+    // 255 * count must fit int32.
+    if (double(count) * 255.0 > 2147483647.0) return std::optional<ValueRef>{};
+    ARM_TRY(ra, rescale(b, a->src, 1.0, a->qp.zp, DType::Int32, 0));
+    ValueRef v = ra;
+    for (int64_t d : dims) {
+      ARM_TRY(t, b.op("tosa.REDUCE_SUM", {v}, {{"axis", d}}));
+      v = t;
+    }
+    ARM_TRY(y, rescale(b, v, a->qp.scale / out.scale, 0, DType::Int8, out.zp));
+    ValueRef r = y;
+    const ir::Arg& kd = sarg(n, 2);
+    if (!(kd.asBool() && *kd.asBool())) {
+      ARM_TRY(t, b.reshape(r, n.meta().shape));
+      r = t;
+    }
+    bump(sum_);
+    return std::optional<ValueRef>{r};
+  }
+
+  /// The int8 weight [O, K] of a linear read through t_copy / permute [1, 0] (addmm, mm) or
+  /// directly (linear), with its per-output-channel scales.
+  static std::optional<QConst> linearWeight(const ir::Graph& g, const ir::Arg& a, bool transposed) {
+    const ir::Arg* wa = &a;
+    if (transposed) {
+      const ir::ValueRef* r = a.ref();
+      const ir::Node* t = r ? g.find(r->node) : nullptr;
+      if (!t || !t->isCall() || t->args.empty()) return std::nullopt;
+      const std::string& top = ir::opName(t->op);
+      const bool isT = top == "aten.t_copy.default" || top == "aten.t.default" ||
+                       (top == "aten.permute_copy.default" && sints(*t, 1) == std::vector<int64_t>{1, 0}) ||
+                       (top == "aten.transpose_copy.int" && g.meta(*t->args[0].ref()).rank() == 2);
+      if (!isT) return std::nullopt;
+      wa = &t->args[0];
+    }
+    const ir::ValueRef* wr = wa->ref();
+    if (!wr || g.meta(*wr).rank() != 2) return std::nullopt;
+    auto w = quantConstant(g, *wa, g.meta(*wr).shape[0]);
+    if (!w || w->values.dtype() != DType::Int8) return std::nullopt;
+    return w;
+  }
+
+  /// linear / addmm / mm / bmm / matmul on int8: TOSA MATMUL (rank 3, zero points as
+  /// operands, int32 accumulation), int32 bias ADD, RESCALE (per output channel for a
+  /// per-channel weight), RESHAPE to the output shape.
+  Result<std::optional<ValueRef>> matmul(Builder& b, Matcher& m, const ir::Node& n, std::optional<Act> act,
+                                         const QP& out) {
+    const ir::Graph& g = m.g_;
+    const std::string& op = ir::opName(n.op);
+    const bool addmm = op == "aten.addmm.default", linear = op == "aten.linear.default";
+    const size_t xi = addmm ? 1 : 0, wi = addmm ? 2 : 1;
+    if (n.args.size() <= wi) return std::optional<ValueRef>{};
+    if (addmm)
+      for (const ir::Kwarg& k : n.kwargs)
+        if ((k.name == "beta" || k.name == "alpha") && k.value.number() != 1.0) return std::optional<ValueRef>{};
+    auto x = m.dqInput(n.args[xi]);
+    if (!x) return std::optional<ValueRef>{};
+    const ir::Shape xs = g.meta(x->src).shape;
+    const ir::Shape os = n.meta().shape;
+    if (xs.rank() < 2 || os.rank() != xs.rank()) return std::optional<ValueRef>{};
+    const int64_t K = xs[xs.rank() - 1];
+    // The constant weight of a linear, or a second activation.
+    std::optional<QConst> w = linear ? linearWeight(g, n.args[1], false)
+                                     : (op != "aten.bmm.default" ? linearWeight(g, n.args[wi], true) : std::nullopt);
+    std::optional<DqIn> y2;
+    if (!w) {
+      if (linear || addmm) return std::optional<ValueRef>{};
+      y2 = m.dqInput(n.args[wi]);
+      if (!y2) return std::optional<ValueRef>{};
+    }
+    int64_t batch = 1;
+    for (int d = 0; d + 2 < xs.rank(); ++d) batch *= xs[d];
+    ValueRef lhs, rhs;
+    std::vector<double> factors;
+    int64_t O = 0, rhsZp = 0;
+    if (w) {
+      // Rows of every batch stacked: [1, B*M, K] x [1, K, O].
+      O = w->values.dim(0);
+      if (w->values.dim(1) != K) return std::optional<ValueRef>{};
+      ARM_TRY(l, b.reshape(x->src, ir::Shape{1, batch * xs[xs.rank() - 2], K}));
+      lhs = l;
+      rhs = b.tensor(permuteTensor(w->values, {1, 0}).reshaped(ir::Shape{1, K, O}), "weight_kn");
+      for (int64_t o = 0; o < O; ++o) factors.push_back(x->qp.scale * w->scales[size_t(o)] / out.scale);
+    } else {
+      const ir::Shape ys = g.meta(y2->src).shape;
+      if (ys.rank() != xs.rank() || ys[ys.rank() - 2] != K) return std::optional<ValueRef>{};
+      for (int d = 0; d + 2 < xs.rank(); ++d)
+        if (ys[d] != xs[d]) return std::optional<ValueRef>{};  // broadcast batch dims: not here
+      O = ys[ys.rank() - 1];
+      ARM_TRY(l, b.reshape(x->src, ir::Shape{batch, xs[xs.rank() - 2], K}));
+      ARM_TRY(r, b.reshape(y2->src, ir::Shape{batch, K, O}));
+      lhs = l, rhs = r, rhsZp = y2->qp.zp;
+      factors.push_back(x->qp.scale * y2->qp.scale / out.scale);
+    }
+    ARM_TRY(acc0, b.op("tosa.MATMUL", {lhs, rhs, b.zeroPoint(DType::Int8, x->qp.zp), b.zeroPoint(DType::Int8, rhsZp)}));
+    ValueRef acc = acc0;
+    // Bias: int32 at scale s_x * s_w[o].
+    const ir::Arg& biasArg = addmm ? n.args[0] : sarg(n, 2);
+    if (w && biasArg.ref()) {
+      auto bq = quantConstant(g, biasArg, O);
+      if (!bq || bq->values.numel() != O) return std::optional<ValueRef>{};
+      exec::Tensor bias(DType::Int32, ir::Shape{1, 1, O});
+      for (int64_t o = 0; o < O; ++o) {
+        const double v = double(bq->values.getInt(o)) * bq->scales[size_t(o)] / (x->qp.scale * w->scales[size_t(o)]);
+        if (std::abs(v) > 2147483647.0) return Status::error("int32 bias overflows after requantisation");
+        bias.setInt(o, std::llround(v));
+      }
+      ARM_TRY(s, b.op("tosa.ADD", {acc, b.tensor(bias, "bias_i32")}));
+      acc = s;
+    } else if (!biasArg.isNone() && (addmm || linear)) {
+      return std::optional<ValueRef>{};
+    }
+    ValueRef r;
+    if (factors.size() > 1) {
+      ARM_TRY(y, perChannelRescale(b, acc, factors, out.zp));
+      r = y;
+    } else {
+      ARM_TRY(y, rescale(b, acc, factors[0], 0, DType::Int8, out.zp));
+      r = y;
+    }
+    if (act) {
+      ARM_TRY(cl, clampQ(b, r, *act, out));
+      r = cl;
+    }
+    ARM_TRY(back, b.reshape(r, os));
+    bump(matmul_);
+    return std::optional<ValueRef>{back};
   }
 
   Result<std::optional<ValueRef>> pool(Builder& b, Matcher& m, const ir::Node& n, const QP& out, bool avg) {
@@ -513,7 +763,7 @@ class FoldAndAnnotateQParamsPass : public passes::InPlacePass {
     return std::optional<ValueRef>{r};
   }
 
-  size_t conv_, add_, mul_, act_, pool_, move_;
+  size_t conv_, add_, mul_, act_, pool_, move_, matmul_, sum_;
 };
 
 // ---------------------------------------------------------------- remaining q/dq

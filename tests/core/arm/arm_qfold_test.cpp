@@ -206,6 +206,102 @@ TEST(FoldAndAnnotateQParamsPass, MulAndSubWithBroadcastInInt32) {
   }
 }
 
+TEST(FoldAndAnnotateQParamsPass, LinearMatmulSumAndScalarOpsInInteger) {
+  // addmm (+ fused relu) and linear with per-channel int8 weights, bmm of two activations,
+  // sum over a dim, mul/add by scalars (a negative multiplier too): all integer TOSA.
+  test::GraphBuilder b;
+  const double sx = 0.05;
+  auto x = b.input("x", DType::Int8, {4, 6});
+  auto x3 = b.input("x3", DType::Int8, {2, 4, 6});
+  auto y3 = b.input("y3", DType::Int8, {2, 6, 5});
+  auto dx = b.call(kDq, {x, sx, 3, -128, 127, dt(DType::Int8)});
+  auto dx3 = b.call(kDq, {x3, sx, -7, -128, 127, dt(DType::Int8)});
+  auto dy3 = b.call(kDq, {y3, 0.08, 5, -128, 127, dt(DType::Int8)});
+  // Per-channel weight [3, 6] and bias at scale sx * sw[o] (the conv helper's 4-D weight, flattened).
+  std::vector<double> sw = {0.003, 0.0045, 0.002}, sb;
+  for (double v : sw) sb.push_back(v * sx);
+  auto w = constant(b, "fc_w", {3, 6}, ints(18, 255, 127), DType::Int8);
+  auto ws = constant(b, "fc_ws", {3}, sw, DType::Float32);
+  auto wz = constant(b, "fc_wz", {3}, {0, 0, 0}, DType::Int64);
+  auto bq = constant(b, "fc_b", {3}, {1200, -800, 40}, DType::Int32);
+  auto bs = constant(b, "fc_bs", {3}, sb, DType::Float32);
+  auto dw = b.call(kDqc, {w, ws, wz, 0, -127, 127, dt(DType::Int8)});
+  auto db = b.call(kDqc, {bq, bs, wz, 0, INT32_MIN, INT32_MAX, dt(DType::Int32)});
+  auto wt = b.call("aten.t_copy.default", {dw});
+  auto mm = b.call("aten.addmm.default", {db, dx, wt});
+  auto relu = b.call("aten.relu.default", {mm});
+  auto q1 = b.call(kQ, {relu, 0.04, -128, -128, 127, dt(DType::Int8)});
+  auto lin = b.call("aten.linear.default", {dx3, dw, db});
+  auto q2 = b.call(kQ, {lin, 0.06, 2, -128, 127, dt(DType::Int8)});
+  auto bmm = b.call("aten.bmm.default", {dx3, dy3});
+  auto q3 = b.call(kQ, {bmm, 0.1, -3, -128, 127, dt(DType::Int8)});
+  auto sum = b.call("aten.sum.dim_IntList", {dx3, IntList{-1}, false});
+  auto q4 = b.call(kQ, {sum, 0.3, 1, -128, 127, dt(DType::Int8)});
+  auto neg = b.call("aten.mul.Tensor", {dx3, -0.75});
+  auto q5 = b.call(kQ, {neg, 0.04, 0, -128, 127, dt(DType::Int8)});
+  auto pos = b.call("aten.mul.Tensor", {dx3, 0.125});
+  auto q6 = b.call(kQ, {pos, 0.007, -1, -128, 127, dt(DType::Int8)});
+  auto add = b.call("aten.add.Tensor", {dx3, 1e-1});
+  auto q7 = b.call(kQ, {add, 0.05, -9, -128, 127, dt(DType::Int8)});
+  b.output({q1, q2, q3, q4, q5, q6, q7});
+  ir::Graph g = b.g;
+  ir::Graph before = g;
+  Outcome o = runPass("FoldAndAnnotateQParamsPass", g, passes::Profile::INT);
+  ASSERT_EQ(o.result.status, PassStatus::Changed) << o.result.message;
+  EXPECT_EQ(count(g, kQ) + count(g, kDq) + count(g, kDqc), 0u);
+  for (const char* op : {"aten.addmm.default", "aten.linear.default", "aten.bmm.default", "aten.sum.dim_IntList",
+                         "aten.mul.Tensor", "aten.add.Tensor"})
+    EXPECT_EQ(count(g, op), 0u) << op;
+  EXPECT_EQ(count(g, "tosa.MATMUL"), 3u);
+  EXPECT_EQ(count(g, "tosa.REDUCE_SUM"), 1u);
+  for (ir::NodeId id : g.nodesOfOp(ir::internOp("tosa.MATMUL"))) {
+    EXPECT_EQ(g.node(id).meta().dtype, DType::Int32);
+    EXPECT_EQ(g.meta(*g.node(id).args[0].ref()).dtype, DType::Int8);
+  }
+  for (const ir::NodePtr& p : g.nodes())
+    if (p->isCall()) EXPECT_FALSE(ir::isFloating(p->meta().dtype)) << p->name << " computes in float";
+  Status st = passes::VerifierInstrumentation::verifyGraph(g);
+  EXPECT_TRUE(st.isOk()) << st.message();
+  for (uint64_t seed : {1, 2, 3, 4}) {
+    exec::CompareResult c = compareRuns(before, g, seed);
+    EXPECT_LE(c.maxSteps, 1) << c.message;
+  }
+}
+
+TEST(FoldAndAnnotateQParamsPass, Conv1dRunsAsInt8Conv2dOfHeightOne) {
+  test::GraphBuilder b;
+  auto x = b.input("x", DType::Int8, {1, 4, 20});
+  auto dx = b.call(kDq, {x, 0.03, -2, -128, 127, dt(DType::Int8)});
+  std::vector<double> sw = {0.002, 0.003, 0.0025, 0.004, 0.001}, sb;
+  for (double v : sw) sb.push_back(v * 0.03);
+  auto w = constant(b, "c_w", {5, 4, 3}, ints(60, 255, 127), DType::Int8);
+  auto ws = constant(b, "c_ws", {5}, sw, DType::Float32);
+  auto wz = constant(b, "c_wz", {5}, std::vector<double>(5, 0.0), DType::Int64);
+  auto bq = constant(b, "c_b", {5}, {100, -2000, 37, 0, 900}, DType::Int32);
+  auto bs = constant(b, "c_bs", {5}, sb, DType::Float32);
+  auto dw = b.call(kDqc, {w, ws, wz, 0, -127, 127, dt(DType::Int8)});
+  auto db = b.call(kDqc, {bq, bs, wz, 0, INT32_MIN, INT32_MAX, dt(DType::Int32)});
+  auto conv = b.call("aten.convolution.default",
+                     {dx, dw, db, IntList{2}, IntList{1}, IntList{1}, false, IntList{0}, 1});
+  auto r = b.call("aten.relu.default", {conv});
+  auto q = b.call(kQ, {r, 0.02, -128, -128, 127, dt(DType::Int8)});
+  b.output({q});
+  ir::Graph g = b.g;
+  ir::Graph before = g;
+  Outcome o = runPass("FoldAndAnnotateQParamsPass", g, passes::Profile::INT);
+  ASSERT_EQ(o.result.status, PassStatus::Changed) << o.result.message;
+  EXPECT_EQ(count(g, "aten.convolution.default"), 0u);
+  ASSERT_EQ(count(g, "tosa.CONV2D"), 1u);
+  const ir::Node& c = g.node(*g.nodesOfOp(ir::internOp("tosa.CONV2D")).begin());
+  EXPECT_EQ(g.meta(*c.args[0].ref()).dtype, DType::Int8);
+  EXPECT_EQ(c.meta().shape, (Shape{1, 1, 10, 5}));  // NHWC, height 1
+  EXPECT_EQ(g.meta(*g.outputNode()->args[0].asRefList()->begin()).shape, (Shape{1, 5, 10}));
+  for (uint64_t seed : {1, 2, 3}) {
+    exec::CompareResult cr = compareRuns(before, g, seed);
+    EXPECT_LE(cr.maxSteps, 1) << cr.message;
+  }
+}
+
 TEST(FoldAndAnnotateQParamsPass, LeavesUnquantisedOpsAlone) {
   // dq -> conv -> float output: no quantize after the op, nothing to fold.
   test::GraphBuilder b;
