@@ -66,7 +66,8 @@ bool isSharedInput(std::string_view op) {
                  "aten.select_copy.int", "aten.slice.Tensor", "aten.slice_copy.Tensor", "aten.split.Tensor",
                  "aten.split_copy.Tensor", "aten.split_with_sizes.default", "aten.split_with_sizes_copy.default",
                  "aten.transpose.int", "aten.transpose_copy.int", "aten.tile.default", "aten.flip.default",
-                 "aten.chunk.default", "aten.contiguous.default", "aten.upsample_nearest2d.vec", "aten.pad.default",
+                 "aten.chunk.default", "aten.contiguous.default", "aten.upsample_nearest2d.vec",
+                 "aten.upsample_bilinear2d.vec", "aten.pad.default",
                  "aten.constant_pad_nd.default", "aten.amax.default", "aten.amin.default", "aten.clamp.default",
                  "aten.clamp.Tensor"});
 }

@@ -292,6 +292,8 @@ class FoldAndAnnotateQParamsPass : public passes::InPlacePass {
         op == "aten.bmm.default" || op == "aten.matmul.default")
       return matmul(b, m, *core, act, *outQ);
     if (op == "aten.sum.dim_IntList" && !act) return sum(b, m, *core, *outQ);
+    if ((op == "aten.upsample_bilinear2d.vec" || op == "aten.upsample_nearest2d.vec") && !act)
+      return resize(b, m, *core, *outQ);
     if (act) {  // standalone activation
       auto in = core->args.empty() ? std::nullopt : m.dqInput(core->args[0]);
       if (!in) return std::optional<ValueRef>{};
@@ -549,6 +551,38 @@ class FoldAndAnnotateQParamsPass : public passes::InPlacePass {
     }
     bump(sum_);
     return std::optional<ValueRef>{r};
+  }
+
+  /// upsample on int8: RESIZE in NHWC. NEAREST keeps int8; BILINEAR yields int32 scaled by
+  /// y_n * x_n (the weights' unit), so the zero point times that unit is subtracted and the
+  /// RESCALE divides it out: s_in / (s_out * y_n * x_n).
+  Result<std::optional<ValueRef>> resize(Builder& b, Matcher& m, const ir::Node& n, const QP& out) {
+    auto a = n.args.empty() ? std::nullopt : m.dqInput(n.args[0]);
+    if (!a) return std::optional<ValueRef>{};
+    auto params = resizeParams(n, b.meta(a->src));
+    if (!params) return std::optional<ValueRef>{};  // the float path reports why
+    const int64_t unit = params->bilinear ? params->scale[0] * params->scale[2] : 1;
+    if (params->scale[0] > 2048 || params->scale[2] > 2048) return std::optional<ValueRef>{};  // TOSA int limit
+    ARM_TRY(xt, permute(b, a->src, kToNhwc));
+    ARM_TRY(s, b.constShape(params->scale));
+    ARM_TRY(o, b.constShape(params->offset));
+    ARM_TRY(bo, b.constShape(params->border));
+    ARM_TRY(r0, b.op("tosa.RESIZE", {xt, s, o, bo}, {{"mode", params->bilinear ? "BILINEAR" : "NEAREST_NEIGHBOR"}}));
+    ValueRef r = r0;
+    if (params->bilinear) {
+      if (a->qp.zp != 0) {
+        ARM_TRY(z, b.op("tosa.SUB", {r, b.scalar(DType::Int32, double(a->qp.zp * unit), 4, "zp_unit")}));
+        r = z;
+      }
+      ARM_TRY(y, rescale(b, r, a->qp.scale / (out.scale * double(unit)), 0, DType::Int8, out.zp));
+      r = y;
+    } else if (!(a->qp == out)) {
+      ARM_TRY(y, rescale(b, r, a->qp.scale / out.scale, a->qp.zp, DType::Int8, out.zp));
+      r = y;
+    }
+    ARM_TRY(back, permute(b, r, kToNchw));
+    bump(move_);
+    return std::optional<ValueRef>{back};
   }
 
   /// The int8 weight [O, K] of a linear read through t_copy / permute [1, 0] (addmm, mm) or

@@ -200,45 +200,12 @@ Status rewritePool(ArmRewritePass& self, Rewriter& rw) {
 
 // ---------------------------------------------------------------- resize
 
-int64_t gcd64(int64_t a, int64_t b) { return std::gcd(a, b); }
-
 Status rewriteUpsample(ArmRewritePass& self, Rewriter& rw) {
   const ir::Node& n = rw.node();
-  const std::string op = ir::opName(n.op);
-  const bool bilinear = op.find("bilinear") != std::string::npos;
   ARM_TRY(x, tensorArg(rw, 0, "input"));
-  const ir::TensorMeta& xm = rw.meta(x);
-  const ir::TensorMeta& om = n.meta();
-  if (xm.rank() != 4) return Status::error("expected a rank-4 input");
-  bool alignCorners = false;
-  if (bilinear) {
-    const ir::Arg& ac = sarg(n, 2);
-    alignCorners = ac.asBool() && *ac.asBool();
-  }
-  // Explicit scale factors change PyTorch's index mapping unless they equal out/in.
-  const ir::Arg& sf = sarg(n, bilinear ? 3 : 2);
-  if (auto* fl = std::get_if<ir::FloatList>(&sf.v))
-    for (size_t i = 0; i < fl->size() && i < 2; ++i)
-      if (std::abs((*fl)[i] * double(xm.shape[2 + int(i)]) - double(om.shape[2 + int(i)])) > 1e-9)
-        return Status::error("upsample scale factor that is not out/in is not supported");
-  std::vector<int64_t> scale, offset, border;
-  for (int i = 0; i < 2; ++i) {
-    int64_t in = xm.shape[2 + i], out = om.shape[2 + i], sn, sd, off;
-    if (bilinear && alignCorners) {
-      sn = std::max<int64_t>(out - 1, 1), sd = std::max<int64_t>(in - 1, 1), off = 0;
-      if (out == 1) sn = 1, sd = 1;
-    } else if (bilinear) {
-      // src = (dst + 0.5) * in / out - 0.5  ->  y = dst * 2in + (in - out), scale_n = 2 out
-      sn = 2 * out, sd = 2 * in, off = in - out;
-    } else {
-      // nearest (floor(dst * in / out)) = round-half-up of dst * in / out - 0.5
-      sn = 2 * out, sd = 2 * in, off = -out;
-    }
-    int64_t g = gcd64(gcd64(sn, sd), std::abs(off) == 0 ? gcd64(sn, sd) : std::abs(off));
-    sn /= g, sd /= g, off /= g;
-    int64_t bor = (out - 1) * sd - (in - 1) * sn + off;
-    scale.push_back(sn), scale.push_back(sd), offset.push_back(off), border.push_back(bor);
-  }
+  ARM_TRY(params, resizeParams(n, rw.meta(x)));
+  const bool bilinear = params.bilinear;
+  const std::vector<int64_t>&scale = params.scale, &offset = params.offset, &border = params.border;
   Builder b(rw);
   ARM_TRY(xt, toNhwc(b, x));
   ARM_TRY(s, b.constShape(scale));

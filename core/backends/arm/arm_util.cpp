@@ -3,7 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstring>
+#include <numeric>
 
 #include "core/exec/kernel_util.h"
 #include "core/exec/synth.h"
@@ -161,6 +163,43 @@ std::optional<std::vector<int64_t>> intListArg(const ir::Node& n, size_t i, size
 std::optional<double> numberArg(const ir::Node& n, size_t i) {
   if (i >= n.args.size()) return std::nullopt;
   return n.args[i].number();
+}
+
+Result<ResizeParams> resizeParams(const ir::Node& n, const ir::TensorMeta& xm) {
+  const std::string& op = ir::opName(n.op);
+  ResizeParams p;
+  p.bilinear = op.find("bilinear") != std::string::npos;
+  const ir::TensorMeta& om = n.meta();
+  if (xm.rank() != 4 || om.rank() != 4) return Status::error("expected a rank-4 input");
+  bool alignCorners = false;
+  if (p.bilinear) {
+    const ir::Arg& ac = sarg(n, 2);
+    alignCorners = ac.asBool() && *ac.asBool();
+  }
+  // Explicit scale factors change PyTorch's index mapping unless they equal out/in.
+  const ir::Arg& sf = sarg(n, p.bilinear ? 3 : 2);
+  if (auto* fl = std::get_if<ir::FloatList>(&sf.v))
+    for (size_t i = 0; i < fl->size() && i < 2; ++i)
+      if (std::abs((*fl)[i] * double(xm.shape[2 + int(i)]) - double(om.shape[2 + int(i)])) > 1e-9)
+        return Status::error("upsample scale factor that is not out/in is not supported");
+  for (int i = 0; i < 2; ++i) {
+    int64_t in = xm.shape[2 + i], out = om.shape[2 + i], sn, sd, off;
+    if (p.bilinear && alignCorners) {
+      sn = std::max<int64_t>(out - 1, 1), sd = std::max<int64_t>(in - 1, 1), off = 0;
+      if (out == 1) sn = 1, sd = 1;
+    } else if (p.bilinear) {
+      // src = (dst + 0.5) * in / out - 0.5  ->  y = dst * 2in + (in - out), scale_n = 2 out
+      sn = 2 * out, sd = 2 * in, off = in - out;
+    } else {
+      // nearest (floor(dst * in / out)) = round-half-up of dst * in / out - 0.5
+      sn = 2 * out, sd = 2 * in, off = -out;
+    }
+    int64_t g = std::gcd(std::gcd(sn, sd), std::abs(off) == 0 ? std::gcd(sn, sd) : std::abs(off));
+    sn /= g, sd /= g, off /= g;
+    const int64_t bor = (out - 1) * sd - (in - 1) * sn + off;
+    p.scale.push_back(sn), p.scale.push_back(sd), p.offset.push_back(off), p.border.push_back(bor);
+  }
+  return p;
 }
 
 }  // namespace ls::arm

@@ -111,4 +111,12 @@ const ir::Arg& sarg(const ir::Node& n, int i);
 /// Ints of a resolved arg (int list, or a single int expanded to `expand` copies).
 std::optional<std::vector<int64_t>> sints(const ir::Node& n, int i, size_t expand = 0);
 
+/// TOSA RESIZE operands (scale [y_n, y_d, x_n, x_d], offset, border) and mode for an ATen
+/// upsample_bilinear2d.vec / upsample_nearest2d.vec node reading a rank-4 NCHW input `xm`.
+struct ResizeParams {
+  bool bilinear = false;
+  std::vector<int64_t> scale, offset, border;
+};
+Result<ResizeParams> resizeParams(const ir::Node& n, const ir::TensorMeta& xm);
+
 }  // namespace ls::arm

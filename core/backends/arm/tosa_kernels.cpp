@@ -727,7 +727,7 @@ Status resizeK(KernelCtx& c) {
   auto mode = c.getString(c.argIndex("mode"));
   const bool bilinear = mode && *mode == "BILINEAR";
   Tensor& o = c.newOutput(0);
-  if (!isFloatT(x->dtype())) return c.error("integer RESIZE is not supported by the reference kernel");
+  const bool fp = isFloatT(x->dtype());
   const int64_t N = x->dim(0), IH = x->dim(1), IW = x->dim(2), C = x->dim(3), OH = o.dim(1), OW = o.dim(2);
   const int64_t yn = scale[0], yd = scale[1], xn = scale[2], xd = scale[3], oy0 = offset[0], ox0 = offset[1];
   for (int64_t n = 0; n < N; ++n)
@@ -738,21 +738,35 @@ Status resizeK(KernelCtx& c) {
         int64_t iy = y >= 0 ? y / yn : -((-y + yn - 1) / yn);
         int64_t ix = xx >= 0 ? xx / xn : -((-xx + xn - 1) / xn);
         double dy = double(y - iy * yn) / double(yn), dx = double(xx - ix * xn) / double(xn);
+        // Integer mode: the fractions in units of scale_n; BILINEAR int8 -> int32 scaled by y_n * x_n.
+        const int64_t idy = y - iy * yn, idx = xx - ix * xn;
         for (int64_t ch = 0; ch < C; ++ch) {
           auto at = [&](int64_t yy, int64_t xv) {
             yy = std::clamp<int64_t>(yy, 0, IH - 1);
             xv = std::clamp<int64_t>(xv, 0, IW - 1);
-            return x->getDouble(((n * IH + yy) * IW + xv) * C + ch);
+            return ((n * IH + yy) * IW + xv) * C + ch;
           };
+          const int64_t oi = ((n * OH + oy) * OW + ox) * C + ch;
+          if (!fp) {
+            int64_t v;
+            if (bilinear) {
+              v = x->getInt(at(iy, ix)) * (yn - idy) * (xn - idx) + x->getInt(at(iy, ix + 1)) * (yn - idy) * idx +
+                  x->getInt(at(iy + 1, ix)) * idy * (xn - idx) + x->getInt(at(iy + 1, ix + 1)) * idy * idx;
+            } else {
+              v = x->getInt(at(iy + (2 * idy >= yn ? 1 : 0), ix + (2 * idx >= xn ? 1 : 0)));
+            }
+            o.setInt(oi, v);
+            continue;
+          }
           double v;
           if (bilinear) {
-            v = at(iy, ix) * (1 - dy) * (1 - dx) + at(iy, ix + 1) * (1 - dy) * dx + at(iy + 1, ix) * dy * (1 - dx) +
-                at(iy + 1, ix + 1) * dy * dx;
+            auto xv = [&](int64_t yy, int64_t xc) { return x->getDouble(at(yy, xc)); };
+            v = xv(iy, ix) * (1 - dy) * (1 - dx) + xv(iy, ix + 1) * (1 - dy) * dx + xv(iy + 1, ix) * dy * (1 - dx) +
+                xv(iy + 1, ix + 1) * dy * dx;
           } else {
-            int64_t ny = iy + ((2 * (y - iy * yn)) >= yn ? 1 : 0), nx = ix + ((2 * (xx - ix * xn)) >= xn ? 1 : 0);
-            v = at(ny, nx);
+            v = x->getDouble(at(iy + (2 * idy >= yn ? 1 : 0), ix + (2 * idx >= xn ? 1 : 0)));
           }
-          o.setDouble(((n * OH + oy) * OW + ox) * C + ch, v);
+          o.setDouble(oi, v);
         }
       }
   return Status::ok();

@@ -302,6 +302,36 @@ TEST(FoldAndAnnotateQParamsPass, Conv1dRunsAsInt8Conv2dOfHeightOne) {
   }
 }
 
+TEST(FoldAndAnnotateQParamsPass, UpsampleRunsAsIntegerResize) {
+  // Bilinear (int8 -> int32 RESIZE, zero point removed, RESCALE) and nearest (int8 RESIZE).
+  test::GraphBuilder b;
+  auto x = b.input("x", DType::Int8, {1, 3, 5, 7});
+  auto dx = b.call(kDq, {x, 0.02, -17, -128, 127, dt(DType::Int8)});
+  auto bl = b.call("aten.upsample_bilinear2d.vec", {dx, IntList{15, 14}, false, ir::Arg()});
+  auto qb = b.call(kQ, {bl, 0.03, 4, -128, 127, dt(DType::Int8)});
+  auto ac = b.call("aten.upsample_bilinear2d.vec", {dx, IntList{9, 13}, true, ir::Arg()});
+  auto qa = b.call(kQ, {ac, 0.02, -17, -128, 127, dt(DType::Int8)});
+  auto nn = b.call("aten.upsample_nearest2d.vec", {dx, IntList{10, 21}, ir::Arg()});
+  auto qn = b.call(kQ, {nn, 0.025, 0, -128, 127, dt(DType::Int8)});
+  b.output({qb, qa, qn});
+  ir::Graph g = b.g;
+  ir::Graph before = g;
+  Outcome o = runPass("FoldAndAnnotateQParamsPass", g, passes::Profile::INT);
+  ASSERT_EQ(o.result.status, PassStatus::Changed) << o.result.message;
+  EXPECT_EQ(count(g, "aten.upsample_bilinear2d.vec") + count(g, "aten.upsample_nearest2d.vec"), 0u);
+  EXPECT_EQ(count(g, kQ) + count(g, kDq), 0u);
+  ASSERT_EQ(count(g, "tosa.RESIZE"), 3u);
+  for (ir::NodeId id : g.nodesOfOp(ir::internOp("tosa.RESIZE"))) {
+    const ir::Node& r = g.node(id);
+    const bool bilinear = *r.kwarg("mode")->asString() == "BILINEAR";
+    EXPECT_EQ(r.meta().dtype, bilinear ? DType::Int32 : DType::Int8) << r.name;
+  }
+  for (uint64_t seed : {1, 2, 3}) {
+    exec::CompareResult c = compareRuns(before, g, seed);
+    EXPECT_LE(c.maxSteps, 1) << c.message;
+  }
+}
+
 TEST(FoldAndAnnotateQParamsPass, LeavesUnquantisedOpsAlone) {
   // dq -> conv -> float output: no quantize after the op, nothing to fold.
   test::GraphBuilder b;
