@@ -6,8 +6,11 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cmath>
+#include <optional>
 
 #include "app/cli/commands.h"
+#include "core/exec/executor.h"
 #include "core/exec/synth.h"
 #include "core/exec/verify.h"
 #include "core/io/lstrace.h"
@@ -20,7 +23,8 @@ namespace ls::cli {
 struct VerifyCommand {
   CLI::App* sub = nullptr;
   std::string input, pipeline = "generic", profile = "fp", target = "generic", jsonOut, traceOut;
-  bool each = false, doBisect = false, noReuse = false, stopOnFailure = false, noQuantize = false, elementwise = false;
+  bool each = false, doBisect = false, noReuse = false, stopOnFailure = false, noQuantize = false, elementwise = false,
+       againstFloat = false;
   std::vector<std::string> disabled;
   uint64_t seed = 1;
   double rtol = 1e-4, atol = 1e-5;
@@ -89,6 +93,9 @@ VerifyCommand* addVerifyCommand(CLI::App& app) {
       ->capture_default_str();
   s->add_flag("--stop-on-failure", cmd.stopOnFailure, "with --each: stop the pipeline at the first bad pass");
   s->add_flag("--no-reuse", cmd.noReuse, "with --each: recompute every node after every pass (no value reuse)");
+  s->add_flag("--against-float", cmd.againstFloat,
+              "with --profile int on a float graph: also report how far the quantized source and the lowered graph "
+              "are from the float model (the cost of quantisation vs the cost of the integer lowering)");
   s->add_flag("--no-quantize", cmd.noQuantize,
               "with --profile int: do not quantize a float graph first (it is verified as it is)");
   return &cmd;
@@ -111,7 +118,12 @@ int runVerify(const VerifyCommand& cmd) {
   ops::InferenceCache cache;
   ctx.cache = &cache;
 
+  std::optional<ir::Graph> floatModel;
   if (ctx.profile == passes::Profile::INT && !cmd.noQuantize) {
+    if (cmd.againstFloat && !exec::hasQuantOps(g)) {
+      floatModel = g;
+      exec::materializeConstants(*floatModel);
+    }
     Status qs = quantizeForIntProfile(g, cmd.seed);
     if (!qs) return usageError(qs.message());
   }
@@ -215,6 +227,33 @@ int runVerify(const VerifyCommand& cmd) {
       fmt::print("bisect: {}\n", bis.detail);
     }
   }
+  // Against the float model: the same seeded inputs through the float graph; the error of the
+  // quantized source is what quantisation costs, the lowered graph's adds what lowering costs.
+  struct FloatGap {
+    double sourceAbs = 0, loweredAbs = 0, maxFloat = 0;
+  };
+  std::optional<FloatGap> gap;
+  if (cmd.againstFloat && !floatModel) {
+    fmt::print("against float: not available (the input already holds quantize/dequantize ops, or --profile is not int)\n");
+  } else if (floatModel) {
+    exec::VerifyOptions fo = vo;
+    fo.quantSteps = false;
+    auto fref = exec::Reference::compute(*floatModel, fo);
+    if (!fref) return usageError("against float: " + fref.message());
+    FloatGap fg;
+    for (const exec::Tensor& t : fref->outputs())
+      if (ir::isFloating(t.dtype()))
+        for (int64_t i = 0; i < t.numel(); ++i) fg.maxFloat = std::max(fg.maxFloat, std::abs(t.getDouble(i)));
+    exec::CheckResult qs = fref->check(source), lw = fref->check(g);
+    if (qs.executionFailed || lw.executionFailed)
+      return usageError("against float: " + (qs.executionFailed ? qs.message : lw.message));
+    fg.sourceAbs = qs.semantic.maxAbsError, fg.loweredAbs = lw.semantic.maxAbsError;
+    const double denom = fg.maxFloat > 0 ? fg.maxFloat : 1.0;
+    fmt::print("against float: quantized source max abs {:.4g} ({:.3g} of max|float| {:.4g}); lowered graph max abs "
+               "{:.4g} ({:.3g})\n",
+               fg.sourceAbs, fg.sourceAbs / denom, fg.maxFloat, fg.loweredAbs, fg.loweredAbs / denom);
+    gap = fg;
+  }
   fmt::print("result: {} (pipeline {:.1f} ms, total {:.1f} ms)\n", equivalent ? "EQUIVALENT" : "NOT EQUIVALENT", runMs,
              msSince(t0));
 
@@ -229,6 +268,12 @@ int runVerify(const VerifyCommand& cmd) {
     writeSemantic(w, final.semantic);
     w.field("message", final.message);
     w.endObject();
+    if (gap) {
+      w.key("against_float").beginObject();
+      w.field("max_abs_float", gap->maxFloat).field("quantized_source_max_abs", gap->sourceAbs);
+      w.field("lowered_max_abs", gap->loweredAbs);
+      w.endObject();
+    }
     if (cmd.each) {
       w.key("passes").beginArray();
       for (const exec::PassCheck& c : each.checks()) {

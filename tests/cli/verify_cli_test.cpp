@@ -77,6 +77,29 @@ TEST(VerifyCli, IntProfileQuantizesAFloatGraphFirst) {
   EXPECT_NE(v.out.find("profile int"), std::string::npos) << v.out;
 }
 
+TEST(VerifyCli, AgainstFloatSeparatesQuantisationFromLoweringError) {
+  auto json = scratch("sq_against.json");
+  CliRun v = runCli("verify " + graph("squeezenet1_1") + " --pipeline tosa --profile int --against-float --json " +
+                    json.string());
+  EXPECT_EQ(v.code, 0) << v.out;
+  EXPECT_NE(v.out.find("against float: quantized source max abs"), std::string::npos) << v.out;
+  std::string j = slurp(json);
+  auto field = [&](const std::string& k) {
+    auto at = j.find("\"" + k + "\": ");
+    EXPECT_NE(at, std::string::npos) << k << " in " << j;
+    return at == std::string::npos ? -1.0 : std::stod(j.substr(at + k.size() + 4));
+  };
+  const double maxFloat = field("max_abs_float"), src = field("quantized_source_max_abs"), low = field("lowered_max_abs");
+  // int8 quantisation costs something, and the integer lowering stays close to that cost.
+  EXPECT_GT(maxFloat, 0.0);
+  EXPECT_GT(src, 0.0);
+  EXPECT_LT(src, 0.1 * maxFloat);
+  EXPECT_LT(low, 0.1 * maxFloat);
+  // Nothing to compare with when the float graph is not quantized by the command.
+  CliRun off = runCli("verify " + graph("squeezenet1_1") + " --pipeline tosa --profile int --no-quantize --against-float");
+  EXPECT_NE(off.out.find("against float: not available"), std::string::npos) << off.out;
+}
+
 TEST(VerifyCli, UsageAndInputErrorsExitTwo) {
   CliRun missing = runCli("verify /nonexistent/graph.fxjson.json");
   EXPECT_EQ(missing.code, 2) << missing.out;
