@@ -78,7 +78,22 @@ size_t GraphEditor::replaceUse(ir::NodeId user, ir::ValueRef from, ir::ValueRef 
   return count;
 }
 
+void inheritQuant(ir::Graph& g, const ir::TensorMeta& from, ir::ValueRef to) {
+  if (!from.quant || to.isNone()) return;
+  const ir::TensorMeta& tm = g.meta(to);
+  // Per-tensor qparams hold for any layout of the value (a replacement may be its transpose).
+  if (tm.quant || tm.dtype != from.dtype) return;
+  if (from.quant->scheme != ir::QScheme::PerTensor && tm.shape != from.shape) return;
+  g.mutableNode(to.node).outputs[to.output].quant = from.quant;
+}
+
+void keepQuantAnnotations(const std::vector<ir::TensorMeta>& before, std::vector<ir::TensorMeta>& after) {
+  for (size_t o = 0; o < after.size() && o < before.size(); ++o)
+    if (!after[o].quant && before[o].quant && after[o].dtype == before[o].dtype) after[o].quant = before[o].quant;
+}
+
 size_t GraphEditor::replaceAllUses(ir::ValueRef from, ir::ValueRef to) {
+  inheritQuant(g_, g_.meta(from), to);
   std::vector<ir::NodeId> users(g_.users(from.node).begin(), g_.users(from.node).end());
   size_t count = 0;
   for (ir::NodeId u : users) {
@@ -182,10 +197,7 @@ Status GraphEditor::finish() {
     Status st = ops::inferNode(g_, n, metas, ctx_.inferenceCache());
     if (!st.isOk()) return st;
     ++ctx_.counters.reinferred;
-    // Meta functions do not know qparams: an annotation (e.g. FoldAndAnnotateQParamsPass's)
-    // survives re-inference while the value keeps its dtype.
-    for (size_t o = 0; o < metas.size() && o < n.outputs.size(); ++o)
-      if (!metas[o].quant && n.outputs[o].quant && metas[o].dtype == n.outputs[o].dtype) metas[o].quant = n.outputs[o].quant;
+    keepQuantAnnotations(n.outputs, metas);
     if (metas != n.outputs) {
       changedMeta.insert(n.id);
       g_.mutableNode(n.id).outputs = metas;

@@ -8,6 +8,17 @@
 
 namespace ls::passes {
 
+/// A value that replaces another keeps its quantisation annotation: when `to` (same dtype, and
+/// the same shape unless the qparams are per tensor; no qparams of its own) takes the place of
+/// a value annotated with `from.quant`, it
+/// inherits them, so qparams recorded by a pass (FoldAndAnnotateQParamsPass) survive later
+/// rewrites of the node that carries them.
+void inheritQuant(ir::Graph& g, const ir::TensorMeta& from, ir::ValueRef to);
+
+/// Meta functions do not know qparams: after re-inferring a node, outputs that keep their dtype
+/// keep the annotation they had (`before`: the node's outputs before inference).
+void keepQuantAnnotations(const std::vector<ir::TensorMeta>& before, std::vector<ir::TensorMeta>& after);
+
 /// Edits one graph on behalf of a pass. New nodes record provenance (this pass, derived from
 /// the given nodes). Call finish() once at the end: it re-infers touched nodes and every node
 /// downstream whose input metadata changed, so no metadata is ever left stale.

@@ -1,6 +1,8 @@
 // PassManager, registries and the built-in instrumentations.
 #include "core/passes/pass_manager.h"
 
+#include "core/passes/editor.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -92,9 +94,8 @@ Status VerifierInstrumentation::verifyGraph(const ir::Graph& g) {
     if (!st.isOk()) return Status::error(fmt::format("node '{}': {}", n.name, st.message()));
     st = ops::inferNode(g, n, metas, nullptr);
     if (!st.isOk()) return st;
-    // qparams annotations (not inferable) are kept by re-inference (GraphEditor::finish).
-    for (size_t o = 0; o < metas.size() && o < n.outputs.size(); ++o)
-      if (!metas[o].quant && n.outputs[o].quant && metas[o].dtype == n.outputs[o].dtype) metas[o].quant = n.outputs[o].quant;
+    // qparams annotations (not inferable) are kept by re-inference (GraphEditor, retrace).
+    keepQuantAnnotations(n.outputs, metas);
     if (metas != n.outputs) {
       std::string rec, inf;
       for (auto& m : n.outputs) rec += (rec.empty() ? "" : ", ") + ir::toString(m);

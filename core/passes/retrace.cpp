@@ -2,6 +2,8 @@
 // (shared, same id), downstream re-inference wherever a value's metadata changed.
 #include "core/passes/retrace.h"
 
+#include "core/passes/editor.h"
+
 #include <fmt/format.h>
 
 namespace ls::passes {
@@ -60,6 +62,7 @@ class RetraceEngine {
             // Baseline mode: every node re-inferred; an unchanged result keeps the node version.
             Status st = ops::inferNode(out_, n, metas, cache);
             if (!st.isOk()) return st;
+            keepQuantAnnotations(n.outputs, metas);
             ++ctx_.counters.reinferred;
             if (metas == n.outputs) {
               out_.appendShared(p);
@@ -72,6 +75,7 @@ class RetraceEngine {
         if (copy.kind == ir::NodeKind::Call && (inState == 2 || !fast)) {
           Status st = ops::inferNode(out_, copy, metas, cache);
           if (!st.isOk()) return st;
+          keepQuantAnnotations(copy.outputs, metas);
           ++ctx_.counters.reinferred;
           if (metas != copy.outputs) {
             state_[n.id] = kMetaChanged;
@@ -98,8 +102,11 @@ class RetraceEngine {
         if (rw.replacement_.size() < std::max<size_t>(1, n.outputs.size()))
           rw.replacement_.resize(std::max<size_t>(1, n.outputs.size()));
         bool metaChanged = false;
-        for (size_t i = 0; i < n.outputs.size(); ++i)
-          if (!rw.replacement_[i].isNone() && out_.meta(rw.replacement_[i]) != n.outputs[i]) metaChanged = true;
+        for (size_t i = 0; i < n.outputs.size(); ++i) {
+          if (rw.replacement_[i].isNone()) continue;
+          inheritQuant(out_, n.outputs[i], rw.replacement_[i]);
+          if (out_.meta(rw.replacement_[i]) != n.outputs[i]) metaChanged = true;
+        }
         repl_[n.id] = std::move(rw.replacement_);
         state_[n.id] = metaChanged ? kReplacedMetaChanged : kReplaced;
         changed_ = true;
@@ -109,6 +116,7 @@ class RetraceEngine {
         // Hot but untouched: still dispatched through inference, as upstream does.
         Status inf = ops::inferNode(out_, n, metas, cache);
         if (!inf.isOk()) return inf;
+        keepQuantAnnotations(n.outputs, metas);
         if (metas == n.outputs) {
           out_.appendShared(p);
           continue;
@@ -116,6 +124,7 @@ class RetraceEngine {
       }
       Status inf = ops::inferNode(out_, copy, metas, cache);
       if (!inf.isOk()) return inf;
+      keepQuantAnnotations(n.outputs, metas);
       if (metas != n.outputs) {
         state_[n.id] = kMetaChanged;
         changed_ = true;

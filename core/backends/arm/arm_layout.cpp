@@ -16,6 +16,15 @@ using ir::Shape;
 
 namespace {
 
+/// Per-tensor qparams do not depend on the layout: the NHWC version of an annotated value
+/// keeps them (per-channel ones would need their axis permuted; activations are per tensor).
+void keepPerTensorQuant(ir::Graph& g, const ir::TensorMeta& from, ir::ValueRef to) {
+  if (!from.quant || from.quant->scheme != ir::QScheme::PerTensor) return;
+  const ir::TensorMeta& tm = g.meta(to);
+  if (tm.quant || tm.dtype != from.dtype) return;
+  g.mutableNode(to.node).outputs[to.output].quant = from.quant;
+}
+
 const std::vector<int64_t> kToNhwc{0, 2, 3, 1};
 const std::vector<int64_t> kToNchw{0, 3, 1, 2};
 
@@ -305,6 +314,7 @@ Status ToTosaMemoryFormatPass::transform(passes::GraphEditor& ed) {
       Result<ir::ValueRef> v = onlyUnitDimsMove(m.shape, kToNhwc) ? b.reshape(r, permuteShape(m.shape, kToNhwc))
                                                                   : b.transpose(r, kToNhwc);
       if (!v) return v;
+      keepPerTensorQuant(g, m, *v);
       bump(onlyUnitDimsMove(m.shape, kToNhwc) ? reshapes_ : boundaries_);
       if (r.output == 0) nhwc[r.node] = *v;
       return v;
@@ -332,6 +342,7 @@ Status ToTosaMemoryFormatPass::transform(passes::GraphEditor& ed) {
     if (!attrs) return attrs.status();
     auto conv = b.op(ir::opName(n.op), std::move(attrs->first), std::move(attrs->second), n.name + "_nhwc");
     if (!conv) return conv.status();
+    keepPerTensorQuant(g, n.meta(), *conv);
     // Logical users read one boundary TRANSPOSE back to NCHW (one per producer).
     const ir::TensorMeta& cm = g.meta(*conv);
     Builder after(ed, conv->node, true);

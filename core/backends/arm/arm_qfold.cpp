@@ -246,11 +246,13 @@ class FoldAndAnnotateQParamsPass : public passes::InPlacePass {
     std::sort(ids.begin(), ids.end(), [&](auto a, auto b) { return g.position(a) < g.position(b); });
     for (ir::NodeId id : ids) {
       if (!g.contains(id)) continue;
+      const ir::NodeId firstNew = g.nextId();
       auto r = foldOne(ed, id);
       if (!r) return Status::error(fmt::format("node '{}': {}", g.node(id).name, r.status().message()));
       if (!r.value()) continue;
       ValueRef y = *r.value();
-      g.mutableNode(y.node).outputs[y.output].quant = toQuant(*perTensorQP(g.node(id)));
+      annotateOutputChain(g, y, toQuant(*perTensorQP(g.node(id))), firstNew);
+      annotateInputMoves(g, firstNew);
       ed.replaceAllUses({id, 0}, y);
     }
     if (ed.changed()) ed.eliminateDeadCode();
@@ -309,6 +311,47 @@ class FoldAndAnnotateQParamsPass : public passes::InPlacePass {
     if (op == "aten.avg_pool2d.default" || op == "aten.max_pool2d.default")
       return pool(b, m, *core, *outQ, op == "aten.avg_pool2d.default");
     return reemit(b, m, *core, *outQ);
+  }
+
+  /// The output qparams on the folded value and on the int8 values it is a view of: from `y`
+  /// back through the CLAMP / transposes / reshapes emitted by this fold (ids >= firstNew) to
+  /// the RESCALE or op that produced them, so the NHWC values keep the annotation when the
+  /// layout passes later cancel the transposes around them.
+  static void annotateOutputChain(ir::Graph& g, ValueRef y, std::shared_ptr<const ir::QuantParams> q,
+                                  ir::NodeId firstNew) {
+    static const std::vector<std::string> kThrough = {"tosa.CLAMP", "tosa.RESHAPE", "aten.permute_copy.default",
+                                                      "aten.view_copy.default"};
+    ValueRef v = y;
+    while (v.node >= firstNew) {
+      const ir::Node& n = g.node(v.node);
+      if (!n.isCall() || n.outputs[v.output].dtype != DType::Int8 || n.outputs[v.output].quant) break;
+      g.mutableNode(v.node).outputs[v.output].quant = q;
+      if (std::find(kThrough.begin(), kThrough.end(), ir::opName(n.op)) == kThrough.end() || n.args.empty() ||
+          !n.args[0].ref())
+        break;
+      v = *n.args[0].ref();
+    }
+  }
+
+  /// Input side: the int8 values this fold moved (NHWC permute, slices of unread rows, views)
+  /// carry the qparams of the value they were moved from.
+  static void annotateInputMoves(ir::Graph& g, ir::NodeId firstNew) {
+    static const std::vector<std::string> kMoves = {"aten.permute_copy.default", "aten.slice_copy.Tensor",
+                                                    "aten.view_copy.default", "tosa.RESHAPE"};
+    std::vector<ir::NodeId> ids;
+    for (ir::NodeId id = firstNew; id < g.nextId(); ++id)
+      if (g.contains(id)) ids.push_back(id);
+    std::sort(ids.begin(), ids.end(), [&](auto a, auto b) { return g.position(a) < g.position(b); });
+    for (ir::NodeId id : ids) {
+      const ir::Node& n = g.node(id);
+      if (!n.isCall() || n.outputs.size() != 1 || n.outputs[0].dtype != DType::Int8 || n.outputs[0].quant ||
+          n.args.empty() || !n.args[0].ref())
+        continue;
+      if (std::find(kMoves.begin(), kMoves.end(), ir::opName(n.op)) == kMoves.end()) continue;
+      const ir::TensorMeta& in = g.meta(*n.args[0].ref());
+      if (in.dtype == DType::Int8 && in.quant && in.quant->scheme == ir::QScheme::PerTensor)
+        g.mutableNode(id).outputs[0].quant = in.quant;
+    }
   }
 
   static bool isFusableCore(const ir::Node& n) {

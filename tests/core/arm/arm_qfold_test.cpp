@@ -372,6 +372,12 @@ TEST(DecomposeQuantizeDequantizePass, RemainingQdqBecomeTosaOps) {
   runPass("DeadCodeEliminationPass", g, passes::Profile::INT);
   EXPECT_EQ(count(g, kQ) + count(g, kDq) + count(g, kDqc), 0u);
   EXPECT_GE(count(g, "tosa.CAST"), 2u);
+  // The int8 value the quantize became keeps the quantize's qparams.
+  const ir::TensorMeta& qm = g.meta(g.outputNode()->args[0].asRefList()->at(1));
+  EXPECT_EQ(qm.dtype, DType::Int8);
+  ASSERT_NE(qm.quant, nullptr);
+  EXPECT_DOUBLE_EQ(qm.quant->scales[0], 0.02);
+  EXPECT_EQ(qm.quant->zeroPoints[0], 7);
   for (ir::NodeId id : g.nodesOfOp(ir::internOp("aten.mul.Tensor")))  // the weight is a float constant now
     EXPECT_EQ(g.node(g.node(id).args[1].ref()->node).kind, ir::NodeKind::GetAttr);
   for (uint64_t seed : {1, 5}) {

@@ -112,6 +112,17 @@ TEST_P(TosaIntRealGraph, LowersToIntegerTosaWithinQuantisationSteps) {
   // Linear layers and matmuls run as int8 MATMUL with int32 accumulation.
   for (ir::NodeId id : low.nodesOfOp(ir::internOp("tosa.MATMUL")))
     if (c.integerOnly) EXPECT_EQ(low.meta(*low.node(id).args[0].ref()).dtype, ir::DType::Int8) << low.node(id).name;
+  // Every int8 activation carries its qparams (recorded by FoldAndAnnotateQParamsPass, kept
+  // through the layout, transpose and q/dq passes that rewrite the nodes holding them).
+  size_t int8Values = 0;
+  std::string unannotated;
+  for (const ir::NodePtr& p : low.nodes())
+    if (p->isCall() && p->outputs.size() == 1 && p->meta().dtype == ir::DType::Int8) {
+      ++int8Values;
+      if (!p->meta().quant) unannotated += p->name + " ";
+    }
+  EXPECT_GT(int8Values, 0u);
+  if (c.integerOnly) EXPECT_EQ(unannotated, "");
   if (c.integerOnly) {
     std::vector<std::string> islands = floatIslands(low);
     std::string list;
