@@ -94,7 +94,8 @@ TEST_P(TosaIntRealGraph, LowersToIntegerTosaWithinQuantisationSteps) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Int, TosaIntRealGraph,
-                         ::testing::Values(IntCase{"squeezenet1_1", 1}, IntCase{"resnet18", 2}, IntCase{"mobilenet_v2", 4}),
+                         ::testing::Values(IntCase{"squeezenet1_1", 1}, IntCase{"resnet18", 2}, IntCase{"mobilenet_v2", 4},
+                                           IntCase{"efficientnet_b0", 2}, IntCase{"mobilenet_v3_small", 3}),
                          [](const auto& p) { return std::string(p.param.model); });
 
 }  // namespace
