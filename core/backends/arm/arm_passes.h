@@ -19,6 +19,7 @@ void registerArmLayoutPasses(passes::PassRegistry& r);
 void registerArmCleanupPasses(passes::PassRegistry& r);
 void registerArmIntPasses(passes::PassRegistry& r);
 void registerArmQFoldPasses(passes::PassRegistry& r);
+void registerArmTablePasses(passes::PassRegistry& r);
 
 /// scale ~= multiplier * 2^-shift for RESCALE (31-bit multiplier, shift in [2, 62]).
 Result<std::pair<int64_t, int64_t>> quantizeScale(double scale);

@@ -12,6 +12,7 @@ void registerArmPasses(passes::PassRegistry& r) {
   registerArmCleanupPasses(r);
   registerArmIntPasses(r);
   registerArmQFoldPasses(r);
+  registerArmTablePasses(r);
 }
 
 namespace {
@@ -20,8 +21,9 @@ namespace {
 /// permutes around NHWC-only operators).
 std::vector<std::string> commonPrefix() {
   return {
-      // 1. node transforms before Q/DQ folding
-      "RemoveNoopClonePass", "CleanupGetItemPass", "ConvertToClampPass", "DecomposeLayerNormPass",
+      // 1. node transforms before Q/DQ folding (INT: quantised unary ops become TABLEs before the
+      //    float decompositions below would take them apart)
+      "InsertTableOpsPass", "RemoveNoopClonePass", "CleanupGetItemPass", "ConvertToClampPass", "DecomposeLayerNormPass",
       "DecomposeMeanDimPass", "DecomposeHardswishPass", "DecomposeHardsigmoidPass", "DecomposeSiluPass",
       "DecomposeGeluPass", "DecomposeAsStridedCopyPass", "DecomposeMaskedFillPass", "DecomposeRollPass",
       "DecomposeSliceScatterPass", "DecomposeFactoriesPass",

@@ -54,58 +54,6 @@ const char* kDq = "quantized_decomposed.dequantize_per_tensor.default";
 const char* kQc = "quantized_decomposed.quantize_per_channel.default";
 const char* kDqc = "quantized_decomposed.dequantize_per_channel.default";
 
-/// Per-tensor qparams of a q/dq node (args: x, scale, zero_point, qmin, qmax, dtype).
-struct QP {
-  double scale = 0;
-  int64_t zp = 0, qmin = -128, qmax = 127;
-  bool operator==(const QP& o) const { return scale == o.scale && zp == o.zp && qmin == o.qmin && qmax == o.qmax; }
-};
-
-std::optional<QP> perTensorQP(const ir::Node& n) {
-  auto s = sarg(n, 1).number();
-  auto z = sarg(n, 2).asInt();
-  auto lo = sarg(n, 3).asInt(), hi = sarg(n, 4).asInt();
-  if (!s || !z || !(*s > 0)) return std::nullopt;
-  QP q{*s, *z, lo ? *lo : -128, hi ? *hi : 127};
-  return q;
-}
-
-std::shared_ptr<const ir::QuantParams> toQuant(const QP& q, DType storage = DType::Int8) {
-  auto p = std::make_shared<ir::QuantParams>();
-  p->scheme = ir::QScheme::PerTensor;
-  p->storage = storage;
-  p->qmin = q.qmin, p->qmax = q.qmax;
-  p->scales = {q.scale};
-  p->zeroPoints = {q.zp};
-  return p;
-}
-
-/// A dequantize_per_tensor input of int8 storage: its int8 source and qparams.
-struct DqIn {
-  ValueRef src;
-  QP qp;
-};
-
-class Matcher {
- public:
-  explicit Matcher(const ir::Graph& g) : g_(g) {}
-  const ir::Node* producer(const ir::Arg& a) const {
-    const ir::ValueRef* r = a.ref();
-    return r ? g_.find(r->node) : nullptr;
-  }
-  std::optional<DqIn> dqInput(const ir::Arg& a) const {
-    static const ir::OpId dq = ir::internOp(kDq);
-    const ir::Node* p = producer(a);
-    if (!p || p->op != dq || p->args.empty() || !p->args[0].ref()) return std::nullopt;
-    if (g_.meta(*p->args[0].ref()).dtype != DType::Int8) return std::nullopt;
-    auto qp = perTensorQP(*p);
-    if (!qp) return std::nullopt;
-    return DqIn{*p->args[0].ref(), *qp};
-  }
-  bool singleUser(ir::NodeId id) const { return g_.users(id).size() == 1; }
-  const ir::Graph& g_;
-};
-
 /// Activation bounds (float) of relu / hardtanh / clamp; nullopt when the node is not one.
 struct Act {
   double lo = -INFINITY, hi = INFINITY;

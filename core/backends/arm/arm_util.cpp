@@ -121,6 +121,35 @@ passes::ShouldRun ArmRewritePass::shouldRun(const ir::Graph& g, const passes::Pa
   return targetScan(g);
 }
 
+std::optional<QP> perTensorQP(const ir::Node& n) {
+  auto s = sarg(n, 1).number();
+  auto z = sarg(n, 2).asInt();
+  auto lo = sarg(n, 3).asInt(), hi = sarg(n, 4).asInt();
+  if (!s || !z || !(*s > 0)) return std::nullopt;
+  QP q{*s, *z, lo ? *lo : -128, hi ? *hi : 127};
+  return q;
+}
+
+std::shared_ptr<const ir::QuantParams> toQuant(const QP& q, ir::DType storage) {
+  auto p = std::make_shared<ir::QuantParams>();
+  p->scheme = ir::QScheme::PerTensor;
+  p->storage = storage;
+  p->qmin = q.qmin, p->qmax = q.qmax;
+  p->scales = {q.scale};
+  p->zeroPoints = {q.zp};
+  return p;
+}
+
+std::optional<DqIn> Matcher::dqInput(const ir::Arg& a) const {
+  static const ir::OpId dq = ir::internOp("quantized_decomposed.dequantize_per_tensor.default");
+  const ir::Node* p = producer(a);
+  if (!p || p->op != dq || p->args.empty() || !p->args[0].ref()) return std::nullopt;
+  if (g_.meta(*p->args[0].ref()).dtype != ir::DType::Int8) return std::nullopt;
+  auto qp = perTensorQP(*p);
+  if (!qp) return std::nullopt;
+  return DqIn{*p->args[0].ref(), *qp, p};
+}
+
 const ir::TensorMeta* argMeta(const passes::Rewriter& rw, size_t i) {
   const ir::Node& n = rw.node();
   if (i >= n.args.size() || !n.args[i].ref()) return nullptr;

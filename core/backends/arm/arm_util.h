@@ -1,10 +1,12 @@
 // Helpers shared by the Arm TOSA passes: a node builder over the retrace Rewriter or the
 // in-place GraphEditor, constant materialisation (data or the executor's synthesised values,
 // so lowered weights are exactly the ones the source graph runs with), TOSA operand helpers
-// (CONST_SHAPE, zero points, MUL shift) and the pass base with profile/target gates.
+// (CONST_SHAPE, zero points, MUL shift), per-tensor q/dq matching of the INT passes and the
+// pass base with profile/target gates.
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -96,6 +98,42 @@ class ArmRewritePass : public passes::RetracePass {
   Fn fn_;
   Gate gate_;
   size_t rewritten_;
+};
+
+// ---- PT2E quantisation (INT profile): per-tensor q/dq matching ----
+
+/// Per-tensor qparams of a quantize/dequantize_per_tensor node (args: x, scale, zero_point,
+/// qmin, qmax, dtype).
+struct QP {
+  double scale = 0;
+  int64_t zp = 0, qmin = -128, qmax = 127;
+  bool operator==(const QP& o) const { return scale == o.scale && zp == o.zp && qmin == o.qmin && qmax == o.qmax; }
+};
+/// nullopt unless the scale is a positive number and the zero point an int.
+std::optional<QP> perTensorQP(const ir::Node& n);
+/// TensorMeta::quant of a value stored as `storage` with qparams q.
+std::shared_ptr<const ir::QuantParams> toQuant(const QP& q, ir::DType storage = ir::DType::Int8);
+
+/// A dequantize_per_tensor input of int8 storage: its int8 source, qparams and the
+/// dequantize node itself.
+struct DqIn {
+  ValueRef src;
+  QP qp;
+  const ir::Node* node = nullptr;
+};
+
+/// Producer lookups of the q/dq pattern matchers.
+class Matcher {
+ public:
+  explicit Matcher(const ir::Graph& g) : g_(g) {}
+  const ir::Node* producer(const ir::Arg& a) const {
+    const ir::ValueRef* r = a.ref();
+    return r ? g_.find(r->node) : nullptr;
+  }
+  /// The dequantize_per_tensor producing `a` when it reads an int8 value with per-tensor qparams.
+  std::optional<DqIn> dqInput(const ir::Arg& a) const;
+  bool singleUser(ir::NodeId id) const { return g_.users(id).size() == 1; }
+  const ir::Graph& g_;
 };
 
 /// Profile/target gate check shared by the Arm passes.

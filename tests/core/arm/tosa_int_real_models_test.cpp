@@ -144,7 +144,8 @@ TEST_P(TosaIntRealGraph, LowersToIntegerTosaWithinQuantisationSteps) {
 
 INSTANTIATE_TEST_SUITE_P(Int, TosaIntRealGraph,
                          ::testing::Values(IntCase{"squeezenet1_1", 1, true}, IntCase{"resnet18", 2, true},
-                                           IntCase{"mobilenet_v2", 4, true}, IntCase{"wav2letter", 1, false}),
+                                           IntCase{"mobilenet_v2", 4, true}, IntCase{"wav2letter", 1, false},
+                                           IntCase{"efficientnet_b0", 2, true}, IntCase{"mobilenet_v3_small", 3, true}),
                          [](const auto& p) { return std::string(p.param.model); });
 
 }  // namespace
