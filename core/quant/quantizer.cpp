@@ -535,6 +535,15 @@ std::vector<float> symmetricChannelScales(const exec::Tensor& w, int axis, const
   return scales;
 }
 
+/// The quantize kernels' arithmetic for one value: clamp(round_half_even(x * inv) + zp, qmin,
+/// qmax) in float32; NaN maps to the zero point.
+int64_t quantizeValue(float x, float inv, int64_t zp, int64_t qmin, int64_t qmax) {
+  const float v = x * inv;
+  if (std::isnan(v)) return std::clamp(zp, qmin, qmax);
+  const float r = roundHalfEven(v) + float(zp);
+  return r <= float(qmin) ? qmin : r >= float(qmax) ? qmax : int64_t(r);
+}
+
 /// quantize_per_channel arithmetic: clamp(round(x * (1 / scale)) + zp, qmin, qmax).
 exec::Tensor quantizeChannels(const exec::Tensor& w, int axis, const std::vector<float>& scales, int64_t qmin,
                               int64_t qmax, DType storage) {
@@ -544,10 +553,18 @@ exec::Tensor quantizeChannels(const exec::Tensor& w, int axis, const std::vector
   exec::Tensor q(storage, w.shape());
   for (int64_t i = 0; i < w.numel(); ++i) {
     const float inv = 1.0f / scales[size_t((i / inner) % channels)];
-    const float r = roundHalfEven(float(w.getDouble(i)) * inv);
-    int64_t v = r <= float(qmin) ? qmin : r >= float(qmax) ? qmax : int64_t(r);
-    q.setInt(i, v);
+    q.setInt(i, quantizeValue(float(w.getDouble(i)), inv, 0, qmin, qmax));
   }
+  return q;
+}
+
+/// quantize_per_tensor.default arithmetic (scale passed as a number: inv = float(1 / scale)),
+/// int8 storage: the values a folded quantize of a constant produces.
+exec::Tensor quantizeTensor(const exec::Tensor& x, const QParams& p, int64_t qmin, int64_t qmax) {
+  const float inv = float(1.0 / p.scale);
+  exec::Tensor q(DType::Int8, x.shape());
+  for (int64_t i = 0; i < x.numel(); ++i)
+    q.setInt(i, quantizeValue(float(x.getDouble(i)), inv, p.zeroPoint, qmin, qmax));
   return q;
 }
 
@@ -560,10 +577,11 @@ std::string QuantizeReport::summary() const {
   std::string tfa;
   for (const std::string& p : tfaChanged) tfa += (tfa.empty() ? "" : ", ") + p;
   return fmt::format(
-      "{} activation q/dq pairs ({} observers), {} per-channel int8 weights, {} int32 biases, {} batch norms folded, "
-      "{} nodes annotated, {} nodes left float by config; transform-for-annotation: {}",
-      quantizePerTensor, observers, perChannelWeights, int32Biases, batchNormsFolded, annotatedNodes, disallowed,
-      tfa.empty() ? "no changes" : tfa);
+      "{} activation q/dq pairs ({} observers), {} per-channel int8 weights, {} int32 biases, {} per-tensor int8 "
+      "constants, {} batch norms folded, {} nodes annotated, {} nodes left float by config; "
+      "transform-for-annotation: {}",
+      quantizePerTensor, observers, perChannelWeights, int32Biases, foldedConstants, batchNormsFolded, annotatedNodes,
+      disallowed, tfa.empty() ? "no changes" : tfa);
 }
 
 std::string moduleOf(const ir::Graph& g, const ir::Node& n) {
@@ -842,16 +860,29 @@ Result<QuantizeReport> quantizeGraph(ir::Graph& g, const QuantizeOptions& o) {
     ++report.int32Biases;
   }
 
+  // A float constant annotated as an operand (layer-norm weight of a mul, its bias in an add,
+  // a position embedding, a class token in a cat) is observed like an activation; with
+  // fold_quantize its quantize is constant-folded as convert_pt2e does: int8 constant -> dq.
   auto emitActivation = [&](NodeId v) -> Status {
     const QParams& p = qp[size_t(rootOf[v])];
-    auto q = rb.call(kQ, {ValueRef{v, 0}, p.scale, p.zeroPoint, o.spec.actQmin, o.spec.actQmax, i8},
-                     "quantize_per_tensor_default", v);
-    if (!q) return q.status();
-    auto dq = rb.call(kDQ, {*q, p.scale, p.zeroPoint, o.spec.actQmin, o.spec.actQmax, i8},
+    const ir::Node& vn = g.node(v);
+    const ir::Constant* c = vn.kind == ir::NodeKind::GetAttr ? g.constant(vn.target) : nullptr;
+    ValueRef qv;
+    if (o.foldWeightQuantize && c && c->hasData() && c->dtype == DType::Float32) {
+      qv = rb.constant(c->name + "_int8", c->fqn.empty() ? c->name : c->fqn,
+                       quantizeTensor(valuesOf(*c), p, o.spec.actQmin, o.spec.actQmax), v);
+      ++report.foldedConstants;
+    } else {
+      auto q = rb.call(kQ, {ValueRef{v, 0}, p.scale, p.zeroPoint, o.spec.actQmin, o.spec.actQmax, i8},
+                       "quantize_per_tensor_default", v);
+      if (!q) return q.status();
+      qv = *q;
+      ++report.quantizePerTensor;
+    }
+    auto dq = rb.call(kDQ, {qv, p.scale, p.zeroPoint, o.spec.actQmin, o.spec.actQmax, i8},
                       "dequantize_per_tensor_default", v);
     if (!dq) return dq.status();
     remap[v] = *dq;
-    ++report.quantizePerTensor;
     ++report.dequantizePerTensor;
     ++report.quantizedValues;
     usedRoots.insert(rootOf[v]);

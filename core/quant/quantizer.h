@@ -16,7 +16,8 @@
 //      shared specs for relu/pools/permute, input-shared specs for views/slices, ...).
 //   4. calibration: min/max over `calibrationRuns` seeded inputs (one observer per value, values
 //      with shared specs share one observer).
-//   5. convert: q/dq pairs inserted, weights folded to int8 constants (fold_quantize=True).
+//   5. convert: q/dq pairs inserted, weights folded to int8 constants (fold_quantize=True), as
+//      are float constants annotated as operands (layer-norm weight/bias, embeddings).
 // Graphs that already hold quantized_decomposed ops are left as they are.
 #pragma once
 
@@ -54,7 +55,9 @@ struct QuantizeOptions {
   /// prepare_pt2e folds batch norm into the preceding conv.
   bool foldBatchNorm = true;
   /// convert_pt2e(fold_quantize=True): weights become int8 constants feeding
-  /// dequantize_per_channel. false: float weight -> quantize_per_channel -> dequantize_per_channel.
+  /// dequantize_per_channel, and float constants read as activation operands (a layer norm's
+  /// weight in a mul, its bias in an add) int8 constants feeding dequantize_per_tensor.
+  /// false: float constant -> quantize_per_channel / quantize_per_tensor -> dequantize.
   bool foldWeightQuantize = true;
   /// Extra transform-for-annotation passes by registered name, run after the built-in ones.
   std::vector<std::string> extraTfaPasses;
@@ -67,10 +70,14 @@ struct QuantizeReport {
   size_t batchNormsFolded = 0;
   size_t annotatedNodes = 0;
   size_t observers = 0;           ///< distinct activation observers (= distinct activation qparams)
-  size_t quantizedValues = 0;     ///< activation values given a q/dq pair
+  size_t quantizedValues = 0;     ///< values given a q/dq pair (or a folded int8 constant + dq)
   size_t quantizePerTensor = 0, dequantizePerTensor = 0;
+  /// Float constants annotated as operands (e.g. a layer norm's weight and bias), folded to
+  /// int8 per-tensor constants feeding dequantize_per_tensor (foldWeightQuantize).
+  size_t foldedConstants = 0;
   size_t perChannelWeights = 0, int32Biases = 0;
-  /// One line, e.g. "74 q/dq pairs (52 observers), 53 per-channel weights, 53 int32 biases, ...".
+  /// One line, e.g. "74 activation q/dq pairs (52 observers), 53 per-channel int8 weights, 53 int32
+  /// biases, 2 per-tensor int8 constants, ...".
   std::string summary() const;
 };
 

@@ -48,6 +48,44 @@ class DecomposeMeanDimPass : public passes::RetracePass {
   size_t decomposed_;
 };
 
+/// native_layer_norm(x, normalized_shape, w, b, eps) -> mean = sum(x, dims) * (1 / N),
+/// d = x - mean, var = sum(d * d, dims) * (1 / N), rstd = rsqrt(var + eps), y = d * rstd
+/// [* w] [+ b] over the trailing normalized dims, keepdim (upstream DecomposeLayerNormPass;
+/// the means are emitted as sum * 1/N directly, the variance reuses d). Outputs 1 and 2
+/// (mean, rstd) are the decomposition's mean and rstd: their getitem users are rewired. Only
+/// float32 inputs are decomposed (nothing else is quantised).
+class DecomposeLayerNormPass : public passes::RetracePass {
+ public:
+  DecomposeLayerNormPass();
+
+ protected:
+  Status rewrite(passes::Rewriter& rw) override;
+  size_t decomposed_;
+};
+
+/// _softmax(x, dim, half_to_float) / softmax.int(x, dim, dtype) -> the numerically stable
+/// form exp(x - amax(x)) * reciprocal(sum(exp(x - amax(x)))) (upstream DecomposeSoftmaxPass,
+/// see tfa_passes.cpp for why the stable variant). Only float32 in and out.
+class DecomposeSoftmaxPass : public passes::RetracePass {
+ public:
+  DecomposeSoftmaxPass();
+
+ protected:
+  Status rewrite(passes::Rewriter& rw) override;
+  size_t decomposed_;
+};
+
+/// _log_softmax(x, dim, half_to_float) / log_softmax.int(x, dim, dtype) ->
+/// (x - amax(x)) - log(sum(exp(x - amax(x)))). Only float32 in and out.
+class DecomposeLogSoftmaxPass : public passes::RetracePass {
+ public:
+  DecomposeLogSoftmaxPass();
+
+ protected:
+  Status rewrite(passes::Rewriter& rw) override;
+  size_t decomposed_;
+};
+
 /// The built-in transform-for-annotation passes, in order.
 std::vector<std::unique_ptr<passes::Pass>> builtinTfaPasses();
 
