@@ -57,6 +57,11 @@ struct ExecOptions {
   bool checkMetadata = true;
   /// Record the time spent per op (see Executor::profile()).
   bool profile = false;
+  /// Matrix products (mm, bmm, addmm, linear, convolution via GEMM) accumulate in double. A
+  /// fake-quantised graph then rounds its products to quantisation steps as the exact int32
+  /// accumulation of an integer lowering does, instead of flipping ties that float32
+  /// summation order moved (INT verification turns it on).
+  bool exactAccumulation = false;
 };
 
 class Executor;

@@ -164,4 +164,23 @@ void gemm(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const fl
   }
 }
 
+void gemmExact(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb, float* C,
+               int64_t ldc, bool accumulate, int threads) {
+  if (M <= 0 || N <= 0) return;
+  parallelFor(threads, M, N * K, [&](int64_t m0, int64_t m1) {
+    std::vector<double> acc(static_cast<size_t>(N));
+    for (int64_t i = m0; i < m1; ++i) {
+      float* c = C + i * ldc;
+      for (int64_t j = 0; j < N; ++j) acc[size_t(j)] = accumulate ? double(c[j]) : 0.0;
+      for (int64_t k = 0; k < K; ++k) {
+        const double a = A[i * lda + k];
+        if (a == 0.0) continue;
+        const float* b = B + k * ldb;
+        for (int64_t j = 0; j < N; ++j) acc[size_t(j)] += a * double(b[j]);
+      }
+      for (int64_t j = 0; j < N; ++j) c[j] = float(acc[size_t(j)]);
+    }
+  });
+}
+
 }  // namespace ls::exec

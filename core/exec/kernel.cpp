@@ -13,6 +13,8 @@ namespace ls::exec {
 using ir::Arg;
 using ir::ArgKind;
 
+bool KernelCtx::exactAccumulation() const { return executor_.options().exactAccumulation; }
+
 KernelCtx::KernelCtx(Executor& executor, const ir::Graph& graph, const ir::Node& node, const ops::OpSchema* schema,
                      const std::vector<std::vector<Tensor>>& values, const std::vector<ir::TensorMeta>& outMetas,
                      int threads)

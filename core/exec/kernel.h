@@ -45,6 +45,8 @@ class KernelCtx {
   Executor& executor() { return executor_; }
   /// Threads a kernel may use (>= 1).
   int threads() const { return threads_; }
+  /// Matrix products accumulate in double (ExecOptions::exactAccumulation).
+  bool exactAccumulation() const;
 
   // ---- args ----
   const ir::Arg& arg(int i) const;

@@ -70,7 +70,7 @@ void convDepthwise(const Conv2dGeom& g, const float* x, const float* w, float* o
 
 /// General grouped conv: im2col per (image, group) + GEMM; 1x1 stride-1 unpadded convs
 /// multiply the input directly.
-void convIm2col(const Conv2dGeom& g, const float* x, const float* w, float* out, int threads) {
+void convIm2col(const Conv2dGeom& g, const float* x, const float* w, float* out, int threads, bool exact) {
   const int64_t cinG = g.cin / g.groups, coutG = g.cout / g.groups;
   const int64_t K = cinG * g.kh * g.kw, P = g.oh * g.ow;
   const bool pointwise = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0;
@@ -81,7 +81,7 @@ void convIm2col(const Conv2dGeom& g, const float* x, const float* w, float* out,
       const float* wg = w + gr * coutG * K;
       float* og = out + (n * g.cout + gr * coutG) * P;
       if (pointwise) {
-        gemm(coutG, P, K, wg, K, xg, P, og, P, false, threads);
+        gemmFor(exact, coutG, P, K, wg, K, xg, P, og, P, false, threads);
         continue;
       }
       parallelFor(threads, K, P, [&](int64_t b, int64_t e) {
@@ -104,7 +104,7 @@ void convIm2col(const Conv2dGeom& g, const float* x, const float* w, float* out,
           }
         }
       });
-      gemm(coutG, P, K, wg, K, col.data(), P, og, P, false, threads);
+      gemmFor(exact, coutG, P, K, wg, K, col.data(), P, og, P, false, threads);
     }
   }
 }
@@ -168,7 +168,7 @@ Status convolution(KernelCtx& c) {
   float* o = out.data<float>();
   if (transposed) convTransposed(g, x->data<float>(), w->data<float>(), o, c.threads());
   else if (g.cin / g.groups == 1 && g.groups > 1) convDepthwise(g, x->data<float>(), w->data<float>(), o, c.threads());
-  else convIm2col(g, x->data<float>(), w->data<float>(), o, c.threads());
+  else convIm2col(g, x->data<float>(), w->data<float>(), o, c.threads(), c.exactAccumulation());
   if (c.has(2)) {
     LS_EXEC_TRY(b, c.tensor(2));
     LS_RETURN_IF_ERROR(requireFloat32(c, *b, "bias"));
@@ -208,7 +208,7 @@ Status mm(KernelCtx& c) {
   Tensor& out = c.newOutput(0);
   const int64_t M = a->dim(0), K = a->dim(1), N = b->dim(1);
   if (a->dtype() == DType::Float32)
-    gemm(M, N, K, a->data<float>(), K, b->data<float>(), N, out.data<float>(), N, false, c.threads());
+    gemmFor(c.exactAccumulation(), M, N, K, a->data<float>(), K, b->data<float>(), N, out.data<float>(), N, false, c.threads());
   else
     naiveMatmul(*a, 0, *b, 0, out, 0, M, N, K);
   return Status::ok();
@@ -221,8 +221,8 @@ Status bmm(KernelCtx& c) {
   const int64_t B = a->dim(0), M = a->dim(1), K = a->dim(2), N = b->dim(2);
   for (int64_t i = 0; i < B; ++i) {
     if (a->dtype() == DType::Float32)
-      gemm(M, N, K, a->data<float>() + i * M * K, K, b->data<float>() + i * K * N, N, out.data<float>() + i * M * N, N,
-           false, c.threads());
+      gemmFor(c.exactAccumulation(), M, N, K, a->data<float>() + i * M * K, K, b->data<float>() + i * K * N, N,
+              out.data<float>() + i * M * N, N, false, c.threads());
     else
       naiveMatmul(*a, i * M * K, *b, i * K * N, out, i * M * N, M, N, K);
   }
@@ -251,7 +251,7 @@ Status addmm(KernelCtx& c) {
   }
   float* o = out.data<float>();
   std::vector<float> prod(size_t(M * N));
-  gemm(M, N, K, a->data<float>(), K, b->data<float>(), N, prod.data(), N, false, c.threads());
+  gemmFor(c.exactAccumulation(), M, N, K, a->data<float>(), K, b->data<float>(), N, prod.data(), N, false, c.threads());
   std::vector<float> sbuf;
   const float* s = floatData(*self, sbuf);
   std::vector<int64_t> ss = broadcastStrides(self->shape(), out.shape());
@@ -280,7 +280,8 @@ Status linear(KernelCtx& c) {
   const float* wd = w->data<float>();
   for (int64_t o = 0; o < outF; ++o)
     for (int64_t i = 0; i < in; ++i) wt[size_t(i * outF + o)] = wd[o * in + i];
-  gemm(rows, outF, in, x->data<float>(), in, wt.data(), outF, out.data<float>(), outF, false, c.threads());
+  gemmFor(c.exactAccumulation(), rows, outF, in, x->data<float>(), in, wt.data(), outF, out.data<float>(), outF, false,
+          c.threads());
   if (c.has(2)) {
     LS_EXEC_TRY(b, c.tensor(2));
     std::vector<float> bbuf;

@@ -114,7 +114,7 @@ Result<Reference> Reference::compute(const ir::Graph& source, const VerifyOption
   r.opts_ = opts;
   r.constants_ = constants ? std::move(constants) : std::make_shared<ConstantCache>();
   r.inputs_ = synthesizeInputs(source, opts.seed);
-  Executor ex(ExecOptions{.threads = opts.threads}, r.constants_);
+  Executor ex(ExecOptions{.threads = opts.threads, .exactAccumulation = opts.quantSteps}, r.constants_);
   if (all) {
     auto vals = ex.runAll(source, r.inputs_);
     if (!vals) return Status::error("the source graph does not run: " + vals.message());
@@ -206,7 +206,7 @@ CheckResult Reference::compare(const std::vector<Tensor>& actual) const {
 
 CheckResult Reference::check(const ir::Graph& g) const {
   int64_t t0 = nowNs();
-  Executor ex(ExecOptions{.threads = opts_.threads}, constants_);
+  Executor ex(ExecOptions{.threads = opts_.threads, .exactAccumulation = opts_.quantSteps}, constants_);
   auto out = ex.run(g, inputs_);
   CheckResult r;
   if (!out) {
@@ -268,7 +268,7 @@ void VerifyEachInstrumentation::beforePipeline(const passes::RunInfo& info, cons
     haveAll = o.reuseValues;
   }
   if (opts_.reuseValues && !haveAll) {
-    Executor ex(ExecOptions{.threads = opts_.threads}, ref_->constants());
+    Executor ex(ExecOptions{.threads = opts_.threads, .exactAccumulation = opts_.quantSteps}, ref_->constants());
     auto vals = ex.runAll(g, ref_->inputs());
     if (vals) {
       all = std::move(vals).value();
@@ -334,7 +334,7 @@ Status VerifyEachInstrumentation::afterPass(const passes::Pass& p, trace::PassRe
       reusedNow += call;
       return &prev;
     };
-    Executor ex(ExecOptions{.threads = opts_.threads}, ref_->constants());
+    Executor ex(ExecOptions{.threads = opts_.threads, .exactAccumulation = opts_.quantSteps}, ref_->constants());
     auto all = ex.runAll(g, ref_->inputs(), reuse);
     reused_ += reusedNow;
     computed_ += computedNow;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <mutex>
+#include <unordered_set>
 
 #include "core/ops/builtin_ops.h"
 #include "core/util/hash.h"
@@ -376,6 +377,21 @@ static bool kindFits(ArgType t, bool optional, const Arg& a) {
     case ArgType::String: return k == ArgKind::String;
     default: return true;
   }
+}
+
+bool movesValuesOnly(ir::OpId op) {
+  static const std::unordered_set<ir::OpId> ops = [] {
+    std::unordered_set<ir::OpId> s;
+    for (const char* n :
+         {"aten.view_copy.default", "aten.view.default", "aten.reshape.default", "aten.permute_copy.default",
+          "aten.permute.default", "aten.transpose_copy.int", "aten.t_copy.default", "aten.slice_copy.Tensor",
+          "aten.select_copy.int", "aten.squeeze_copy.dims", "aten.squeeze_copy.dim", "aten.unsqueeze_copy.default",
+          "aten.expand_copy.default", "aten.repeat.default", "aten.clone.default", "aten.flatten.using_ints",
+          "tosa.TRANSPOSE", "tosa.RESHAPE", "tosa.SLICE", "tosa.TILE", "tosa.IDENTITY", "tosa.REVERSE"})
+      s.insert(ir::internOp(n));
+    return s;
+  }();
+  return ops.count(op) > 0;
 }
 
 Status checkArgs(const OpSchema& schema, const ir::Node& node, const ir::Graph& graph) {

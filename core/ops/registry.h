@@ -157,6 +157,11 @@ class OpRegistry {
 /// duplicate keyword, missing required arg, wrong kind (e.g. list where a tensor is needed).
 Status checkArgs(const OpSchema& schema, const ir::Node& node, const ir::Graph& graph);
 
+/// Ops whose output values are input 0's values moved, selected or repeated (views, permutes,
+/// slices, TOSA TRANSPOSE/RESHAPE/SLICE/TILE/IDENTITY): a per-tensor quantisation of the
+/// input holds for the output too.
+bool movesValuesOnly(ir::OpId op);
+
 /// Infers the outputs of call node `node` (its refs resolved in `graph`; the node itself need
 /// not be in `graph`). Uses `cache` when given. Errors name the node and the op.
 /// Opaque (unknown) ops return their recorded metadata unchanged.

@@ -3,6 +3,7 @@
 #include "core/passes/retrace.h"
 
 #include "core/passes/editor.h"
+#include "core/ops/registry.h"
 
 #include <fmt/format.h>
 
@@ -95,6 +96,7 @@ class RetraceEngine {
       ++ctx_.counters.hot;
       ir::Node copy = n;
       LS_RETURN_IF_ERROR(rewire(copy));
+      const ir::NodeId firstNew = out_.nextId();
       Rewriter rw(*this, copy, ctx_);
       Status st = pass_->rewrite(rw);
       if (!st.isOk()) return Status::error(fmt::format("node '{}': {}", n.name, st.message()));
@@ -105,6 +107,14 @@ class RetraceEngine {
         for (size_t i = 0; i < n.outputs.size(); ++i) {
           if (rw.replacement_[i].isNone()) continue;
           inheritQuant(out_, n.outputs[i], rw.replacement_[i]);
+          // ... and so do the values it was moved from in this rewrite (select -> SLICE + RESHAPE).
+          for (ir::ValueRef v = rw.replacement_[i]; v.node >= firstNew && out_.meta(v).quant;) {
+            const ir::Node& e = out_.node(v.node);
+            if (!ops::movesValuesOnly(e.op) || e.args.empty() || !e.args[0].ref()) break;
+            v = *e.args[0].ref();
+            if (v.node < firstNew) break;
+            inheritQuant(out_, n.outputs[i], v);
+          }
           if (out_.meta(rw.replacement_[i]) != n.outputs[i]) metaChanged = true;
         }
         repl_[n.id] = std::move(rw.replacement_);

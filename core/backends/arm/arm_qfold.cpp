@@ -735,7 +735,7 @@ class FoldAndAnnotateQParamsPass : public passes::InPlacePass {
     return std::optional<ValueRef>{back};
   }
 
-  /// Ops that only move or select int8 values: the same op on
+  /// Ops that only move or select int8 values (max/min reductions select too): the same op on
   /// the int8 sources when every dequantized input shares one qparams set.
   Result<std::optional<ValueRef>> reemit(Builder& b, Matcher& m, const ir::Node& n, const QP& out) {
     static const std::vector<std::string> kMove = {
@@ -743,7 +743,8 @@ class FoldAndAnnotateQParamsPass : public passes::InPlacePass {
         "aten.squeeze_copy.dim",       "aten.unsqueeze_copy.default", "aten.slice_copy.Tensor",
         "aten.cat.default",            "aten.clone.default",
         "aten.select_copy.int",        "aten.expand_copy.default",    "aten.repeat.default",
-        "aten.flatten.using_ints",     "aten.pixel_shuffle.default",  "aten.constant_pad_nd.default"};
+        "aten.flatten.using_ints",     "aten.pixel_shuffle.default",  "aten.constant_pad_nd.default",
+        "aten.amax.default",           "aten.amin.default"};
     const std::string& op = ir::opName(n.op);
     if (std::find(kMove.begin(), kMove.end(), op) == kMove.end()) return std::optional<ValueRef>{};
     if (op == "aten.constant_pad_nd.default") {

@@ -526,7 +526,7 @@ Status conv2dK(KernelCtx& c) {
             }
           }
         }
-      exec::gemm(M, g.oc, K, col.data(), K, wt.data(), g.oc, res.data(), g.oc, false, c.threads());
+      exec::gemmFor(c.exactAccumulation(), M, g.oc, K, col.data(), K, wt.data(), g.oc, res.data(), g.oc, false, c.threads());
       for (int64_t m = 0; m < M; ++m)
         for (int64_t oc = 0; oc < g.oc; ++oc)
           o.setDouble((n * M + m) * g.oc + oc, double(res[size_t(m * g.oc + oc)] + pb[b->numel() == 1 ? 0 : oc]));
@@ -651,11 +651,11 @@ Status matmulK(KernelCtx& c) {
     const float* pb = exec::floatData(*b, bs);
     if (o.dtype() == DType::Float32) {
       for (int64_t n = 0; n < N; ++n)
-        exec::gemm(H, W, C, pa + n * H * C, C, pb + n * C * W, W, o.data<float>() + n * H * W, W, false, c.threads());
+        exec::gemmFor(c.exactAccumulation(), H, W, C, pa + n * H * C, C, pb + n * C * W, W, o.data<float>() + n * H * W, W, false, c.threads());
     } else {
       std::vector<float> r(size_t(H * W));
       for (int64_t n = 0; n < N; ++n) {
-        exec::gemm(H, W, C, pa + n * H * C, C, pb + n * C * W, W, r.data(), W, false, c.threads());
+        exec::gemmFor(c.exactAccumulation(), H, W, C, pa + n * H * C, C, pb + n * C * W, W, r.data(), W, false, c.threads());
         for (int64_t i = 0; i < H * W; ++i) o.setDouble(n * H * W + i, r[size_t(i)]);
       }
     }

@@ -1,10 +1,17 @@
 // INT profile on real graphs: the float graph is quantised (PT2E-style q/dq, calibrated on
-// seeded inputs), lowered through `tosa` with --profile int to pure TOSA with the verifier
-// clean after every pass, convolutions become int8 CONV2D/DEPTHWISE_CONV2D, and the reference
-// executor's outputs agree with the quantised source graph within a number of quantisation
-// steps of the output's dequantize scale (the figures `lowerscope-cli verify ... --profile
-// int` reports; 1 step is the rounding of one tie, more comes from ties flipping inside the
-// network and propagating).
+// seeded inputs), lowered through `tosa` with --profile int to pure integer TOSA (float only in
+// the input quantize and output dequantize) with the verifier clean after every pass, and the
+// reference executor's outputs agree with the quantised source graph within a number of
+// quantisation steps of the output's dequantize scale (the figures `lowerscope-cli verify ...
+// --profile int` reports). The integer ops are exact (int32 accumulation, RESCALE); the
+// quantised source is not: it dequantizes to float32 and sums float32 products, so a value
+// close to a rounding boundary of its quantize can land on the other side. The reference
+// accumulates matrix products in double (ExecOptions::exactAccumulation) to keep that small,
+// but each such flip still propagates, more through deep or attention-heavy networks.
+// deeplabv3's quantised graph is so sensitive to them (a float-only change of accumulation
+// order moves its output by tens of steps) that only its distance from the float model is
+// bounded: for every model the lowered graph must be about as close to the float model as
+// the quantised source is (`verify --against-float`).
 #include <gtest/gtest.h>
 
 #include <iostream>
@@ -22,7 +29,7 @@ namespace {
 
 struct IntCase {
   const char* model;
-  int64_t maxSteps;       ///< observed with seed 1 (see the file comment)
+  int64_t maxSteps;       ///< observed with seed 1 (see the file comment); -1: not bounded (see there)
   bool integerOnly;       ///< float only in the input quantize and the output dequantize
 };
 
@@ -59,6 +66,8 @@ TEST_P(TosaIntRealGraph, LowersToIntegerTosaWithinQuantisationSteps) {
   auto loaded = io::importFxJsonFile(std::string(LS_ASSETS_DIR) + "/graphs/" + c.model + ".fxjson.json");
   ASSERT_TRUE(loaded.isOk()) << loaded.message();
   ir::Graph src = std::move(loaded).value();
+  ir::Graph floatModel = src;
+  exec::materializeConstants(floatModel);
   auto rep = quant::quantizeGraph(src, {});
   ASSERT_TRUE(rep.isOk()) << rep.message();
   exec::materializeConstants(src);
@@ -137,15 +146,28 @@ TEST_P(TosaIntRealGraph, LowersToIntegerTosaWithinQuantisationSteps) {
   auto ref = exec::Reference::compute(src, vo);
   ASSERT_TRUE(ref.isOk()) << ref.message();
   exec::CheckResult r = ref->check(low);
-  std::cout << "[ tosa-int ] " << c.model << ": " << convs << " integer convolutions, " << r.message << "\n";
-  EXPECT_TRUE(r.semantic.equivalent) << r.message;
-  EXPECT_LE(r.semantic.maxSteps, double(c.maxSteps) + 1e-3) << r.message;
+  // Against the float model: the integer lowering adds little to what quantisation costs.
+  exec::VerifyOptions fo;
+  fo.seed = 1;
+  auto fref = exec::Reference::compute(floatModel, fo);
+  ASSERT_TRUE(fref.isOk()) << fref.message();
+  const double quantErr = fref->check(src).semantic.maxAbsError, lowErr = fref->check(low).semantic.maxAbsError;
+  std::cout << "[ tosa-int ] " << c.model << ": " << convs << " integer convolutions, " << r.message
+            << "; vs float: quantized source max abs " << quantErr << ", lowered " << lowErr << "\n";
+  EXPECT_GT(quantErr, 0.0);
+  EXPECT_LE(lowErr, 1.25 * quantErr);
+  if (c.maxSteps >= 0) {
+    EXPECT_TRUE(r.semantic.equivalent) << r.message;
+    EXPECT_LE(r.semantic.maxSteps, double(c.maxSteps) + 1e-3) << r.message;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Int, TosaIntRealGraph,
-                         ::testing::Values(IntCase{"squeezenet1_1", 1, true}, IntCase{"resnet18", 2, true},
-                                           IntCase{"mobilenet_v2", 4, true}, IntCase{"wav2letter", 1, false},
-                                           IntCase{"efficientnet_b0", 2, true}, IntCase{"mobilenet_v3_small", 3, true}),
+                         ::testing::Values(IntCase{"squeezenet1_1", 1, true}, IntCase{"resnet18", 1, true},
+                                           IntCase{"mobilenet_v2", 4, true}, IntCase{"wav2letter", 1, true},
+                                           IntCase{"deit_tiny_vit", 6, true},
+                                           IntCase{"deeplabv3_mobilenet_v3_large", -1, true},
+                                           IntCase{"efficientnet_b0", 2, true}, IntCase{"mobilenet_v3_small", 1, true}),
                          [](const auto& p) { return std::string(p.param.model); });
 
 }  // namespace

@@ -307,6 +307,29 @@ TEST(MatmulKernels, BlockedGemmMatchesDirectDefinition) {
   }
 }
 
+TEST(MatmulKernels, ExactAccumulationSumsInDouble) {
+  // 1e8 + 1 - 1e8 is 0 in float32 summation and 1 exactly; a conv over the same values too.
+  const std::vector<float> row = {1e8f, 1.0f, -1e8f, 0.5f};
+  for (bool exact : {false, true}) {
+    for (const char* op : {"aten.mm.default", "aten.linear.default", "aten.convolution.default"}) {
+      test::GraphBuilder b;
+      const bool conv = std::string(op) == "aten.convolution.default";
+      const bool linear = std::string(op) == "aten.linear.default";
+      auto a = b.input("a", DType::Float32, conv ? Shape{1, 4, 1, 1} : Shape{1, 4});
+      auto w = b.input("w", DType::Float32, conv ? Shape{1, 4, 1, 1} : (linear ? Shape{1, 4} : Shape{4, 1}));
+      ValueRef y = conv ? b.call(op, {a, w, Arg(), IntList{1, 1}, IntList{0, 0}, IntList{1, 1}, false, IntList{0, 0}, int64_t(1)})
+                        : b.call(op, {a, w});
+      b.output({y});
+      Executor ex(ExecOptions{.exactAccumulation = exact});
+      Tensor av = F(conv ? Shape{1, 4, 1, 1} : Shape{1, 4}, row);
+      Tensor wv = F(conv ? Shape{1, 4, 1, 1} : (linear ? Shape{1, 4} : Shape{4, 1}), {1, 1, 1, 1});
+      auto r = ex.run(b.g, {av, wv});
+      ASSERT_TRUE(r.isOk()) << r.message();
+      EXPECT_EQ(r.value()[0].getDouble(0), exact ? 1.5 : 0.5) << op << (exact ? " exact" : " float32");
+    }
+  }
+}
+
 // ---------------------------------------------------------------- softmax, layer norm, gelu
 
 TEST(SoftmaxKernel, ValuesAlongEitherDim) {
