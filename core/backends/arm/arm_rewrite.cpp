@@ -484,24 +484,43 @@ std::vector<std::string> exirTargets() {
   return t;
 }
 
-/// Last entry: fails listing every node whose op is not a TOSA operator.
+/// Last entry: fails listing every node whose op is not a TOSA operator. With the INT profile
+/// it also counts the float islands (float compute outside the graph inputs' quantize and the
+/// outputs' dequantize); an integer-only Ethos-U target (u55, u85) cannot run them, so there
+/// they fail the pipeline too, listed by name.
 class CheckTosaOperatorSupportPass : public passes::Pass {
  public:
   CheckTosaOperatorSupportPass()
-      : Pass("CheckTosaOperatorSupportPass", "Fails with the list of nodes whose ops have no TOSA lowering") {}
+      : Pass("CheckTosaOperatorSupportPass",
+             "Fails with the list of nodes whose ops have no TOSA lowering (INT on Ethos-U: or that compute in float)") {
+    islands_ = stat("float_islands", "INT profile: float compute nodes outside the input quantize / output dequantize");
+  }
 
  protected:
-  passes::PassResult runImpl(ir::Graph& g, passes::PassContext&) override {
+  passes::PassResult runImpl(ir::Graph& g, passes::PassContext& ctx) override {
     std::string bad;
     int count = 0;
     for (const ir::NodePtr& p : g.nodes()) {
       if (!p->isCall() || isTosaOp(p->op)) continue;
       if (++count <= 20) bad += fmt::format("{}{} ({})", bad.empty() ? "" : ", ", p->name, ir::opName(p->op));
     }
-    if (count == 0) return passes::PassResult::unchanged();
+    if (count > 0)
+      return passes::PassResult::failed(
+          fmt::format("{} node(s) are not TOSA operators: {}{}", count, bad, count > 20 ? ", ..." : ""));
+    if (ctx.profile != passes::Profile::INT) return passes::PassResult::unchanged();
+    std::vector<ir::NodeId> islands = floatIslands(g);
+    bump(islands_, int64_t(islands.size()));
+    if (islands.empty() || ctx.target == passes::Target::Generic) return passes::PassResult::unchanged();
+    std::string list;
+    for (size_t i = 0; i < islands.size() && i < 20; ++i)
+      list += fmt::format("{}{} ({})", i ? ", " : "", g.node(islands[i]).name, ir::opName(g.node(islands[i]).op));
     return passes::PassResult::failed(
-        fmt::format("{} node(s) are not TOSA operators: {}{}", count, bad, count > 20 ? ", ..." : ""));
+        fmt::format("{} node(s) compute in float, which the integer-only {} cannot run: {}{}", islands.size(),
+                    ctx.target == passes::Target::U55 ? "Ethos-U55" : "Ethos-U85", list, islands.size() > 20 ? ", ..." : ""));
   }
+
+ private:
+  size_t islands_;
 };
 
 }  // namespace

@@ -3,9 +3,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <numeric>
+#include <unordered_set>
 
 #include "core/exec/kernel_util.h"
 #include "core/exec/synth.h"
@@ -229,6 +231,33 @@ Result<ResizeParams> resizeParams(const ir::Node& n, const ir::TensorMeta& xm) {
     p.scale.push_back(sn), p.scale.push_back(sd), p.offset.push_back(off), p.border.push_back(bor);
   }
   return p;
+}
+
+std::vector<ir::NodeId> floatIslands(const ir::Graph& g) {
+  auto floatCompute = [](const ir::Node& n) {
+    return n.isCall() && !n.outputs.empty() && ir::isFloating(n.outputs[0].dtype);
+  };
+  std::unordered_set<ir::NodeId> in, out;
+  for (const ir::NodePtr& p : g.nodes()) {
+    if (!floatCompute(*p)) continue;
+    bool fromInputs = true;
+    p->forEachInput([&](const ir::ValueRef& r) {
+      const ir::Node& s = g.node(r.node);
+      fromInputs = fromInputs && (s.kind == ir::NodeKind::Placeholder || s.kind == ir::NodeKind::GetAttr || in.count(s.id));
+    });
+    if (fromInputs) in.insert(p->id);
+  }
+  std::vector<ir::NodeId> islands;
+  for (auto it = g.nodes().rbegin(); it != g.nodes().rend(); ++it) {
+    const ir::Node& n = **it;
+    if (!floatCompute(n) || in.count(n.id)) continue;
+    bool toOutputs = true;
+    for (ir::NodeId u : g.users(n.id)) toOutputs = toOutputs && (g.node(u).kind == ir::NodeKind::Output || out.count(u));
+    if (toOutputs) out.insert(n.id);
+    else islands.push_back(n.id);
+  }
+  std::reverse(islands.begin(), islands.end());
+  return islands;
 }
 
 }  // namespace ls::arm

@@ -149,6 +149,12 @@ const ir::Arg& sarg(const ir::Node& n, int i);
 /// Ints of a resolved arg (int list, or a single int expanded to `expand` copies).
 std::optional<std::vector<int64_t>> sints(const ir::Node& n, int i, size_t expand = 0);
 
+/// INT profile: float-valued compute nodes that are neither the graph inputs' quantize chain
+/// (fed only by placeholders, constants or that chain) nor the outputs' dequantize chain
+/// (feeding only that chain or the output), in graph order: the float islands an integer-only
+/// NPU cannot run.
+std::vector<ir::NodeId> floatIslands(const ir::Graph& g);
+
 /// TOSA RESIZE operands (scale [y_n, y_d, x_n, x_d], offset, border) and mode for an ATen
 /// upsample_bilinear2d.vec / upsample_nearest2d.vec node reading a rank-4 NCHW input `xm`.
 struct ResizeParams {

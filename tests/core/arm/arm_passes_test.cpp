@@ -324,6 +324,42 @@ TEST(RewritePoolAndUpsample, CeilModeMaxPoolAndResizeModesAgreeWithExecutor) {
   }
 }
 
+TEST(CheckTosaOperatorSupportPass, IntFloatIslandsCountedAndRejectedForEthosU) {
+  // int8 x -> CLAMP -> CAST f32 -> EXP -> CAST int8 -> output: the CAST to f32 and the EXP
+  // are float compute between integer ops (the graph output stays int8).
+  test::GraphBuilder b;
+  auto x = b.input("x", ir::DType::Int8, {1, 4});
+  auto c = b.call("tosa.CLAMP", {x}, {{"min_val", int64_t(-100)}, {"max_val", int64_t(100)}, {"nan_mode", "PROPAGATE"}});
+  auto f = b.call("tosa.CAST", {c}, {{"dtype", ir::Arg(ir::EnumArg{ir::EnumKind::DType, int32_t(ir::DType::Float32)})}},
+                  "to_float");
+  auto e = b.call("tosa.EXP", {f}, {}, "exp");
+  auto i = b.call("tosa.CAST", {e}, {{"dtype", ir::Arg(ir::EnumArg{ir::EnumKind::DType, int32_t(ir::DType::Int8)})}});
+  b.output({i});
+  auto run = [&](passes::Profile prof, passes::Target target) {
+    ir::Graph g = b.g;
+    auto p = passes::PassRegistry::instance().create("CheckTosaOperatorSupportPass");
+    passes::PassContext ctx;
+    ctx.profile = prof;
+    ctx.target = target;
+    passes::PassResult r = p->run(g, ctx);
+    int64_t islands = -1;
+    for (const auto& st : p->statistics())
+      if (st.name == "float_islands") islands = st.value;
+    return std::make_pair(r, islands);
+  };
+  auto [fp, fpIslands] = run(passes::Profile::FP, passes::Target::U55);
+  EXPECT_EQ(fp.status, passes::PassStatus::Unchanged) << fp.message;  // FP: float is the profile
+  EXPECT_EQ(fpIslands, 0);
+  auto [gen, genIslands] = run(passes::Profile::INT, passes::Target::Generic);
+  EXPECT_EQ(gen.status, passes::PassStatus::Unchanged) << gen.message;
+  EXPECT_EQ(genIslands, 2);
+  auto [u55, u55Islands] = run(passes::Profile::INT, passes::Target::U55);
+  ASSERT_EQ(u55.status, passes::PassStatus::Failed);
+  EXPECT_NE(u55.message.find("2 node(s) compute in float"), std::string::npos) << u55.message;
+  EXPECT_NE(u55.message.find("Ethos-U55"), std::string::npos) << u55.message;
+  EXPECT_NE(u55.message.find("to_float (tosa.CAST), exp (tosa.EXP)"), std::string::npos) << u55.message;
+}
+
 TEST(TosaPipeline, SmallMlpLowersToPureTosa) {
   test::GraphBuilder b;
   auto x = b.input("x", {2, 6});

@@ -15,8 +15,8 @@
 #include <gtest/gtest.h>
 
 #include <iostream>
-#include <set>
 
+#include "core/backends/arm/arm_util.h"
 #include "core/backends/arm/tosa_ops.h"
 #include "core/exec/synth.h"
 #include "core/exec/verify.h"
@@ -33,31 +33,6 @@ struct IntCase {
   bool integerOnly;       ///< float only in the input quantize and the output dequantize
 };
 
-/// Float-valued compute nodes that are neither the graph inputs' quantize chain (fed only by
-/// placeholders, constants or that chain) nor the outputs' dequantize chain (feeding only
-/// that chain or the output): the float islands an integer-only NPU could not run.
-std::vector<std::string> floatIslands(const ir::Graph& g) {
-  std::set<ir::NodeId> in, out;
-  for (const ir::NodePtr& p : g.nodes()) {
-    if (!p->isCall() || p->outputs.empty() || !ir::isFloating(p->meta().dtype)) continue;
-    bool fromInputs = true;
-    p->forEachInput([&](const ir::ValueRef& r) {
-      const ir::Node& s = g.node(r.node);
-      fromInputs = fromInputs && (s.kind == ir::NodeKind::Placeholder || s.kind == ir::NodeKind::GetAttr || in.count(s.id));
-    });
-    if (fromInputs) in.insert(p->id);
-  }
-  std::vector<std::string> islands;
-  for (auto it = g.nodes().rbegin(); it != g.nodes().rend(); ++it) {
-    const ir::Node& n = **it;
-    if (!n.isCall() || n.outputs.empty() || !ir::isFloating(n.meta().dtype) || in.count(n.id)) continue;
-    bool toOutputs = true;
-    for (ir::NodeId u : g.users(n.id)) toOutputs = toOutputs && (g.node(u).kind == ir::NodeKind::Output || out.count(u));
-    if (toOutputs) out.insert(n.id);
-    else islands.push_back(n.name + " (" + ir::opName(n.op) + ")");
-  }
-  return islands;
-}
 
 class TosaIntRealGraph : public ::testing::TestWithParam<IntCase> {};
 
@@ -133,9 +108,9 @@ TEST_P(TosaIntRealGraph, LowersToIntegerTosaWithinQuantisationSteps) {
   EXPECT_GT(int8Values, 0u);
   if (c.integerOnly) EXPECT_EQ(unannotated, "");
   if (c.integerOnly) {
-    std::vector<std::string> islands = floatIslands(low);
+    std::vector<ir::NodeId> islands = floatIslands(low);
     std::string list;
-    for (size_t i = 0; i < islands.size() && i < 20; ++i) list += islands[i] + " ";
+    for (size_t i = 0; i < islands.size() && i < 20; ++i) list += low.node(islands[i]).name + " ";
     EXPECT_TRUE(islands.empty()) << islands.size() << " float islands: " << list;
   }
 
