@@ -224,6 +224,7 @@ void App::pollJobs() {
       else state_.statusMessage = fmt::format("{}: {} passes in {}", t.model, t.records.size(),
                                               viewmodel::formatDuration(t.totalNs));
       if (t.totals().failed) state_.statusMessage += " - a pass failed (see the pipeline view)";
+      if (!o->quantized.empty()) state_.statusMessage += "; quantized first: " + o->quantized;
     }
   }
   if (auto o = jobB_.take()) {
@@ -417,7 +418,8 @@ void App::drawToolbar() {
     float frac = p.count ? float(p.index) / float(p.count) : 0.f;
     std::string text = p.phase == viewmodel::RunJob::Phase::Loading
                            ? fmt::format("loading {}", std::filesystem::path(p.what).filename().string())
-                           : fmt::format("pass {}/{} {}", p.index + 1, p.count, p.passName);
+                       : p.count == 0 ? p.passName
+                                      : fmt::format("pass {}/{} {}", p.index + 1, p.count, p.passName);
     ImGui::ProgressBar(frac, ImVec2(-1, 0), text.c_str());
   } else {
     if (ImGui::Button("Run (F5)")) startRun();

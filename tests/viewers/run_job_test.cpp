@@ -45,6 +45,37 @@ TEST(RunJob, LoadsAndRunsARealModelOffThread) {
   EXPECT_EQ(p.count, t.records.size());
 }
 
+TEST(RunJob, IntProfileQuantizesAFloatGraphFirst) {
+  auto statusOf = [](const trace::Trace& t, const std::string& pass) {
+    for (const auto& r : t.records)
+      if (r.name == pass) return r.status;
+    return passes::PassStatus::Failed;
+  };
+  RunConfig cfg;
+  cfg.pipeline = "tosa";
+  cfg.profile = passes::Profile::INT;
+  RunJob job;
+  ASSERT_TRUE(job.startFile(test::assetGraph("squeezenet1_1.fxjson.json"), cfg));
+  job.join();
+  auto o = job.take();
+  ASSERT_TRUE(o && o->trace.isOk()) << (o ? o->trace.message() : "no outcome");
+  const trace::Trace& t = *o->trace.value();
+  EXPECT_NE(o->quantized.find("per-channel int8 weights"), std::string::npos) << o->quantized;
+  // The trace starts from the quantized graph; the loaded float graph stays the source model.
+  EXPECT_FALSE(t.source->nodesOfOp(ir::internOp("quantized_decomposed.quantize_per_tensor.default")).empty());
+  EXPECT_TRUE(o->source->nodesOfOp(ir::internOp("quantized_decomposed.quantize_per_tensor.default")).empty());
+  EXPECT_EQ(statusOf(t, "FoldAndAnnotateQParamsPass"), passes::PassStatus::Changed);
+  // --no-quantize: the INT passes find no q/dq to fold.
+  cfg.quantize = false;
+  ASSERT_TRUE(job.startFile(test::assetGraph("squeezenet1_1.fxjson.json"), cfg));
+  job.join();
+  auto f = job.take();
+  ASSERT_TRUE(f && f->trace.isOk());
+  EXPECT_EQ(f->quantized, "");
+  EXPECT_EQ(statusOf(*f->trace.value(), "FoldAndAnnotateQParamsPass"), passes::PassStatus::Skipped);
+  EXPECT_NE(describe(cfg).find("no-quantize"), std::string::npos);
+}
+
 TEST(RunJob, OpensSavedTraces) {
   auto t = test::realRun("deit_tiny_vit.fxjson.json");
   ASSERT_TRUE(t);

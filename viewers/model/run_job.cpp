@@ -5,10 +5,12 @@
 
 #include <fmt/format.h>
 
+#include "core/exec/verify.h"
 #include "core/io/load.h"
 #include "core/io/lstrace.h"
 #include "core/ops/registry.h"
 #include "core/passes/pass_manager.h"
+#include "core/quant/quantizer.h"
 
 namespace ls::viewmodel {
 
@@ -38,6 +40,7 @@ std::string describe(const RunConfig& c) {
   if (!c.engine.skip) s += " no-skip";
   if (!c.engine.fastCopy) s += " no-fast-copy";
   if (!c.engine.cache) s += " no-cache";
+  if (c.profile == passes::Profile::INT && !c.quantize) s += " no-quantize";
   for (const std::string& d : c.disabled) s += " -" + d;
   return s;
 }
@@ -127,6 +130,15 @@ RunJob::Outcome RunJob::runNow(std::shared_ptr<const ir::Graph> source, const st
   pm.addInstrumentation(&recorder);
   if (progress) pm.setProgress(progress);
   ir::Graph g = *source;
+  if (cfg.profile == passes::Profile::INT && cfg.quantize && !exec::hasQuantOps(g)) {
+    if (progress) progress(0, 0, "quantizing (post-training, calibrated on seeded inputs)");
+    auto rep = quant::quantizeGraph(g, {});
+    if (!rep) {
+      o.trace = Status::error("quantizing the float graph for the INT profile failed: " + rep.message());
+      return o;
+    }
+    o.quantized = rep->summary();
+  }
   passes::RunResult res = pm.run(g, ctx);
   trace::Trace t = recorder.take();
   t.model = model;

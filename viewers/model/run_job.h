@@ -25,6 +25,9 @@ struct RunConfig {
   passes::EngineOptions engine;
   std::vector<std::string> disabled;
   bool verify = false;  ///< verifier instrumentation after every changed pass
+  /// INT profile: a float graph (no q/dq ops) is quantized first, as `lowerscope-cli lower`
+  /// does; the trace's source is then the quantized graph.
+  bool quantize = true;
   bool operator==(const RunConfig&) const = default;
 };
 
@@ -58,6 +61,7 @@ class RunJob {
     bool cancelled = false;
     std::string path;
     RunConfig config;
+    std::string quantized;  ///< the quantizer's summary when the run quantized the graph first
   };
 
   RunJob() = default;

@@ -78,6 +78,7 @@ RunConfig RunOverrides::apply(RunConfig c) const {
   if (skip) c.engine.skip = *skip;
   if (fastCopy) c.engine.fastCopy = *fastCopy;
   if (cache) c.engine.cache = *cache;
+  if (quantize) c.quantize = *quantize;
   for (const std::string& d : disable) c.disabled.push_back(d);
   return c;
 }
@@ -111,6 +112,8 @@ Result<std::vector<ScriptCommand>> parseScript(std::string_view text, std::strin
         else if (f == "--fast-copy") o.fastCopy = true;
         else if (f == "--no-cache") o.cache = false;
         else if (f == "--cache") o.cache = true;
+        else if (f == "--no-quantize") o.quantize = false;
+        else if (f == "--quantize") o.quantize = true;
         else if (f == "--pipeline") {
           auto* v = value();
           if (!v) return err("--pipeline needs a name");

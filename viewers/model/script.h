@@ -32,7 +32,7 @@
 //   expect error                 an error dialog is showing (e.g. a corrupt file)
 //   expect help                  the Help/Keys overlay is showing
 //   expect graph NAME            the graph view shows nested graph NAME (main: the top graph)
-// RUN-OPTIONS: --no-skip --no-fast-copy --no-cache --skip --fast-copy --pipeline NAME
+// RUN-OPTIONS: --no-skip --no-fast-copy --no-cache --skip --fast-copy --no-quantize --quantize --pipeline NAME
 //              --profile fp|int --target generic|u55|u85 --disable PASS
 #pragma once
 
@@ -60,7 +60,7 @@ struct RunOverrides {
   std::optional<std::string> pipeline;
   std::optional<passes::Profile> profile;
   std::optional<passes::Target> target;
-  std::optional<bool> skip, fastCopy, cache;
+  std::optional<bool> skip, fastCopy, cache, quantize;
   std::vector<std::string> disable;
   RunConfig apply(RunConfig c) const;
 };
