@@ -146,6 +146,20 @@ bool Graph::erase(NodeId id) {
   return true;
 }
 
+size_t Graph::eraseNodes(const std::unordered_set<NodeId>& ids) {
+  if (ids.empty()) return 0;
+  const size_t before = nodes_.size();
+  for (const NodePtr& p : nodes_)
+    if (ids.count(p->id)) {
+      indexRemove(*p);
+      if (namesValid_) byName_.erase(std::string_view(p->name));
+    }
+  nodes_.erase(std::remove_if(nodes_.begin(), nodes_.end(), [&](const NodePtr& p) { return ids.count(p->id) > 0; }),
+               nodes_.end());
+  invalidateOrder();
+  return before - nodes_.size();
+}
+
 void Graph::clear() {
   nodes_.clear();
   opIndex_.clear();

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "core/ir/node.h"
@@ -100,6 +101,8 @@ class Graph {
   NodeId insertAfter(NodeId after, Node node);
   /// Removes a node (its users must have been rewired). Returns false if absent.
   bool erase(NodeId id);
+  /// Erases every node of `ids` in one sweep (linear in the graph, unlike repeated erase()).
+  size_t eraseNodes(const std::unordered_set<NodeId>& ids);
   /// Removes all nodes, constants and subgraphs.
   void clear();
   /// Removes all nodes but keeps constants, subgraphs, the id counter and the name.

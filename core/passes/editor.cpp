@@ -158,12 +158,11 @@ size_t GraphEditor::eliminateDeadCode() {
       const ir::Node& n = g_.node(id);
       if (n.kind == ir::NodeKind::GetAttr && --readers[n.target] == 0) deadConstants.push_back(n.target);
     }
-    for (ir::NodeId id : dead) {
-      touched_.erase(id);
-      g_.erase(id);
-      ++removed;
-      again = true;
-    }
+    std::unordered_set<ir::NodeId> gone(dead.begin(), dead.end());
+    for (ir::NodeId id : dead) touched_.erase(id);
+    const size_t n = g_.eraseNodes(gone);
+    removed += n;
+    again = n > 0;
     for (const std::string& c : deadConstants) g_.eraseConstant(c);
   }
   if (removed) changed_ = true;

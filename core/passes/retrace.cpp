@@ -97,7 +97,7 @@ class RetraceEngine {
       ir::Node copy = n;
       LS_RETURN_IF_ERROR(rewire(copy));
       const ir::NodeId firstNew = out_.nextId();
-      Rewriter rw(*this, copy, ctx_);
+      Rewriter rw(*this, copy, ctx_, firstNew);
       Status st = pass_->rewrite(rw);
       if (!st.isOk()) return Status::error(fmt::format("node '{}': {}", n.name, st.message()));
       if (rw.replaced_) {
@@ -157,6 +157,7 @@ class RetraceEngine {
   }
 
   ir::Graph& out() { return out_; }
+  const ir::Graph& source() const { return src_; }
 
   std::string freshName(std::string_view base) {
     std::string b(base);
@@ -274,6 +275,11 @@ class RetraceEngine {
 };
 
 const ir::Graph& Rewriter::graph() const { return engine_.out(); }
+const ir::Graph& Rewriter::sourceGraph() const { return engine_.source(); }
+void Rewriter::setQuant(ir::ValueRef v, std::shared_ptr<const ir::QuantParams> q) {
+  if (v.node < firstNew_ || !engine_.out().contains(v.node)) return;
+  engine_.out().mutableNode(v.node).outputs[v.output].quant = std::move(q);
+}
 const ir::TensorMeta& Rewriter::meta(ir::ValueRef r) const { return engine_.out().meta(r); }
 const ir::TensorMeta& Rewriter::inputMeta(size_t i) const {
   static const ir::TensorMeta kNone;

@@ -18,6 +18,8 @@ class Rewriter {
  public:
   const ir::Node& node() const { return node_; }
   const ir::Graph& graph() const;  ///< the graph being built (inputs of node() live here)
+  /// The graph as it was before this pass (complete: users of any of its nodes are known).
+  const ir::Graph& sourceGraph() const;
   const ir::TensorMeta& meta(ir::ValueRef r) const;
   const ir::TensorMeta& inputMeta(size_t argIndex) const;  ///< meta of a ref arg, none otherwise
   const PassContext& context() const { return ctx_; }
@@ -34,13 +36,19 @@ class Rewriter {
   /// output that must not be used any more). The node itself disappears.
   void replaceWith(std::vector<ir::ValueRef> values);
   void replaceWith(ir::ValueRef v) { replaceWith(std::vector<ir::ValueRef>{v}); }
+  /// Records qparams on a value emitted by this rewrite (no effect on other values).
+  void setQuant(ir::ValueRef v, std::shared_ptr<const ir::QuantParams> q);
+  /// Node ids from here on were emitted by this rewrite.
+  ir::NodeId firstEmittedId() const { return firstNew_; }
 
  private:
   friend class RetraceEngine;
-  Rewriter(RetraceEngine& e, ir::Node& node, PassContext& ctx) : engine_(e), node_(node), ctx_(ctx) {}
+  Rewriter(RetraceEngine& e, ir::Node& node, PassContext& ctx, ir::NodeId firstNew)
+      : engine_(e), node_(node), ctx_(ctx), firstNew_(firstNew) {}
   RetraceEngine& engine_;
   ir::Node& node_;
   PassContext& ctx_;
+  ir::NodeId firstNew_;
   bool replaced_ = false;
   bool modified_ = false;
   std::vector<ir::ValueRef> replacement_;

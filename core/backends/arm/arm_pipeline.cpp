@@ -29,7 +29,7 @@ std::vector<std::string> commonPrefix() {
       "DecomposeSliceScatterPass", "DecomposeFactoriesPass",
       // 2. Q/DQ fold + rescale (INT profile only): quantised conv/linear/matmul/sum/elementwise
       //    ops to integer TOSA before the float decompositions below could split them
-      "FoldAndAnnotateQParamsPass", "InsertRescalePass", "FuseConsecutiveRescalesPass",
+      "FoldAndAnnotateQParamsPass", "DeadCodeEliminationPass", "InsertRescalePass", "FuseConsecutiveRescalesPass",
       // 3. post-fold transforms
       "ConvertSplitToSlicePass", "RemoveGetItemPass", "CleanupGetItemPass", "FuseBatchNorm2dPass",
       "DecomposeBatchNormNoStatsPass", "DeadCodeEliminationPass", "ConvertTransposeToPermutePass",
@@ -44,7 +44,7 @@ std::vector<std::string> commonPrefix() {
       "RemoveNoopViewPass", "RemoveNoopClonePass", "CleanupGetItemPass", "FuseConstantArgsPass",
       "DeadCodeEliminationPass",
       // 6. ATen -> TOSA (INT: quantised ops to integer TOSA first, remaining q/dq as TOSA ops)
-      "FoldAndAnnotateQParamsPass", "DecomposeQuantizeDequantizePass", "FuseConstantArgsPass", "RewriteUpsamplePass", "RewriteMaxPool2dPass", "RewriteAvgPool2dPass", "RewriteConv2dPass", "RewriteMatmulPass",
+      "FoldAndAnnotateQParamsPass", "DeadCodeEliminationPass", "DecomposeQuantizeDequantizePass", "FuseConstantArgsPass", "RewriteUpsamplePass", "RewriteMaxPool2dPass", "RewriteAvgPool2dPass", "RewriteConv2dPass", "RewriteMatmulPass",
       "RewritePadPass", "RewriteSlicePass", "RewriteIndexTensorPass", "ExirToTosaPass", "FuseConstantArgsPass", "DeadCodeEliminationPass"};
 }
 

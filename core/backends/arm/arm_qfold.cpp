@@ -36,6 +36,7 @@
 
 #include "core/backends/arm/arm_passes.h"
 #include "core/backends/arm/arm_util.h"
+#include "core/ops/registry.h"
 
 namespace ls::arm {
 
@@ -165,12 +166,14 @@ Result<ValueRef> perChannelRescale(Builder& b, ValueRef acc, const std::vector<d
 
 }  // namespace
 
-class FoldAndAnnotateQParamsPass : public passes::InPlacePass {
+class FoldAndAnnotateQParamsPass : public passes::RetracePass {
  public:
   FoldAndAnnotateQParamsPass()
-      : InPlacePass("FoldAndAnnotateQParamsPass",
+      : RetracePass("FoldAndAnnotateQParamsPass",
                     "Folds dq -> op -> q into the op's input/output qparams and emits the op in integer TOSA "
-                    "(int8 CONV2D/DEPTHWISE_CONV2D + RESCALE, int32 ADD/SUB, CLAMP, int8 pools and views)") {
+                    "(int8 CONV2D/DEPTHWISE_CONV2D/MATMUL + RESCALE, int32 ADD/SUB/MUL/REDUCE_SUM, RESIZE, CLAMP, "
+                    "int8 pools and views); the folded float ops are left dead for the DeadCodeEliminationPass "
+                    "that follows it") {
     targets({kQ});
     conv_ = stat("conv", "convolutions lowered to int8 CONV2D/DEPTHWISE_CONV2D + RESCALE");
     add_ = stat("add_sub", "add/sub lowered to int32 ADD/SUB between RESCALEs");
@@ -187,34 +190,26 @@ class FoldAndAnnotateQParamsPass : public passes::InPlacePass {
   }
 
  protected:
-  Status transform(passes::GraphEditor& ed) override {
-    ir::Graph& g = ed.graph();
-    static const ir::OpId qOp = ir::internOp(kQ);
-    std::vector<ir::NodeId> ids(g.nodesOfOp(qOp).begin(), g.nodesOfOp(qOp).end());
-    std::sort(ids.begin(), ids.end(), [&](auto a, auto b) { return g.position(a) < g.position(b); });
-    for (ir::NodeId id : ids) {
-      if (!g.contains(id)) continue;
-      const ir::NodeId firstNew = g.nextId();
-      auto r = foldOne(ed, id);
-      if (!r) return Status::error(fmt::format("node '{}': {}", g.node(id).name, r.status().message()));
-      if (!r.value()) continue;
-      ValueRef y = *r.value();
-      annotateOutputChain(g, y, toQuant(*perTensorQP(g.node(id))), firstNew);
-      annotateInputMoves(g, firstNew);
-      ed.replaceAllUses({id, 0}, y);
-    }
-    if (ed.changed()) ed.eliminateDeadCode();
+  // One retrace (linear in the graph): each quantize is a hot node; the folded integer ops are
+  // emitted in its place, reading the int8 sources of the dequantizes.
+  Status rewrite(passes::Rewriter& rw) override {
+    const ir::Node& q = rw.node();
+    auto r = foldOne(rw, q);
+    if (!r) return r.status();
+    if (!r.value()) return Status::ok();
+    ValueRef y = *r.value();
+    annotateOutputChain(rw, y, toQuant(*perTensorQP(q)));
+    annotateInputMoves(rw);
+    rw.replaceWith(y);
     return Status::ok();
   }
 
  private:
-  /// Folds the quantised op feeding quantize node `qid`; nullopt when it does not match.
-  Result<std::optional<ValueRef>> foldOne(passes::GraphEditor& ed, ir::NodeId qid) {
-    ir::Graph& g = ed.graph();
-    const ir::Node& q = g.node(qid);
+  /// Folds the quantised op feeding quantize node `q`; nullopt when it does not match.
+  Result<std::optional<ValueRef>> foldOne(passes::Rewriter& rw, const ir::Node& q) {
     if (q.meta().dtype != DType::Int8) return std::optional<ValueRef>{};
     auto outQ = perTensorQP(q);
-    Matcher m(g);
+    Matcher m(rw.graph(), &rw.sourceGraph());
     const ir::Node* p = q.args.empty() ? nullptr : m.producer(q.args[0]);
     if (!outQ || !p || !p->isCall()) return std::optional<ValueRef>{};
     // Fused activation: core -> act -> q.
@@ -224,9 +219,8 @@ class FoldAndAnnotateQParamsPass : public passes::InPlacePass {
       const ir::Node* c = m.producer(p->args[0]);
       if (c && c->isCall() && m.singleUser(c->id) && isFusableCore(*c)) core = c;
     }
-    if (core != p && !m.singleUser(p->id)) return std::optional<ValueRef>{};
-    if (core == p && !m.singleUser(p->id)) return std::optional<ValueRef>{};
-    Builder b(ed, qid);
+    if (!m.singleUser(p->id)) return std::optional<ValueRef>{};
+    Builder b(rw);
     const std::string& op = ir::opName(core->op);
     if (op == "aten.convolution.default") return conv(b, m, *core, act, *outQ);
     if (op == "aten.add.Tensor" || op == "aten.sub.Tensor") {
@@ -262,18 +256,18 @@ class FoldAndAnnotateQParamsPass : public passes::InPlacePass {
   }
 
   /// The output qparams on the folded value and on the int8 values it is a view of: from `y`
-  /// back through the CLAMP / transposes / reshapes emitted by this fold (ids >= firstNew) to
-  /// the RESCALE or op that produced them, so the NHWC values keep the annotation when the
-  /// layout passes later cancel the transposes around them.
-  static void annotateOutputChain(ir::Graph& g, ValueRef y, std::shared_ptr<const ir::QuantParams> q,
-                                  ir::NodeId firstNew) {
+  /// back through the CLAMP / transposes / reshapes this rewrite emitted to the RESCALE or op
+  /// that produced them, so the NHWC values keep the annotation when the layout passes later
+  /// cancel the transposes around them.
+  static void annotateOutputChain(passes::Rewriter& rw, ValueRef y, std::shared_ptr<const ir::QuantParams> q) {
     static const std::vector<std::string> kThrough = {"tosa.CLAMP", "tosa.RESHAPE", "aten.permute_copy.default",
                                                       "aten.view_copy.default"};
+    const ir::Graph& g = rw.graph();
     ValueRef v = y;
-    while (v.node >= firstNew) {
+    while (v.node >= rw.firstEmittedId()) {
       const ir::Node& n = g.node(v.node);
       if (!n.isCall() || n.outputs[v.output].dtype != DType::Int8 || n.outputs[v.output].quant) break;
-      g.mutableNode(v.node).outputs[v.output].quant = q;
+      rw.setQuant(v, q);
       if (std::find(kThrough.begin(), kThrough.end(), ir::opName(n.op)) == kThrough.end() || n.args.empty() ||
           !n.args[0].ref())
         break;
@@ -281,24 +275,19 @@ class FoldAndAnnotateQParamsPass : public passes::InPlacePass {
     }
   }
 
-  /// Input side: the int8 values this fold moved (NHWC permute, slices of unread rows, views)
-  /// carry the qparams of the value they were moved from.
-  static void annotateInputMoves(ir::Graph& g, ir::NodeId firstNew) {
-    static const std::vector<std::string> kMoves = {"aten.permute_copy.default", "aten.slice_copy.Tensor",
-                                                    "aten.view_copy.default", "tosa.RESHAPE"};
-    std::vector<ir::NodeId> ids;
-    for (ir::NodeId id = firstNew; id < g.nextId(); ++id)
-      if (g.contains(id)) ids.push_back(id);
-    std::sort(ids.begin(), ids.end(), [&](auto a, auto b) { return g.position(a) < g.position(b); });
-    for (ir::NodeId id : ids) {
+  /// Input side: the int8 values this rewrite moved (NHWC permute, slices of unread rows,
+  /// views) carry the qparams of the value they were moved from.
+  static void annotateInputMoves(passes::Rewriter& rw) {
+    const ir::Graph& g = rw.graph();
+    for (ir::NodeId id = rw.firstEmittedId(); id < g.nextId(); ++id) {  // emission order
+      if (!g.contains(id)) continue;
       const ir::Node& n = g.node(id);
       if (!n.isCall() || n.outputs.size() != 1 || n.outputs[0].dtype != DType::Int8 || n.outputs[0].quant ||
-          n.args.empty() || !n.args[0].ref())
+          n.args.empty() || !n.args[0].ref() || !ops::movesValuesOnly(n.op))
         continue;
-      if (std::find(kMoves.begin(), kMoves.end(), ir::opName(n.op)) == kMoves.end()) continue;
       const ir::TensorMeta& in = g.meta(*n.args[0].ref());
       if (in.dtype == DType::Int8 && in.quant && in.quant->scheme == ir::QScheme::PerTensor)
-        g.mutableNode(id).outputs[0].quant = in.quant;
+        rw.setQuant({id, 0}, in.quant);
     }
   }
 

@@ -163,11 +163,14 @@ class InsertTableOpsPass : public passes::InPlacePass {
     for (const TableOp& t : tableOps())
       for (ir::NodeId id : g.nodesOfOp(ir::internOp(t.op))) ids.push_back(id);
     std::sort(ids.begin(), ids.end(), [&](auto a, auto b) { return g.position(a) < g.position(b); });
-    for (ir::NodeId id : ids) {
-      if (!g.contains(id)) continue;
+    // Every match first, on the unchanged graph (its users index is built once).
+    std::vector<std::pair<ir::NodeId, TableMatch>> matches;
+    for (ir::NodeId id : ids)
+      if (auto m = matchTable(g, g.node(id))) matches.emplace_back(id, *m);
+    std::unordered_map<ir::NodeId, ValueRef> into;  // quantize -> its TABLE
+    for (auto& [id, match] : matches) {
       const ir::Node& n = g.node(id);
-      auto m = matchTable(g, n);
-      if (!m) continue;
+      const TableMatch* m = &match;
       const std::string name = n.name;
       const ir::OpId op = n.op;
       auto table = tableOf(*m->in.node, n, g.node(m->q));
@@ -179,10 +182,19 @@ class InsertTableOpsPass : public passes::InPlacePass {
       auto y = b.op("tosa.TABLE", {m->in.src, tv}, {}, name);
       if (!y) return Status::error(fmt::format("node '{}': {}", name, y.status().message()));
       g.mutableNode(y->node).outputs[y->output].quant = toQuant(m->out);
-      ed.replaceAllUses({m->q, 0}, *y);
+      into.emplace(m->q, *y);
       bump(statOf_.at(op));
     }
-    if (ed.changed()) ed.eliminateDeadCode();
+    if (into.empty()) return Status::ok();
+    // One sweep rewires every reader of a replaced quantize (a replaceAllUses per match would
+    // rebuild the users index each time: quadratic on large graphs); the rest is then dead.
+    std::vector<std::pair<ir::NodeId, std::pair<ValueRef, ValueRef>>> edits;
+    for (const ir::NodePtr& p : g.nodes())
+      p->forEachInput([&](const ValueRef& r) {
+        if (auto it = into.find(r.node); it != into.end() && r.output == 0) edits.push_back({p->id, {r, it->second}});
+      });
+    for (auto& [user, ft] : edits) ed.replaceUse(user, ft.first, ft.second);
+    ed.eliminateDeadCode();
     return Status::ok();
   }
 

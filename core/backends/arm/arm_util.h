@@ -125,15 +125,18 @@ struct DqIn {
 /// Producer lookups of the q/dq pattern matchers.
 class Matcher {
  public:
-  explicit Matcher(const ir::Graph& g) : g_(g) {}
+  /// `g`: the graph whose nodes are matched; `usersOf`: where users are counted when that graph
+  /// is still being built (a retrace's source graph), else `g` itself.
+  explicit Matcher(const ir::Graph& g, const ir::Graph* usersOf = nullptr) : g_(g), usersOf_(usersOf ? *usersOf : g) {}
   const ir::Node* producer(const ir::Arg& a) const {
     const ir::ValueRef* r = a.ref();
     return r ? g_.find(r->node) : nullptr;
   }
   /// The dequantize_per_tensor producing `a` when it reads an int8 value with per-tensor qparams.
   std::optional<DqIn> dqInput(const ir::Arg& a) const;
-  bool singleUser(ir::NodeId id) const { return g_.users(id).size() == 1; }
+  bool singleUser(ir::NodeId id) const { return usersOf_.contains(id) && usersOf_.users(id).size() == 1; }
   const ir::Graph& g_;
+  const ir::Graph& usersOf_;
 };
 
 /// Profile/target gate check shared by the Arm passes.

@@ -118,6 +118,11 @@ Outcome runPass(const std::string& name, ir::Graph& g, passes::Profile profile) 
     return o;
   }
   o.result = p->run(g, ctx);
+  // The fold leaves the folded float ops dead; in the pipeline DeadCodeEliminationPass follows.
+  if (name == "FoldAndAnnotateQParamsPass" && o.result.status == PassStatus::Changed) {
+    auto dce = passes::PassRegistry::instance().create("DeadCodeEliminationPass");
+    EXPECT_NE(dce->run(g, ctx).status, PassStatus::Failed);
+  }
   return o;
 }
 
