@@ -323,8 +323,12 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
     if ((trA.asBool() && *trA.asBool()) || !stride || !pad || !dil || !groups || stride->size() != 2 ||
         pad->size() != 2 || dil->size() != 2)
       return std::optional<ValueRef>{};
-    const bool depthwise = *groups != 1;
-    if (depthwise && !(*groups == C && w->values.dim(1) == 1)) return std::optional<ValueRef>{};
+    // groups == C with one input channel per group: DEPTHWISE_CONV2D; other groups: one CONV2D
+    // per group on a channel slice, int32 accumulators concatenated before the RESCALE.
+    const int64_t G = *groups;
+    const bool depthwise = G != 1 && G == C && w->values.dim(1) == 1;
+    if (G < 1 || (!depthwise && (C % G != 0 || OC % G != 0 || w->values.dim(1) != C / G)))
+      return std::optional<ValueRef>{};
     // int32 bias at scale s_in * s_w[c].
     exec::Tensor bias(DType::Int32, Shape{OC});
     if (const ir::ValueRef* br = sarg(n, 2).ref()) {
@@ -363,10 +367,26 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
     ValueRef izp = b.zeroPoint(DType::Int8, in->qp.zp), wzp = b.zeroPoint(DType::Int8, 0);
     ValueRef biasV = b.tensor(bias, "bias_i32");
     ValueRef acc;
-    if (!depthwise) {
+    if (!depthwise && G == 1) {
       ValueRef wv = b.tensor(permuteTensor(w->values, kToNhwc), "weight_ohwi");
       ARM_TRY(c, b.op("tosa.CONV2D", {xt, wv, biasV, izp, wzp}, std::move(attrs)));
       acc = c;
+    } else if (!depthwise) {
+      const int64_t Cg = C / G, OCg = OC / G, per = w->values.numel() / OC;
+      ir::RefList accs;
+      for (int64_t gi = 0; gi < G; ++gi) {
+        ARM_TRY(xg, b.op("aten.slice_copy.Tensor", {xt, int64_t(3), gi * Cg, (gi + 1) * Cg, int64_t(1)}));
+        exec::Tensor wg(DType::Int8, Shape{OCg, Cg, kh, kw}), bg(DType::Int32, Shape{OCg});
+        for (int64_t i = 0; i < OCg * per; ++i) wg.setInt(i, w->values.getInt(gi * OCg * per + i));
+        for (int64_t o = 0; o < OCg; ++o) bg.setInt(o, bias.getInt(gi * OCg + o));
+        std::vector<ir::Kwarg> ga = attrs;
+        ARM_TRY(c, b.op("tosa.CONV2D",
+                        {xg, b.tensor(permuteTensor(wg, kToNhwc), "weight_ohwi"), b.tensor(bg, "bias_i32"), izp, wzp},
+                        std::move(ga)));
+        accs.push_back(c);
+      }
+      ARM_TRY(cat, b.op("aten.cat.default", {accs, int64_t(3)}, {}, "group_concat"));
+      acc = cat;
     } else {
       const int64_t M = OC / C;
       exec::Tensor w4 = w->values.reshaped(Shape{C, M, kh, kw});

@@ -307,6 +307,33 @@ TEST(FoldAndAnnotateQParamsPass, Conv1dRunsAsInt8Conv2dOfHeightOne) {
   }
 }
 
+TEST(FoldAndAnnotateQParamsPass, GroupedConvRunsAsOneInt8Conv2dPerGroup) {
+  // groups 2 (not depthwise): 4 -> 6 channels, stride 2, fused relu (ResNeXt/RegNet blocks).
+  test::GraphBuilder b;
+  auto x = b.input("x", DType::Int8, {1, 4, 7, 7});
+  auto dx = b.call(kDq, {x, 0.03, 5, -128, 127, dt(DType::Int8)});
+  QConv c = quantConv(b, "g", 6, 2, 3, 0.03);
+  auto conv = b.call("aten.convolution.default",
+                     {dx, c.weight, c.bias, IntList{2, 2}, IntList{1, 1}, IntList{1, 1}, false, IntList{0, 0}, 2});
+  auto r = b.call("aten.relu.default", {conv});
+  auto q = b.call(kQ, {r, 0.02, -128, -128, 127, dt(DType::Int8)});
+  b.output({q});
+  ir::Graph g = b.g;
+  ir::Graph before = g;
+  Outcome o = runPass("FoldAndAnnotateQParamsPass", g, passes::Profile::INT);
+  ASSERT_EQ(o.result.status, PassStatus::Changed) << o.result.message;
+  EXPECT_EQ(count(g, "aten.convolution.default"), 0u);
+  EXPECT_EQ(count(g, "tosa.CONV2D"), 2u);
+  for (ir::NodeId id : g.nodesOfOp(ir::internOp("tosa.CONV2D"))) {
+    EXPECT_EQ(g.meta(*g.node(id).args[0].ref()).dtype, DType::Int8);
+    EXPECT_EQ(g.node(id).meta().shape, (Shape{1, 4, 4, 3}));  // NHWC, 3 output channels per group
+  }
+  for (uint64_t seed : {1, 2, 3}) {
+    exec::CompareResult cr = compareRuns(before, g, seed);
+    EXPECT_LE(cr.maxSteps, 1) << cr.message;
+  }
+}
+
 TEST(FoldAndAnnotateQParamsPass, UpsampleRunsAsIntegerResize) {
   // Bilinear (int8 -> int32 RESIZE, zero point removed, RESCALE) and nearest (int8 RESIZE).
   test::GraphBuilder b;
