@@ -405,16 +405,44 @@ Status decomposeAdaptiveAvgPool(ArmRewritePass& self, Rewriter& rw) {
   auto os = sints(n, 1, 2);
   if (!os || xm.rank() != 4) return Status::error("adaptive_avg_pool2d: expected a rank-4 input and output_size");
   int64_t k[2];
+  bool divisible = true;
   for (int i = 0; i < 2; ++i) {
     int64_t in = xm.shape[2 + i], out = (*os)[size_t(i)];
-    if (out <= 0 || in % out != 0)
-      return Status::error(fmt::format("adaptive_avg_pool2d: input size {} is not a multiple of output size {}", in, out));
+    if (out <= 0 || in <= 0)
+      return Status::error(fmt::format("adaptive_avg_pool2d: output size {} for input size {}", out, in));
+    divisible = divisible && in % out == 0;
     k[i] = in / out;
   }
   Builder b(rw);
-  ARM_TRY(y, b.op("aten.avg_pool2d.default", {ref(rw, 0), ir::IntList{k[0], k[1]}, ir::IntList{k[0], k[1]},
-                                              ir::IntList{0, 0}, false, true, ir::Arg()}));
-  rw.replaceWith(y);
+  if (divisible) {
+    ARM_TRY(y, b.op("aten.avg_pool2d.default", {ref(rw, 0), ir::IntList{k[0], k[1]}, ir::IntList{k[0], k[1]},
+                                                ir::IntList{0, 0}, false, true, ir::Arg()}));
+    rw.replaceWith(y);
+    self.rewritten();
+    return Status::ok();
+  }
+  // Bins of unequal size (PyTorch: rows floor(o * in / out) to ceil((o + 1) * in / out), which
+  // overlap or repeat when out does not divide in): per dim, one slice + mean per output row,
+  // concatenated.
+  ValueRef v = ref(rw, 0);
+  for (int i = 0; i < 2; ++i) {
+    const int64_t in = xm.shape[2 + i], out = (*os)[size_t(i)], dim = 2 + i;
+    if (in == out) continue;
+    ir::RefList parts;
+    for (int64_t o = 0; o < out; ++o) {
+      const int64_t s = (o * in) / out, e = ((o + 1) * in + out - 1) / out;
+      ARM_TRY(sl, b.op("aten.slice_copy.Tensor", {v, dim, s, e, int64_t(1)}));
+      ValueRef m = sl;
+      if (e - s > 1) {
+        ARM_TRY(mean, b.op("aten.mean.dim", {sl, ir::IntList{dim}, true}));
+        m = mean;
+      }
+      parts.push_back(m);
+    }
+    ARM_TRY(c, b.op("aten.cat.default", {parts, dim}));
+    v = c;
+  }
+  rw.replaceWith(v);
   self.rewritten();
   return Status::ok();
 }

@@ -33,6 +33,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include "core/backends/arm/arm_passes.h"
 #include "core/backends/arm/arm_util.h"
@@ -250,6 +251,8 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
       bump(act_);
       return std::optional<ValueRef>{c};
     }
+    if ((op == "aten.adaptive_avg_pool2d.default" || op == "aten._adaptive_avg_pool2d.default") && !act)
+      if (auto r = adaptivePool(b, m, *core, *outQ); !r || r.value()) return r;
     if (op == "aten.avg_pool2d.default" || op == "aten.max_pool2d.default")
       return pool(b, m, *core, *outQ, op == "aten.avg_pool2d.default");
     return reemit(b, m, *core, *outQ);
@@ -583,6 +586,68 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
     ARM_TRY(back, permute(b, r, kToNchw));
     bump(move_);
     return std::optional<ValueRef>{back};
+  }
+
+  /// adaptive_avg_pool2d whose bins have unequal sizes (out does not divide in; the equal case
+  /// becomes avg_pool2d and AVG_POOL2D): int32 values without zero point, per dim one SLICE +
+  /// REDUCE_SUM per bin concatenated, each cell scaled to a common count K (int32 MUL by
+  /// K / count), one RESCALE by s_in / (K * s_out). Exact up to the final rounding.
+  Result<std::optional<ValueRef>> adaptivePool(Builder& b, Matcher& m, const ir::Node& n, const QP& out) {
+    auto a = n.args.empty() ? std::nullopt : m.dqInput(n.args[0]);
+    auto os = sints(n, 1, 2);
+    if (!a || !os || os->size() != 2) return std::optional<ValueRef>{};
+    const ir::Shape xs = b.meta(a->src).shape;
+    if (xs.rank() != 4) return std::optional<ValueRef>{};
+    bool divisible = true;
+    for (int i = 0; i < 2; ++i) {
+      if ((*os)[size_t(i)] <= 0) return std::optional<ValueRef>{};
+      divisible = divisible && xs[2 + i] % (*os)[size_t(i)] == 0;
+    }
+    if (divisible) return std::optional<ValueRef>{};
+    ARM_TRY(x32, rescale(b, a->src, 1.0, a->qp.zp, DType::Int32, 0));
+    ValueRef v = x32;
+    std::vector<int64_t> len[2];
+    for (int i = 0; i < 2; ++i) {
+      const int64_t in = xs[2 + i], outN = (*os)[size_t(i)], dim = 2 + i;
+      if (in == outN) {
+        len[i].assign(size_t(outN), 1);
+        continue;
+      }
+      ir::RefList parts;
+      for (int64_t o = 0; o < outN; ++o) {
+        const int64_t s0 = (o * in) / outN, e0 = ((o + 1) * in + outN - 1) / outN;
+        ARM_TRY(sl, b.op("aten.slice_copy.Tensor", {v, dim, s0, e0, int64_t(1)}));
+        ValueRef r = sl;
+        if (e0 - s0 > 1) {
+          ARM_TRY(rs, b.op("tosa.REDUCE_SUM", {sl}, {{"axis", dim}}));
+          r = rs;
+        }
+        parts.push_back(r);
+        len[i].push_back(e0 - s0);
+      }
+      ARM_TRY(c, b.op("aten.cat.default", {parts, dim}));
+      v = c;
+    }
+    const int64_t OH = (*os)[0], OW = (*os)[1];
+    int64_t K = 1;
+    for (int64_t h : len[0])
+      for (int64_t w : len[1]) K = std::lcm(K, h * w);
+    if (double(K) * 255.0 > 2147483647.0) return std::optional<ValueRef>{};
+    exec::Tensor weights(DType::Int32, Shape{1, 1, OH, OW});
+    bool unit = true;
+    for (int64_t h = 0; h < OH; ++h)
+      for (int64_t w = 0; w < OW; ++w) {
+        const int64_t f = K / (len[0][size_t(h)] * len[1][size_t(w)]);
+        weights.setInt(h * OW + w, f);
+        unit = unit && f == 1;
+      }
+    if (!unit) {
+      ARM_TRY(mw, b.mul(v, b.tensor(weights, "bin_weights")));
+      v = mw;
+    }
+    ARM_TRY(y, rescale(b, v, a->qp.scale / (double(K) * out.scale), 0, DType::Int8, out.zp));
+    bump(pool_);
+    return std::optional<ValueRef>{y};
   }
 
   /// The int8 weight [O, K] of a linear read through t_copy / permute [1, 0] (addmm, mm) or

@@ -324,6 +324,24 @@ TEST(RewritePoolAndUpsample, CeilModeMaxPoolAndResizeModesAgreeWithExecutor) {
   }
 }
 
+TEST(DecomposeAdaptiveAvgPool2dPass, UnequalBinsBecomeSlicesAndMeans) {
+  // 5x7 -> 3x2 (overlapping bins) and 2x2 -> 3x3 (repeated rows): PyTorch's bins
+  // [floor(o * in / out), ceil((o + 1) * in / out)).
+  for (auto [in, out] : std::vector<std::pair<Shape, IntList>>{{Shape{1, 2, 5, 7}, IntList{3, 2}},
+                                                               {Shape{1, 3, 2, 2}, IntList{3, 3}}}) {
+    test::GraphBuilder b;
+    auto x = b.input("x", in);
+    auto y = b.call("aten.adaptive_avg_pool2d.default", {x, out});
+    b.output({y});
+    ir::Graph before = b.g;
+    Outcome o = runPass("DecomposeAdaptiveAvgPool2dPass", b.g);
+    ASSERT_EQ(o.result.status, PassStatus::Changed) << o.result.message;
+    EXPECT_EQ(count(b.g, "aten.adaptive_avg_pool2d.default"), 0u);
+    EXPECT_GT(count(b.g, "aten.slice_copy.Tensor"), 0u);
+    EXPECT_LT(maxRelDiff(before, b.g), 1e-6);
+  }
+}
+
 TEST(CheckTosaOperatorSupportPass, IntFloatIslandsCountedAndRejectedForEthosU) {
   // int8 x -> CLAMP -> CAST f32 -> EXP -> CAST int8 -> output: the CAST to f32 and the EXP
   // are float compute between integer ops (the graph output stays int8).

@@ -334,6 +334,28 @@ TEST(FoldAndAnnotateQParamsPass, GroupedConvRunsAsOneInt8Conv2dPerGroup) {
   }
 }
 
+TEST(FoldAndAnnotateQParamsPass, AdaptivePoolWithUnequalBinsInInt32) {
+  // 5x7 -> 3x2: bins of 2 and 3 rows, 4 columns; int32 sums scaled to a common count.
+  test::GraphBuilder b;
+  auto x = b.input("x", DType::Int8, {1, 3, 5, 7});
+  auto dx = b.call(kDq, {x, 0.05, -20, -128, 127, dt(DType::Int8)});
+  auto p = b.call("aten.adaptive_avg_pool2d.default", {dx, IntList{3, 2}});
+  auto q = b.call(kQ, {p, 0.03, 4, -128, 127, dt(DType::Int8)});
+  b.output({q});
+  ir::Graph g = b.g;
+  ir::Graph before = g;
+  Outcome o = runPass("FoldAndAnnotateQParamsPass", g, passes::Profile::INT);
+  ASSERT_EQ(o.result.status, PassStatus::Changed) << o.result.message;
+  EXPECT_EQ(count(g, "aten.adaptive_avg_pool2d.default") + count(g, kQ) + count(g, kDq), 0u);
+  EXPECT_GT(count(g, "tosa.REDUCE_SUM"), 0u);
+  for (const ir::NodePtr& n : g.nodes())
+    if (n->isCall()) EXPECT_FALSE(ir::isFloating(n->meta().dtype)) << n->name;
+  for (uint64_t seed : {1, 2, 3, 4}) {
+    exec::CompareResult cr = compareRuns(before, g, seed);
+    EXPECT_LE(cr.maxSteps, 1) << cr.message;
+  }
+}
+
 TEST(FoldAndAnnotateQParamsPass, UpsampleRunsAsIntegerResize) {
   // Bilinear (int8 -> int32 RESIZE, zero point removed, RESCALE) and nearest (int8 RESIZE).
   test::GraphBuilder b;
