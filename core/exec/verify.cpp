@@ -190,10 +190,10 @@ CheckResult Reference::compare(const std::vector<Tensor>& actual) const {
       else if (stepped)
         res.message = fmt::format(
             "output #{} element {}: {:.9g} vs expected {:.9g} ({:.3g} quantisation steps of {:.6g} > {}; {} of {} "
-            "elements differ)",
+            "elements over the tolerance, the worst {:.3g} steps)",
             i, d.firstFailingElement, d.actualAtFailure, d.expectedAtFailure,
             std::abs(d.actualAtFailure - d.expectedAtFailure) / steps_[i], steps_[i], opts_.compare.maxSteps,
-            d.mismatches, actualF[i].numel());
+            d.mismatches, actualF[i].numel(), d.maxAbsError / steps_[i]);
       else
         res.message = base.message;
     }
