@@ -236,19 +236,53 @@ Status rewriteSlice(ArmRewritePass& self, Rewriter& rw) {
   const ir::Node& n = rw.node();
   ARM_TRY(x, tensorArg(rw, 0, "input"));
   const ir::TensorMeta& xm = rw.meta(x);
-  const ir::Arg& step = sarg(n, 4);
-  if (step.asInt() && *step.asInt() != 1) return Status::error("slice with step != 1 is not supported by TOSA SLICE");
+  const int64_t step = sarg(n, 4).asInt() ? *sarg(n, 4).asInt() : 1;
+  if (step < 1) return Status::error(fmt::format("slice step must be positive, got {}", step));
   int dim = wrap(sarg(n, 1).asInt() ? *sarg(n, 1).asInt() : 0, xm.rank());
   const int64_t len = xm.shape[dim];
   int64_t start = sarg(n, 2).asInt() ? *sarg(n, 2).asInt() : 0;
   if (start < 0) start += len;
   start = std::clamp<int64_t>(start, 0, len);
-  std::vector<int64_t> st(size_t(xm.rank()), 0), sz = n.meta().shape.toVector();
+  const std::vector<int64_t> outShape = n.meta().shape.toVector();
+  const int64_t cnt = outShape[size_t(dim)];
+  std::vector<int64_t> st(size_t(xm.rank()), 0), sz = outShape;
   st[size_t(dim)] = start;
   Builder b(rw);
+  if (step == 1 || cnt <= 1) {
+    ARM_TRY(s0, b.constShape(st));
+    ARM_TRY(s1, b.constShape(sz));
+    ARM_TRY(y, b.op("tosa.SLICE", {x, s0, s1}));
+    rw.replaceWith(y);
+    self.rewritten();
+    return Status::ok();
+  }
+  // TOSA SLICE has no stride: take the `cnt * step` elements from `start` (zero-padded at the
+  // end when the tensor is shorter), split the dim into [cnt, step], keep index 0 of `step`.
+  const int64_t have = std::min(cnt * step, len - start);
+  sz[size_t(dim)] = have;
   ARM_TRY(s0, b.constShape(st));
   ARM_TRY(s1, b.constShape(sz));
-  ARM_TRY(y, b.op("tosa.SLICE", {x, s0, s1}));
+  ARM_TRY(range, b.op("tosa.SLICE", {x, s0, s1}));
+  ValueRef v = range;
+  if (have < cnt * step) {
+    std::vector<int64_t> padding(size_t(2 * xm.rank()), 0);
+    padding[size_t(2 * dim + 1)] = cnt * step - have;
+    ARM_TRY(p, b.constShape(padding));
+    ARM_TRY(padded, b.op("tosa.PAD", {v, p, b.scalar(xm.dtype, 0.0, 1, "pad_const")}));
+    v = padded;
+  }
+  std::vector<int64_t> split;
+  for (int d = 0; d < xm.rank(); ++d) {
+    if (d == dim) split.push_back(cnt), split.push_back(step);
+    else split.push_back(outShape[size_t(d)]);
+  }
+  ARM_TRY(r, b.reshape(v, ir::Shape(split)));
+  std::vector<int64_t> st2(split.size(), 0), sz2 = split;
+  sz2[size_t(dim) + 1] = 1;
+  ARM_TRY(t0, b.constShape(st2));
+  ARM_TRY(t1, b.constShape(sz2));
+  ARM_TRY(picked, b.op("tosa.SLICE", {r, t0, t1}));
+  ARM_TRY(y, b.reshape(picked, n.meta().shape));
   rw.replaceWith(y);
   self.rewritten();
   return Status::ok();
@@ -543,7 +577,7 @@ void registerArmRewritePasses(passes::PassRegistry& r) {
   r.add("RewriteMatmulPass",
         [] { return mk("RewriteMatmulPass", "bmm -> MATMUL", {"aten.bmm.default"}, rewriteMatmul); });
   r.add("RewriteSlicePass",
-        [] { return mk("RewriteSlicePass", "slice_copy -> SLICE", {"aten.slice_copy.Tensor"}, rewriteSlice); });
+        [] { return mk("RewriteSlicePass", "slice_copy -> SLICE (a step > 1: SLICE, RESHAPE, SLICE, RESHAPE)", {"aten.slice_copy.Tensor"}, rewriteSlice); });
   r.add("RewritePadPass",
         [] { return mk("RewritePadPass", "constant_pad_nd -> PAD", {"aten.constant_pad_nd.default"}, rewritePad); });
   r.add("RewriteIndexTensorPass", [] {

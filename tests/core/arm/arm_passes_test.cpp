@@ -324,6 +324,25 @@ TEST(RewritePoolAndUpsample, CeilModeMaxPoolAndResizeModesAgreeWithExecutor) {
   }
 }
 
+TEST(RewriteSlicePass, SteppedSlicesBecomeSliceReshapeSlice) {
+  // Swin's patch merging takes x[:, 0::2, 1::2, :]; odd lengths need the end padded.
+  struct Case {
+    int64_t dim, start, end, step;
+  };
+  for (Case c : {Case{1, 0, 8, 2}, Case{2, 1, 7, 2}, Case{1, 1, 8, 3}, Case{2, 0, 7, 3}, Case{3, 2, 5, 2}}) {
+    test::GraphBuilder b;
+    auto x = b.input("x", {1, 8, 7, 5});
+    auto y = b.call("aten.slice_copy.Tensor", {x, c.dim, c.start, c.end, c.step});
+    b.output({y});
+    ir::Graph before = b.g;
+    Outcome o = runPass("RewriteSlicePass", b.g);
+    ASSERT_EQ(o.result.status, PassStatus::Changed) << o.result.message;
+    for (const ir::NodePtr& p : b.g.nodes())
+      if (p->isCall()) EXPECT_TRUE(isTosaOp(p->op)) << p->name;
+    EXPECT_LT(maxRelDiff(before, b.g), 1e-7) << "dim " << c.dim << " " << c.start << ":" << c.end << ":" << c.step;
+  }
+}
+
 TEST(DecomposeAdaptiveAvgPool2dPass, UnequalBinsBecomeSlicesAndMeans) {
   // 5x7 -> 3x2 (overlapping bins) and 2x2 -> 3x3 (repeated rows): PyTorch's bins
   // [floor(o * in / out), ceil((o + 1) * in / out)).
