@@ -251,6 +251,86 @@ size_t foldBatchNorms(ir::Graph& g) {
   return folded;
 }
 
+/// Batch norms (inference, constant statistics) that no convolution absorbed: getitem(bn, 0)
+/// becomes x * scale + shift with scale = gamma / sqrt(var + eps), shift = beta - mean * scale
+/// as [C, 1, ...] constants broadcasting over the channel dim.
+Result<size_t> decomposeBatchNorms(ir::Graph& g) {
+  size_t done = 0;
+  std::vector<NodeId> bns;
+  for (const ir::NodePtr& p : g.nodes())
+    if (isBatchNorm(opOf(*p))) bns.push_back(p->id);
+  for (NodeId bnId : bns) {
+    const ir::Node bn = g.node(bnId);
+    if (bn.hasFlag(ir::kFlagDisallowTransform)) continue;
+    const bool legacy = opOf(bn) == "aten.native_batch_norm.default";
+    const size_t epsArg = legacy ? 7 : 6;
+    if (bn.args.size() <= epsArg) continue;
+    if (legacy) {
+      const bool* training = bn.args[5].asBool();
+      if (!training || *training) continue;
+    }
+    const ValueRef* in = bn.args[0].ref();
+    if (!in || g.meta(*in).dtype != DType::Float32 || g.meta(*in).rank() < 2) continue;
+    const ir::Constant* mean = constantOf(g, bn.args[3]);
+    const ir::Constant* var = constantOf(g, bn.args[4]);
+    const ir::Constant* gamma = bn.args[1].isNone() ? nullptr : constantOf(g, bn.args[1]);
+    const ir::Constant* beta = bn.args[2].isNone() ? nullptr : constantOf(g, bn.args[2]);
+    auto epsV = bn.args[epsArg].number();
+    if (!mean || !var || (!bn.args[1].isNone() && !gamma) || (!bn.args[2].isNone() && !beta) || !epsV) continue;
+    std::vector<NodeId> getitems;
+    bool ok = true;
+    for (NodeId u : g.users(bnId)) {
+      const ir::Node& un = g.node(u);
+      const int64_t* idx = un.args.size() > 1 ? un.args[1].asInt() : nullptr;
+      ok = ok && opOf(un) == "operator.getitem" && idx && *idx == 0;
+      getitems.push_back(u);
+    }
+    const ir::TensorMeta xm = g.meta(*in);
+    const int64_t C = xm.shape[1];
+    if (!ok || mean->numel() != C || var->numel() != C || (gamma && gamma->numel() != C) || (beta && beta->numel() != C))
+      continue;
+    ir::Shape cs = ir::Shape::ofRank(xm.rank() - 1, 1);
+    cs[0] = C;
+    exec::Tensor scale(DType::Float32, cs), shift(DType::Float32, cs);
+    exec::Tensor M = valuesOf(*mean), V = valuesOf(*var);
+    exec::Tensor G = gamma ? valuesOf(*gamma) : exec::Tensor(), B = beta ? valuesOf(*beta) : exec::Tensor();
+    for (int64_t c = 0; c < C; ++c) {
+      const float k = float((gamma ? G.getDouble(c) : 1.0) / std::sqrt(V.getDouble(c) + *epsV));
+      scale.setDouble(c, k);
+      shift.setDouble(c, float((beta ? B.getDouble(c) : 0.0) - M.getDouble(c) * double(k)));
+    }
+    const std::string base = bn.name;
+    NodeId sId = addConstant(g, bnId, base + "_scale", base + ".scale", scale);
+    NodeId hId = addConstant(g, bnId, base + "_shift", base + ".shift", shift);
+    auto call = [&](const char* op, std::vector<ir::Arg> args, const std::string& hint) -> Result<NodeId> {
+      ir::Node n;
+      n.kind = ir::NodeKind::Call;
+      n.op = ir::internOp(op);
+      n.target = op;
+      n.name = hint;
+      for (int i = 1; g.findByName(n.name) != ir::kInvalidNode; ++i) n.name = fmt::format("{}_{}", hint, i);
+      n.args = std::move(args);
+      n.module = bn.module;
+      n.provenance.createdBy = kCreatedBy;
+      n.provenance.derivedFrom = {bnId};
+      LS_RETURN_IF_ERROR(ops::inferNode(g, n, n.outputs).withContext(fmt::format("batch norm '{}': ", bn.name)));
+      return g.insertBefore(bnId, std::move(n));
+    };
+    auto mul = call("aten.mul.Tensor", {*in, ValueRef{sId, 0}}, base + "_mul");
+    if (!mul) return mul.status();
+    auto add = call("aten.add.Tensor", {ValueRef{*mul, 0}, ValueRef{hId, 0}}, base + "_add");
+    if (!add) return add.status();
+    for (NodeId gi : getitems) {
+      replaceUses(g, ValueRef{gi, 0}, ValueRef{*add, 0}, ir::kInvalidNode);
+      g.erase(gi);
+    }
+    g.erase(bnId);
+    ++done;
+  }
+  if (done) removeDeadConstants(g);
+  return done;
+}
+
 // ---------------------------------------------------------------- annotation
 
 struct UnionFind {
@@ -578,10 +658,11 @@ std::string QuantizeReport::summary() const {
   for (const std::string& p : tfaChanged) tfa += (tfa.empty() ? "" : ", ") + p;
   return fmt::format(
       "{} activation q/dq pairs ({} observers), {} per-channel int8 weights, {} int32 biases, {} per-tensor int8 "
-      "constants, {} batch norms folded, {} nodes annotated, {} nodes left float by config; "
+      "constants, {} batch norms folded{}, {} nodes annotated, {} nodes left float by config; "
       "transform-for-annotation: {}",
-      quantizePerTensor, observers, perChannelWeights, int32Biases, foldedConstants, batchNormsFolded, annotatedNodes,
-      disallowed, tfa.empty() ? "no changes" : tfa);
+      quantizePerTensor, observers, perChannelWeights, int32Biases, foldedConstants, batchNormsFolded,
+      batchNormsDecomposed ? fmt::format(" ({} more as mul + add)", batchNormsDecomposed) : std::string(),
+      annotatedNodes, disallowed, tfa.empty() ? "no changes" : tfa);
 }
 
 std::string moduleOf(const ir::Graph& g, const ir::Node& n) {
@@ -736,6 +817,11 @@ Result<QuantizeReport> quantizeGraph(ir::Graph& g, const QuantizeOptions& o) {
   exec::materializeConstants(g);
   LS_RETURN_IF_ERROR(transformForAnnotation(g, o, report));
   if (o.foldBatchNorm) report.batchNormsFolded = foldBatchNorms(g);
+  {
+    auto d = decomposeBatchNorms(g);
+    if (!d) return d.status();
+    report.batchNormsDecomposed = *d;
+  }
 
   Annotation ann = annotate(g, o);
   report.annotatedNodes = ann.annotatedNodes;

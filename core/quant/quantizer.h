@@ -68,6 +68,9 @@ struct QuantizeReport {
   size_t disallowed = 0;          ///< nodes flagged kFlagDisallowTransform
   std::vector<std::string> tfaChanged;  ///< transform-for-annotation passes that changed the graph
   size_t batchNormsFolded = 0;
+  /// Batch norms without a convolution to fold into (pre-activation blocks, DenseNet):
+  /// x * scale + shift with per-channel constants, so they quantize like any mul/add.
+  size_t batchNormsDecomposed = 0;
   size_t annotatedNodes = 0;
   size_t observers = 0;           ///< distinct activation observers (= distinct activation qparams)
   size_t quantizedValues = 0;     ///< values given a q/dq pair (or a folded int8 constant + dq)

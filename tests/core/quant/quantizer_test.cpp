@@ -23,6 +23,7 @@ namespace {
 using ir::IntList;
 
 size_t count(const ir::Graph& g, const char* op) { return g.nodesOfOp(ir::internOp(op)).size(); }
+double sqnrDb(const exec::Tensor& ref, const exec::Tensor& q);
 
 constexpr const char* kQ = "quantized_decomposed.quantize_per_tensor.default";
 constexpr const char* kDQ = "quantized_decomposed.dequantize_per_tensor.default";
@@ -249,6 +250,44 @@ TEST(TransformForAnnotation, DecompositionsSkipDisallowedNodes) {
   DecomposeSiluPass p;
   passes::PassContext ctx;
   EXPECT_EQ(p.shouldRun(g2, ctx).reason, passes::SkipReason::TargetsDisallowed);
+}
+
+TEST(Quantizer, BatchNormWithoutAConvBecomesQuantizedMulAdd) {
+  // Pre-activation order (DenseNet): relu -> batch norm -> conv. The batch norm has no conv to
+  // fold into; it becomes x * scale + shift with [C, 1, 1] constants, quantized like a mul/add.
+  test::GraphBuilder b;
+  auto x = b.input("x", {1, 4, 6, 6});
+  auto r = b.call("aten.relu.default", {x}, {}, "relu");
+  auto gamma = param(b, "bn.weight", {4}), beta = param(b, "bn.bias", {4});
+  auto mean = param(b, "bn.running_mean", {4}), var = param(b, "bn.running_var", {4});
+  auto bn = b.call("aten._native_batch_norm_legit_no_training.default", {r, gamma, beta, mean, var, 0.1, 1e-5}, {}, "bn");
+  auto y = b.call("operator.getitem", {bn, int64_t(0)});
+  auto w = param(b, "conv.weight", {3, 4, 1, 1});
+  auto c = conv(b, y, w, ir::Arg(), 0, "conv");
+  b.output({c});
+  ir::Graph fp = std::move(b.g);
+  exec::materializeConstants(fp);
+  ir::Graph q = fp;
+  auto rep = quantizeGraph(q, {});
+  ASSERT_TRUE(rep.isOk()) << rep.message();
+  EXPECT_EQ(rep->batchNormsFolded, 0u);
+  EXPECT_EQ(rep->batchNormsDecomposed, 1u);
+  EXPECT_NE(rep->summary().find("1 more as mul + add"), std::string::npos) << rep->summary();
+  EXPECT_EQ(count(q, "aten._native_batch_norm_legit_no_training.default"), 0u);
+  ASSERT_EQ(count(q, "aten.mul.Tensor"), 1u);
+  // The mul and the add read dequantized values and feed quantizes.
+  for (const char* op : {"aten.mul.Tensor", "aten.add.Tensor"}) {
+    const ir::Node& n = q.node(*q.nodesOfOp(ir::internOp(op)).begin());
+    EXPECT_EQ(ir::opName(producer(q, n.args[0])->op), kDQ) << op;
+    EXPECT_EQ(ir::opName(producer(q, n.args[1])->op), kDQ) << op;
+    ASSERT_EQ(q.users(n.id).size(), 1u);
+    EXPECT_EQ(ir::opName(q.node(q.users(n.id)[0]).op), kQ) << op;
+  }
+  exec::Executor ex;
+  auto inputs = exec::synthesizeInputs(fp, 5);
+  auto a = ex.run(fp, inputs), qa = ex.run(q, inputs);
+  ASSERT_TRUE(a.isOk() && qa.isOk());
+  EXPECT_GT(sqnrDb((*a)[0], (*qa)[0]), 20.0);
 }
 
 TEST(Quantizer, AGraphThatDoesNotRunIsAnErrorNamingTheNode) {
