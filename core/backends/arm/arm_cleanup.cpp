@@ -2,6 +2,7 @@
 // EnsureUniqueOutputNodesPass (the seed-004 pair).
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <map>
 #include <set>
 #include <tuple>
@@ -130,9 +131,44 @@ Status EnsureUniqueOutputNodesPass::transform(passes::GraphEditor& ed) {
   return Status::ok();
 }
 
+// ---------------------------------------------------------------- ConvertInt64ConstOpsToInt32
+
+namespace {
+
+/// TOSA 1.0 has no int64: an int64 constant (an index buffer such as Swin's
+/// relative_position_index) read through a CAST to int32 becomes an int32 constant when all
+/// its values fit; a value out of range leaves the CAST, and the TOSA writer then names it.
+Status foldInt64ConstCast(ArmRewritePass& self, passes::Rewriter& rw) {
+  const ir::Node& n = rw.node();
+  using ir::DType;
+  if (n.meta().dtype != DType::Int32 || n.args.empty() || !n.args[0].ref()) return Status::ok();
+  const ir::ValueRef src = *n.args[0].ref();
+  if (rw.meta(src).dtype != DType::Int64) return Status::ok();
+  auto v = valueOfConstant(rw.graph(), src);
+  if (!v) return Status::ok();
+  exec::Tensor t(DType::Int32, v->shape());
+  for (int64_t i = 0; i < v->numel(); ++i) {
+    const int64_t x = v->getInt(i);
+    if (x < INT32_MIN || x > INT32_MAX) return Status::ok();
+    t.setInt(i, x);
+  }
+  Builder b(rw);
+  rw.replaceWith(b.tensor(t, "int32_const"));
+  self.rewritten();
+  return Status::ok();
+}
+
+}  // namespace
+
 void registerArmCleanupPasses(passes::PassRegistry& r) {
   r.add("FuseEqualPlaceholdersPass", [] { return std::make_unique<FuseEqualPlaceholdersPass>(); });
   r.add("EnsureUniqueOutputNodesPass", [] { return std::make_unique<EnsureUniqueOutputNodesPass>(); });
+  r.add("ConvertInt64ConstOpsToInt32Pass", [] {
+    return std::make_unique<ArmRewritePass>("ConvertInt64ConstOpsToInt32Pass",
+                                            "CAST of an int64 constant to int32 folded into an int32 constant (TOSA "
+                                            "1.0 has no int64)",
+                                            std::vector<std::string>{"tosa.CAST"}, foldInt64ConstCast);
+  });
 }
 
 }  // namespace ls::arm

@@ -49,7 +49,8 @@ std::vector<std::string> commonPrefix() {
 }
 
 std::vector<std::string> cleanupSuffix() {
-  return {"FuseTosaTransposesPass", "FuseConstantArgsPass", "FuseEqualPlaceholdersPass", "DeadCodeEliminationPass",
+  return {"FuseTosaTransposesPass", "ConvertInt64ConstOpsToInt32Pass", "FuseConstantArgsPass",
+          "FuseEqualPlaceholdersPass", "DeadCodeEliminationPass",
           "InsertRescalePass", "FuseConsecutiveRescalesPass", "EnsureUniqueOutputNodesPass",
           "CheckTosaOperatorSupportPass"};
 }

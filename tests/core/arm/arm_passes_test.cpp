@@ -324,6 +324,31 @@ TEST(RewritePoolAndUpsample, CeilModeMaxPoolAndResizeModesAgreeWithExecutor) {
   }
 }
 
+TEST(ConvertInt64ConstOpsToInt32Pass, CastOfInt64ConstantBecomesInt32Constant) {
+  // Swin's relative_position_index (int64 buffer) read through CAST int32: TOSA has no int64.
+  test::GraphBuilder b;
+  auto idx = constant(b, "index", {4}, {0, 3, 1, 2}, ir::DType::Int64);
+  auto big = constant(b, "big", {2}, {1, 5e9}, ir::DType::Int64);
+  auto i32 = ir::Arg(ir::EnumArg{ir::EnumKind::DType, int32_t(ir::DType::Int32)});
+  auto c = b.call("tosa.CAST", {idx}, {{"dtype", i32}});
+  auto cb = b.call("tosa.CAST", {big}, {{"dtype", i32}});
+  b.output({c, cb});
+  ir::Graph before = b.g;
+  Outcome o = runPass("ConvertInt64ConstOpsToInt32Pass", b.g);
+  ASSERT_EQ(o.result.status, PassStatus::Changed) << o.result.message;
+  runPass("DeadCodeEliminationPass", b.g);
+  EXPECT_EQ(count(b.g, "tosa.CAST"), 1u);  // 5e9 does not fit int32: that CAST stays
+  const ir::Node& out = *b.g.outputNode();
+  const ir::ValueRef first = out.args[0].asRefList()->at(0);
+  EXPECT_EQ(b.g.node(first.node).kind, ir::NodeKind::GetAttr);
+  EXPECT_EQ(b.g.meta(first).dtype, ir::DType::Int32);
+  EXPECT_LT(maxRelDiff(before, b.g), 1e-12);
+  test::GraphBuilder none;
+  auto x = none.input("x", {2});
+  none.output({none.call("tosa.CAST", {x}, {{"dtype", i32}})});
+  EXPECT_EQ(runPass("ConvertInt64ConstOpsToInt32Pass", none.g).result.status, PassStatus::Unchanged);
+}
+
 TEST(RewriteSlicePass, SteppedSlicesBecomeSliceReshapeSlice) {
   // Swin's patch merging takes x[:, 0::2, 1::2, :]; odd lengths need the end padded.
   struct Case {
