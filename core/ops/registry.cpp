@@ -379,6 +379,18 @@ static bool kindFits(ArgType t, bool optional, const Arg& a) {
   }
 }
 
+const ir::Arg& schemaArg(const ir::Node& n, int i) {
+  static const ir::Arg kNone;
+  const OpSchema* s = OpRegistry::instance().find(n.op);
+  if (!s) return i >= 0 && size_t(i) < n.args.size() ? n.args[size_t(i)] : kNone;
+  if (i < 0 || size_t(i) >= s->args.size()) return kNone;
+  const ArgSpec& spec = s->args[size_t(i)];
+  if (!spec.kwargOnly && size_t(i) < n.args.size()) return n.args[size_t(i)];
+  if (const ir::Arg* kw = n.kwarg(spec.name)) return *kw;
+  if (spec.defaultValue) return *spec.defaultValue;
+  return kNone;
+}
+
 bool movesValuesOnly(ir::OpId op) {
   static const std::unordered_set<ir::OpId> ops = [] {
     std::unordered_set<ir::OpId> s;

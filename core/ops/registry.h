@@ -157,6 +157,11 @@ class OpRegistry {
 /// duplicate keyword, missing required arg, wrong kind (e.g. list where a tensor is needed).
 Status checkArgs(const OpSchema& schema, const ir::Node& node, const ir::Graph& graph);
 
+/// Arg i of a call node resolved against its op's schema as MetaCtx does: positional unless
+/// keyword-only, else the keyword of that name, else the schema default, else None. Ops without
+/// a schema: positional args only.
+const ir::Arg& schemaArg(const ir::Node& n, int i);
+
 /// Ops whose output values are input 0's values moved, selected or repeated (views, permutes,
 /// slices, TOSA TRANSPOSE/RESHAPE/SLICE/TILE/IDENTITY): a per-tensor quantisation of the
 /// input holds for the output too.

@@ -164,28 +164,72 @@ float roundHalfEven(float v) { return std::nearbyint(v); }
 
 // ---------------------------------------------------------------- BN folding
 
+/// An inference batch norm (constant statistics, not training) whose only used output is
+/// getitem(bn, 0), as per-channel scale = gamma / sqrt(var + eps), shift = beta - mean * scale.
+struct EvalBatchNorm {
+  ValueRef input;
+  std::vector<NodeId> getitems;
+  std::vector<double> scale, shift;
+};
+
+std::optional<EvalBatchNorm> evalBatchNorm(const ir::Graph& g, const ir::Node& bn) {
+  if (!isBatchNorm(opOf(bn)) || bn.hasFlag(ir::kFlagDisallowTransform)) return std::nullopt;
+  const bool legacy = opOf(bn) == "aten.native_batch_norm.default";
+  const size_t epsArg = legacy ? 7 : 6;
+  if (bn.args.size() <= epsArg) return std::nullopt;
+  if (legacy) {
+    const bool* training = bn.args[5].asBool();
+    if (!training || *training) return std::nullopt;
+  }
+  const ValueRef* in = bn.args[0].ref();
+  if (!in || g.meta(*in).rank() < 2) return std::nullopt;
+  const ir::Constant* mean = constantOf(g, bn.args[3]);
+  const ir::Constant* var = constantOf(g, bn.args[4]);
+  const ir::Constant* gamma = bn.args[1].isNone() ? nullptr : constantOf(g, bn.args[1]);
+  const ir::Constant* beta = bn.args[2].isNone() ? nullptr : constantOf(g, bn.args[2]);
+  auto eps = bn.args[epsArg].number();
+  if (!mean || !var || (!bn.args[1].isNone() && !gamma) || (!bn.args[2].isNone() && !beta) || !eps) return std::nullopt;
+  const int64_t C = g.meta(*in).shape[1];
+  if (mean->numel() != C || var->numel() != C || (gamma && gamma->numel() != C) || (beta && beta->numel() != C))
+    return std::nullopt;
+  EvalBatchNorm r{*in, {}, {}, {}};
+  for (NodeId u : g.users(bn.id)) {
+    const ir::Node& un = g.node(u);
+    const int64_t* idx = un.args.size() > 1 ? un.args[1].asInt() : nullptr;
+    if (opOf(un) != "operator.getitem" || !idx || *idx != 0) return std::nullopt;
+    r.getitems.push_back(u);
+  }
+  exec::Tensor M = valuesOf(*mean), V = valuesOf(*var);
+  exec::Tensor G = gamma ? valuesOf(*gamma) : exec::Tensor(), B = beta ? valuesOf(*beta) : exec::Tensor();
+  for (int64_t c = 0; c < C; ++c) {
+    const double k = (gamma ? G.getDouble(c) : 1.0) / std::sqrt(V.getDouble(c) + *eps);
+    r.scale.push_back(k);
+    r.shift.push_back((beta ? B.getDouble(c) : 0.0) - M.getDouble(c) * k);
+  }
+  return r;
+}
+
+/// The batch norm's getitem users read `to` instead; the batch norm and its getitems go.
+void replaceBatchNorm(ir::Graph& g, NodeId bnId, const EvalBatchNorm& bn, ValueRef to) {
+  for (NodeId gi : bn.getitems) {
+    replaceUses(g, ValueRef{gi, 0}, to, ir::kInvalidNode);
+    g.erase(gi);
+  }
+  g.erase(bnId);
+}
+
 /// prepare_pt2e's conv + batch norm fold: conv(x, W, b) -> bn(., gamma, beta, mean, var, eps)
-/// becomes conv(x, W * k, (b - mean) * k + beta) with k = gamma / sqrt(var + eps) per output
-/// channel. Only eval-mode batch norms of a conv's single use, with constant parameters, whose
-/// only used output is the normalised value.
+/// becomes conv(x, W * k, b * k + shift) with k, shift per output channel (EvalBatchNorm).
+/// Only batch norms of a conv's single use, with constant float weights.
 size_t foldBatchNorms(ir::Graph& g) {
   size_t folded = 0;
   std::vector<NodeId> bns;
   for (const ir::NodePtr& p : g.nodes())
     if (isBatchNorm(opOf(*p))) bns.push_back(p->id);
   for (NodeId bnId : bns) {
-    const ir::Node bn = g.node(bnId);
-    if (bn.hasFlag(ir::kFlagDisallowTransform)) continue;
-    const bool legacy = opOf(bn) == "aten.native_batch_norm.default";
-    const size_t epsArg = legacy ? 7 : 6;
-    if (bn.args.size() <= epsArg) continue;
-    if (legacy) {
-      const bool* training = bn.args[5].asBool();
-      if (!training || *training) continue;
-    }
-    const ValueRef* in = bn.args[0].ref();
-    if (!in) continue;
-    const ir::Node& conv = g.node(in->node);
+    auto bn = evalBatchNorm(g, g.node(bnId));
+    if (!bn) continue;
+    const ir::Node& conv = g.node(bn->input.node);
     if (opOf(conv) != "aten.convolution.default" || conv.hasFlag(ir::kFlagDisallowTransform)) continue;
     if (g.users(conv.id).size() != 1 || conv.args.size() < 9) continue;
     const bool* transposed = conv.args[6].asBool();
@@ -194,39 +238,15 @@ size_t foldBatchNorms(ir::Graph& g) {
     if (!w || w->dtype != DType::Float32) continue;
     const ir::Constant* cb = conv.args[2].isNone() ? nullptr : constantOf(g, conv.args[2]);
     if (!conv.args[2].isNone() && !cb) continue;
-    const ir::Constant* mean = constantOf(g, bn.args[3]);
-    const ir::Constant* var = constantOf(g, bn.args[4]);
-    const ir::Constant* gamma = bn.args[1].isNone() ? nullptr : constantOf(g, bn.args[1]);
-    const ir::Constant* beta = bn.args[2].isNone() ? nullptr : constantOf(g, bn.args[2]);
-    if (!mean || !var || (!bn.args[1].isNone() && !gamma) || (!bn.args[2].isNone() && !beta)) continue;
-    auto epsV = bn.args[epsArg].number();
-    if (!epsV) continue;
-    // Every use of the batch norm must be getitem(bn, 0).
-    std::vector<NodeId> getitems;
-    bool ok = true;
-    for (NodeId u : g.users(bnId)) {
-      const ir::Node& un = g.node(u);
-      const int64_t* idx = un.args.size() > 1 ? un.args[1].asInt() : nullptr;
-      if (opOf(un) != "operator.getitem" || !idx || *idx != 0) {
-        ok = false;
-        break;
-      }
-      getitems.push_back(u);
-    }
-    if (!ok) continue;
     const int64_t oc = w->shape[0];
-    if (mean->numel() != oc || var->numel() != oc || (gamma && gamma->numel() != oc) || (beta && beta->numel() != oc) ||
-        (cb && cb->numel() != oc))
-      continue;
-    exec::Tensor W = valuesOf(*w), M = valuesOf(*mean), V = valuesOf(*var);
-    exec::Tensor G = gamma ? valuesOf(*gamma) : exec::Tensor(), B = beta ? valuesOf(*beta) : exec::Tensor();
-    exec::Tensor CB = cb ? valuesOf(*cb) : exec::Tensor();
+    if (int64_t(bn->scale.size()) != oc || (cb && cb->numel() != oc)) continue;
+    exec::Tensor W = valuesOf(*w), CB = cb ? valuesOf(*cb) : exec::Tensor();
     exec::Tensor nw(DType::Float32, w->shape), nb(DType::Float32, ir::Shape{oc});
     const int64_t per = oc > 0 ? W.numel() / oc : 0;
     for (int64_t o = 0; o < oc; ++o) {
-      const double k = (gamma ? G.getDouble(o) : 1.0) / std::sqrt(V.getDouble(o) + *epsV);
+      const double k = bn->scale[size_t(o)];
       for (int64_t i = 0; i < per; ++i) nw.setDouble(o * per + i, W.getDouble(o * per + i) * k);
-      nb.setDouble(o, ((cb ? CB.getDouble(o) : 0.0) - M.getDouble(o)) * k + (beta ? B.getDouble(o) : 0.0));
+      nb.setDouble(o, (cb ? CB.getDouble(o) : 0.0) * k + bn->shift[size_t(o)]);
     }
     // Constant pointers die when constants are added: copy what is needed first.
     const std::string wname = w->name;
@@ -240,66 +260,33 @@ size_t foldBatchNorms(ir::Graph& g) {
     cn.args[2] = ValueRef{bId, 0};
     cn.provenance.createdBy = kCreatedBy;
     cn.provenance.derivedFrom = {convId, bnId};
-    for (NodeId gi : getitems) {
-      replaceUses(g, ValueRef{gi, 0}, ValueRef{convId, 0}, ir::kInvalidNode);
-      g.erase(gi);
-    }
-    g.erase(bnId);
+    replaceBatchNorm(g, bnId, *bn, ValueRef{convId, 0});
     ++folded;
   }
   if (folded) removeDeadConstants(g);
   return folded;
 }
 
-/// Batch norms (inference, constant statistics) that no convolution absorbed: getitem(bn, 0)
-/// becomes x * scale + shift with scale = gamma / sqrt(var + eps), shift = beta - mean * scale
-/// as [C, 1, ...] constants broadcasting over the channel dim.
+/// Batch norms that no convolution absorbed (pre-activation blocks, DenseNet): getitem(bn, 0)
+/// becomes x * scale + shift with [C, 1, ...] constants broadcasting over the channel dim.
 Result<size_t> decomposeBatchNorms(ir::Graph& g) {
   size_t done = 0;
   std::vector<NodeId> bns;
   for (const ir::NodePtr& p : g.nodes())
     if (isBatchNorm(opOf(*p))) bns.push_back(p->id);
   for (NodeId bnId : bns) {
-    const ir::Node bn = g.node(bnId);
-    if (bn.hasFlag(ir::kFlagDisallowTransform)) continue;
-    const bool legacy = opOf(bn) == "aten.native_batch_norm.default";
-    const size_t epsArg = legacy ? 7 : 6;
-    if (bn.args.size() <= epsArg) continue;
-    if (legacy) {
-      const bool* training = bn.args[5].asBool();
-      if (!training || *training) continue;
-    }
-    const ValueRef* in = bn.args[0].ref();
-    if (!in || g.meta(*in).dtype != DType::Float32 || g.meta(*in).rank() < 2) continue;
-    const ir::Constant* mean = constantOf(g, bn.args[3]);
-    const ir::Constant* var = constantOf(g, bn.args[4]);
-    const ir::Constant* gamma = bn.args[1].isNone() ? nullptr : constantOf(g, bn.args[1]);
-    const ir::Constant* beta = bn.args[2].isNone() ? nullptr : constantOf(g, bn.args[2]);
-    auto epsV = bn.args[epsArg].number();
-    if (!mean || !var || (!bn.args[1].isNone() && !gamma) || (!bn.args[2].isNone() && !beta) || !epsV) continue;
-    std::vector<NodeId> getitems;
-    bool ok = true;
-    for (NodeId u : g.users(bnId)) {
-      const ir::Node& un = g.node(u);
-      const int64_t* idx = un.args.size() > 1 ? un.args[1].asInt() : nullptr;
-      ok = ok && opOf(un) == "operator.getitem" && idx && *idx == 0;
-      getitems.push_back(u);
-    }
-    const ir::TensorMeta xm = g.meta(*in);
-    const int64_t C = xm.shape[1];
-    if (!ok || mean->numel() != C || var->numel() != C || (gamma && gamma->numel() != C) || (beta && beta->numel() != C))
-      continue;
+    const ir::Node bnNode = g.node(bnId);
+    auto bn = evalBatchNorm(g, bnNode);
+    if (!bn || g.meta(bn->input).dtype != DType::Float32) continue;
+    const ir::TensorMeta xm = g.meta(bn->input);
     ir::Shape cs = ir::Shape::ofRank(xm.rank() - 1, 1);
-    cs[0] = C;
+    cs[0] = xm.shape[1];
     exec::Tensor scale(DType::Float32, cs), shift(DType::Float32, cs);
-    exec::Tensor M = valuesOf(*mean), V = valuesOf(*var);
-    exec::Tensor G = gamma ? valuesOf(*gamma) : exec::Tensor(), B = beta ? valuesOf(*beta) : exec::Tensor();
-    for (int64_t c = 0; c < C; ++c) {
-      const float k = float((gamma ? G.getDouble(c) : 1.0) / std::sqrt(V.getDouble(c) + *epsV));
-      scale.setDouble(c, k);
-      shift.setDouble(c, float((beta ? B.getDouble(c) : 0.0) - M.getDouble(c) * double(k)));
+    for (size_t c = 0; c < bn->scale.size(); ++c) {
+      scale.setDouble(int64_t(c), float(bn->scale[c]));
+      shift.setDouble(int64_t(c), float(bn->shift[c]));
     }
-    const std::string base = bn.name;
+    const std::string& base = bnNode.name;
     NodeId sId = addConstant(g, bnId, base + "_scale", base + ".scale", scale);
     NodeId hId = addConstant(g, bnId, base + "_shift", base + ".shift", shift);
     auto call = [&](const char* op, std::vector<ir::Arg> args, const std::string& hint) -> Result<NodeId> {
@@ -310,21 +297,17 @@ Result<size_t> decomposeBatchNorms(ir::Graph& g) {
       n.name = hint;
       for (int i = 1; g.findByName(n.name) != ir::kInvalidNode; ++i) n.name = fmt::format("{}_{}", hint, i);
       n.args = std::move(args);
-      n.module = bn.module;
+      n.module = bnNode.module;
       n.provenance.createdBy = kCreatedBy;
       n.provenance.derivedFrom = {bnId};
-      LS_RETURN_IF_ERROR(ops::inferNode(g, n, n.outputs).withContext(fmt::format("batch norm '{}': ", bn.name)));
+      LS_RETURN_IF_ERROR(ops::inferNode(g, n, n.outputs).withContext(fmt::format("batch norm '{}': ", bnNode.name)));
       return g.insertBefore(bnId, std::move(n));
     };
-    auto mul = call("aten.mul.Tensor", {*in, ValueRef{sId, 0}}, base + "_mul");
+    auto mul = call("aten.mul.Tensor", {bn->input, ValueRef{sId, 0}}, base + "_mul");
     if (!mul) return mul.status();
     auto add = call("aten.add.Tensor", {ValueRef{*mul, 0}, ValueRef{hId, 0}}, base + "_add");
     if (!add) return add.status();
-    for (NodeId gi : getitems) {
-      replaceUses(g, ValueRef{gi, 0}, ValueRef{*add, 0}, ir::kInvalidNode);
-      g.erase(gi);
-    }
-    g.erase(bnId);
+    replaceBatchNorm(g, bnId, *bn, ValueRef{*add, 0});
     ++done;
   }
   if (done) removeDeadConstants(g);

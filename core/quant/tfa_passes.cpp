@@ -13,19 +13,6 @@ namespace {
 
 using passes::Rewriter;
 
-/// Arg i of `n` resolved against its op schema: positional, keyword, schema default, or None.
-/// Errors raised by a rewrite are prefixed with the node's name by the retrace engine.
-const ir::Arg& schemaArg(const ir::Node& n, int i) {
-  static const ir::Arg kNone;
-  const ops::OpSchema* s = ops::OpRegistry::instance().find(n.op);
-  if (!s) return size_t(i) < n.args.size() ? n.args[size_t(i)] : kNone;
-  if (i < 0 || size_t(i) >= s->args.size()) return kNone;
-  const ops::ArgSpec& spec = s->args[size_t(i)];
-  if (!spec.kwargOnly && size_t(i) < n.args.size()) return n.args[size_t(i)];
-  if (const ir::Arg* kw = n.kwarg(spec.name)) return *kw;
-  if (spec.defaultValue) return *spec.defaultValue;
-  return kNone;
-}
 
 /// Reduced dims of `m` as non-negative indices and the number of elements they cover;
 /// an error naming the bad dim when one is out of range.
@@ -57,9 +44,9 @@ struct SoftmaxInput {
 };
 Result<std::optional<SoftmaxInput>> softmaxInput(const Rewriter& rw, std::string_view what) {
   const ir::Node& n = rw.node();
-  const ir::ValueRef* x = schemaArg(n, 0).ref();
+  const ir::ValueRef* x = ops::schemaArg(n, 0).ref();
   if (!x) return Status::error(fmt::format("{} expects a tensor input", what));
-  const int64_t* dim = schemaArg(n, 1).asInt();
+  const int64_t* dim = ops::schemaArg(n, 1).asInt();
   if (!dim) return Status::error(fmt::format("{} expects an int dim", what));
   const ir::TensorMeta& m = rw.meta(*x);
   if (m.dtype != ir::DType::Float32 || n.outputs.size() != 1 || n.outputs[0].dtype != ir::DType::Float32)
@@ -185,19 +172,19 @@ DecomposeLayerNormPass::DecomposeLayerNormPass()
 
 Status DecomposeLayerNormPass::rewrite(Rewriter& rw) {
   const ir::Node& n = rw.node();
-  const ir::ValueRef* x = schemaArg(n, 0).ref();
+  const ir::ValueRef* x = ops::schemaArg(n, 0).ref();
   if (!x) return Status::error("native_layer_norm expects a tensor input");
   const ir::TensorMeta& m = rw.meta(*x);
   if (m.dtype != ir::DType::Float32) return Status::ok();  // only float32 is quantised
-  const ir::IntList* shape = schemaArg(n, 1).asIntList();
+  const ir::IntList* shape = ops::schemaArg(n, 1).asIntList();
   if (!shape || shape->empty() || int64_t(shape->size()) > m.rank())
     return Status::error(fmt::format("native_layer_norm: normalized_shape must be a non-empty int list of at most "
                                      "rank {} (input {})",
                                      m.rank(), ir::toString(m)));
-  auto eps = schemaArg(n, 4).number();
+  auto eps = ops::schemaArg(n, 4).number();
   if (!eps) return Status::error("native_layer_norm: eps must be a number");
-  const ir::Arg& w = schemaArg(n, 2);
-  const ir::Arg& b = schemaArg(n, 3);
+  const ir::Arg& w = ops::schemaArg(n, 2);
+  const ir::Arg& b = ops::schemaArg(n, 3);
   for (const ir::Arg* p : {&w, &b}) {
     if (p->isNone()) continue;
     if (!p->ref())

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/exec/tensor.h"
 #include "core/ir/graph.h"
 #include "core/ir/printer.h"
 #include "core/ops/registry.h"
@@ -54,6 +55,40 @@ class GraphBuilder {
     std::string s = "(";
     for (size_t i = 0; i < out.size(); ++i) s += (i ? ", " : "") + ir::toString(out[i]);
     return s + ")";
+  }
+
+  /// A constant holding `values` (converted to `t`) and its get_attr node.
+  ir::ValueRef constant(const std::string& name, ir::DType t, ir::Shape s, const std::vector<double>& values) {
+    exec::Tensor x = exec::Tensor::fromDoubles(t, s, values);
+    ir::Constant c;
+    c.name = name;
+    c.dtype = t;
+    c.shape = s;
+    c.data = g.store().intern(std::vector<uint8_t>(x.bytes(), x.bytes() + x.nbytes()));
+    g.setConstant(c);
+    return getAttr(name, t, s);
+  }
+
+  /// A float parameter without data (the executor synthesises its values from the name).
+  ir::ValueRef parameter(const std::string& name, ir::Shape s, const std::string& fqn = "") {
+    ir::Constant c;
+    c.name = name;
+    c.fqn = fqn.empty() ? name : fqn;
+    c.kind = ir::ConstantKind::Parameter;
+    c.dtype = ir::DType::Float32;
+    c.shape = s;
+    c.contentHash = ir::constantContentHash(c);
+    g.setConstant(c);
+    return getAttr(name, ir::DType::Float32, s);
+  }
+
+  ir::ValueRef getAttr(const std::string& name, ir::DType t, ir::Shape s) {
+    ir::Node n;
+    n.kind = ir::NodeKind::GetAttr;
+    n.name = name;
+    n.target = name;
+    n.outputs.push_back(ir::TensorMeta(t, s));
+    return {g.append(std::move(n)), 0};
   }
 
   void output(std::vector<ir::ValueRef> refs) {

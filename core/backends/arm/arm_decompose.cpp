@@ -23,11 +23,6 @@ using ir::Shape;
 
 namespace {
 
-#define ARM_TRY(var, expr)                      \
-  auto var##_res = (expr);                      \
-  if (!var##_res) return var##_res.status();    \
-  auto var = var##_res.value()
-
 Status needTensor(const Rewriter& rw, size_t i, const char* what) {
   if (!argMeta(rw, i)) return Status::error(fmt::format("{} (arg #{}) must be a tensor", what, i));
   return Status::ok();

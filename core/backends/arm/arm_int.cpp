@@ -13,18 +13,6 @@ namespace ls::arm {
 using passes::Rewriter;
 using ir::DType;
 
-namespace {
-
-#define ARM_TRY(var, expr)                      \
-  auto var##_res = (expr);                      \
-  if (!var##_res) return var##_res.status();    \
-  auto var = var##_res.value()
-
-const char* kQ = "quantized_decomposed.quantize_per_tensor.default";
-const char* kDq = "quantized_decomposed.dequantize_per_tensor.default";
-
-}  // namespace
-
 /// scale = multiplier * 2^-shift with a 31-bit (scale32) multiplier and shift in [2, 62].
 Result<std::pair<int64_t, int64_t>> quantizeScale(double scale) {
   if (!(scale > 0) || !std::isfinite(scale)) return Status::error(fmt::format("rescale factor {} must be positive", scale));

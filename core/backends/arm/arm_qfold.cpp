@@ -46,16 +46,6 @@ using ir::Shape;
 
 namespace {
 
-#define ARM_TRY(var, expr)                      \
-  auto var##_res = (expr);                      \
-  if (!var##_res) return var##_res.status();    \
-  auto var = var##_res.value()
-
-const char* kQ = "quantized_decomposed.quantize_per_tensor.default";
-const char* kDq = "quantized_decomposed.dequantize_per_tensor.default";
-const char* kQc = "quantized_decomposed.quantize_per_channel.default";
-const char* kDqc = "quantized_decomposed.dequantize_per_channel.default";
-
 /// Activation bounds (float) of relu / hardtanh / clamp; nullopt when the node is not one.
 struct Act {
   double lo = -INFINITY, hi = INFINITY;
@@ -90,6 +80,12 @@ Result<ValueRef> rescale(Builder& b, ValueRef x, double factor, int64_t izp, DTy
               {x, b.scalar(DType::Int32, double(ms.first), 1, "multiplier"), b.scalar(DType::Int8, double(ms.second), 1, "shift"),
                b.zeroPoint(inT, izp), b.zeroPoint(outT, ozp)},
               {{"scale32", true}, {"rounding_mode", "SINGLE_ROUND"}, {"per_channel", false}});
+}
+
+/// int8 `x` quantised with `in` brought to the qparams `out`: a RESCALE unless they are equal.
+Result<ValueRef> requantize(Builder& b, ValueRef x, const QP& in, const QP& out) {
+  if (in == out) return x;
+  return rescale(b, x, in.scale / out.scale, in.zp, DType::Int8, out.zp);
 }
 
 /// CLAMP in the quantised domain of `out` for float bounds [lo, hi] (always within qmin/qmax).
@@ -242,11 +238,7 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
     if (act) {  // standalone activation
       auto in = core->args.empty() ? std::nullopt : m.dqInput(core->args[0]);
       if (!in) return std::optional<ValueRef>{};
-      ValueRef x = in->src;
-      if (!(in->qp == *outQ)) {
-        ARM_TRY(r, rescale(b, x, in->qp.scale / outQ->scale, in->qp.zp, DType::Int8, outQ->zp));
-        x = r;
-      }
+      ARM_TRY(x, requantize(b, in->src, in->qp, *outQ));
       ARM_TRY(c, clampQ(b, x, *act, *outQ));
       bump(act_);
       return std::optional<ValueRef>{c};
@@ -579,8 +571,8 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
       }
       ARM_TRY(y, rescale(b, r, a->qp.scale / (out.scale * double(unit)), 0, DType::Int8, out.zp));
       r = y;
-    } else if (!(a->qp == out)) {
-      ARM_TRY(y, rescale(b, r, a->qp.scale / out.scale, a->qp.zp, DType::Int8, out.zp));
+    } else {
+      ARM_TRY(y, requantize(b, r, a->qp, out));
       r = y;
     }
     ARM_TRY(back, permute(b, r, kToNchw));
@@ -800,11 +792,8 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
       ARM_TRY(p, b.op("tosa.MAX_POOL2D", {xt}, std::move(attrs)));
       r = p;
     }
-    if (!(in->qp == out)) {
-      ARM_TRY(rs, rescale(b, r, in->qp.scale / out.scale, in->qp.zp, DType::Int8, out.zp));
-      r = rs;
-    }
-    ARM_TRY(back, permute(b, r, kToNchw));
+    ARM_TRY(rs, requantize(b, r, in->qp, out));
+    ARM_TRY(back, permute(b, rs, kToNchw));
     bump(pool_);
     return std::optional<ValueRef>{back};
   }
@@ -854,11 +843,7 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
     // Constant padding value 0 is the zero point in the quantised domain.
     if (op == "aten.constant_pad_nd.default" && inQ->zp != 0) return std::optional<ValueRef>{};
     ARM_TRY(y, b.op(op, std::move(args), n.kwargs, n.name));
-    ValueRef r = y;
-    if (!(*inQ == out)) {
-      ARM_TRY(rs, rescale(b, r, inQ->scale / out.scale, inQ->zp, DType::Int8, out.zp));
-      r = rs;
-    }
+    ARM_TRY(r, requantize(b, y, *inQ, out));
     bump(move_);
     return std::optional<ValueRef>{r};
   }

@@ -21,11 +21,6 @@ using ir::Shape;
 
 namespace {
 
-#define ARM_TRY(var, expr)                      \
-  auto var##_res = (expr);                      \
-  if (!var##_res) return var##_res.status();    \
-  auto var = var##_res.value()
-
 const std::vector<int64_t> kToNhwc{0, 2, 3, 1};
 const std::vector<int64_t> kToNchw{0, 3, 1, 2};
 

@@ -29,8 +29,6 @@ using ir::Shape;
 
 namespace {
 
-const char* kQ = "quantized_decomposed.quantize_per_tensor.default";
-
 /// The unary ops lowered to a TABLE (upstream's TableOps that the reference executor has a
 /// float kernel for) and the statistic counting each.
 struct TableOp {

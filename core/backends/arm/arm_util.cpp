@@ -143,7 +143,7 @@ std::shared_ptr<const ir::QuantParams> toQuant(const QP& q, ir::DType storage) {
 }
 
 std::optional<DqIn> Matcher::dqInput(const ir::Arg& a) const {
-  static const ir::OpId dq = ir::internOp("quantized_decomposed.dequantize_per_tensor.default");
+  static const ir::OpId dq = ir::internOp(kDq);
   const ir::Node* p = producer(a);
   if (!p || p->op != dq || p->args.empty() || !p->args[0].ref()) return std::nullopt;
   if (g_.meta(*p->args[0].ref()).dtype != ir::DType::Int8) return std::nullopt;
@@ -158,17 +158,7 @@ const ir::TensorMeta* argMeta(const passes::Rewriter& rw, size_t i) {
   return &rw.meta(*n.args[i].ref());
 }
 
-const ir::Arg& sarg(const ir::Node& n, int i) {
-  static const ir::Arg kNone;
-  const ops::OpSchema* s = ops::OpRegistry::instance().find(n.op);
-  if (!s) return size_t(i) < n.args.size() ? n.args[size_t(i)] : kNone;
-  if (i < 0 || size_t(i) >= s->args.size()) return kNone;
-  const ops::ArgSpec& spec = s->args[size_t(i)];
-  if (!spec.kwargOnly && size_t(i) < n.args.size()) return n.args[size_t(i)];
-  if (const ir::Arg* kw = n.kwarg(spec.name)) return *kw;
-  if (spec.defaultValue) return *spec.defaultValue;
-  return kNone;
-}
+const ir::Arg& sarg(const ir::Node& n, int i) { return ops::schemaArg(n, i); }
 
 std::optional<std::vector<int64_t>> sints(const ir::Node& n, int i, size_t expand) {
   const ir::Arg& a = sarg(n, i);

@@ -16,7 +16,19 @@
 #include "core/passes/editor.h"
 #include "core/passes/retrace.h"
 
+/// `ARM_TRY(v, expr)`: declares `v` as the value of a Result, or returns its error status.
+#define ARM_TRY(var, expr)                   \
+  auto var##_res = (expr);                   \
+  if (!var##_res) return var##_res.status(); \
+  auto var = var##_res.value()
+
 namespace ls::arm {
+
+/// The PT2E quantize / dequantize ops the INT passes match.
+inline constexpr const char* kQ = "quantized_decomposed.quantize_per_tensor.default";
+inline constexpr const char* kDq = "quantized_decomposed.dequantize_per_tensor.default";
+inline constexpr const char* kQc = "quantized_decomposed.quantize_per_channel.default";
+inline constexpr const char* kDqc = "quantized_decomposed.dequantize_per_channel.default";
 
 using ir::Arg;
 using ir::Kwarg;

@@ -29,19 +29,7 @@ size_t count(const ir::Graph& g, const std::string& op) { return g.nodesOfOp(ir:
 /// Adds a constant with data (float32 unless given) and its get_attr node.
 ir::ValueRef constant(test::GraphBuilder& b, const std::string& name, Shape s, std::vector<double> v,
                       ir::DType t = ir::DType::Float32) {
-  exec::Tensor x = exec::Tensor::fromDoubles(t, s, v);
-  ir::Constant c;
-  c.name = name;
-  c.dtype = t;
-  c.shape = s;
-  c.data = b.g.store().intern(std::vector<uint8_t>(x.bytes(), x.bytes() + x.nbytes()));
-  b.g.setConstant(c);
-  ir::Node n;
-  n.kind = ir::NodeKind::GetAttr;
-  n.name = name;
-  n.target = name;
-  n.outputs.push_back(ir::TensorMeta(t, s));
-  return {b.g.append(std::move(n)), 0};
+  return b.constant(name, t, s, v);
 }
 
 /// Deterministic values of a given size.
@@ -363,7 +351,9 @@ TEST(RewriteSlicePass, SteppedSlicesBecomeSliceReshapeSlice) {
     Outcome o = runPass("RewriteSlicePass", b.g);
     ASSERT_EQ(o.result.status, PassStatus::Changed) << o.result.message;
     for (const ir::NodePtr& p : b.g.nodes())
-      if (p->isCall()) EXPECT_TRUE(isTosaOp(p->op)) << p->name;
+      if (p->isCall()) {
+        EXPECT_TRUE(isTosaOp(p->op)) << p->name;
+      }
     EXPECT_LT(maxRelDiff(before, b.g), 1e-7) << "dim " << c.dim << " " << c.start << ":" << c.end << ":" << c.step;
   }
 }

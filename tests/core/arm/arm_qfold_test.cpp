@@ -29,19 +29,7 @@ size_t count(const ir::Graph& g, const std::string& op) { return g.nodesOfOp(ir:
 ir::Arg dt(DType t) { return ir::Arg(ir::EnumArg{ir::EnumKind::DType, int32_t(t)}); }
 
 ir::ValueRef constant(test::GraphBuilder& b, const std::string& name, Shape s, std::vector<double> v, DType t) {
-  exec::Tensor x = exec::Tensor::fromDoubles(t, s, v);
-  ir::Constant c;
-  c.name = name;
-  c.dtype = t;
-  c.shape = s;
-  c.data = b.g.store().intern(std::vector<uint8_t>(x.bytes(), x.bytes() + x.nbytes()));
-  b.g.setConstant(c);
-  ir::Node n;
-  n.kind = ir::NodeKind::GetAttr;
-  n.name = name;
-  n.target = name;
-  n.outputs.push_back(ir::TensorMeta(t, s));
-  return {b.g.append(std::move(n)), 0};
+  return b.constant(name, t, s, v);
 }
 
 std::vector<double> ints(int64_t n, int64_t mod, int64_t off, int64_t mul = 37) {
@@ -54,21 +42,28 @@ struct QConv {
   ir::ValueRef weight, bias;
 };
 
-/// Per-channel int8 weight [oc, ic, k, k] and int32 bias at scale sx * sw[c], both dequantized.
-QConv quantConv(test::GraphBuilder& b, const std::string& name, int64_t oc, int64_t ic, int64_t k, double sx) {
+/// Per-channel int8 weight of shape `ws` (output channels first) and int32 bias at scale
+/// sx * sw[c], both dequantized.
+QConv quantWeight(test::GraphBuilder& b, const std::string& name, Shape ws, double sx) {
+  const int64_t oc = ws[0];
   std::vector<double> sw;
   for (int64_t c = 0; c < oc; ++c) sw.push_back(0.002 + 0.0007 * double(c));
   std::vector<double> sb;
   for (double s : sw) sb.push_back(s * sx);
-  auto w = constant(b, name + "_w", {oc, ic, k, k}, ints(oc * ic * k * k, 255, 127), DType::Int8);
-  auto ws = constant(b, name + "_ws", {oc}, sw, DType::Float32);
+  auto w = constant(b, name + "_w", ws, ints(ws.numel(), 255, 127), DType::Int8);
+  auto wsc = constant(b, name + "_ws", {oc}, sw, DType::Float32);
   auto wz = constant(b, name + "_wz", {oc}, std::vector<double>(size_t(oc), 0.0), DType::Int64);
   auto bq = constant(b, name + "_b", {oc}, ints(oc, 4001, 2000, 613), DType::Int32);
   auto bs = constant(b, name + "_bs", {oc}, sb, DType::Float32);
   QConv q;
-  q.weight = b.call(kDqc, {w, ws, wz, 0, -127, 127, dt(DType::Int8)});
+  q.weight = b.call(kDqc, {w, wsc, wz, 0, -127, 127, dt(DType::Int8)});
   q.bias = b.call(kDqc, {bq, bs, wz, 0, INT32_MIN, INT32_MAX, dt(DType::Int32)});
   return q;
+}
+
+/// Per-channel int8 weight [oc, ic, k, k] and its int32 bias (quantWeight).
+QConv quantConv(test::GraphBuilder& b, const std::string& name, int64_t oc, int64_t ic, int64_t k, double sx) {
+  return quantWeight(b, name, Shape{oc, ic, k, k}, sx);
 }
 
 /// x int8 -> dq -> conv3x3 -> relu -> q -> dq -> depthwise3x3 s2 -> hardtanh(0,6) -> q;
@@ -222,16 +217,8 @@ TEST(FoldAndAnnotateQParamsPass, LinearMatmulSumAndScalarOpsInInteger) {
   auto dx = b.call(kDq, {x, sx, 3, -128, 127, dt(DType::Int8)});
   auto dx3 = b.call(kDq, {x3, sx, -7, -128, 127, dt(DType::Int8)});
   auto dy3 = b.call(kDq, {y3, 0.08, 5, -128, 127, dt(DType::Int8)});
-  // Per-channel weight [3, 6] and bias at scale sx * sw[o] (the conv helper's 4-D weight, flattened).
-  std::vector<double> sw = {0.003, 0.0045, 0.002}, sb;
-  for (double v : sw) sb.push_back(v * sx);
-  auto w = constant(b, "fc_w", {3, 6}, ints(18, 255, 127), DType::Int8);
-  auto ws = constant(b, "fc_ws", {3}, sw, DType::Float32);
-  auto wz = constant(b, "fc_wz", {3}, {0, 0, 0}, DType::Int64);
-  auto bq = constant(b, "fc_b", {3}, {1200, -800, 40}, DType::Int32);
-  auto bs = constant(b, "fc_bs", {3}, sb, DType::Float32);
-  auto dw = b.call(kDqc, {w, ws, wz, 0, -127, 127, dt(DType::Int8)});
-  auto db = b.call(kDqc, {bq, bs, wz, 0, INT32_MIN, INT32_MAX, dt(DType::Int32)});
+  QConv fc = quantWeight(b, "fc", {3, 6}, sx);
+  auto dw = fc.weight, db = fc.bias;
   auto wt = b.call("aten.t_copy.default", {dw});
   auto mm = b.call("aten.addmm.default", {db, dx, wt});
   auto relu = b.call("aten.relu.default", {mm});
@@ -264,7 +251,9 @@ TEST(FoldAndAnnotateQParamsPass, LinearMatmulSumAndScalarOpsInInteger) {
     EXPECT_EQ(g.meta(*g.node(id).args[0].ref()).dtype, DType::Int8);
   }
   for (const ir::NodePtr& p : g.nodes())
-    if (p->isCall()) EXPECT_FALSE(ir::isFloating(p->meta().dtype)) << p->name << " computes in float";
+    if (p->isCall()) {
+      EXPECT_FALSE(ir::isFloating(p->meta().dtype)) << p->name << " computes in float";
+    }
   Status st = passes::VerifierInstrumentation::verifyGraph(g);
   EXPECT_TRUE(st.isOk()) << st.message();
   for (uint64_t seed : {1, 2, 3, 4}) {
@@ -277,15 +266,8 @@ TEST(FoldAndAnnotateQParamsPass, Conv1dRunsAsInt8Conv2dOfHeightOne) {
   test::GraphBuilder b;
   auto x = b.input("x", DType::Int8, {1, 4, 20});
   auto dx = b.call(kDq, {x, 0.03, -2, -128, 127, dt(DType::Int8)});
-  std::vector<double> sw = {0.002, 0.003, 0.0025, 0.004, 0.001}, sb;
-  for (double v : sw) sb.push_back(v * 0.03);
-  auto w = constant(b, "c_w", {5, 4, 3}, ints(60, 255, 127), DType::Int8);
-  auto ws = constant(b, "c_ws", {5}, sw, DType::Float32);
-  auto wz = constant(b, "c_wz", {5}, std::vector<double>(5, 0.0), DType::Int64);
-  auto bq = constant(b, "c_b", {5}, {100, -2000, 37, 0, 900}, DType::Int32);
-  auto bs = constant(b, "c_bs", {5}, sb, DType::Float32);
-  auto dw = b.call(kDqc, {w, ws, wz, 0, -127, 127, dt(DType::Int8)});
-  auto db = b.call(kDqc, {bq, bs, wz, 0, INT32_MIN, INT32_MAX, dt(DType::Int32)});
+  QConv c1 = quantWeight(b, "c", {5, 4, 3}, 0.03);
+  auto dw = c1.weight, db = c1.bias;
   auto conv = b.call("aten.convolution.default",
                      {dx, dw, db, IntList{2}, IntList{1}, IntList{1}, false, IntList{0}, 1});
   auto r = b.call("aten.relu.default", {conv});
@@ -349,7 +331,9 @@ TEST(FoldAndAnnotateQParamsPass, AdaptivePoolWithUnequalBinsInInt32) {
   EXPECT_EQ(count(g, "aten.adaptive_avg_pool2d.default") + count(g, kQ) + count(g, kDq), 0u);
   EXPECT_GT(count(g, "tosa.REDUCE_SUM"), 0u);
   for (const ir::NodePtr& n : g.nodes())
-    if (n->isCall()) EXPECT_FALSE(ir::isFloating(n->meta().dtype)) << n->name;
+    if (n->isCall()) {
+      EXPECT_FALSE(ir::isFloating(n->meta().dtype)) << n->name;
+    }
   for (uint64_t seed : {1, 2, 3, 4}) {
     exec::CompareResult cr = compareRuns(before, g, seed);
     EXPECT_LE(cr.maxSteps, 1) << cr.message;

@@ -95,7 +95,9 @@ TEST_P(TosaIntRealGraph, LowersToIntegerTosaWithinQuantisationSteps) {
 
   // Linear layers and matmuls run as int8 MATMUL with int32 accumulation.
   for (ir::NodeId id : low.nodesOfOp(ir::internOp("tosa.MATMUL")))
-    if (c.integerOnly) EXPECT_EQ(low.meta(*low.node(id).args[0].ref()).dtype, ir::DType::Int8) << low.node(id).name;
+    if (c.integerOnly) {
+      EXPECT_EQ(low.meta(*low.node(id).args[0].ref()).dtype, ir::DType::Int8) << low.node(id).name;
+    }
   // Every int8 activation carries its qparams (recorded by FoldAndAnnotateQParamsPass, kept
   // through the layout, transpose and q/dq passes that rewrite the nodes holding them).
   size_t int8Values = 0;
@@ -106,7 +108,9 @@ TEST_P(TosaIntRealGraph, LowersToIntegerTosaWithinQuantisationSteps) {
       if (!p->meta().quant) unannotated += p->name + " ";
     }
   EXPECT_GT(int8Values, 0u);
-  if (c.integerOnly) EXPECT_EQ(unannotated, "");
+  if (c.integerOnly) {
+    EXPECT_EQ(unannotated, "");
+  }
   if (c.integerOnly) {
     std::vector<ir::NodeId> islands = floatIslands(low);
     std::string list;

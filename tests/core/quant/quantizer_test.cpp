@@ -31,22 +31,10 @@ constexpr const char* kQC = "quantized_decomposed.quantize_per_channel.default";
 constexpr const char* kDQC = "quantized_decomposed.dequantize_per_channel.default";
 
 ir::ValueRef param(test::GraphBuilder& b, const std::string& fqn, ir::Shape s) {
-  ir::Constant c;
-  c.name = fqn;
-  for (char& ch : c.name)
+  std::string name = fqn;
+  for (char& ch : name)
     if (ch == '.') ch = '_';
-  c.fqn = fqn;
-  c.kind = ir::ConstantKind::Parameter;
-  c.dtype = ir::DType::Float32;
-  c.shape = s;
-  c.contentHash = ir::constantContentHash(c);
-  b.g.setConstant(c);
-  ir::Node n;
-  n.kind = ir::NodeKind::GetAttr;
-  n.name = c.name;
-  n.target = c.name;
-  n.outputs.push_back(ir::TensorMeta(ir::DType::Float32, s));
-  return {b.g.append(std::move(n)), 0};
+  return b.parameter(name, s, fqn);
 }
 
 ir::ValueRef conv(test::GraphBuilder& b, ir::ValueRef x, ir::ValueRef w, ir::Arg bias, int64_t pad, const std::string& name) {

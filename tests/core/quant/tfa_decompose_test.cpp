@@ -45,22 +45,7 @@ passes::SkipReason skipReason(passes::Pass& p, const ir::Graph& g) {
 }
 
 /// A float parameter `name` of shape `s` (values synthesised by materializeConstants).
-ir::ValueRef param(test::GraphBuilder& b, const std::string& name, ir::Shape s) {
-  ir::Constant c;
-  c.name = name;
-  c.fqn = name;
-  c.kind = ir::ConstantKind::Parameter;
-  c.dtype = ir::DType::Float32;
-  c.shape = s;
-  c.contentHash = ir::constantContentHash(c);
-  b.g.setConstant(c);
-  ir::Node n;
-  n.kind = ir::NodeKind::GetAttr;
-  n.name = name;
-  n.target = name;
-  n.outputs.push_back(ir::TensorMeta(ir::DType::Float32, s));
-  return {b.g.append(std::move(n)), 0};
-}
+ir::ValueRef param(test::GraphBuilder& b, const std::string& name, ir::Shape s) { return b.parameter(name, s); }
 
 ir::ValueRef getitem(test::GraphBuilder& b, ir::ValueRef tuple, int64_t i, const std::string& name) {
   return b.call("operator.getitem", {tuple, i}, {}, name);
