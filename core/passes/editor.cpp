@@ -103,6 +103,20 @@ size_t GraphEditor::replaceAllUses(ir::ValueRef from, ir::ValueRef to) {
   return count;
 }
 
+size_t GraphEditor::replaceAllUses(const std::unordered_map<ir::NodeId, ir::ValueRef>& into) {
+  if (into.empty()) return 0;
+  for (const auto& [from, to] : into) inheritQuant(g_, g_.meta({from, 0}), to);
+  std::vector<std::pair<ir::NodeId, std::pair<ir::ValueRef, ir::ValueRef>>> edits;
+  for (const ir::NodePtr& p : g_.nodes())
+    p->forEachInput([&](const ir::ValueRef& r) {
+      if (r.output != 0) return;
+      if (auto it = into.find(r.node); it != into.end() && it->second.node != p->id) edits.push_back({p->id, {r, it->second}});
+    });
+  size_t count = 0;
+  for (auto& [user, ft] : edits) count += replaceUse(user, ft.first, ft.second);
+  return count;
+}
+
 bool GraphEditor::replaceOutputSlot(size_t slot, ir::ValueRef to) {
   const ir::Node* out = g_.outputNode();
   if (!out || out->args.empty() || !out->args[0].asRefList()) return false;

@@ -2,6 +2,7 @@
 // followed by a metadata refresh of every touched node and everything downstream of a change.
 #pragma once
 
+#include <unordered_map>
 #include <unordered_set>
 
 #include "core/passes/pass.h"
@@ -43,6 +44,9 @@ class GraphEditor {
   /// Points every use of `from` at `to` (including output slots), except uses inside `to`'s
   /// own node. Returns the number of rewired uses.
   size_t replaceAllUses(ir::ValueRef from, ir::ValueRef to);
+  /// Many replacements in one sweep over the graph (output 0 of each key node -> its value),
+  /// where one replaceAllUses per value would rebuild the users index each time.
+  size_t replaceAllUses(const std::unordered_map<ir::NodeId, ir::ValueRef>& into);
   /// Rewires one user's uses of `from` (all of its slots that read `from`).
   size_t replaceUse(ir::NodeId user, ir::ValueRef from, ir::ValueRef to);
   /// Rewires output slot `slot` of the graph's output node.

@@ -85,12 +85,9 @@ Status FuseEqualPlaceholdersPass::transform(passes::GraphEditor& ed) {
   }
   if (into.empty()) return Status::ok();
   // One sweep rewires every reader; the duplicates are then dead and removed.
-  std::vector<std::pair<NodeId, std::pair<ir::ValueRef, ir::ValueRef>>> edits;
-  for (const ir::NodePtr& p : g.nodes())
-    p->forEachInput([&](const ir::ValueRef& r) {
-      if (auto it = into.find(r.node); it != into.end()) edits.push_back({p->id, {r, ir::ValueRef{it->second, 0}}});
-    });
-  for (auto& [user, ft] : edits) ed.replaceUse(user, ft.first, ft.second);
+  std::unordered_map<NodeId, ir::ValueRef> to;
+  for (auto& [dup, keeper] : into) to.emplace(dup, ir::ValueRef{keeper, 0});
+  ed.replaceAllUses(to);
   ed.eliminateDeadCode();
   return Status::ok();
 }

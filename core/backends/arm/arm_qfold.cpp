@@ -97,6 +97,12 @@ Result<ValueRef> clampQ(Builder& b, ValueRef x, const Act& a, const QP& out) {
   return b.op("tosa.CLAMP", {x}, {{"min_val", lo}, {"max_val", hi}, {"nan_mode", "PROPAGATE"}});
 }
 
+/// `y` with the fused activation (relu / hardtanh / clamp) applied as a CLAMP, if there is one.
+Result<ValueRef> withActivation(Builder& b, ValueRef y, const std::optional<Act>& act, const QP& out) {
+  if (!act) return y;
+  return clampQ(b, y, *act, out);
+}
+
 /// Per-channel float scales of a dequantize_per_channel node (arg 1: a constant tensor).
 std::optional<std::vector<double>> channelScales(const ir::Graph& g, const ir::Node& dq, int64_t n) {
   const ir::ValueRef* r = dq.args.size() > 1 ? dq.args[1].ref() : nullptr;
@@ -392,11 +398,7 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
     std::vector<double> factors(static_cast<size_t>(OC));
     for (int64_t c = 0; c < OC; ++c) factors[size_t(c)] = in->qp.scale * w->scales[size_t(c)] / out.scale;
     ARM_TRY(y, perChannelRescale(b, acc, factors, out.zp));
-    ValueRef r = y;
-    if (act) {
-      ARM_TRY(cl, clampQ(b, r, *act, out));
-      r = cl;
-    }
+    ARM_TRY(r, withActivation(b, y, act, out));
     ARM_TRY(back, permute(b, r, kToNchw));
     ValueRef res = back;
     if (conv1d) {
@@ -421,11 +423,7 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
     ARM_TRY(rc, rescale(b, c->src, c->qp.scale / common, c->qp.zp, DType::Int32, 0));
     ARM_TRY(s, b.op(sub ? "tosa.SUB" : "tosa.ADD", {ra, rc}));
     ARM_TRY(y, rescale(b, s, common / out.scale, 0, DType::Int8, out.zp));
-    ValueRef r = y;
-    if (act) {
-      ARM_TRY(cl, clampQ(b, r, *act, out));
-      r = cl;
-    }
+    ARM_TRY(r, withActivation(b, y, act, out));
     bump(add_);
     return std::optional<ValueRef>{r};
   }
@@ -441,11 +439,7 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
     ARM_TRY(rc, rescale(b, c->src, 1.0, c->qp.zp, DType::Int32, 0));
     ARM_TRY(p, b.mul(ra, rc));
     ARM_TRY(y, rescale(b, p, a->qp.scale * c->qp.scale / out.scale, 0, DType::Int8, out.zp));
-    ValueRef r = y;
-    if (act) {
-      ARM_TRY(cl, clampQ(b, r, *act, out));
-      r = cl;
-    }
+    ARM_TRY(r, withActivation(b, y, act, out));
     bump(mul_);
     return std::optional<ValueRef>{r};
   }
@@ -480,11 +474,7 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
     ARM_TRY(ra, rescale(b, a->src, a->qp.scale / common, a->qp.zp, DType::Int32, 0));
     ARM_TRY(s, b.op("tosa.ADD", {ra, b.scalar(DType::Int32, ci, b.meta(ra).rank(), "addend")}));
     ARM_TRY(y, rescale(b, s, common / out.scale, 0, DType::Int8, out.zp));
-    ValueRef r = y;
-    if (act) {
-      ARM_TRY(cl, clampQ(b, r, *act, out));
-      r = cl;
-    }
+    ARM_TRY(r, withActivation(b, y, act, out));
     bump(add_);
     return std::optional<ValueRef>{r};
   }
@@ -505,12 +495,9 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
       ARM_TRY(y, rescale(b, neg, a->qp.scale * -*v / out.scale, 0, DType::Int8, out.zp));
       r = y;
     }
-    if (act) {
-      ARM_TRY(cl, clampQ(b, r, *act, out));
-      r = cl;
-    }
+    ARM_TRY(ra, withActivation(b, r, act, out));
     bump(mul_);
-    return std::optional<ValueRef>{r};
+    return std::optional<ValueRef>{ra};
   }
 
   /// sum over dims: int8 -> int32 without zero point, one REDUCE_SUM per axis (int32
@@ -742,11 +729,8 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
       ARM_TRY(y, rescale(b, acc, factors[0], 0, DType::Int8, out.zp));
       r = y;
     }
-    if (act) {
-      ARM_TRY(cl, clampQ(b, r, *act, out));
-      r = cl;
-    }
-    ARM_TRY(back, b.reshape(r, os));
+    ARM_TRY(ra, withActivation(b, r, act, out));
+    ARM_TRY(back, b.reshape(ra, os));
     bump(matmul_);
     return std::optional<ValueRef>{back};
   }

@@ -184,14 +184,8 @@ class InsertTableOpsPass : public passes::InPlacePass {
       bump(statOf_.at(op));
     }
     if (into.empty()) return Status::ok();
-    // One sweep rewires every reader of a replaced quantize (a replaceAllUses per match would
-    // rebuild the users index each time: quadratic on large graphs); the rest is then dead.
-    std::vector<std::pair<ir::NodeId, std::pair<ValueRef, ValueRef>>> edits;
-    for (const ir::NodePtr& p : g.nodes())
-      p->forEachInput([&](const ValueRef& r) {
-        if (auto it = into.find(r.node); it != into.end() && r.output == 0) edits.push_back({p->id, {r, it->second}});
-      });
-    for (auto& [user, ft] : edits) ed.replaceUse(user, ft.first, ft.second);
+    // One sweep rewires every reader of a replaced quantize; the rest is then dead.
+    ed.replaceAllUses(into);
     ed.eliminateDeadCode();
     return Status::ok();
   }
