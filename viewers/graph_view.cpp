@@ -33,7 +33,7 @@ void inflate(ImVec2& p0, ImVec2& p1, float minSize) {
 }
 }  // namespace
 
-CanvasData CanvasData::build(const ir::Graph& g, std::shared_ptr<const layout::Layout> lay) {
+CanvasData CanvasData::build(const ir::Graph& g, std::shared_ptr<const graph_layout::Layout> lay) {
   CanvasData d;
   d.graph = &g;
   d.layout = std::move(lay);
@@ -43,11 +43,11 @@ CanvasData CanvasData::build(const ir::Graph& g, std::shared_ptr<const layout::L
     d.nsByPos[i] = uint8_t(viewmodel::classifyNode(g, g.at(i)));
     d.labels[i] = viewmodel::nodeLabel(g.at(i));
   }
-  const layout::Layout& L = *d.layout;
+  const graph_layout::Layout& L = *d.layout;
   d.edgeBoxes.reserve(L.edges.size());
-  for (const layout::EdgePath& e : L.edges) {
+  for (const graph_layout::EdgePath& e : L.edges) {
     ImVec4 b(1e30f, 1e30f, -1e30f, -1e30f);
-    for (const layout::Point& p : e.points) {
+    for (const graph_layout::Point& p : e.points) {
       b.x = std::min(b.x, p.x), b.y = std::min(b.y, p.y);
       b.z = std::max(b.z, p.x), b.w = std::max(b.w, p.y);
     }
@@ -62,7 +62,7 @@ CanvasData CanvasData::build(const ir::Graph& g, std::shared_ptr<const layout::L
     d.minimapCols = std::max(1, int(std::ceil(kMinimapCells * w / h)));
   }
   d.minimapCells.assign(size_t(d.minimapCols) * size_t(d.minimapRows), 0);
-  for (const layout::NodeBox& b : L.nodes) {
+  for (const graph_layout::NodeBox& b : L.nodes) {
     int cx = std::clamp(int((b.centerX() - L.minX) / w * float(d.minimapCols)), 0, d.minimapCols - 1);
     int cy = std::clamp(int((b.y + b.h * 0.5f - L.minY) / h * float(d.minimapRows)), 0, d.minimapRows - 1);
     ++d.minimapCells[size_t(cy) * size_t(d.minimapCols) + size_t(cx)];
@@ -74,7 +74,7 @@ CanvasStats drawCanvas(ImDrawList* dl, const CanvasFrame& f, const Camera& cam, 
   CanvasStats st;
   if (!f.data || !f.data->layout) return st;
   const CanvasData& d = *f.data;
-  const layout::Layout& L = *d.layout;
+  const graph_layout::Layout& L = *d.layout;
   if (d.nsByPos.size() != L.nodes.size()) return st;  // the layout covers every node, in graph order
   const float z = cam.zoom;
   const float vx0 = cam.x, vy0 = cam.y, vx1 = cam.x + size.x / z, vy1 = cam.y + size.y / z;
@@ -99,7 +99,7 @@ CanvasStats drawCanvas(ImDrawList* dl, const CanvasFrame& f, const Camera& cam, 
     }
     const ImVec4& b = d.edgeBoxes[i];
     if (b.z < vx0 || b.x > vx1 || b.w < vy0 || b.y > vy1) continue;
-    const layout::EdgePath& e = L.edges[i];
+    const graph_layout::EdgePath& e = L.edges[i];
     bool sel = f.selected != ir::kInvalidNode && (e.from == f.selected || e.to == f.selected);
     ImU32 col = sel ? edgeSel : edgeCol;
     float th = sel ? 2.f : 1.f;
@@ -137,7 +137,7 @@ CanvasStats drawCanvas(ImDrawList* dl, const CanvasFrame& f, const Camera& cam, 
   // mixing their labels.
   if (diffOn && f.comparedLayout) {
     for (ir::NodeId id : f.diff->removed) {
-      const layout::NodeBox* b = f.comparedLayout->find(id);
+      const graph_layout::NodeBox* b = f.comparedLayout->find(id);
       if (!b || b->x > vx1 || b->x + b->w < vx0 || b->y > vy1 || b->y + b->h < vy0) continue;
       ImVec2 p0(sx(b->x), sy(b->y)), p1(sx(b->x + b->w), sy(b->y + b->h));
       inflate(p0, p1, 4.f);
@@ -156,7 +156,7 @@ CanvasStats drawCanvas(ImDrawList* dl, const CanvasFrame& f, const Camera& cam, 
   }
 
   for (size_t i = 0; i < L.nodes.size(); ++i) {
-    const layout::NodeBox& b = L.nodes[i];
+    const graph_layout::NodeBox& b = L.nodes[i];
     if (b.x > vx1 || b.x + b.w < vx0 || b.y > vy1 || b.y + b.h < vy0) continue;
     if (full()) {
       st.truncated = true;
@@ -199,7 +199,7 @@ bool GraphView::layoutPending(const ViewState& s) const {
   GraphPtr g = s.shownGraph();
   if (!g) return false;
   auto state = cache_.state(g.get());
-  return state == layout::LayoutCache::State::Queued || state == layout::LayoutCache::State::Absent;
+  return state == graph_layout::LayoutCache::State::Queued || state == graph_layout::LayoutCache::State::Absent;
 }
 
 void GraphView::refreshData(const ViewState& s, const GraphPtr& shown, const GraphPtr& compared) {
@@ -248,7 +248,7 @@ void GraphView::refreshData(const ViewState& s, const GraphPtr& shown, const Gra
 
 void GraphView::centerOn(ir::NodeId id, float minZoom) {
   if (!data_ || !data_->layout) return;
-  const layout::NodeBox* b = data_->layout->find(id);
+  const graph_layout::NodeBox* b = data_->layout->find(id);
   if (!b && comparedLayout_) b = comparedLayout_->find(id);
   if (!b) return;
   cam_.zoom = std::max(cam_.zoom, minZoom);
@@ -280,12 +280,12 @@ bool GraphView::changeStep(ViewState& s, int dir) {
   refreshData(s, shown, s.comparedGraph());
   if (!hasDiff_ || diff_.empty()) return false;
   // Changes in reading order (top to bottom, then left to right) of their boxes.
-  std::vector<std::pair<layout::Point, ir::NodeId>> items;
-  auto add = [&](ir::NodeId id, const layout::Layout* L) {
-    const layout::NodeBox* b = L ? L->find(id) : nullptr;
+  std::vector<std::pair<graph_layout::Point, ir::NodeId>> items;
+  auto add = [&](ir::NodeId id, const graph_layout::Layout* L) {
+    const graph_layout::NodeBox* b = L ? L->find(id) : nullptr;
     if (b) items.push_back({{b->x, b->y}, id});
   };
-  const layout::Layout* cur = data_ && data_->graph == shown.get() ? data_->layout.get() : nullptr;
+  const graph_layout::Layout* cur = data_ && data_->graph == shown.get() ? data_->layout.get() : nullptr;
   for (size_t i = 0; i < shown->size(); ++i)
     if (diff_.mark(shown->at(i).id) != viewmodel::DiffMark::None) add(shown->at(i).id, cur);
   for (ir::NodeId id : diff_.removed) add(id, comparedLayout_.get());
@@ -302,11 +302,11 @@ bool GraphView::changeStep(ViewState& s, int dir) {
 
 ir::NodeId GraphView::pick(ImVec2 c) const {
   if (!data_ || !data_->layout) return ir::kInvalidNode;
-  for (const layout::NodeBox& b : data_->layout->nodes)
+  for (const graph_layout::NodeBox& b : data_->layout->nodes)
     if (c.x >= b.x && c.x <= b.x + b.w && c.y >= b.y && c.y <= b.y + b.h) return b.id;
   if (hasDiff_ && comparedLayout_)
     for (ir::NodeId id : diff_.removed)
-      if (const layout::NodeBox* b = comparedLayout_->find(id))
+      if (const graph_layout::NodeBox* b = comparedLayout_->find(id))
         if (c.x >= b->x && c.x <= b->x + b->w && c.y >= b->y && c.y <= b->y + b->h) return id;
   return ir::kInvalidNode;
 }
@@ -392,7 +392,7 @@ void GraphView::drawLegend(ImDrawList* dl, ImVec2 o) {
 
 void GraphView::drawMinimap(ImDrawList* dl, ImVec2 o, ImVec2 size) {
   if (!data_ || !data_->layout || data_->minimapCols == 0) return;
-  const layout::Layout& L = *data_->layout;
+  const graph_layout::Layout& L = *data_->layout;
   // No minimap while the whole graph is on screen.
   if (cam_.x <= L.minX && cam_.y <= L.minY && cam_.x + size.x / cam_.zoom >= L.minX + L.width &&
       cam_.y + size.y / cam_.zoom >= L.minY + L.height)
@@ -460,12 +460,12 @@ void GraphView::draw(ViewState& s) {
   }
   if (!data_) {
     auto st = cache_.state(shown.get());
-    std::string msg = st == layout::LayoutCache::State::Failed ? "Layout failed: " + cache_.error(shown.get())
+    std::string msg = st == graph_layout::LayoutCache::State::Failed ? "Layout failed: " + cache_.error(shown.get())
                                                                 : fmt::format("Laying out {} nodes...", shown->size());
     dl->AddText(ImVec2(origin.x + 20, origin.y + 40), IM_COL32(200, 200, 200, 255), msg.c_str());
     return;
   }
-  const layout::Layout& L = *data_->layout;
+  const graph_layout::Layout& L = *data_->layout;
 
   // Camera requests.
   if (fitPending_ || s.fitRequested) {

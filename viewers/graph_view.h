@@ -1,5 +1,5 @@
 // Graph view: the layered layout of the selected snapshot (computed off the UI thread by
-// layout::LayoutCache), pan/zoom/fit, minimap, op-namespace colours, labels, diff colouring
+// graph_layout::LayoutCache), pan/zoom/fit, minimap, op-namespace colours, labels, diff colouring
 // against the previous or pinned pass, node search, nested graphs opened in place.
 #pragma once
 
@@ -10,7 +10,7 @@
 
 #include <imgui.h>
 
-#include "core/layout/layout_cache.h"
+#include "core/graph_layout/layout_cache.h"
 #include "viewers/model/graph_model.h"
 #include "viewers/view_state.h"
 
@@ -19,14 +19,14 @@ namespace ls::viewers {
 /// Derived data of one laid-out graph, rebuilt only when the graph or its layout changes.
 struct CanvasData {
   const ir::Graph* graph = nullptr;
-  std::shared_ptr<const layout::Layout> layout;
+  std::shared_ptr<const graph_layout::Layout> layout;
   std::vector<uint8_t> nsByPos;        ///< OpNamespace per graph position (= layout node index)
   std::vector<std::string> labels;     ///< op + shape per graph position
   std::vector<ImVec4> edgeBoxes;       ///< (minX, minY, maxX, maxY) per layout edge
   std::vector<uint32_t> minimapCells;  ///< node count per minimap cell
   int minimapCols = 0, minimapRows = 0;
 
-  static CanvasData build(const ir::Graph& g, std::shared_ptr<const layout::Layout> layout);
+  static CanvasData build(const ir::Graph& g, std::shared_ptr<const graph_layout::Layout> layout);
 };
 
 /// Camera: the canvas point shown at the top-left corner of the canvas rect, and the scale.
@@ -45,7 +45,7 @@ struct CanvasStats {
 struct CanvasFrame {
   const CanvasData* data = nullptr;
   const viewmodel::DrawDiff* diff = nullptr;         ///< null: no diff colouring
-  const layout::Layout* comparedLayout = nullptr;    ///< for removed ghosts
+  const graph_layout::Layout* comparedLayout = nullptr;    ///< for removed ghosts
   const ir::Graph* compared = nullptr;
   ir::NodeId selected = ir::kInvalidNode;
   const std::vector<uint8_t>* hitById = nullptr;     ///< search hits (1 per matching NodeId)
@@ -57,7 +57,7 @@ CanvasStats drawCanvas(ImDrawList* dl, const CanvasFrame& f, const Camera& cam, 
 
 class GraphView {
  public:
-  explicit GraphView(layout::LayoutCache& cache) : cache_(cache) {}
+  explicit GraphView(graph_layout::LayoutCache& cache) : cache_(cache) {}
 
   /// Draws the toolbar, canvas, legend and minimap in the current window.
   void draw(ViewState& s);
@@ -87,7 +87,7 @@ class GraphView {
   void drawLegend(ImDrawList* dl, ImVec2 origin);
   void drawMinimap(ImDrawList* dl, ImVec2 origin, ImVec2 size);
 
-  layout::LayoutCache& cache_;
+  graph_layout::LayoutCache& cache_;
   Camera cam_;
   ImVec2 canvasSize_{1, 1};
   bool fitPending_ = false;  ///< fit the whole graph (Fit button, F)
@@ -97,7 +97,7 @@ class GraphView {
   // caches keyed by graph identity
   const trace::Trace* lastTrace_ = nullptr;
   std::unique_ptr<CanvasData> data_;
-  std::shared_ptr<const layout::Layout> comparedLayout_;
+  std::shared_ptr<const graph_layout::Layout> comparedLayout_;
   const ir::Graph* diffShown_ = nullptr;
   const ir::Graph* diffCompared_ = nullptr;
   viewmodel::DrawDiff diff_;

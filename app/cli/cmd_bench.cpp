@@ -9,8 +9,8 @@
 #include <sstream>
 
 #include "app/cli/commands.h"
-#include "core/quant/quantizer.h"
-#include "core/exec/verify.h"
+#include "core/session/lowering_session.h"
+#include "core/exec/compare.h"
 #include "core/io/lsg.h"
 #include "core/passes/pass_manager.h"
 #include "core/util/atomic_file.h"
@@ -121,36 +121,37 @@ int runBench(const BenchCommand& cmd) {
     // timed runs (as PT2E's prepare/convert happen before to_edge), and every run then loads
     // that program from .lsg bytes in memory.
     std::string quantized;
-    if (cmd.profile == "int" && !exec::hasQuantOps(*probe)) {
-      quant::QuantizeOptions qo;
-      auto rep = quant::quantizeGraph(*probe, qo);
-      if (!rep) return fail(fmt::format("{}: quantizing for --profile int failed: {}", cmd.graphs[gi], rep.message()));
-      auto bytes = io::serializeLsg(*probe);
+    session::SessionConfig base;
+    base.pipeline = cmd.pipeline;
+    base.profile = *passes::parseProfile(cmd.profile);
+    base.target = *passes::parseTarget(cmd.target);
+    base.recordTrace = false;
+    base.statistics = false;
+    if (base.profile == passes::Profile::INT && !exec::hasQuantOps(*probe)) {
+      auto prep = session::LoweringSession(base).prepare(std::move(probe).value());
+      if (!prep) return fail(fmt::format("{}: {}", cmd.graphs[gi], prep.message()));
+      auto bytes = io::serializeLsg(prep->graph);
       if (!bytes) return fail(bytes.message());
       quantized = std::move(bytes).value();
-      fmt::print(stderr, "{}: quantized once before timing: {}\n", models.back(), rep->summary());
+      fmt::print(stderr, "{}: quantized once before timing: {}\n", models.back(), prep->quantizeSummary);
     }
+    base.quantize = false;  // done once above
     for (int rep = 0; rep < cmd.warmup + cmd.repeat; ++rep) {
       for (size_t ci = 0; ci < configs.size(); ++ci) {  // interleaved: A B A B ...
         const Config& c = configs[ci];
         progress.update(++step, total, fmt::format("{} {} #{}", models.back(), c.label, rep));
+        session::SessionConfig sc = base;
+        sc.engine = c.engine;
+        sc.disabled = c.disabled;
+        const session::LoweringSession lowering(sc);
         int64_t t0 = nowNs();
         auto g = quantized.empty() ? io::loadGraphFile(cmd.graphs[gi])
                                    : io::loadLsgBytes(quantized, cmd.graphs[gi] + " (quantized)");
         if (!g) return fail(g.message());
-        auto pm = passes::PassManager::fromPipeline(cmd.pipeline);
-        if (!pm) return fail(pm.message());
-        for (const auto& d : c.disabled) pm->disable(d);
-        Status v = pm->validate();
-        if (!v) return fail(v.message());
-        ops::InferenceCache cache;
-        passes::PassContext ctx;
-        ctx.profile = *passes::parseProfile(cmd.profile);
-        ctx.target = *passes::parseTarget(cmd.target);
-        ctx.engine = c.engine;
-        ctx.cache = &cache;
-        passes::RunResult res = pm->run(g.value(), ctx);
-        auto bytes = io::serializeLsg(g.value());
+        auto outcome = lowering.run(std::move(g).value(), models.back());
+        if (!outcome) return fail(outcome.message());
+        const passes::RunResult& res = outcome->result;
+        auto bytes = io::serializeLsg(outcome->finalGraph);
         int64_t e2e = nowNs() - t0;
         if (!bytes) return fail(bytes.message());
         if (rep < cmd.warmup) continue;
@@ -165,8 +166,8 @@ int runBench(const BenchCommand& cmd) {
           s.fastCopied += r.fastCopied;
           s.reinferred += r.reinferred;
         }
-        s.hits = cache.hits();
-        s.misses = cache.misses();
+        s.hits = outcome->cacheHits;
+        s.misses = outcome->cacheMisses;
         if (res.failedIndex >= 0) s.failure = res.failure;
       }
     }

@@ -9,8 +9,9 @@
 #include "core/io/lsg.h"
 #include "core/io/lstrace.h"
 #include "core/io/summary.h"
-#include "core/io/tosa_writer.h"
+#include "core/backends/arm/tosa/tosa_writer.h"
 #include "core/passes/pass_manager.h"
+#include "core/session/lowering_session.h"
 #include "core/util/atomic_file.h"
 
 namespace ls::cli {
@@ -84,36 +85,19 @@ bool writeTosa(const ir::Graph& g, const std::string& path, bool quiet) {
 int runLower(const LowerCommand& cmd) {
   auto loaded = load(cmd.input);
   if (!loaded) return fail(loaded.message());
-  ir::Graph g = std::move(loaded).value();
-  if (cmd.profile == "int" && !cmd.noQuantize) {
-    Status qs = quantizeForIntProfile(g);
-    if (!qs) return fail(qs.message());
-  }
-  auto pmr = passes::PassManager::fromPipeline(cmd.pipeline);
-  if (!pmr) return fail(pmr.message());
-  passes::PassManager pm = std::move(pmr).value();
-  for (const std::string& d : cmd.disabled) pm.disable(d);
-  Status valid = pm.validate();
-  if (!valid) return fail(valid.message());
+  ir::Graph source = std::move(loaded).value();
+  std::string model = source.modelName.empty() ? cmd.input : source.modelName;
 
-  passes::PassContext ctx;
-  ctx.profile = *passes::parseProfile(cmd.profile);
-  ctx.target = *passes::parseTarget(cmd.target);
-  ctx.engine.skip = !cmd.noSkip;
-  ctx.engine.fastCopy = !cmd.noFastCopy;
-  ctx.engine.cache = !cmd.noCache;
-  ops::InferenceCache cache;
-  ctx.cache = &cache;
-
-  passes::StatisticsInstrumentation stats;
-  passes::VerifierInstrumentation verifier;
-  passes::TraceRecorder recorder;
-  pm.addInstrumentation(&stats);
-  if (cmd.verifyEach) pm.addInstrumentation(&verifier);
-  if (!cmd.traceOut.empty()) pm.addInstrumentation(&recorder);
-
-  std::string model = g.modelName.empty() ? cmd.input : g.modelName;
-  passes::RunResult res = pm.run(g, ctx);
+  session::LoweringSession lowering(sessionConfig(cmd));
+  if (Status v = lowering.validate(); !v) return fail(v.message());
+  auto prepared = lowering.prepare(std::move(source));
+  if (!prepared) return fail(prepared.message());
+  reportQuantize(*prepared);
+  auto outcome = lowering.run(std::move(prepared->graph), model);
+  if (!outcome) return fail(outcome.message());
+  const passes::RunResult& res = outcome->result;
+  ir::Graph& g = outcome->finalGraph;
+  const session::SessionConfig& cfg = lowering.config();
 
   if (!cmd.quiet) {
     fmt::print("{:>4}  {:<40} {:<10} {:<20} {:>9}  {}\n", "#", "pass", "status", "reason", "ms", "nodes");
@@ -135,7 +119,8 @@ int runLower(const LowerCommand& cmd) {
   }
   fmt::print("total: {:.3f} ms, {} passes: {} ran ({} changed), {} skipped, {} failed; nodes {} -> {}; cache {} hits / {} misses\n",
              double(res.totalNs) / 1e6, res.records.size(), ran, changed, skipped, failed,
-             res.records.empty() ? g.size() : res.records.front().nodesBefore, g.size(), cache.hits(), cache.misses());
+             res.records.empty() ? g.size() : res.records.front().nodesBefore, g.size(), outcome->cacheHits,
+             outcome->cacheMisses);
 
   if (cmd.pipeline == "xnnpack" && !failed) {
     xnnpack::PartitionReport pr = xnnpack::partitionReport(g);
@@ -152,9 +137,9 @@ int runLower(const LowerCommand& cmd) {
     io::RunSummary s;
     s.model = model;
     s.pipeline = cmd.pipeline;
-    s.profile = ctx.profile;
-    s.target = ctx.target;
-    s.options = ctx.engine;
+    s.profile = cfg.profile;
+    s.target = cfg.target;
+    s.options = cfg.engine;
     s.records = res.records;
     s.totalNs = res.totalNs;
     s.finalGraph = &g;
@@ -167,10 +152,8 @@ int runLower(const LowerCommand& cmd) {
     Status st = writeFileAtomic(cmd.jsonOut, io::runSummaryJson(s));
     if (!st) rc = fail(st.message());
   }
-  if (!cmd.traceOut.empty()) {
-    trace::Trace t = recorder.take();
-    t.model = model;
-    Status st = io::saveTrace(t, cmd.traceOut);
+  if (!cmd.traceOut.empty() && outcome->trace) {
+    Status st = io::saveTrace(*outcome->trace, cmd.traceOut);
     if (!st) rc = fail(st.message());
   }
   if (failed) fmt::print(stderr, "error: {}\n", res.failure);

@@ -12,7 +12,7 @@
 #include "app/cli/commands.h"
 #include "core/exec/executor.h"
 #include "core/exec/synth.h"
-#include "core/exec/verify.h"
+#include "core/verify/verify.h"
 #include "core/io/lstrace.h"
 #include "core/passes/pass_manager.h"
 #include "core/util/atomic_file.h"
@@ -112,71 +112,75 @@ int runVerify(const VerifyCommand& cmd) {
   ir::Graph g = std::move(loaded).value();
   const std::string model = g.modelName.empty() ? cmd.input : g.modelName;
 
-  passes::PassContext ctx;
-  ctx.profile = *passes::parseProfile(cmd.profile);
-  ctx.target = *passes::parseTarget(cmd.target);
-  ops::InferenceCache cache;
-  ctx.cache = &cache;
-
-  std::optional<ir::Graph> floatModel;
-  if (ctx.profile == passes::Profile::INT && !cmd.noQuantize) {
-    if (cmd.againstFloat && !exec::hasQuantOps(g)) {
-      floatModel = g;
-      exec::materializeConstants(*floatModel);
-    }
-    Status qs = quantizeForIntProfile(g, cmd.seed);
-    if (!qs) return usageError(qs.message());
-  }
-
+  session::SessionConfig cfg;
+  cfg.pipeline = cmd.pipeline;
+  cfg.profile = *passes::parseProfile(cmd.profile);
+  cfg.target = *passes::parseTarget(cmd.target);
+  cfg.disabled = cmd.disabled;
+  cfg.structuralVerify = true;
+  cfg.quantize = !cmd.noQuantize;
+  cfg.seed = cmd.seed;
   // Weights: shape-only constants get their synthesised values as data once, before any
   // pass, so every graph version (and every bisect probe) sees the same weights.
-  exec::materializeConstants(g);
+  cfg.materializeConstants = true;
+  cfg.recordTrace = !cmd.traceOut.empty();
+
+  std::optional<ir::Graph> floatModel;
+  if (cfg.profile == passes::Profile::INT && cfg.quantize && cmd.againstFloat && !exec::hasQuantOps(g)) {
+    floatModel = g;
+    exec::materializeConstants(*floatModel);
+  }
+  session::LoweringSession probe(cfg);
+  if (Status v = probe.validate(); !v) return usageError(v.message());
+  auto prepared = probe.prepare(std::move(g));
+  if (!prepared) return usageError(prepared.message());
+  reportQuantize(*prepared);
+  g = std::move(prepared->graph);
 
   size_t passCount = 0;
-  auto prefixes = exec::registryPrefixes(cmd.pipeline, cmd.disabled, &passCount);
+  auto prefixes = verify::registryPrefixes(cmd.pipeline, cmd.disabled, &passCount);
   if (!prefixes) return usageError(prefixes.message());
   if (cmd.limit > int64_t(passCount))
     return usageError(fmt::format("--bisect-limit {}: pipeline '{}' has only {} passes", cmd.limit, cmd.pipeline,
                                   passCount));
   const size_t runCount = cmd.limit >= 0 ? size_t(cmd.limit) : passCount;
-  auto pmr = (*prefixes)(runCount);
-  if (!pmr) return usageError(pmr.message());
-  passes::PassManager pm = std::move(pmr).value();
+  if (cmd.limit >= 0) cfg.passLimit = runCount;
+  cfg.materializeConstants = false;  // done above
+  cfg.quantize = false;              // done above
+  session::LoweringSession lowering(cfg);
 
-  exec::VerifyOptions vo;
+  verify::VerifyOptions vo;
   vo.seed = cmd.seed;
   vo.compare.rtol = cmd.rtol;
   vo.compare.atol = cmd.atol;
   vo.compare.scaleRelative = !cmd.elementwise;
   vo.compare.maxSteps = cmd.maxSteps;
-  vo.quantSteps = ctx.profile == passes::Profile::INT;
+  vo.quantSteps = cfg.profile == passes::Profile::INT;
   vo.stopOnFailure = cmd.stopOnFailure;
   vo.reuseValues = !cmd.noReuse;
 
   auto sourceValues = std::make_shared<exec::RunValues>();
-  auto refr = exec::Reference::compute(g, vo, nullptr, cmd.each && vo.reuseValues ? sourceValues.get() : nullptr);
+  auto refr = verify::Reference::compute(g, vo, nullptr, cmd.each && vo.reuseValues ? sourceValues.get() : nullptr);
   if (!refr) return usageError(refr.message());
-  auto ref = std::make_shared<const exec::Reference>(std::move(refr).value());
+  auto ref = std::make_shared<const verify::Reference>(std::move(refr).value());
   const ir::Graph source = g;
 
-  passes::StatisticsInstrumentation stats;
-  passes::VerifierInstrumentation verifier;
-  exec::VerifyEachInstrumentation each(vo);
+  verify::VerifyEachInstrumentation each(vo);
   each.useReference(ref, cmd.each && vo.reuseValues ? sourceValues : nullptr);
-  pm.addInstrumentation(&verifier);
-  if (cmd.each) pm.addInstrumentation(&each);
-  pm.addInstrumentation(&stats);
-  passes::TraceRecorder recorder;
-  if (!cmd.traceOut.empty()) pm.addInstrumentation(&recorder);
+  session::RunHooks hooks;
+  if (cmd.each) hooks.instrumentations.push_back(&each);
   auto tRun = std::chrono::steady_clock::now();
-  passes::RunResult res = pm.run(g, ctx);
+  auto outcome = lowering.run(std::move(g), model, hooks);
+  if (!outcome) return usageError(outcome.message());
   const double runMs = msSince(tRun);
+  const passes::RunResult& res = outcome->result;
+  g = std::move(outcome->finalGraph);
 
   // The final graph: with --each its check is the last changed pass's (unless a pass failed
   // and the graph was rolled back); a pipeline that changed nothing left the source graph.
   bool changedAny = false;
   for (const auto& r : res.records) changedAny = changedAny || r.status == passes::PassStatus::Changed;
-  exec::CheckResult final;
+  verify::CheckResult final;
   if (res.failedIndex < 0 && !changedAny) {
     final = ref->compare(ref->outputs());
   } else if (cmd.each && res.failedIndex < 0 && !each.checks().empty()) {
@@ -191,31 +195,32 @@ int runVerify(const VerifyCommand& cmd) {
     if (!each.setupStatus()) return usageError(each.setupStatus().message());
     fmt::print("{:>4}  {:<40} {:>12} {:>12} {:>8} {:>9}  {}\n", "#", "pass", "max abs", "max rel", "steps", "exec ms",
                "result");
-    for (const exec::PassCheck& c : each.checks()) {
+    for (const verify::PassCheck& c : each.checks()) {
       const trace::SemanticCheck& s = c.result.semantic;
       fmt::print("{:>4}  {:<40} {:>12.3g} {:>12.3g} {:>8.3g} {:>9.1f}  {}\n", c.passIndex, c.pass, s.maxAbsError,
                  s.maxRelError, s.maxSteps, double(s.execNs) / 1e6, s.equivalent ? "ok" : "MISMATCH");
     }
     fmt::print("checked {} changed passes; values reused for {} of {} node evaluations\n", each.checks().size(),
                each.reusedNodes(), each.reusedNodes() + each.computedNodes());
-    if (const exec::PassCheck* f = each.firstFailure())
+    if (const verify::PassCheck* f = each.firstFailure())
       fmt::print("first pass that breaks equivalence: #{} {}: {}\n", f->passIndex, f->pass, f->result.message);
   }
   if (res.failedIndex >= 0) fmt::print("pipeline failed: {}\n", res.failure);
   fmt::print("final graph: {}\n", final.message);
 
-  exec::BisectResult bis;
+  verify::BisectResult bis;
   bool bisected = false;
   if (cmd.doBisect && !equivalent) {
-    passes::PassContext bctx = ctx;
-    bctx.cache = nullptr;
-    exec::BisectOptions bo;
+    passes::PassContext bctx;
+    bctx.profile = cfg.profile;
+    bctx.target = cfg.target;
+    verify::BisectOptions bo;
     bo.verify = vo;
-    auto b = exec::bisect(source, runCount, *prefixes, bctx, bo);
+    auto b = verify::bisect(source, runCount, *prefixes, bctx, bo);
     if (!b) return usageError(b.message());
     bis = std::move(b).value();
     bisected = true;
-    for (const exec::BisectProbe& p : bis.probes)
+    for (const verify::BisectProbe& p : bis.probes)
       fmt::print("bisect: first {:>3} passes: {}\n", p.limit, p.failed ? "FAIL" : "ok");
     if (bis.culprit >= 0) {
       fmt::print("bisect: first bad pass is #{} {}: {}\n", bis.culprit, bis.culpritName, bis.detail);
@@ -236,15 +241,15 @@ int runVerify(const VerifyCommand& cmd) {
   if (cmd.againstFloat && !floatModel) {
     fmt::print("against float: not available (the input already holds quantize/dequantize ops, or --profile is not int)\n");
   } else if (floatModel) {
-    exec::VerifyOptions fo = vo;
+    verify::VerifyOptions fo = vo;
     fo.quantSteps = false;
-    auto fref = exec::Reference::compute(*floatModel, fo);
+    auto fref = verify::Reference::compute(*floatModel, fo);
     if (!fref) return usageError("against float: " + fref.message());
     FloatGap fg;
     for (const exec::Tensor& t : fref->outputs())
       if (ir::isFloating(t.dtype()))
         for (int64_t i = 0; i < t.numel(); ++i) fg.maxFloat = std::max(fg.maxFloat, std::abs(t.getDouble(i)));
-    exec::CheckResult qs = fref->check(source), lw = fref->check(g);
+    verify::CheckResult qs = fref->check(source), lw = fref->check(g);
     if (qs.executionFailed || lw.executionFailed)
       return usageError("against float: " + (qs.executionFailed ? qs.message : lw.message));
     fg.sourceAbs = qs.semantic.maxAbsError, fg.loweredAbs = lw.semantic.maxAbsError;
@@ -276,7 +281,7 @@ int runVerify(const VerifyCommand& cmd) {
     }
     if (cmd.each) {
       w.key("passes").beginArray();
-      for (const exec::PassCheck& c : each.checks()) {
+      for (const verify::PassCheck& c : each.checks()) {
         w.beginObject();
         w.field("index", c.passIndex).field("name", c.pass);
         writeSemantic(w, c.result.semantic);
@@ -284,7 +289,7 @@ int runVerify(const VerifyCommand& cmd) {
         w.endObject();
       }
       w.endArray();
-      if (const exec::PassCheck* f = each.firstFailure()) {
+      if (const verify::PassCheck* f = each.firstFailure()) {
         w.key("first_failure").beginObject();
         w.field("index", f->passIndex).field("name", f->pass);
         writeSemantic(w, f->result.semantic);
@@ -297,7 +302,7 @@ int runVerify(const VerifyCommand& cmd) {
       w.field("culprit", bis.culprit).field("name", bis.culpritName).field("detail", bis.detail);
       if (bis.culprit >= 0) w.field("command", reproduceCommand(cmd, size_t(bis.culprit) + 1));
       w.key("probes").beginArray();
-      for (const exec::BisectProbe& p : bis.probes) {
+      for (const verify::BisectProbe& p : bis.probes) {
         w.beginObject();
         w.field("limit", uint64_t(p.limit)).field("failed", p.failed);
         w.endObject();
@@ -309,10 +314,8 @@ int runVerify(const VerifyCommand& cmd) {
     Status st = writeFileAtomic(cmd.jsonOut, w.str() + "\n");
     if (!st) return usageError(st.message());
   }
-  if (!cmd.traceOut.empty()) {
-    trace::Trace t = recorder.take();
-    t.model = model;
-    Status st = io::saveTrace(t, cmd.traceOut);
+  if (!cmd.traceOut.empty() && outcome->trace) {
+    Status st = io::saveTrace(*outcome->trace, cmd.traceOut);
     if (!st) return usageError(st.message());
   }
   return equivalent ? 0 : 1;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/io/load.h"
+#include "core/session/lowering_session.h"
 #include "core/util/status.h"
 
 namespace CLI {
@@ -18,9 +19,6 @@ int fail(const std::string& msg);
 /// Loads a graph (.lsg or fxjson), printing import warnings unless quiet.
 Result<ir::Graph> load(const std::string& path, bool quiet = false);
 
-/// --profile int: quantizes a float graph (no q/dq ops) with quant::quantizeGraph, calibrated
-/// with inputs seeded from `seed`, and prints what it did.
-Status quantizeForIntProfile(ir::Graph& g, uint64_t seed = 1);
 
 int cmdImport(const std::string& in, const std::string& out);
 int cmdPrint(const std::string& in, bool modules);
@@ -39,6 +37,11 @@ struct LowerCommand {
 LowerCommand* addLowerCommand(CLI::App& app);
 bool selected(const LowerCommand& cmd);
 int runLower(const LowerCommand& cmd);
+
+/// The LoweringSession configuration of `lower`'s options (verify and bench start from it).
+session::SessionConfig sessionConfig(const LowerCommand& cmd);
+/// Prints what the session's INT-profile quantization did (nothing when it did nothing).
+void reportQuantize(const session::Prepared& p);
 
 struct TraceCommands;
 TraceCommands* addTraceCommands(CLI::App& app);

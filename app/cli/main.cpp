@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "app/cli/commands.h"
+#include "core/session/builtin.h"
 
 namespace ls::cli {
 
@@ -52,6 +53,7 @@ int main(int argc, char** argv) {
   VerifyCommand* verify = addVerifyCommand(app);
 
   CLI11_PARSE(app, argc, argv);
+  if (const ls::Status& reg = ls::registerBuiltins(); !reg) return fail(reg.message());
   if (*imp) return cmdImport(in, out);
   if (*info) return cmdInfo(in, json, checkShapes, jsonOut);
   if (*print) return cmdPrint(in, printModules);

@@ -46,12 +46,12 @@ App::App(AppOptions opts, GLFWwindow* window) : opts_(std::move(opts)), window_(
   if (auto p = passes::parseProfile(prof)) config_.profile = *p;
   if (auto t = passes::parseTarget(tgt)) config_.target = *t;
 
-  layout::LayoutOptions lo;
+  graph_layout::LayoutOptions lo;
   lo.hideConstants = settings_.hideConstants;
   // Box width from the label (runs on the layout worker: pure string work, no ImGui). The graph
   // view draws labels at ~0.42 x the box height, about 8.2 canvas units per glyph.
   lo.measureWidth = [](const ir::Node& n) { return std::min(12.f + 8.2f * float(viewmodel::nodeLabel(n).size()), 300.f); };
-  layouts_ = std::make_unique<layout::LayoutCache>(lo);
+  layouts_ = std::make_unique<graph_layout::LayoutCache>(lo);
   layouts_->setOnReady([](const ir::Graph*) { glfwPostEmptyEvent(); });
   jobA_.onFinished = [] { glfwPostEmptyEvent(); };
   jobB_.onFinished = [] { glfwPostEmptyEvent(); };

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/layout/layout_cache.h"
+#include "core/graph_layout/layout_cache.h"
 #include "viewers/file_browser.h"
 #include "viewers/graph_view.h"
 #include "viewers/inspector_view.h"
@@ -90,7 +90,7 @@ class App {
   viewmodel::RunJob jobA_, jobB_;
   std::optional<viewmodel::RunConfig> pendingCompare_;
   std::optional<std::string> pendingOpen_;  // opened while a run was being cancelled
-  std::unique_ptr<layout::LayoutCache> layouts_;
+  std::unique_ptr<graph_layout::LayoutCache> layouts_;
 
   viewers::ViewState state_;
   viewers::PipelineView pipelineView_;

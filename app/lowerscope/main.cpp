@@ -13,6 +13,7 @@
 #include <backends/imgui_impl_glfw.h>
 #include <backends/imgui_impl_opengl3.h>
 
+#include "core/session/builtin.h"
 #include "app/lowerscope/app.h"
 
 namespace {
@@ -28,6 +29,10 @@ void onGlfwError(int code, const char* msg) { fmt::print(stderr, "lowerscope: GL
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (const ls::Status& reg = ls::registerBuiltins(); !reg) {
+    std::fprintf(stderr, "error: %s\n", reg.message().c_str());
+    return 1;
+  }
   CLI::App cli{"lowerscope: step through the passes of an ML lowering pipeline"};
   ls::app::AppOptions opts;
   std::string size;

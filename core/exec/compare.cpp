@@ -5,6 +5,9 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <optional>
+
+#include "core/exec/executor.h"
 
 namespace ls::exec {
 
@@ -134,6 +137,63 @@ CompareResult compareOutputs(const std::vector<Tensor>& actual, const std::vecto
                             opts.scaleRelative ? r.maxRelToMax : r.maxRelError,
                             opts.scaleRelative ? " of max|expected|" : "", r.maxSteps);
   return r;
+}
+
+namespace {
+bool isDequantPerTensor(std::string_view op) {
+  return op == "quantized_decomposed.dequantize_per_tensor.default" ||
+         op == "quantized_decomposed.dequantize_per_tensor.tensor";
+}
+}  // namespace
+
+bool hasQuantOps(const ir::Graph& g) {
+  for (ir::OpId op : g.opsPresent())
+    if (ir::opName(op).starts_with("quantized_decomposed.")) return true;
+  for (const auto& [name, sg] : g.subgraphs())
+    if (sg && hasQuantOps(*sg)) return true;
+  return false;
+}
+
+std::vector<double> outputQuantSteps(const ir::Graph& g, ConstantCache& constants, std::vector<int64_t>* zeroPoints) {
+  std::vector<double> steps;
+  if (zeroPoints) zeroPoints->clear();
+  const ir::Node* out = g.outputNode();
+  if (!out) return steps;
+  std::vector<ir::ValueRef> refs;
+  for (const ir::Arg& a : out->args) {
+    if (const ir::RefList* l = a.asRefList()) refs.insert(refs.end(), l->begin(), l->end());
+    else if (const ir::ValueRef* r = a.ref()) refs.push_back(*r);
+  }
+  // A number argument, or a 1-element constant.
+  auto scalarArg = [&](const ir::Arg& a) -> std::optional<double> {
+    if (auto v = a.number()) return v;
+    if (const ir::ValueRef* sr = a.ref()) {
+      const ir::Node* sn = g.find(sr->node);
+      if (sn && sn->kind == ir::NodeKind::GetAttr)
+        if (const ir::Constant* c = g.constant(sn->target)) {
+          Tensor t = constants.get(*c);
+          if (t.numel() == 1) return t.getDouble(0);
+        }
+    }
+    return std::nullopt;
+  };
+  for (const ir::ValueRef& r : refs) {
+    double step = 0.0;
+    int64_t zp = 0;
+    const ir::Node* n = r.isNone() ? nullptr : g.find(r.node);
+    if (n && n->isCall() && isDequantPerTensor(ir::opName(n->op)) && n->args.size() > 2) {
+      auto s = scalarArg(n->args[1]);
+      auto z = scalarArg(n->args[2]);
+      if (s && z) {
+        step = *s;
+        zp = int64_t(*z);
+      }
+    }
+    const bool ok = step > 0 && std::isfinite(step);
+    steps.push_back(ok ? step : 0.0);
+    if (zeroPoints) zeroPoints->push_back(ok ? zp : 0);
+  }
+  return steps;
 }
 
 }  // namespace ls::exec

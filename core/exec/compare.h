@@ -8,8 +8,11 @@
 #include <vector>
 
 #include "core/exec/tensor.h"
+#include "core/ir/graph.h"
 
 namespace ls::exec {
+
+class ConstantCache;
 
 struct CompareOptions {
   /// Float element passes when |a - b| <= atol + rtol * |b| (torch.allclose; b = expected),
@@ -61,5 +64,14 @@ struct CompareResult {
 OutputDiff compareTensors(const Tensor& actual, const Tensor& expected, const CompareOptions& opts = {});
 CompareResult compareOutputs(const std::vector<Tensor>& actual, const std::vector<Tensor>& expected,
                              const CompareOptions& opts = {});
+
+/// Per output of `g`: the scale of the per-tensor dequantize producing it, 0 when the output
+/// is not produced by one (scale given as a number or as a 1-element constant); with
+/// `zeroPoints`, also its zero point.
+std::vector<double> outputQuantSteps(const ir::Graph& g, ConstantCache& constants,
+                                     std::vector<int64_t>* zeroPoints = nullptr);
+
+/// True when `g` (or a nested graph) holds quantized_decomposed quantize/dequantize ops.
+bool hasQuantOps(const ir::Graph& g);
 
 }  // namespace ls::exec

@@ -1,7 +1,6 @@
 // KernelCtx arg/tensor resolution and the kernel registry.
 #include "core/exec/kernel.h"
 
-#include "core/backends/arm/tosa_kernels.h"
 
 #include <algorithm>
 #include <mutex>
@@ -170,8 +169,7 @@ KernelRegistry& KernelRegistry::instance() {
     registerShapeKernels(*r);
     registerQuantKernels(*r);
     registerControlKernels(*r);
-    arm::registerTosaKernels(*r);
-    registerXnnpackKernels(*r);
+    registerAttentionKernels(*r);
     return r;
   }();
   return *reg;

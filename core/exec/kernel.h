@@ -12,6 +12,7 @@
 
 #include "core/exec/tensor.h"
 #include "core/ir/graph.h"
+#include "core/ops/builtin_ops.h"
 #include "core/ops/registry.h"
 #include "core/util/status.h"
 
@@ -127,15 +128,15 @@ class KernelRegistry {
   std::vector<KernelFn> byId_;
 };
 
-// Registration functions of the built-in kernel sets (called from KernelRegistry::instance()).
+// Registration functions of the core kernel sets (called from KernelRegistry::instance();
+// backends add theirs through registerBackend, core/passes/backend.h).
 void registerElementwiseKernels(KernelRegistry& r);
 void registerNnKernels(KernelRegistry& r);
 void registerShapeKernels(KernelRegistry& r);
 void registerQuantKernels(KernelRegistry& r);
 void registerControlKernels(KernelRegistry& r);  ///< operator.getitem, call_delegate
-void registerXnnpackKernels(KernelRegistry& r);  ///< sdpa, clamp-fused ops (core/backends/xnnpack)
+void registerAttentionKernels(KernelRegistry& r);  ///< aten.scaled_dot_product_attention
 
-/// Op name of the generic nested-graph call: args [subgraph name (str), inputs (Tensor[])].
-inline constexpr std::string_view kCallDelegateOp = "lowerscope.call_delegate.default";
+using ops::kCallDelegateOp;  // core/ops/builtin_ops.h
 
 }  // namespace ls::exec

@@ -9,14 +9,6 @@
 
 namespace ls::exec {
 
-#ifndef LS_EXEC_TRY
-/// `LS_EXEC_TRY(x, ctx.tensor(0));` declares `x` as a reference to the value or returns the error.
-#define LS_EXEC_TRY(var, expr)                 \
-  auto var##_res = (expr);                     \
-  if (!var##_res) return var##_res.status();   \
-  auto& var = var##_res.value()
-#endif
-
 /// Wraps a possibly negative dim into [0, rank) (rank 0 accepts -1 and 0).
 inline int wrapDim(int64_t d, int rank) {
   int r = rank > 0 ? rank : 1;

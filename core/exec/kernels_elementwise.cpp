@@ -70,7 +70,7 @@ bool isNan(T v) {
 /// out[i] = f(x[i]) in the output's compute type. f must accept float, double and int64_t.
 template <typename F>
 Status unaryMap(KernelCtx& c, F f) {
-  LS_EXEC_TRY(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
   Tensor& out = c.newOutput(0);
   const int64_t n = out.numel();
   switch (computeType(out.dtype())) {
@@ -153,8 +153,8 @@ Status gelu(KernelCtx& c) {
 }
 
 Status hardtanh(KernelCtx& c) {
-  LS_EXEC_TRY(lo, c.getFloat(1));
-  LS_EXEC_TRY(hi, c.getFloat(2));
+  LS_ASSIGN_OR_RETURN(lo, c.getFloat(1));
+  LS_ASSIGN_OR_RETURN(hi, c.getFloat(2));
   return unaryMap(c, [lo, hi](auto x) {
     using T = decltype(x);
     return std::min(std::max(x, T(lo)), T(hi));
@@ -162,7 +162,7 @@ Status hardtanh(KernelCtx& c) {
 }
 
 Status leakyRelu(KernelCtx& c) {
-  LS_EXEC_TRY(slope, c.getFloat(1));
+  LS_ASSIGN_OR_RETURN(slope, c.getFloat(1));
   return unaryMap(c, [slope](auto x) {
     using T = decltype(x);
     return x > T(0) ? x : T(x * T(slope));
@@ -170,9 +170,9 @@ Status leakyRelu(KernelCtx& c) {
 }
 
 Status elu(KernelCtx& c) {
-  LS_EXEC_TRY(alpha, c.getFloat(1));
-  LS_EXEC_TRY(scale, c.getFloat(2));
-  LS_EXEC_TRY(inScale, c.getFloat(3));
+  LS_ASSIGN_OR_RETURN(alpha, c.getFloat(1));
+  LS_ASSIGN_OR_RETURN(scale, c.getFloat(2));
+  LS_ASSIGN_OR_RETURN(inScale, c.getFloat(3));
   return unaryMap(c, [=](auto x) {
     using T = decltype(x);
     return x > T(0) ? T(T(scale) * x) : T(T(scale) * T(alpha) * (std::exp(x * T(inScale)) - T(1)));
@@ -182,11 +182,11 @@ Status elu(KernelCtx& c) {
 Status clamp(KernelCtx& c) {
   std::optional<double> lo, hi;
   if (c.has(1)) {
-    LS_EXEC_TRY(v, c.getFloat(1));
+    LS_ASSIGN_OR_RETURN(v, c.getFloat(1));
     lo = v;
   }
   if (c.has(2)) {
-    LS_EXEC_TRY(v, c.getFloat(2));
+    LS_ASSIGN_OR_RETURN(v, c.getFloat(2));
     hi = v;
   }
   return unaryMap(c, [lo, hi](auto x) {
@@ -199,7 +199,7 @@ Status clamp(KernelCtx& c) {
 }
 
 Status powTensorScalar(KernelCtx& c) {
-  LS_EXEC_TRY(e, c.operand(1));
+  LS_ASSIGN_OR_RETURN(e, c.operand(1));
   return unaryMap(c, [e](auto x) {
     using T = decltype(x);
     if constexpr (std::is_integral_v<T>) {
@@ -218,7 +218,7 @@ Status powTensorScalar(KernelCtx& c) {
 }
 
 Status logicalNot(KernelCtx& c) {
-  LS_EXEC_TRY(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
   Tensor& out = c.newOutput(0);
   for (int64_t i = 0; i < out.numel(); ++i) out.setInt(i, x->getDouble(i) == 0.0);
   return Status::ok();
@@ -363,11 +363,11 @@ Status binaryTyped(KernelCtx& c, Bin op, const Operand& x, const Operand& y, dou
 }
 
 Status binary(KernelCtx& c, Bin op, int otherArg = 1, int alphaArg = -1) {
-  LS_EXEC_TRY(x, c.operand(0));
-  LS_EXEC_TRY(y, c.operand(otherArg));
+  LS_ASSIGN_OR_RETURN(x, c.operand(0));
+  LS_ASSIGN_OR_RETURN(y, c.operand(otherArg));
   double alpha = 1.0;
   if (alphaArg >= 0 && c.has(alphaArg)) {
-    LS_EXEC_TRY(a, c.getFloat(alphaArg));
+    LS_ASSIGN_OR_RETURN(a, c.getFloat(alphaArg));
     alpha = a;
   }
   DType t = computeType(c.outMeta().dtype);
@@ -433,16 +433,16 @@ Status selectImpl(KernelCtx& c, const Tensor& cond, const Operand& a, const Oper
 }
 
 Status where(KernelCtx& c) {
-  LS_EXEC_TRY(cond, c.tensor(0));
-  LS_EXEC_TRY(a, c.operand(1));
-  LS_EXEC_TRY(b, c.operand(2));
+  LS_ASSIGN_OR_RETURN(cond, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(a, c.operand(1));
+  LS_ASSIGN_OR_RETURN(b, c.operand(2));
   return selectImpl(c, *cond, a, b);
 }
 
 Status maskedFill(KernelCtx& c) {
-  LS_EXEC_TRY(x, c.operand(0));
-  LS_EXEC_TRY(mask, c.tensor(1));
-  LS_EXEC_TRY(v, c.operand(2));
+  LS_ASSIGN_OR_RETURN(x, c.operand(0));
+  LS_ASSIGN_OR_RETURN(mask, c.tensor(1));
+  LS_ASSIGN_OR_RETURN(v, c.operand(2));
   if (v.tensor && v.tensor->numel() != 1) return c.error("masked_fill value must be a number or a 1-element tensor");
   Operand value = v;
   if (v.tensor) {
@@ -462,7 +462,7 @@ enum class Red { Sum, Mean, Max, Min, Var };
 Result<uint32_t> reduceMask(KernelCtx& c, int argIdx, int rank) {
   std::vector<int64_t> dims;
   if (argIdx >= 0 && c.has(argIdx)) {
-    LS_EXEC_TRY(d, c.getIntList(argIdx));
+    LS_ASSIGN_OR_RETURN(d, c.getIntList(argIdx));
     dims = d;
   }
   if (dims.empty()) return rank == 0 ? 0u : (rank >= 32 ? ~0u : (1u << rank) - 1);
@@ -496,8 +496,8 @@ bool isSuffixMask(uint32_t mask, int rank) {
 }
 
 Status reduceImpl(KernelCtx& c, Red op, int dimArg, int correctionArg = -1) {
-  LS_EXEC_TRY(x, c.tensor(0));
-  LS_EXEC_TRY(mask, reduceMask(c, dimArg, x->rank()));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(mask, reduceMask(c, dimArg, x->rank()));
   Tensor& out = c.newOutput(0);
   const int64_t m = out.numel();
   std::vector<int64_t> outStr;
@@ -540,7 +540,7 @@ Status reduceImpl(KernelCtx& c, Red op, int dimArg, int correctionArg = -1) {
   if (op == Red::Var) {
     double correction = 1.0;
     if (correctionArg >= 0 && c.has(correctionArg)) {
-      LS_EXEC_TRY(cv, c.getFloat(correctionArg));
+      LS_ASSIGN_OR_RETURN(cv, c.getFloat(correctionArg));
       correction = cv;
     }
     std::vector<double> mean(acc.size());
@@ -570,11 +570,11 @@ Status varCorrection(KernelCtx& c) { return reduceImpl(c, Red::Var, 1, 2); }
 
 /// max.dim / min.dim / argmax / argmin along one dim (first occurrence wins; NaN wins).
 Status argReduce(KernelCtx& c, bool isMax, bool withValues) {
-  LS_EXEC_TRY(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
   uint32_t mask = 0;
   int dim = -1;
   if (c.has(1)) {
-    LS_EXEC_TRY(d, c.getInt(1));
+    LS_ASSIGN_OR_RETURN(d, c.getInt(1));
     dim = wrapDim(d, x->rank());
     mask = x->rank() == 0 ? 0u : 1u << dim;
   } else {

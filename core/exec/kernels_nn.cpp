@@ -140,17 +140,17 @@ void convTransposed(const Conv2dGeom& g, const float* x, const float* w, float* 
 }
 
 Status convolution(KernelCtx& c) {
-  LS_EXEC_TRY(x, c.tensor(0));
-  LS_EXEC_TRY(w, c.tensor(1));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(w, c.tensor(1));
   const int k = w->rank() - 2;
   if (k != 1 && k != 2) return c.error("only 1-D and 2-D convolutions are supported, weight is {}", ir::toString(w->meta()));
   LS_RETURN_IF_ERROR(requireFloat32(c, *x, "input"));
   LS_RETURN_IF_ERROR(requireFloat32(c, *w, "weight"));
-  LS_EXEC_TRY(stride, c.getIntList(3, k));
-  LS_EXEC_TRY(pad, c.getIntList(4, k));
-  LS_EXEC_TRY(dil, c.getIntList(5, k));
-  LS_EXEC_TRY(transposed, c.getBool(6));
-  LS_EXEC_TRY(groups, c.getInt(8));
+  LS_ASSIGN_OR_RETURN(stride, c.getIntList(3, k));
+  LS_ASSIGN_OR_RETURN(pad, c.getIntList(4, k));
+  LS_ASSIGN_OR_RETURN(dil, c.getIntList(5, k));
+  LS_ASSIGN_OR_RETURN(transposed, c.getBool(6));
+  LS_ASSIGN_OR_RETURN(groups, c.getInt(8));
   Tensor& out = c.newOutput(0);
   // 1-D convs run as 2-D with height 1.
   auto sp = [&](const Tensor& t, int i) { return k == 1 ? (i == 0 ? int64_t(1) : t.dim(2)) : t.dim(2 + i); };
@@ -170,7 +170,7 @@ Status convolution(KernelCtx& c) {
   else if (g.cin / g.groups == 1 && g.groups > 1) convDepthwise(g, x->data<float>(), w->data<float>(), o, c.threads());
   else convIm2col(g, x->data<float>(), w->data<float>(), o, c.threads(), c.exactAccumulation());
   if (c.has(2)) {
-    LS_EXEC_TRY(b, c.tensor(2));
+    LS_ASSIGN_OR_RETURN(b, c.tensor(2));
     LS_RETURN_IF_ERROR(requireFloat32(c, *b, "bias"));
     const float* bias = b->data<float>();
     const int64_t plane = g.oh * g.ow;
@@ -203,8 +203,8 @@ void naiveMatmul(const Tensor& a, int64_t aOff, const Tensor& b, int64_t bOff, T
 }
 
 Status mm(KernelCtx& c) {
-  LS_EXEC_TRY(a, c.tensor(0));
-  LS_EXEC_TRY(b, c.tensor(1));
+  LS_ASSIGN_OR_RETURN(a, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(b, c.tensor(1));
   Tensor& out = c.newOutput(0);
   const int64_t M = a->dim(0), K = a->dim(1), N = b->dim(1);
   if (a->dtype() == DType::Float32)
@@ -215,8 +215,8 @@ Status mm(KernelCtx& c) {
 }
 
 Status bmm(KernelCtx& c) {
-  LS_EXEC_TRY(a, c.tensor(0));
-  LS_EXEC_TRY(b, c.tensor(1));
+  LS_ASSIGN_OR_RETURN(a, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(b, c.tensor(1));
   Tensor& out = c.newOutput(0);
   const int64_t B = a->dim(0), M = a->dim(1), K = a->dim(2), N = b->dim(2);
   for (int64_t i = 0; i < B; ++i) {
@@ -230,11 +230,11 @@ Status bmm(KernelCtx& c) {
 }
 
 Status addmm(KernelCtx& c) {
-  LS_EXEC_TRY(self, c.tensor(0));
-  LS_EXEC_TRY(a, c.tensor(1));
-  LS_EXEC_TRY(b, c.tensor(2));
-  LS_EXEC_TRY(beta, c.getFloat(3));
-  LS_EXEC_TRY(alpha, c.getFloat(4));
+  LS_ASSIGN_OR_RETURN(self, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(a, c.tensor(1));
+  LS_ASSIGN_OR_RETURN(b, c.tensor(2));
+  LS_ASSIGN_OR_RETURN(beta, c.getFloat(3));
+  LS_ASSIGN_OR_RETURN(alpha, c.getFloat(4));
   Tensor& out = c.newOutput(0);
   const int64_t M = a->dim(0), K = a->dim(1), N = b->dim(1);
   if (a->dtype() != DType::Float32) {
@@ -267,8 +267,8 @@ Status addmm(KernelCtx& c) {
 }
 
 Status linear(KernelCtx& c) {
-  LS_EXEC_TRY(x, c.tensor(0));
-  LS_EXEC_TRY(w, c.tensor(1));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(w, c.tensor(1));
   LS_RETURN_IF_ERROR(requireFloat32(c, *x, "input"));
   LS_RETURN_IF_ERROR(requireFloat32(c, *w, "weight"));
   Tensor& out = c.newOutput(0);
@@ -283,7 +283,7 @@ Status linear(KernelCtx& c) {
   gemmFor(c.exactAccumulation(), rows, outF, in, x->data<float>(), in, wt.data(), outF, out.data<float>(), outF, false,
           c.threads());
   if (c.has(2)) {
-    LS_EXEC_TRY(b, c.tensor(2));
+    LS_ASSIGN_OR_RETURN(b, c.tensor(2));
     std::vector<float> bbuf;
     const float* bd = floatData(*b, bbuf);
     float* o = out.data<float>();
@@ -301,15 +301,15 @@ struct Pool2d {
 };
 
 Result<Pool2d> poolArgs(KernelCtx& c, bool hasDilation) {
-  LS_EXEC_TRY(kernel, c.getIntList(1, 2));
-  LS_EXEC_TRY(stride, c.getIntList(2, 2));
-  LS_EXEC_TRY(pad, c.getIntList(3, 2));
+  LS_ASSIGN_OR_RETURN(kernel, c.getIntList(1, 2));
+  LS_ASSIGN_OR_RETURN(stride, c.getIntList(2, 2));
+  LS_ASSIGN_OR_RETURN(pad, c.getIntList(3, 2));
   Pool2d p;
   if (kernel.size() != 2 || pad.size() != 2) return c.error("kernel_size and padding must have 1 or 2 elements");
   if (stride.empty()) stride = kernel;
   p.kh = kernel[0], p.kw = kernel[1], p.sh = stride[0], p.sw = stride[1], p.ph = pad[0], p.pw = pad[1];
   if (hasDilation) {
-    LS_EXEC_TRY(dil, c.getIntList(4, 2));
+    LS_ASSIGN_OR_RETURN(dil, c.getIntList(4, 2));
     p.dh = dil[0], p.dw = dil[1];
   }
   return p;
@@ -318,9 +318,9 @@ Result<Pool2d> poolArgs(KernelCtx& c, bool hasDilation) {
 /// max_pool2d(_with_indices): the first maximum wins, NaN wins; indices are h * W + w within
 /// each input plane (PyTorch's CPU kernel).
 Status maxPoolImpl(KernelCtx& c, bool withIndices) {
-  LS_EXEC_TRY(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
   LS_RETURN_IF_ERROR(requireFloat32(c, *x, "input"));
-  LS_EXEC_TRY(p, poolArgs(c, true));
+  LS_ASSIGN_OR_RETURN(p, poolArgs(c, true));
   Tensor& out = c.newOutput(0);
   Tensor* idx = withIndices ? &c.newOutput(1) : nullptr;
   const int r = x->rank();
@@ -363,13 +363,13 @@ Status maxPool(KernelCtx& c) { return maxPoolImpl(c, false); }
 /// avg_pool2d with ceil_mode windows clipped to input + padding, count_include_pad and
 /// divisor_override as in PyTorch's CPU kernel.
 Status avgPool(KernelCtx& c) {
-  LS_EXEC_TRY(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
   LS_RETURN_IF_ERROR(requireFloat32(c, *x, "input"));
-  LS_EXEC_TRY(p, poolArgs(c, false));
-  LS_EXEC_TRY(countIncludePad, c.getBool(5));
+  LS_ASSIGN_OR_RETURN(p, poolArgs(c, false));
+  LS_ASSIGN_OR_RETURN(countIncludePad, c.getBool(5));
   std::optional<int64_t> divisor;
   if (c.has(6)) {
-    LS_EXEC_TRY(d, c.getInt(6));
+    LS_ASSIGN_OR_RETURN(d, c.getInt(6));
     if (d == 0) return c.error("divisor_override must be non-zero");
     divisor = d;
   }
@@ -406,7 +406,7 @@ Status avgPool(KernelCtx& c) {
 }
 
 Status adaptiveAvgPool(KernelCtx& c) {
-  LS_EXEC_TRY(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
   LS_RETURN_IF_ERROR(requireFloat32(c, *x, "input"));
   Tensor& out = c.newOutput(0);
   const int r = x->rank();
@@ -476,10 +476,10 @@ std::vector<LinearIdx> linearIndices(int64_t in, int64_t out, bool alignCorners,
 }
 
 Status bilinearImpl(KernelCtx& c, int alignArg, int listArg, int singleArg) {
-  LS_EXEC_TRY(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
   LS_RETURN_IF_ERROR(requireFloat32(c, *x, "input"));
   if (x->rank() != 4) return c.error("bilinear upsampling expects a 4-D input, got {}", ir::toString(x->meta()));
-  LS_EXEC_TRY(align, c.getBool(alignArg));
+  LS_ASSIGN_OR_RETURN(align, c.getBool(alignArg));
   Tensor& out = c.newOutput(0);
   const int64_t H = x->dim(2), W = x->dim(3), OH = out.dim(2), OW = out.dim(3);
   auto hi = linearIndices(H, OH, align, scaleArg(c, listArg, singleArg, 0));
@@ -508,7 +508,7 @@ Status upsampleBilinearVec(KernelCtx& c) { return bilinearImpl(c, 2, 3, -1); }
 Status upsampleBilinear(KernelCtx& c) { return bilinearImpl(c, 2, -1, 3); }
 
 Status nearestImpl(KernelCtx& c, int listArg, int singleArg) {
-  LS_EXEC_TRY(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
   if (x->rank() != 4) return c.error("nearest upsampling expects a 4-D input, got {}", ir::toString(x->meta()));
   Tensor& out = c.newOutput(0);
   const int64_t H = x->dim(2), W = x->dim(3), OH = out.dim(2), OW = out.dim(3);
@@ -538,7 +538,7 @@ Status upsampleNearest(KernelCtx& c) { return nearestImpl(c, -1, 2); }
 /// Optional per-channel float parameter (null when absent).
 Result<const float*> optParam(KernelCtx& c, int i, std::vector<float>& buf) {
   if (!c.has(i)) return static_cast<const float*>(nullptr);
-  LS_EXEC_TRY(t, c.tensor(i));
+  LS_ASSIGN_OR_RETURN(t, c.tensor(i));
   return floatData(*t, buf);
 }
 
@@ -546,19 +546,19 @@ Result<const float*> optParam(KernelCtx& c, int i, std::vector<float>& buf) {
 /// b = bias - mean * a per channel; extra outputs as the metadata says (empty in eval).
 /// Training: batch statistics (biased variance); outputs 1, 2 are save_mean, save_invstd.
 Status batchNormImpl(KernelCtx& c, int trainingArg, int epsArg) {
-  LS_EXEC_TRY(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
   LS_RETURN_IF_ERROR(requireFloat32(c, *x, "input"));
   std::vector<float> wb, bb, mb, vb;
-  LS_EXEC_TRY(w, optParam(c, 1, wb));
-  LS_EXEC_TRY(b, optParam(c, 2, bb));
-  LS_EXEC_TRY(rm, optParam(c, 3, mb));
-  LS_EXEC_TRY(rv, optParam(c, 4, vb));
+  LS_ASSIGN_OR_RETURN(w, optParam(c, 1, wb));
+  LS_ASSIGN_OR_RETURN(b, optParam(c, 2, bb));
+  LS_ASSIGN_OR_RETURN(rm, optParam(c, 3, mb));
+  LS_ASSIGN_OR_RETURN(rv, optParam(c, 4, vb));
   bool training = false;
   if (trainingArg >= 0) {
-    LS_EXEC_TRY(t, c.getBool(trainingArg));
+    LS_ASSIGN_OR_RETURN(t, c.getBool(trainingArg));
     training = t;
   }
-  LS_EXEC_TRY(eps, c.getFloat(epsArg));
+  LS_ASSIGN_OR_RETURN(eps, c.getFloat(epsArg));
   Tensor& out = c.newOutput(0);
   Tensor& o1 = c.newOutput(1);
   Tensor& o2 = c.newOutput(2);
@@ -614,13 +614,13 @@ Status batchNormNoTraining(KernelCtx& c) { return batchNormImpl(c, -1, 6); }
 /// native_layer_norm: per row over the normalized dims, biased variance in double;
 /// outputs (y, mean, rstd).
 Status layerNorm(KernelCtx& c) {
-  LS_EXEC_TRY(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
   LS_RETURN_IF_ERROR(requireFloat32(c, *x, "input"));
-  LS_EXEC_TRY(norm, c.getIntList(1));
+  LS_ASSIGN_OR_RETURN(norm, c.getIntList(1));
   std::vector<float> wb, bb;
-  LS_EXEC_TRY(w, optParam(c, 2, wb));
-  LS_EXEC_TRY(b, optParam(c, 3, bb));
-  LS_EXEC_TRY(eps, c.getFloat(4));
+  LS_ASSIGN_OR_RETURN(w, optParam(c, 2, wb));
+  LS_ASSIGN_OR_RETURN(b, optParam(c, 3, bb));
+  LS_ASSIGN_OR_RETURN(eps, c.getFloat(4));
   Tensor& out = c.newOutput(0);
   Tensor& meanOut = c.newOutput(1);
   Tensor& rstdOut = c.newOutput(2);
@@ -656,16 +656,16 @@ Status layerNorm(KernelCtx& c) {
 
 /// native_group_norm(input, weight, bias, N, C, HxW, group, eps) -> (y, mean[N,G], rstd[N,G]).
 Status groupNorm(KernelCtx& c) {
-  LS_EXEC_TRY(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
   LS_RETURN_IF_ERROR(requireFloat32(c, *x, "input"));
   std::vector<float> wb, bb;
-  LS_EXEC_TRY(w, optParam(c, 1, wb));
-  LS_EXEC_TRY(b, optParam(c, 2, bb));
-  LS_EXEC_TRY(N, c.getInt(3));
-  LS_EXEC_TRY(C, c.getInt(4));
-  LS_EXEC_TRY(HxW, c.getInt(5));
-  LS_EXEC_TRY(G, c.getInt(6));
-  LS_EXEC_TRY(eps, c.getFloat(7));
+  LS_ASSIGN_OR_RETURN(w, optParam(c, 1, wb));
+  LS_ASSIGN_OR_RETURN(b, optParam(c, 2, bb));
+  LS_ASSIGN_OR_RETURN(N, c.getInt(3));
+  LS_ASSIGN_OR_RETURN(C, c.getInt(4));
+  LS_ASSIGN_OR_RETURN(HxW, c.getInt(5));
+  LS_ASSIGN_OR_RETURN(G, c.getInt(6));
+  LS_ASSIGN_OR_RETURN(eps, c.getFloat(7));
   if (G <= 0 || C % G != 0 || N * C * HxW != x->numel())
     return c.error("group norm: N={} C={} HxW={} group={} do not fit input {}", N, C, HxW, G, ir::toString(x->meta()));
   Tensor& out = c.newOutput(0);
@@ -699,8 +699,8 @@ Status groupNorm(KernelCtx& c) {
 
 /// softmax / log_softmax along one dim (max-subtracted; sums in double).
 Status softmaxImpl(KernelCtx& c, bool log) {
-  LS_EXEC_TRY(x, c.tensor(0));
-  LS_EXEC_TRY(d, c.getInt(1));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(d, c.getInt(1));
   Tensor& out = c.newOutput(0);
   const int dim = wrapDim(d, x->rank());
   const int64_t len = x->rank() == 0 ? 1 : x->dim(dim);

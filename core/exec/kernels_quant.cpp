@@ -24,8 +24,8 @@ struct QParam {
 /// Scale / zero point from arg i / i+1: numbers, or 1-element tensors (.tensor overloads).
 Result<QParam> perTensorParams(KernelCtx& c, int scaleArg, int zpArg) {
   QParam p;
-  LS_EXEC_TRY(s, c.operand(scaleArg));
-  LS_EXEC_TRY(z, c.operand(zpArg));
+  LS_ASSIGN_OR_RETURN(s, c.operand(scaleArg));
+  LS_ASSIGN_OR_RETURN(z, c.operand(zpArg));
   if (s.tensor) {
     if (s.tensor->numel() != 1) return c.error("{}: expected one element", c.argDesc(scaleArg));
     if (s.tensor->dtype() == DType::Float32) {
@@ -64,13 +64,13 @@ float dequantizeOne(int64_t q, const QParam& p) { return float(q - p.zeroPoint) 
 
 /// Per-channel parameters from tensors (scales, zero points or None).
 Result<std::vector<QParam>> perChannelParams(KernelCtx& c, int scalesArg, int zpsArg, int64_t channels) {
-  LS_EXEC_TRY(scales, c.tensor(scalesArg));
+  LS_ASSIGN_OR_RETURN(scales, c.tensor(scalesArg));
   if (scales->numel() != channels)
     return c.error("{}: expected {} scales, got {}", c.argDesc(scalesArg), channels, scales->numel());
   std::vector<QParam> ps(static_cast<size_t>(channels));
   const Tensor* zps = nullptr;
   if (c.has(zpsArg)) {
-    LS_EXEC_TRY(z, c.tensor(zpsArg));
+    LS_ASSIGN_OR_RETURN(z, c.tensor(zpsArg));
     if (z->numel() != channels)
       return c.error("{}: expected {} zero points, got {}", c.argDesc(zpsArg), channels, z->numel());
     zps = z;
@@ -93,10 +93,10 @@ Result<std::vector<QParam>> perChannelParams(KernelCtx& c, int scalesArg, int zp
 }
 
 Status quantizePerTensor(KernelCtx& c) {
-  LS_EXEC_TRY(x, c.tensor(0));
-  LS_EXEC_TRY(p, perTensorParams(c, 1, 2));
-  LS_EXEC_TRY(qmin, c.getInt(3));
-  LS_EXEC_TRY(qmax, c.getInt(4));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(p, perTensorParams(c, 1, 2));
+  LS_ASSIGN_OR_RETURN(qmin, c.getInt(3));
+  LS_ASSIGN_OR_RETURN(qmax, c.getInt(4));
   Tensor& out = c.newOutput(0);
   std::vector<float> buf;
   const float* xd = floatData(*x, buf);
@@ -105,8 +105,8 @@ Status quantizePerTensor(KernelCtx& c) {
 }
 
 Status dequantizePerTensor(KernelCtx& c) {
-  LS_EXEC_TRY(x, c.tensor(0));
-  LS_EXEC_TRY(p, perTensorParams(c, 1, 2));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(p, perTensorParams(c, 1, 2));
   Tensor& out = c.newOutput(0);
   if (out.dtype() == DType::Float32) {
     float* o = out.data<float>();
@@ -131,13 +131,13 @@ ChannelOf channelOf(const Tensor& x, int axis) {
 }
 
 Status quantizePerChannel(KernelCtx& c) {
-  LS_EXEC_TRY(x, c.tensor(0));
-  LS_EXEC_TRY(axisArg, c.getInt(3));
-  LS_EXEC_TRY(qmin, c.getInt(4));
-  LS_EXEC_TRY(qmax, c.getInt(5));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(axisArg, c.getInt(3));
+  LS_ASSIGN_OR_RETURN(qmin, c.getInt(4));
+  LS_ASSIGN_OR_RETURN(qmax, c.getInt(5));
   const int axis = wrapDim(axisArg, x->rank());
   ChannelOf co = channelOf(*x, axis);
-  LS_EXEC_TRY(ps, perChannelParams(c, 1, 2, co.channels));
+  LS_ASSIGN_OR_RETURN(ps, perChannelParams(c, 1, 2, co.channels));
   Tensor& out = c.newOutput(0);
   std::vector<float> buf;
   const float* xd = floatData(*x, buf);
@@ -146,11 +146,11 @@ Status quantizePerChannel(KernelCtx& c) {
 }
 
 Status dequantizePerChannel(KernelCtx& c) {
-  LS_EXEC_TRY(x, c.tensor(0));
-  LS_EXEC_TRY(axisArg, c.getInt(3));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(axisArg, c.getInt(3));
   const int axis = wrapDim(axisArg, x->rank());
   ChannelOf co = channelOf(*x, axis);
-  LS_EXEC_TRY(ps, perChannelParams(c, 1, 2, co.channels));
+  LS_ASSIGN_OR_RETURN(ps, perChannelParams(c, 1, 2, co.channels));
   Tensor& out = c.newOutput(0);
   for (int64_t i = 0; i < out.numel(); ++i) out.setDouble(i, double(dequantizeOne(x->getInt(i), ps[size_t(co(i))])));
   return Status::ok();

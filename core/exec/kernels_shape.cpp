@@ -107,19 +107,19 @@ int64_t sliceStep(const KernelCtx& c, int stepArg) {
 // ---------------------------------------------------------------- views (share storage)
 
 Status viewLike(KernelCtx& c) {  // view_copy, _unsafe_view, reshape, view, squeeze*, unsqueeze_copy
-  LS_EXEC_TRY(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
   c.setOutput(0, x->reshaped(c.outMeta().shape));
   return Status::ok();
 }
 
 Status identity(KernelCtx& c) {  // clone, lift_fresh_copy, alias_copy, detach_copy
-  LS_EXEC_TRY(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
   c.setOutput(0, *x);
   return Status::ok();
 }
 
 Status toCopy(KernelCtx& c) {
-  LS_EXEC_TRY(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
   c.setOutput(0, x->to(c.outMeta().dtype));
   return Status::ok();
 }
@@ -134,17 +134,17 @@ Status permuteImpl(KernelCtx& c, const Tensor& x, const std::vector<int>& perm) 
 }
 
 Status permuteCopy(KernelCtx& c) {
-  LS_EXEC_TRY(x, c.tensor(0));
-  LS_EXEC_TRY(dims, c.getIntList(1));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(dims, c.getIntList(1));
   std::vector<int> perm;
   for (int64_t d : dims) perm.push_back(wrapDim(d, x->rank()));
   return permuteImpl(c, *x, perm);
 }
 
 Status transposeCopy(KernelCtx& c) {
-  LS_EXEC_TRY(x, c.tensor(0));
-  LS_EXEC_TRY(d0, c.getInt(1));
-  LS_EXEC_TRY(d1, c.getInt(2));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(d0, c.getInt(1));
+  LS_ASSIGN_OR_RETURN(d1, c.getInt(2));
   std::vector<int> perm(size_t(x->rank()));
   std::iota(perm.begin(), perm.end(), 0);
   if (x->rank() > 0) std::swap(perm[size_t(wrapDim(d0, x->rank()))], perm[size_t(wrapDim(d1, x->rank()))]);
@@ -152,7 +152,7 @@ Status transposeCopy(KernelCtx& c) {
 }
 
 Status tCopy(KernelCtx& c) {
-  LS_EXEC_TRY(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
   if (x->rank() < 2) {
     c.setOutput(0, *x);
     return Status::ok();
@@ -161,12 +161,12 @@ Status tCopy(KernelCtx& c) {
 }
 
 Status expandCopy(KernelCtx& c) {
-  LS_EXEC_TRY(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
   return gatherStrided(c, *x, 0, broadcastStrides(x->shape(), c.outMeta().shape));
 }
 
 Status repeat(KernelCtx& c) {
-  LS_EXEC_TRY(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
   Tensor& out = c.newOutput(0);
   const Shape& os = out.shape();
   const int n = os.rank(), lead = n - x->rank();
@@ -186,8 +186,8 @@ Status repeat(KernelCtx& c) {
 }
 
 Status flip(KernelCtx& c) {
-  LS_EXEC_TRY(x, c.tensor(0));
-  LS_EXEC_TRY(dims, c.getIntList(1));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(dims, c.getIntList(1));
   std::vector<int64_t> s = contiguousStrides(x->shape());
   int64_t offset = 0;
   uint32_t seen = 0;
@@ -204,8 +204,8 @@ Status flip(KernelCtx& c) {
 // ---------------------------------------------------------------- slicing
 
 Status sliceCopy(KernelCtx& c) {
-  LS_EXEC_TRY(x, c.tensor(0));
-  LS_EXEC_TRY(d, c.getInt(1));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(d, c.getInt(1));
   int dim = wrapDim(d, x->rank());
   std::vector<int64_t> s = contiguousStrides(x->shape());
   int64_t start = sliceStart(c, 2, x->dim(dim));
@@ -216,9 +216,9 @@ Status sliceCopy(KernelCtx& c) {
 }
 
 Status selectCopy(KernelCtx& c) {
-  LS_EXEC_TRY(x, c.tensor(0));
-  LS_EXEC_TRY(d, c.getInt(1));
-  LS_EXEC_TRY(index, c.getInt(2));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(d, c.getInt(1));
+  LS_ASSIGN_OR_RETURN(index, c.getInt(2));
   int dim = wrapDim(d, x->rank());
   std::vector<int64_t> s = contiguousStrides(x->shape());
   int64_t i = index < 0 ? index + x->dim(dim) : index;
@@ -241,20 +241,20 @@ Status splitImpl(KernelCtx& c, const Tensor& x, int dim) {
 }
 
 Status splitCopy(KernelCtx& c) {
-  LS_EXEC_TRY(x, c.tensor(0));
-  LS_EXEC_TRY(d, c.getInt(2));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(d, c.getInt(2));
   return splitImpl(c, *x, wrapDim(d, x->rank()));
 }
 
 Status splitWithSizesCopy(KernelCtx& c) {
-  LS_EXEC_TRY(x, c.tensor(0));
-  LS_EXEC_TRY(d, c.getInt(2));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(d, c.getInt(2));
   return splitImpl(c, *x, wrapDim(d, x->rank()));
 }
 
 Status unbindCopy(KernelCtx& c) {
-  LS_EXEC_TRY(x, c.tensor(0));
-  LS_EXEC_TRY(d, c.getInt(1));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(d, c.getInt(1));
   int dim = wrapDim(d, x->rank());
   std::vector<int64_t> s = contiguousStrides(x->shape());
   int64_t step = s[size_t(dim)];
@@ -268,11 +268,11 @@ Status unbindCopy(KernelCtx& c) {
 }
 
 Status asStridedCopy(KernelCtx& c) {
-  LS_EXEC_TRY(x, c.tensor(0));
-  LS_EXEC_TRY(stride, c.getIntList(2));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(stride, c.getIntList(2));
   int64_t offset = 0;
   if (c.has(3)) {
-    LS_EXEC_TRY(o, c.getInt(3));
+    LS_ASSIGN_OR_RETURN(o, c.getInt(3));
     offset = o;
   }
   // Elements are read from the input's contiguous storage (as_strided on a contiguous tensor).
@@ -299,16 +299,16 @@ Status catImpl(KernelCtx& c, const std::vector<const Tensor*>& list, int dim, bo
 }
 
 Status cat(KernelCtx& c) {
-  LS_EXEC_TRY(list, c.tensorList(0));
-  LS_EXEC_TRY(d, c.getInt(1));
+  LS_ASSIGN_OR_RETURN(list, c.tensorList(0));
+  LS_ASSIGN_OR_RETURN(d, c.getInt(1));
   for (const Tensor* t : list)
     if (!t) return c.error("None is not allowed in cat");
   return catImpl(c, list, wrapDim(d, c.outMeta().rank()), false);
 }
 
 Status stack(KernelCtx& c) {
-  LS_EXEC_TRY(list, c.tensorList(0));
-  LS_EXEC_TRY(d, c.getInt(1));
+  LS_ASSIGN_OR_RETURN(list, c.tensorList(0));
+  LS_ASSIGN_OR_RETURN(d, c.getInt(1));
   for (const Tensor* t : list)
     if (!t) return c.error("None is not allowed in stack");
   return catImpl(c, list, wrapDim(d, c.outMeta().rank()), true);
@@ -324,12 +324,12 @@ void fillWith(Tensor& t, double v, bool isInt) {
 }
 
 Status constantPadNd(KernelCtx& c) {
-  LS_EXEC_TRY(x, c.tensor(0));
-  LS_EXEC_TRY(pad, c.getIntList(1));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(pad, c.getIntList(1));
   double value = 0.0;
   bool isInt = true;
   if (c.has(2)) {
-    LS_EXEC_TRY(v, c.operand(2));
+    LS_ASSIGN_OR_RETURN(v, c.operand(2));
     value = v.number;
     isInt = v.isInt;
   }
@@ -369,9 +369,9 @@ Tensor rollDim(const Tensor& x, int dim, int64_t shift) {
 }
 
 Status roll(KernelCtx& c) {
-  LS_EXEC_TRY(x, c.tensor(0));
-  LS_EXEC_TRY(shifts, c.getIntList(1));
-  LS_EXEC_TRY(dims, c.getIntList(2));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(shifts, c.getIntList(1));
+  LS_ASSIGN_OR_RETURN(dims, c.getIntList(2));
   if (dims.empty()) {  // flattened roll
     Tensor flat = x->reshaped(Shape{x->numel()});
     c.setOutput(0, rollDim(flat, 0, shifts.empty() ? 0 : shifts[0]).reshaped(x->shape()));
@@ -392,8 +392,8 @@ Result<int64_t> checkedIndex(const KernelCtx& c, int64_t v, int64_t size, int di
 }
 
 Status indexTensor(KernelCtx& c) {
-  LS_EXEC_TRY(x, c.tensor(0));
-  LS_EXEC_TRY(idx, c.tensorList(1));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(idx, c.tensorList(1));
   const int rank = x->rank();
   struct Index {
     int dim;
@@ -462,7 +462,7 @@ Status indexTensor(KernelCtx& c) {
     for (const Index& ix : indices) {
       int64_t bo = 0;
       for (int k = 0; k < br; ++k) bo += o[size_t(bstart + k)] * ix.strides[size_t(k)];
-      LS_EXEC_TRY(v, checkedIndex(c, ix.values[size_t(bo)], x->dim(ix.dim), ix.dim));
+      LS_ASSIGN_OR_RETURN(v, checkedIndex(c, ix.values[size_t(bo)], x->dim(ix.dim), ix.dim));
       src += v * inStr[size_t(ix.dim)];
     }
     std::memcpy(out.bytes() + flat * es, x->bytes() + src * es, size_t(es));
@@ -475,9 +475,9 @@ Status indexTensor(KernelCtx& c) {
 }
 
 Status indexSelect(KernelCtx& c) {
-  LS_EXEC_TRY(x, c.tensor(0));
-  LS_EXEC_TRY(d, c.getInt(1));
-  LS_EXEC_TRY(index, c.tensor(2));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(d, c.getInt(1));
+  LS_ASSIGN_OR_RETURN(index, c.tensor(2));
   int dim = wrapDim(d, x->rank());
   Tensor& out = c.newOutput(0);
   if (x->rank() == 0) {
@@ -491,7 +491,7 @@ Status indexSelect(KernelCtx& c) {
   const int64_t es = x->elementSize(), n = x->dim(dim);
   for (int64_t o = 0; o < outer; ++o)
     for (size_t j = 0; j < ids.size(); ++j) {
-      LS_EXEC_TRY(v, checkedIndex(c, ids[j], n, dim));
+      LS_ASSIGN_OR_RETURN(v, checkedIndex(c, ids[j], n, dim));
       std::memcpy(out.bytes() + ((o * int64_t(ids.size()) + int64_t(j)) * inner) * es,
                   x->bytes() + ((o * n + v) * inner) * es, size_t(inner * es));
     }
@@ -499,22 +499,22 @@ Status indexSelect(KernelCtx& c) {
 }
 
 Status embedding(KernelCtx& c) {
-  LS_EXEC_TRY(w, c.tensor(0));
-  LS_EXEC_TRY(index, c.tensor(1));
+  LS_ASSIGN_OR_RETURN(w, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(index, c.tensor(1));
   Tensor& out = c.newOutput(0);
   std::vector<int64_t> ids = index->toInts();
   const int64_t row = w->dim(1) * w->elementSize();
   for (size_t j = 0; j < ids.size(); ++j) {
-    LS_EXEC_TRY(v, checkedIndex(c, ids[j], w->dim(0), 0));
+    LS_ASSIGN_OR_RETURN(v, checkedIndex(c, ids[j], w->dim(0), 0));
     std::memcpy(out.bytes() + int64_t(j) * row, w->bytes() + v * row, size_t(row));
   }
   return Status::ok();
 }
 
 Status gather(KernelCtx& c) {
-  LS_EXEC_TRY(x, c.tensor(0));
-  LS_EXEC_TRY(d, c.getInt(1));
-  LS_EXEC_TRY(index, c.tensor(2));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(d, c.getInt(1));
+  LS_ASSIGN_OR_RETURN(index, c.tensor(2));
   int dim = wrapDim(d, x->rank());
   Tensor& out = c.newOutput(0);
   std::vector<int64_t> ids = index->toInts();
@@ -526,7 +526,7 @@ Status gather(KernelCtx& c) {
     int64_t src = 0;
     for (int k = 0; k < os.rank(); ++k) {
       if (k == dim) {
-        LS_EXEC_TRY(v, checkedIndex(c, ids[size_t(flat)], x->dim(dim), dim));
+        LS_ASSIGN_OR_RETURN(v, checkedIndex(c, ids[size_t(flat)], x->dim(dim), dim));
         src += v * inStr[size_t(k)];
       } else {
         src += o[size_t(k)] * inStr[size_t(k)];
@@ -542,9 +542,9 @@ Status gather(KernelCtx& c) {
 }
 
 Status sliceScatter(KernelCtx& c) {
-  LS_EXEC_TRY(x, c.tensor(0));
-  LS_EXEC_TRY(src, c.tensor(1));
-  LS_EXEC_TRY(d, c.getInt(2));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(src, c.tensor(1));
+  LS_ASSIGN_OR_RETURN(d, c.getInt(2));
   int dim = wrapDim(d, x->rank());
   Tensor& out = c.newOutput(0);
   std::memcpy(out.bytes(), x->bytes(), x->nbytes());
@@ -559,16 +559,16 @@ Status sliceScatter(KernelCtx& c) {
 }
 
 Status selectScatter(KernelCtx& c) {
-  LS_EXEC_TRY(x, c.tensor(0));
-  LS_EXEC_TRY(src, c.tensor(1));
-  LS_EXEC_TRY(d, c.getInt(2));
-  LS_EXEC_TRY(index, c.getInt(3));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(src, c.tensor(1));
+  LS_ASSIGN_OR_RETURN(d, c.getInt(2));
+  LS_ASSIGN_OR_RETURN(index, c.getInt(3));
   int dim = wrapDim(d, x->rank());
   Tensor& out = c.newOutput(0);
   std::memcpy(out.bytes(), x->bytes(), x->nbytes());
   Tensor s = src->to(out.dtype());
   std::vector<int64_t> dStr = contiguousStrides(out.shape()), sStr = contiguousStrides(s.shape());
-  LS_EXEC_TRY(i, checkedIndex(c, index, x->dim(dim), dim));
+  LS_ASSIGN_OR_RETURN(i, checkedIndex(c, index, x->dim(dim), dim));
   int64_t dOff = i * dStr[size_t(dim)];
   dStr.erase(dStr.begin() + dim);
   copyStrided(out.elementSize(), s.shape(), s.bytes(), 0, sStr.data(), out.bytes(), dOff, dStr.data());
@@ -579,7 +579,7 @@ Status selectScatter(KernelCtx& c) {
 
 Status fillNumberArg(KernelCtx& c, int valueArg) {
   Tensor& out = c.newOutput(0);
-  LS_EXEC_TRY(v, c.operand(valueArg));
+  LS_ASSIGN_OR_RETURN(v, c.operand(valueArg));
   if (v.tensor) return c.error("{}: expected a number", c.argDesc(valueArg));
   fillWith(out, v.number, v.isInt);
   return Status::ok();
@@ -602,7 +602,7 @@ Status scalarTensor(KernelCtx& c) { return fillNumberArg(c, 0); }
 Status fillScalar(KernelCtx& c) { return fillNumberArg(c, 1); }
 
 Status fillTensor(KernelCtx& c) {
-  LS_EXEC_TRY(v, c.operand(1));
+  LS_ASSIGN_OR_RETURN(v, c.operand(1));
   Tensor& out = c.newOutput(0);
   if (!v.tensor) {
     fillWith(out, v.number, v.isInt);
@@ -622,19 +622,19 @@ Status fillTensor(KernelCtx& c) {
 }
 
 Status arange(KernelCtx& c) {
-  LS_EXEC_TRY(start, c.getFloat(0));
-  LS_EXEC_TRY(step, c.getFloat(2));
+  LS_ASSIGN_OR_RETURN(start, c.getFloat(0));
+  LS_ASSIGN_OR_RETURN(step, c.getFloat(2));
   Tensor& out = c.newOutput(0);
   for (int64_t i = 0; i < out.numel(); ++i) out.setDouble(i, start + double(i) * step);
   return Status::ok();
 }
 
 Status nativeDropout(KernelCtx& c) {
-  LS_EXEC_TRY(x, c.tensor(0));
-  LS_EXEC_TRY(p, c.getFloat(1));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(p, c.getFloat(1));
   bool train = false;
   if (c.has(2)) {
-    LS_EXEC_TRY(t, c.getBool(2));
+    LS_ASSIGN_OR_RETURN(t, c.getBool(2));
     train = t;
   }
   if (train && p > 0.0) return c.error("training-mode dropout (p={}) is random; the reference executor runs eval graphs", p);

@@ -15,10 +15,6 @@ using ir::DType;
 using ir::Shape;
 using ir::TensorMeta;
 
-#define LS_TRY(var, expr)                         \
-  auto var##_res = (expr);                        \
-  if (!var##_res) return var##_res.status();      \
-  auto& var = var##_res.value()
 
 // ---------------------------------------------------------------- elementwise
 
@@ -35,14 +31,14 @@ TensorMeta elementwiseOut(DType t, const Shape& s, std::initializer_list<const T
 }
 
 Status unarySame(MetaCtx& c) {
-  LS_TRY(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
   c.out.push_back(sameAs(*x));
   return Status::ok();
 }
 
 /// Unary float ops (sigmoid, exp, ...): integer inputs produce the default float dtype.
 Status unaryFloat(MetaCtx& c) {
-  LS_TRY(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
   TensorMeta m = sameAs(*x);
   if (ir::isIntegral(m.dtype, true)) m.dtype = DType::Float32;
   c.out.push_back(m);
@@ -60,12 +56,12 @@ Status binary(MetaCtx& c, BinKind kind) {
   bool any = false;
   for (int i = 0; i < 2; ++i) {
     if (c.isTensor(i)) {
-      LS_TRY(t, c.tensor(i));
+      LS_ASSIGN_OR_RETURN(t, c.tensor(i));
       tp.addTensor(*t);
       (i == 0 ? a : b) = t;
       if (!any) shape = t->shape;
       else {
-        LS_TRY(s, broadcastShapes(shape, t->shape));
+        LS_ASSIGN_OR_RETURN(s, broadcastShapes(shape, t->shape));
         shape = s;
       }
       any = true;
@@ -85,7 +81,7 @@ Status binary(MetaCtx& c, BinKind kind) {
 
 /// logical_not: one operand, bool result.
 Status unaryBool(MetaCtx& c) {
-  LS_TRY(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
   TensorMeta m = sameAs(*x);
   m.dtype = DType::Bool;
   c.out.push_back(m);
@@ -104,7 +100,7 @@ Status divMode(MetaCtx& c) {
 }
 
 Status powTensorScalar(MetaCtx& c) {
-  LS_TRY(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
   TypePromotion tp;
   tp.addTensor(*x);
   tp.addScalar(c.arg(1));
@@ -113,15 +109,15 @@ Status powTensorScalar(MetaCtx& c) {
 }
 
 Status whereSelf(MetaCtx& c) {
-  LS_TRY(cond, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(cond, c.tensor(0));
   Shape s = cond->shape;
   TypePromotion tp;
   const TensorMeta* first = nullptr;
   for (int i = 1; i <= 2; ++i) {
     if (c.isTensor(i)) {
-      LS_TRY(t, c.tensor(i));
+      LS_ASSIGN_OR_RETURN(t, c.tensor(i));
       tp.addTensor(*t);
-      LS_TRY(bs, broadcastShapes(s, t->shape));
+      LS_ASSIGN_OR_RETURN(bs, broadcastShapes(s, t->shape));
       s = bs;
       if (!first) first = t;
     } else {
@@ -133,17 +129,17 @@ Status whereSelf(MetaCtx& c) {
 }
 
 Status maskedFill(MetaCtx& c) {
-  LS_TRY(x, c.tensor(0));
-  LS_TRY(mask, c.tensor(1));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(mask, c.tensor(1));
   if (mask->dtype != DType::Bool)
     return c.error("{}: mask must be bool, got {}", c.argDesc(1), ir::dtypeName(mask->dtype));
-  LS_TRY(s, broadcastShapes(x->shape, mask->shape));
+  LS_ASSIGN_OR_RETURN(s, broadcastShapes(x->shape, mask->shape));
   c.out.push_back(elementwiseOut(x->dtype, s, {x}));
   return Status::ok();
 }
 
 Status clampMeta(MetaCtx& c) {
-  LS_TRY(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
   TypePromotion tp;
   tp.addTensor(*x);
   for (int i = 1; i <= 2; ++i)
@@ -153,9 +149,9 @@ Status clampMeta(MetaCtx& c) {
 }
 
 Status fillTensor(MetaCtx& c) {
-  LS_TRY(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
   if (c.isTensor(1)) {
-    LS_TRY(v, c.tensor(1));
+    LS_ASSIGN_OR_RETURN(v, c.tensor(1));
     if (v->rank() != 0)
       return c.error("{}: fill value must be a 0-dimension tensor, got {} dims", c.argDesc(1), v->rank());
   }
@@ -202,11 +198,11 @@ Shape reducedShape(const Shape& in, uint32_t mask, bool keepdim) {
 enum class ReduceDType { Same, SumLike, Float };
 
 Status reduceImpl(MetaCtx& c, int dimArg, int keepArg, int dtypeArg, ReduceDType mode) {
-  LS_TRY(x, c.tensor(0));
-  LS_TRY(mask, reduceMask(c, dimArg, x->rank()));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(mask, reduceMask(c, dimArg, x->rank()));
   bool keep = false;
   if (keepArg >= 0) {
-    LS_TRY(k, c.getBool(keepArg));
+    LS_ASSIGN_OR_RETURN(k, c.getBool(keepArg));
     keep = k;
   }
   DType t = x->dtype;
@@ -228,9 +224,9 @@ Status meanAll(MetaCtx& c) { return reduceImpl(c, 99, -1, 1, ReduceDType::Float)
 Status sumAll(MetaCtx& c) { return reduceImpl(c, 99, -1, 1, ReduceDType::SumLike); }
 
 Status maxDim(MetaCtx& c) {
-  LS_TRY(x, c.tensor(0));
-  LS_TRY(d, c.getInt(1));
-  LS_TRY(keep, c.getBool(2));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(d, c.getInt(1));
+  LS_ASSIGN_OR_RETURN(keep, c.getBool(2));
   auto w = wrapDim(d, x->rank());
   if (!w) return c.error("{}: {}", c.argDesc(1), w.message());
   Shape s = reducedShape(x->shape, x->rank() == 0 ? 0u : 1u << w.value(), keep);
@@ -240,13 +236,13 @@ Status maxDim(MetaCtx& c) {
 }
 
 Status argmaxLike(MetaCtx& c) {
-  LS_TRY(x, c.tensor(0));
-  LS_TRY(keep, c.getBool(2));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(keep, c.getBool(2));
   if (c.arg(1).isNone()) {
     c.out.push_back(withShape(DType::Int64, keep ? Shape::ofRank(x->rank(), 1) : Shape{}));
     return Status::ok();
   }
-  LS_TRY(d, c.getInt(1));
+  LS_ASSIGN_OR_RETURN(d, c.getInt(1));
   auto w = wrapDim(d, x->rank());
   if (!w) return c.error("{}: {}", c.argDesc(1), w.message());
   c.out.push_back(withShape(DType::Int64, reducedShape(x->shape, x->rank() == 0 ? 0u : 1u << w.value(), keep)));
@@ -263,8 +259,8 @@ Status checkMatmulDtypes(MetaCtx& c, const TensorMeta& a, const TensorMeta& b) {
 }
 
 Status mm(MetaCtx& c) {
-  LS_TRY(a, c.tensor(0));
-  LS_TRY(b, c.tensor(1));
+  LS_ASSIGN_OR_RETURN(a, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(b, c.tensor(1));
   if (a->rank() != 2 || b->rank() != 2)
     return c.error("mm expects 2-D tensors, got {} and {}", ir::toString(a->shape), ir::toString(b->shape));
   if ((*a).shape[1] != (*b).shape[0])
@@ -276,9 +272,9 @@ Status mm(MetaCtx& c) {
 }
 
 Status addmm(MetaCtx& c) {
-  LS_TRY(self, c.tensor(0));
-  LS_TRY(a, c.tensor(1));
-  LS_TRY(b, c.tensor(2));
+  LS_ASSIGN_OR_RETURN(self, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(a, c.tensor(1));
+  LS_ASSIGN_OR_RETURN(b, c.tensor(2));
   if (a->rank() != 2 || b->rank() != 2)
     return c.error("addmm expects 2-D mat1 and mat2, got {} and {}", ir::toString(a->shape), ir::toString(b->shape));
   if (a->shape[1] != b->shape[0])
@@ -286,7 +282,7 @@ Status addmm(MetaCtx& c) {
                    b->shape[0], b->shape[1]);
   LS_RETURN_IF_ERROR(checkMatmulDtypes(c, *a, *b));
   Shape out{a->shape[0], b->shape[1]};
-  LS_TRY(bs, broadcastShapes(self->shape, out));
+  LS_ASSIGN_OR_RETURN(bs, broadcastShapes(self->shape, out));
   if (bs != out)
     return c.error("{}: self of shape {} cannot broadcast to the result shape {}", c.argDesc(0),
                    ir::toString(self->shape), ir::toString(out));
@@ -295,8 +291,8 @@ Status addmm(MetaCtx& c) {
 }
 
 Status bmm(MetaCtx& c) {
-  LS_TRY(a, c.tensor(0));
-  LS_TRY(b, c.tensor(1));
+  LS_ASSIGN_OR_RETURN(a, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(b, c.tensor(1));
   if (a->rank() != 3 || b->rank() != 3)
     return c.error("bmm expects 3-D tensors, got {} and {}", ir::toString(a->shape), ir::toString(b->shape));
   if (a->shape[0] != b->shape[0] || a->shape[2] != b->shape[1])
@@ -307,8 +303,8 @@ Status bmm(MetaCtx& c) {
 }
 
 Status linear(MetaCtx& c) {
-  LS_TRY(x, c.tensor(0));
-  LS_TRY(w, c.tensor(1));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(w, c.tensor(1));
   if (w->rank() != 2 && w->rank() != 1) return c.error("linear: weight must be 1-D or 2-D, got {}", ir::toString(w->shape));
   if (x->rank() < 1) return c.error("linear: input must have at least 1 dim");
   int64_t in = w->rank() == 2 ? w->shape[1] : w->shape[0];
@@ -324,19 +320,19 @@ Status linear(MetaCtx& c) {
 // ---------------------------------------------------------------- convolution / pooling
 
 Status convolution(MetaCtx& c) {
-  LS_TRY(x, c.tensor(0));
-  LS_TRY(w, c.tensor(1));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(w, c.tensor(1));
   int k = w->rank() - 2;
   if (k < 1) return c.error("weight must have at least 3 dims, got {}", ir::toString(w->shape));
   if (x->rank() != k + 2)
     return c.error("expected {}-D input for {}-D weight {}, got input {}", k + 2, w->rank(), ir::toString(w->shape),
                    ir::toString(x->shape));
-  LS_TRY(stride, c.getIntList(3, k));
-  LS_TRY(pad, c.getIntList(4, k));
-  LS_TRY(dil, c.getIntList(5, k));
-  LS_TRY(transposed, c.getBool(6));
-  LS_TRY(outPad, c.getIntList(7, k));
-  LS_TRY(groups, c.getInt(8));
+  LS_ASSIGN_OR_RETURN(stride, c.getIntList(3, k));
+  LS_ASSIGN_OR_RETURN(pad, c.getIntList(4, k));
+  LS_ASSIGN_OR_RETURN(dil, c.getIntList(5, k));
+  LS_ASSIGN_OR_RETURN(transposed, c.getBool(6));
+  LS_ASSIGN_OR_RETURN(outPad, c.getIntList(7, k));
+  LS_ASSIGN_OR_RETURN(groups, c.getInt(8));
   if (int(stride.size()) != k || int(pad.size()) != k || int(dil.size()) != k)
     return c.error("stride/padding/dilation must have {} elements", k);
   if (groups <= 0) return c.error("non-positive groups is not supported");
@@ -371,7 +367,7 @@ Status convolution(MetaCtx& c) {
     }
   }
   if (c.has(2)) {
-    LS_TRY(b, c.tensor(2));
+    LS_ASSIGN_OR_RETURN(b, c.tensor(2));
     if (b->rank() != 1 || b->shape[0] != out[1])
       return c.error("bias {} must be 1-D with {} elements", ir::toString(b->shape), out[1]);
   }
@@ -382,20 +378,20 @@ Status convolution(MetaCtx& c) {
 }
 
 Status poolImpl(MetaCtx& c, bool withIndices, bool hasDilation) {
-  LS_TRY(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
   if (x->rank() != 3 && x->rank() != 4) return c.error("expected 3-D or 4-D input, got {}", ir::toString(x->shape));
-  LS_TRY(kernel, c.getIntList(1, 2));
-  LS_TRY(strideIn, c.getIntList(2, 2));
-  LS_TRY(pad, c.getIntList(3, 2));
+  LS_ASSIGN_OR_RETURN(kernel, c.getIntList(1, 2));
+  LS_ASSIGN_OR_RETURN(strideIn, c.getIntList(2, 2));
+  LS_ASSIGN_OR_RETURN(pad, c.getIntList(3, 2));
   std::vector<int64_t> dil{1, 1};
   bool ceil = false;
   if (hasDilation) {
-    LS_TRY(d, c.getIntList(4, 2));
+    LS_ASSIGN_OR_RETURN(d, c.getIntList(4, 2));
     dil = d;
-    LS_TRY(cm, c.getBool(5));
+    LS_ASSIGN_OR_RETURN(cm, c.getBool(5));
     ceil = cm;
   } else {
-    LS_TRY(cm, c.getBool(4));
+    LS_ASSIGN_OR_RETURN(cm, c.getBool(4));
     ceil = cm;
   }
   std::vector<int64_t> stride = strideIn.empty() ? kernel : strideIn;
@@ -424,8 +420,8 @@ Status maxPool(MetaCtx& c) { return poolImpl(c, false, true); }
 Status avgPool(MetaCtx& c) { return poolImpl(c, false, false); }
 
 Status adaptiveAvgPool(MetaCtx& c) {
-  LS_TRY(x, c.tensor(0));
-  LS_TRY(size, c.getIntList(1, 2));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(size, c.getIntList(1, 2));
   if (x->rank() < 3 || size.size() != 2) return c.error("expected 3-D/4-D input and 2 output sizes");
   Shape out = x->shape;
   out[out.rank() - 2] = size[0];
@@ -435,12 +431,12 @@ Status adaptiveAvgPool(MetaCtx& c) {
 }
 
 Status upsampleVec(MetaCtx& c, int scaleArg) {
-  LS_TRY(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
   int k = x->rank() - 2;
   if (k < 1) return c.error("expected at least 3-D input, got {}", ir::toString(x->shape));
   Shape out = x->shape;
   if (c.has(1)) {
-    LS_TRY(size, c.getIntList(1));
+    LS_ASSIGN_OR_RETURN(size, c.getIntList(1));
     if (int(size.size()) != k) return c.error("output_size must have {} elements", k);
     for (int i = 0; i < k; ++i) out[2 + i] = size[i];
   } else if (c.has(scaleArg)) {
@@ -465,8 +461,8 @@ Status upsampleBilinearVec(MetaCtx& c) { return upsampleVec(c, 3); }
 Status upsampleNearestVec(MetaCtx& c) { return upsampleVec(c, 2); }
 
 Status upsample2dFixed(MetaCtx& c) {
-  LS_TRY(x, c.tensor(0));
-  LS_TRY(size, c.getIntList(1));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(size, c.getIntList(1));
   if (x->rank() != 4 || size.size() != 2) return c.error("expected 4-D input and 2 output sizes");
   Shape out = x->shape;
   out[2] = size[0];
@@ -478,19 +474,19 @@ Status upsample2dFixed(MetaCtx& c) {
 // ---------------------------------------------------------------- normalisation / softmax
 
 Status batchNormImpl(MetaCtx& c, int trainingArg) {
-  LS_TRY(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
   if (x->rank() < 2) return c.error("batch norm expects at least 2-D input, got {}", ir::toString(x->shape));
   int64_t ch = x->shape[1];
   for (int i = 1; i <= 4; ++i) {
     if (!c.has(i)) continue;
-    LS_TRY(p, c.tensor(i));
+    LS_ASSIGN_OR_RETURN(p, c.tensor(i));
     if (p->numel() != ch)
       return c.error("{}: expected {} elements (channels of input {}), got {}", c.argDesc(i), ch,
                      ir::toString(x->shape), ir::toString(p->shape));
   }
   bool training = false;
   if (trainingArg >= 0) {
-    LS_TRY(t, c.getBool(trainingArg));
+    LS_ASSIGN_OR_RETURN(t, c.getBool(trainingArg));
     training = t;
   }
   DType stat = (x->dtype == DType::Float16 || x->dtype == DType::BFloat16) ? DType::Float32 : x->dtype;
@@ -504,8 +500,8 @@ Status nativeBatchNorm(MetaCtx& c) { return batchNormImpl(c, 5); }
 Status batchNormNoTraining(MetaCtx& c) { return batchNormImpl(c, -1); }
 
 Status layerNorm(MetaCtx& c) {
-  LS_TRY(x, c.tensor(0));
-  LS_TRY(norm, c.getIntList(1));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(norm, c.getIntList(1));
   int n = int(norm.size()), r = x->rank();
   if (n < 1 || n > r)
     return c.error("normalized_shape {} does not fit input {}", fmt::join(norm, ","), ir::toString(x->shape));
@@ -514,7 +510,7 @@ Status layerNorm(MetaCtx& c) {
       return c.error("input {} does not end with normalized_shape [{}]", ir::toString(x->shape), fmt::join(norm, ","));
   for (int i = 2; i <= 3; ++i) {
     if (!c.has(i)) continue;
-    LS_TRY(p, c.tensor(i));
+    LS_ASSIGN_OR_RETURN(p, c.tensor(i));
     if (p->numel() != std::accumulate(norm.begin(), norm.end(), int64_t(1), std::multiplies<>()))
       return c.error("{}: expected shape [{}], got {}", c.argDesc(i), fmt::join(norm, ","), ir::toString(p->shape));
   }
@@ -527,9 +523,9 @@ Status layerNorm(MetaCtx& c) {
 }
 
 Status groupNorm(MetaCtx& c) {
-  LS_TRY(x, c.tensor(0));
-  LS_TRY(n, c.getInt(3));
-  LS_TRY(group, c.getInt(6));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(n, c.getInt(3));
+  LS_ASSIGN_OR_RETURN(group, c.getInt(6));
   c.out.push_back(sameAs(*x));
   c.out.push_back(withShape(x->dtype, Shape{n, group}));
   c.out.push_back(withShape(x->dtype, Shape{n, group}));
@@ -537,8 +533,8 @@ Status groupNorm(MetaCtx& c) {
 }
 
 Status softmaxImpl(MetaCtx& c) {
-  LS_TRY(x, c.tensor(0));
-  LS_TRY(d, c.getInt(1));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(d, c.getInt(1));
   auto w = wrapDim(d, x->rank());
   if (!w) return c.error("{}: {}", c.argDesc(1), w.message());
   TensorMeta m = sameAs(*x);
@@ -550,8 +546,8 @@ Status softmaxImpl(MetaCtx& c) {
 }
 
 Status softmaxInt(MetaCtx& c) {
-  LS_TRY(x, c.tensor(0));
-  LS_TRY(d, c.getInt(1));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(d, c.getInt(1));
   auto w = wrapDim(d, x->rank());
   if (!w) return c.error("{}: {}", c.argDesc(1), w.message());
   TensorMeta m = sameAs(*x);
@@ -563,7 +559,7 @@ Status softmaxInt(MetaCtx& c) {
 // ---------------------------------------------------------------- views and copies
 
 Status tCopy(MetaCtx& c) {
-  LS_TRY(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
   if (x->rank() > 2) return c.error("t() expects a tensor with <= 2 dimensions, but self is {}D", x->rank());
   Shape s = x->shape;
   if (s.rank() == 2) std::swap(s[0], s[1]);
@@ -572,9 +568,9 @@ Status tCopy(MetaCtx& c) {
 }
 
 Status transposeCopy(MetaCtx& c) {
-  LS_TRY(x, c.tensor(0));
-  LS_TRY(d0, c.getInt(1));
-  LS_TRY(d1, c.getInt(2));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(d0, c.getInt(1));
+  LS_ASSIGN_OR_RETURN(d1, c.getInt(2));
   auto a = wrapDim(d0, x->rank());
   auto b = wrapDim(d1, x->rank());
   if (!a) return c.error("{}: {}", c.argDesc(1), a.message());
@@ -586,8 +582,8 @@ Status transposeCopy(MetaCtx& c) {
 }
 
 Status permuteCopy(MetaCtx& c) {
-  LS_TRY(x, c.tensor(0));
-  LS_TRY(dims, c.getIntList(1));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(dims, c.getIntList(1));
   if (int(dims.size()) != x->rank())
     return c.error("number of dims in permutation ({}) does not match input rank {}", dims.size(), x->rank());
   Shape s;
@@ -632,8 +628,8 @@ Result<Shape> inferViewSize(const std::vector<int64_t>& size, int64_t numel) {
 }
 
 Status viewCopy(MetaCtx& c) {
-  LS_TRY(x, c.tensor(0));
-  LS_TRY(size, c.getIntList(1));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(size, c.getIntList(1));
   auto s = inferViewSize(size, x->numel());
   if (!s) return c.error("{}", s.message());
   c.out.push_back(withShape(x->dtype, s.value()));
@@ -641,8 +637,8 @@ Status viewCopy(MetaCtx& c) {
 }
 
 Status expandCopy(MetaCtx& c) {
-  LS_TRY(x, c.tensor(0));
-  LS_TRY(size, c.getIntList(1));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(size, c.getIntList(1));
   int r = x->rank(), n = int(size.size());
   if (n < r)
     return c.error("the number of sizes provided ({}) must be greater or equal to the number of dimensions in the tensor ({})", n, r);
@@ -667,8 +663,8 @@ Status expandCopy(MetaCtx& c) {
 }
 
 Status repeatMeta(MetaCtx& c) {
-  LS_TRY(x, c.tensor(0));
-  LS_TRY(reps, c.getIntList(1));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(reps, c.getIntList(1));
   int r = x->rank(), n = int(reps.size());
   if (n < r) return c.error("number of repeat dims ({}) can not be smaller than number of tensor dims ({})", n, r);
   LS_RETURN_IF_ERROR(checkRank(size_t(n), c));
@@ -682,8 +678,8 @@ Status repeatMeta(MetaCtx& c) {
 }
 
 Status unsqueezeCopy(MetaCtx& c) {
-  LS_TRY(x, c.tensor(0));
-  LS_TRY(d, c.getInt(1));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(d, c.getInt(1));
   auto w = wrapDim(d, x->rank() + 1);
   if (!w) return c.error("{}: {}", c.argDesc(1), w.message());
   LS_RETURN_IF_ERROR(checkRank(size_t(x->rank() + 1), c));
@@ -694,16 +690,16 @@ Status unsqueezeCopy(MetaCtx& c) {
 }
 
 Status squeezeImpl(MetaCtx& c, bool all, bool list) {
-  LS_TRY(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
   uint32_t mask = 0;
   if (all) mask = ~0u;
   else {
     std::vector<int64_t> dims;
     if (list) {
-      LS_TRY(l, c.getIntList(1));
+      LS_ASSIGN_OR_RETURN(l, c.getIntList(1));
       dims = l;
     } else {
-      LS_TRY(d, c.getInt(1));
+      LS_ASSIGN_OR_RETURN(d, c.getInt(1));
       dims.push_back(d);
     }
     for (int64_t d : dims) {
@@ -751,12 +747,12 @@ Result<int64_t> sliceLength(MetaCtx& c, int64_t size, int startArg, int endArg, 
 }
 
 Status sliceCopy(MetaCtx& c) {
-  LS_TRY(x, c.tensor(0));
-  LS_TRY(d, c.getInt(1));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(d, c.getInt(1));
   if (x->rank() == 0) return c.error("slice() cannot be applied to a 0-dim tensor");
   auto w = wrapDim(d, x->rank());
   if (!w) return c.error("{}: {}", c.argDesc(1), w.message());
-  LS_TRY(len, sliceLength(c, x->shape[w.value()], 2, 3, 4, nullptr));
+  LS_ASSIGN_OR_RETURN(len, sliceLength(c, x->shape[w.value()], 2, 3, 4, nullptr));
   Shape s = x->shape;
   s[w.value()] = len;
   c.out.push_back(withShape(x->dtype, s));
@@ -764,10 +760,10 @@ Status sliceCopy(MetaCtx& c) {
 }
 
 Status selectCopy(MetaCtx& c) {
-  LS_TRY(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
   if (x->rank() == 0) return c.error("select() cannot be applied to a 0-dim tensor");
-  LS_TRY(d, c.getInt(1));
-  LS_TRY(idx, c.getInt(2));
+  LS_ASSIGN_OR_RETURN(d, c.getInt(1));
+  LS_ASSIGN_OR_RETURN(idx, c.getInt(2));
   auto w = wrapDim(d, x->rank());
   if (!w) return c.error("{}: {}", c.argDesc(1), w.message());
   int64_t size = x->shape[w.value()];
@@ -781,9 +777,9 @@ Status selectCopy(MetaCtx& c) {
 }
 
 Status splitCopy(MetaCtx& c) {
-  LS_TRY(x, c.tensor(0));
-  LS_TRY(split, c.getInt(1));
-  LS_TRY(d, c.getInt(2));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(split, c.getInt(1));
+  LS_ASSIGN_OR_RETURN(d, c.getInt(2));
   if (x->rank() == 0) return c.error("split expects at least a 1-dimensional tensor");
   auto w = wrapDim(d, x->rank());
   if (!w) return c.error("{}: {}", c.argDesc(2), w.message());
@@ -802,9 +798,9 @@ Status splitCopy(MetaCtx& c) {
 }
 
 Status splitWithSizesCopy(MetaCtx& c) {
-  LS_TRY(x, c.tensor(0));
-  LS_TRY(sizes, c.getIntList(1));
-  LS_TRY(d, c.getInt(2));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(sizes, c.getIntList(1));
+  LS_ASSIGN_OR_RETURN(d, c.getInt(2));
   auto w = wrapDim(d, x->rank());
   if (!w) return c.error("{}: {}", c.argDesc(2), w.message());
   int64_t total = 0;
@@ -824,8 +820,8 @@ Status splitWithSizesCopy(MetaCtx& c) {
 }
 
 Status unbindCopy(MetaCtx& c) {
-  LS_TRY(x, c.tensor(0));
-  LS_TRY(d, c.getInt(1));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(d, c.getInt(1));
   if (x->rank() == 0) return c.error("unbind expects at least a 1-dimensional tensor");
   auto w = wrapDim(d, x->rank());
   if (!w) return c.error("{}: {}", c.argDesc(1), w.message());
@@ -837,15 +833,15 @@ Status unbindCopy(MetaCtx& c) {
 }
 
 Status asStridedCopy(MetaCtx& c) {
-  LS_TRY(x, c.tensor(0));
-  LS_TRY(size, c.getIntList(1));
-  LS_TRY(stride, c.getIntList(2));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(size, c.getIntList(1));
+  LS_ASSIGN_OR_RETURN(stride, c.getIntList(2));
   if (size.size() != stride.size())
     return c.error("mismatch in length of strides and shape ({} vs {})", stride.size(), size.size());
   LS_RETURN_IF_ERROR(checkRank(size.size(), c));
   int64_t offset = 0;
   if (c.has(3)) {
-    LS_TRY(o, c.getInt(3));
+    LS_ASSIGN_OR_RETURN(o, c.getInt(3));
     offset = o;
   }
   int64_t last = offset;
@@ -865,7 +861,7 @@ Status asStridedCopy(MetaCtx& c) {
 }
 
 Status cloneMeta(MetaCtx& c) {
-  LS_TRY(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
   TensorMeta m = sameAs(*x);
   if (auto* e = c.arg(1).asEnum(); e && e->kind == ir::EnumKind::MemoryFormat) {
     // contiguous_format=0, preserve_format=1, channels_last=2, channels_last_3d=3
@@ -878,7 +874,7 @@ Status cloneMeta(MetaCtx& c) {
 }
 
 Status toCopy(MetaCtx& c) {
-  LS_TRY(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
   TensorMeta m = sameAs(*x);
   if (auto t = c.getDType(1)) m.dtype = *t;
   c.out.push_back(m);
@@ -886,8 +882,8 @@ Status toCopy(MetaCtx& c) {
 }
 
 Status cat(MetaCtx& c) {
-  LS_TRY(list, c.tensorList(0));
-  LS_TRY(d, c.getInt(1));
+  LS_ASSIGN_OR_RETURN(list, c.tensorList(0));
+  LS_ASSIGN_OR_RETURN(d, c.getInt(1));
   const TensorMeta* ref = nullptr;
   TypePromotion tp;
   for (const TensorMeta* m : list) {
@@ -928,8 +924,8 @@ Status cat(MetaCtx& c) {
 }
 
 Status stack(MetaCtx& c) {
-  LS_TRY(list, c.tensorList(0));
-  LS_TRY(d, c.getInt(1));
+  LS_ASSIGN_OR_RETURN(list, c.tensorList(0));
+  LS_ASSIGN_OR_RETURN(d, c.getInt(1));
   if (list.empty() || !list[0]) return c.error("stack expects a non-empty list of tensors");
   const TensorMeta* ref = list[0];
   TypePromotion tp;
@@ -949,8 +945,8 @@ Status stack(MetaCtx& c) {
 }
 
 Status constantPadNd(MetaCtx& c) {
-  LS_TRY(x, c.tensor(0));
-  LS_TRY(pad, c.getIntList(1));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(pad, c.getIntList(1));
   if (pad.size() % 2 != 0) return c.error("length of pad must be even but instead it equals {}", pad.size());
   if (int(pad.size() / 2) > x->rank())
     return c.error("length of pad should be no more than twice the number of dimensions of the input ({} vs rank {})",
@@ -969,9 +965,9 @@ Status constantPadNd(MetaCtx& c) {
 }
 
 Status roll(MetaCtx& c) {
-  LS_TRY(x, c.tensor(0));
-  LS_TRY(shifts, c.getIntList(1));
-  LS_TRY(dims, c.getIntList(2));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(shifts, c.getIntList(1));
+  LS_ASSIGN_OR_RETURN(dims, c.getIntList(2));
   if (!dims.empty() && dims.size() != shifts.size())
     return c.error("shifts and dimensions must align. shifts: {}, dims: {}", shifts.size(), dims.size());
   if (dims.empty() && shifts.size() != 1) return c.error("roll without dims expects a single shift");
@@ -984,8 +980,8 @@ Status roll(MetaCtx& c) {
 }
 
 Status flip(MetaCtx& c) {
-  LS_TRY(x, c.tensor(0));
-  LS_TRY(dims, c.getIntList(1));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(dims, c.getIntList(1));
   for (int64_t d : dims) {
     auto w = wrapDim(d, x->rank());
     if (!w) return c.error("{}: {}", c.argDesc(1), w.message());
@@ -997,8 +993,8 @@ Status flip(MetaCtx& c) {
 // ---------------------------------------------------------------- indexing
 
 Status indexTensor(MetaCtx& c) {
-  LS_TRY(x, c.tensor(0));
-  LS_TRY(idx, c.tensorList(1));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(idx, c.tensorList(1));
   if (int(idx.size()) > x->rank())
     return c.error("too many indices for tensor of dimension {} (got {})", x->rank(), idx.size());
   Shape bcast;
@@ -1046,9 +1042,9 @@ Status indexTensor(MetaCtx& c) {
 }
 
 Status indexSelect(MetaCtx& c) {
-  LS_TRY(x, c.tensor(0));
-  LS_TRY(d, c.getInt(1));
-  LS_TRY(i, c.tensor(2));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(d, c.getInt(1));
+  LS_ASSIGN_OR_RETURN(i, c.tensor(2));
   auto w = wrapDim(d, x->rank());
   if (!w) return c.error("{}: {}", c.argDesc(1), w.message());
   if (i->rank() > 1) return c.error("index_select(): index must be a vector, got {}", ir::toString(i->shape));
@@ -1059,8 +1055,8 @@ Status indexSelect(MetaCtx& c) {
 }
 
 Status embedding(MetaCtx& c) {
-  LS_TRY(w, c.tensor(0));
-  LS_TRY(i, c.tensor(1));
+  LS_ASSIGN_OR_RETURN(w, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(i, c.tensor(1));
   if (w->rank() != 2) return c.error("embedding weight must be 2-D, got {}", ir::toString(w->shape));
   LS_RETURN_IF_ERROR(checkRank(size_t(i->rank() + 1), c));
   Shape s = i->shape;
@@ -1070,9 +1066,9 @@ Status embedding(MetaCtx& c) {
 }
 
 Status gather(MetaCtx& c) {
-  LS_TRY(x, c.tensor(0));
-  LS_TRY(d, c.getInt(1));
-  LS_TRY(i, c.tensor(2));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(d, c.getInt(1));
+  LS_ASSIGN_OR_RETURN(i, c.tensor(2));
   auto w = wrapDim(d, x->rank());
   if (!w) return c.error("{}: {}", c.argDesc(1), w.message());
   if (i->rank() != x->rank() && !(x->rank() == 0 || i->rank() == 0))
@@ -1082,12 +1078,12 @@ Status gather(MetaCtx& c) {
 }
 
 Status sliceScatter(MetaCtx& c) {
-  LS_TRY(x, c.tensor(0));
-  LS_TRY(src, c.tensor(1));
-  LS_TRY(d, c.getInt(2));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(src, c.tensor(1));
+  LS_ASSIGN_OR_RETURN(d, c.getInt(2));
   auto w = wrapDim(d, x->rank());
   if (!w) return c.error("{}: {}", c.argDesc(2), w.message());
-  LS_TRY(len, sliceLength(c, x->shape[w.value()], 3, 4, 5, nullptr));
+  LS_ASSIGN_OR_RETURN(len, sliceLength(c, x->shape[w.value()], 3, 4, 5, nullptr));
   Shape expect = x->shape;
   expect[w.value()] = len;
   if (src->shape != expect)
@@ -1097,9 +1093,9 @@ Status sliceScatter(MetaCtx& c) {
 }
 
 Status selectScatter(MetaCtx& c) {
-  LS_TRY(x, c.tensor(0));
-  LS_TRY(src, c.tensor(1));
-  LS_TRY(d, c.getInt(2));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(src, c.tensor(1));
+  LS_ASSIGN_OR_RETURN(d, c.getInt(2));
   auto w = wrapDim(d, x->rank());
   if (!w) return c.error("{}: {}", c.argDesc(2), w.message());
   Shape expect = x->shape;
@@ -1122,8 +1118,8 @@ Result<Shape> sizeArg(MetaCtx& c, int i) {
 }
 
 Status newFactory(MetaCtx& c) {  // new_zeros/new_ones/new_empty(self, size, *, dtype, ...)
-  LS_TRY(x, c.tensor(0));
-  LS_TRY(s, sizeArg(c, 1));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(s, sizeArg(c, 1));
   DType t = x->dtype;
   int dtypeIdx = c.schema().argIndex("dtype");
   if (auto d = c.getDType(dtypeIdx)) t = *d;
@@ -1138,8 +1134,8 @@ DType scalarDefaultDType(const ir::Arg& a) {
 }
 
 Status newFull(MetaCtx& c) {
-  LS_TRY(x, c.tensor(0));
-  LS_TRY(s, sizeArg(c, 1));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(s, sizeArg(c, 1));
   DType t = x->dtype;
   if (auto d = c.getDType(c.schema().argIndex("dtype"))) t = *d;
   c.out.push_back(withShape(t, s));
@@ -1147,7 +1143,7 @@ Status newFull(MetaCtx& c) {
 }
 
 Status zerosLike(MetaCtx& c) {  // zeros/ones/empty(size, *, dtype=None, ...)
-  LS_TRY(s, sizeArg(c, 0));
+  LS_ASSIGN_OR_RETURN(s, sizeArg(c, 0));
   DType t = DType::Float32;
   if (auto d = c.getDType(c.schema().argIndex("dtype"))) t = *d;
   c.out.push_back(withShape(t, s));
@@ -1155,7 +1151,7 @@ Status zerosLike(MetaCtx& c) {  // zeros/ones/empty(size, *, dtype=None, ...)
 }
 
 Status full(MetaCtx& c) {
-  LS_TRY(s, sizeArg(c, 0));
+  LS_ASSIGN_OR_RETURN(s, sizeArg(c, 0));
   DType t = scalarDefaultDType(c.arg(1));
   if (auto d = c.getDType(c.schema().argIndex("dtype"))) t = *d;
   c.out.push_back(withShape(t, s));
@@ -1163,7 +1159,7 @@ Status full(MetaCtx& c) {
 }
 
 Status fullLike(MetaCtx& c) {
-  LS_TRY(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
   TensorMeta m = sameAs(*x);
   if (auto d = c.getDType(c.schema().argIndex("dtype"))) m.dtype = *d;
   c.out.push_back(m);
@@ -1178,9 +1174,9 @@ Status scalarTensor(MetaCtx& c) {
 }
 
 Status arangeStartStep(MetaCtx& c) {
-  LS_TRY(start, c.getFloat(0));
-  LS_TRY(end, c.getFloat(1));
-  LS_TRY(step, c.getFloat(2));
+  LS_ASSIGN_OR_RETURN(start, c.getFloat(0));
+  LS_ASSIGN_OR_RETURN(end, c.getFloat(1));
+  LS_ASSIGN_OR_RETURN(step, c.getFloat(2));
   if (step == 0) return c.error("arange: step must be nonzero");
   double n = std::ceil((end - start) / step);
   if (n < 0 || n > 1e12) return c.error("arange: invalid range [{}, {}) with step {}", start, end, step);
@@ -1198,7 +1194,7 @@ Status getitem(MetaCtx& c) {
   if (!r) return c.error("{}: expected a node reference", c.argDesc(0));
   const ir::Node* src = c.graph().find(r->node);
   if (!src) return c.error("{}: refers to a missing node", c.argDesc(0));
-  LS_TRY(i, c.getInt(1));
+  LS_ASSIGN_OR_RETURN(i, c.getInt(1));
   int64_t n = int64_t(src->outputs.size());
   if (i < -n || i >= n) return c.error("index {} out of range for '{}' with {} outputs", i, src->name, n);
   c.out.push_back(src->outputs[size_t(i < 0 ? i + n : i)]);
@@ -1206,7 +1202,7 @@ Status getitem(MetaCtx& c) {
 }
 
 Status dropoutMeta(MetaCtx& c) {
-  LS_TRY(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
   c.out.push_back(sameAs(*x));
   c.out.push_back(withShape(DType::Bool, x->shape));
   return Status::ok();

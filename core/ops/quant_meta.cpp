@@ -9,10 +9,6 @@ namespace {
 using ir::DType;
 using ir::TensorMeta;
 
-#define LS_TRY(var, expr)                    \
-  auto var##_res = (expr);                   \
-  if (!var##_res) return var##_res.status(); \
-  auto& var = var##_res.value()
 
 Result<DType> storageDType(MetaCtx& c, int i) {
   auto t = c.getDType(i);
@@ -37,12 +33,12 @@ Status checkRange(MetaCtx& c, int64_t qmin, int64_t qmax, DType t) {
 /// quantize_per_tensor(input, scale, zero_point, quant_min, quant_max, dtype); scale and
 /// zero_point are numbers (.default) or 0-d/1-element tensors (.tensor).
 Status quantizePerTensor(MetaCtx& c) {
-  LS_TRY(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
   if (!ir::isFloating(x->dtype))
     return c.error("{}: quantize expects a floating input, got {}", c.argDesc(0), ir::dtypeName(x->dtype));
-  LS_TRY(qmin, c.getInt(3));
-  LS_TRY(qmax, c.getInt(4));
-  LS_TRY(t, storageDType(c, 5));
+  LS_ASSIGN_OR_RETURN(qmin, c.getInt(3));
+  LS_ASSIGN_OR_RETURN(qmax, c.getInt(4));
+  LS_ASSIGN_OR_RETURN(t, storageDType(c, 5));
   LS_RETURN_IF_ERROR(checkRange(c, qmin, qmax, t));
   TensorMeta m(t, x->shape);
   m.dimOrder = x->dimOrder;
@@ -52,14 +48,14 @@ Status quantizePerTensor(MetaCtx& c) {
   q->qmin = qmin;
   q->qmax = qmax;
   if (!c.isTensor(1)) {
-    LS_TRY(scale, c.getFloat(1));
-    LS_TRY(zp, c.getInt(2));
+    LS_ASSIGN_OR_RETURN(scale, c.getFloat(1));
+    LS_ASSIGN_OR_RETURN(zp, c.getInt(2));
     if (!(scale > 0)) return c.error("{}: scale must be positive, got {}", c.argDesc(1), scale);
     q->scales = {scale};
     q->zeroPoints = {zp};
   } else {
     for (int i = 1; i <= 2; ++i) {
-      LS_TRY(p, c.tensor(i));
+      LS_ASSIGN_OR_RETURN(p, c.tensor(i));
       if (p->numel() != 1) return c.error("{}: expected one element, got {}", c.argDesc(i), ir::toString(p->shape));
     }
   }
@@ -69,16 +65,16 @@ Status quantizePerTensor(MetaCtx& c) {
 }
 
 Status dequantizePerTensor(MetaCtx& c) {
-  LS_TRY(x, c.tensor(0));
-  LS_TRY(qmin, c.getInt(3));
-  LS_TRY(qmax, c.getInt(4));
-  LS_TRY(t, storageDType(c, 5));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(qmin, c.getInt(3));
+  LS_ASSIGN_OR_RETURN(qmax, c.getInt(4));
+  LS_ASSIGN_OR_RETURN(t, storageDType(c, 5));
   LS_RETURN_IF_ERROR(checkRange(c, qmin, qmax, t));
   if (x->dtype != t)
     return c.error("expecting input to have dtype {} (the dtype argument), got {}", ir::dtypeName(t),
                    ir::dtypeName(x->dtype));
   if (!c.isTensor(1)) {
-    LS_TRY(scale, c.getFloat(1));
+    LS_ASSIGN_OR_RETURN(scale, c.getFloat(1));
     if (!(scale > 0)) return c.error("{}: scale must be positive, got {}", c.argDesc(1), scale);
   }
   DType out = DType::Float32;
@@ -93,12 +89,12 @@ Status checkPerChannel(MetaCtx& c, const TensorMeta& x, int64_t axis, int* axisO
   auto w = wrapDim(axis, x.rank());
   if (!w) return c.error("axis: {}", w.message());
   *axisOut = w.value();
-  LS_TRY(scales, c.tensor(1));
+  LS_ASSIGN_OR_RETURN(scales, c.tensor(1));
   if (scales->rank() != 1 || scales->shape[0] != x.shape[w.value()])
     return c.error("{}: expected {} scales (size of input {} at axis {}), got {}", c.argDesc(1), x.shape[w.value()],
                    ir::toString(x.shape), axis, ir::toString(scales->shape));
   if (c.has(2)) {
-    LS_TRY(zps, c.tensor(2));
+    LS_ASSIGN_OR_RETURN(zps, c.tensor(2));
     if (zps->numel() != scales->numel())
       return c.error("{}: expected {} zero points, got {}", c.argDesc(2), scales->numel(), ir::toString(zps->shape));
   }
@@ -106,13 +102,13 @@ Status checkPerChannel(MetaCtx& c, const TensorMeta& x, int64_t axis, int* axisO
 }
 
 Status quantizePerChannel(MetaCtx& c) {
-  LS_TRY(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
   if (!ir::isFloating(x->dtype))
     return c.error("{}: quantize expects a floating input, got {}", c.argDesc(0), ir::dtypeName(x->dtype));
-  LS_TRY(axis, c.getInt(3));
-  LS_TRY(qmin, c.getInt(4));
-  LS_TRY(qmax, c.getInt(5));
-  LS_TRY(t, storageDType(c, 6));
+  LS_ASSIGN_OR_RETURN(axis, c.getInt(3));
+  LS_ASSIGN_OR_RETURN(qmin, c.getInt(4));
+  LS_ASSIGN_OR_RETURN(qmax, c.getInt(5));
+  LS_ASSIGN_OR_RETURN(t, storageDType(c, 6));
   LS_RETURN_IF_ERROR(checkRange(c, qmin, qmax, t));
   int ax = 0;
   LS_RETURN_IF_ERROR(checkPerChannel(c, *x, axis, &ax));
@@ -130,11 +126,11 @@ Status quantizePerChannel(MetaCtx& c) {
 }
 
 Status dequantizePerChannel(MetaCtx& c) {
-  LS_TRY(x, c.tensor(0));
-  LS_TRY(axis, c.getInt(3));
-  LS_TRY(qmin, c.getInt(4));
-  LS_TRY(qmax, c.getInt(5));
-  LS_TRY(t, storageDType(c, 6));
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(axis, c.getInt(3));
+  LS_ASSIGN_OR_RETURN(qmin, c.getInt(4));
+  LS_ASSIGN_OR_RETURN(qmax, c.getInt(5));
+  LS_ASSIGN_OR_RETURN(t, storageDType(c, 6));
   LS_RETURN_IF_ERROR(checkRange(c, qmin, qmax, t));
   if (x->dtype != t)
     return c.error("expecting input to have dtype {} (the dtype argument), got {}", ir::dtypeName(t),

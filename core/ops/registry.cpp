@@ -223,7 +223,7 @@ Result<OpSchema> parseSchema(std::string_view text, MetaFn meta) {
 OpRegistry& OpRegistry::instance() {
   static OpRegistry* reg = [] {
     auto* r = new OpRegistry();
-    registerBuiltinOps(*r);
+    registerCoreOps(*r);
     return r;
   }();
   return *reg;

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <exception>
 
 #include "core/ops/registry.h"
 
@@ -21,15 +22,13 @@ int64_t nowNs() {
 // ---------------------------------------------------------------- registries
 
 PassRegistry& PassRegistry::instance() {
-  static PassRegistry* r = [] {
-    auto* reg = new PassRegistry();
-    registerBuiltinPasses(*reg);
-    return reg;
-  }();
+  static PassRegistry* r = new PassRegistry();
   return *r;
 }
 
-void PassRegistry::add(const std::string& name, PassFactory f) { factories_[name] = std::move(f); }
+void PassRegistry::add(const std::string& name, PassFactory f) {
+  if (!factories_.emplace(name, std::move(f)).second) errors_.push_back(fmt::format("pass '{}' registered twice", name));
+}
 
 std::unique_ptr<Pass> PassRegistry::create(const std::string& name) const {
   auto it = factories_.find(name);
@@ -43,17 +42,13 @@ std::vector<std::string> PassRegistry::names() const {
 }
 
 PipelineRegistry& PipelineRegistry::instance() {
-  static PipelineRegistry* r = [] {
-    auto* reg = new PipelineRegistry();
-    registerBuiltinPipelines(*reg);
-    return reg;
-  }();
+  static PipelineRegistry* r = new PipelineRegistry();
   return *r;
 }
 
 void PipelineRegistry::add(PipelineDef def) {
   std::string n = def.name;
-  defs_[n] = std::move(def);
+  if (!defs_.emplace(n, std::move(def)).second) errors_.push_back(fmt::format("pipeline '{}' registered twice", n));
 }
 
 const PipelineDef* PipelineRegistry::find(const std::string& name) const {
@@ -153,27 +148,6 @@ void StatisticsInstrumentation::passFailed(const Pass& p, PassRecord& rec, const
   (void)afterPass(p, rec, g);
 }
 
-void TraceRecorder::beforePipeline(const RunInfo& info, const ir::Graph& g) {
-  trace_ = trace::Trace();
-  trace_.model = info.model;
-  trace_.pipeline = info.pipeline;
-  if (info.ctx) {
-    trace_.profile = info.ctx->profile;
-    trace_.target = info.ctx->target;
-    trace_.options = info.ctx->engine;
-  }
-  trace_.source = std::make_shared<const ir::Graph>(g);
-}
-
-Status TraceRecorder::afterPass(const Pass&, PassRecord& rec, const ir::Graph& g) {
-  if (rec.status == PassStatus::Changed) {
-    rec.snapshot = int32_t(trace_.snapshots.size());
-    trace_.snapshots.push_back(std::make_shared<const ir::Graph>(g));
-  }
-  trace_.records.push_back(rec);
-  return Status::ok();
-}
-
 // ---------------------------------------------------------------- manager
 
 Result<PassManager> PassManager::fromPipeline(const std::string& name) {
@@ -246,8 +220,28 @@ RunResult PassManager::run(ir::Graph& g, PassContext& ctx) {
       continue;
     }
     int64_t t0 = nowNs();
-    ShouldRun sr = ctx.engine.skip ? pass.shouldRun(g, ctx) : ShouldRun::yes();
+    ShouldRun sr;
+    std::string thrown;
+    if (ctx.engine.skip) {
+      try {
+        sr = pass.shouldRun(g, ctx);
+      } catch (const std::exception& e) {
+        thrown = fmt::format("should_run threw: {}", e.what());
+      } catch (...) {
+        thrown = "should_run threw a non-standard exception";
+      }
+    }
     rec.scanNs = nowNs() - t0;
+    if (!thrown.empty()) {
+      rec.status = PassStatus::Failed;
+      rec.message = fmt::format("pass '{}' (#{}) failed: {}", pass.name(), idx, thrown);
+      for (Instrumentation* i : instr_) i->passFailed(pass, rec, g);
+      res.records.push_back(rec);
+      res.failedIndex = int(idx);
+      res.failure = rec.message;
+      stopped = true;
+      continue;
+    }
     if (!sr.run) {
       skip(sr.reason, sr.detail);
       continue;
@@ -258,7 +252,20 @@ RunResult PassManager::run(ir::Graph& g, PassContext& ctx) {
     ir::Graph before;
     if (rollback) before = g;
     int64_t t1 = nowNs();
-    PassResult pr = pass.run(g, ctx);
+    // The exception boundary: a pass that throws (bad_alloc, a bad Result::value(), ...) is
+    // recorded as failed with the exception's message; the pipeline stops, the caller lives.
+    PassResult pr;
+    bool threw = false;
+    try {
+      pr = pass.run(g, ctx);
+    } catch (const std::exception& e) {
+      pr = PassResult::failed(fmt::format("threw an exception: {}", e.what()));
+      threw = true;
+    } catch (...) {
+      pr = PassResult::failed("threw a non-standard exception");
+      threw = true;
+    }
+    if (threw && rollback) g = before;  // the graph as it was before the pass
     rec.runNs = nowNs() - t1;
     rec.hot = ctx.counters.hot;
     rec.fastCopied = ctx.counters.fastCopied;

@@ -7,32 +7,36 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <utility>
 #include <string>
 #include <vector>
 
 #include "core/passes/pass.h"
-#include "core/trace/trace.h"
+#include "core/passes/pass_record.h"
 
 namespace ls::passes {
-
-using trace::PassRecord;
 
 // ---------------------------------------------------------------- registries
 
 using PassFactory = std::function<std::unique_ptr<Pass>()>;
 
-/// Pass factories by name (the pass's upstream name where it has one). Thread-safe after
-/// first use; built-in passes are registered when the registry is first used.
+/// Pass factories by name (the pass's upstream name where it has one). Filled by
+/// registerBackend (core/passes/backend.h) before any pipeline runs; read-only after that.
 class PassRegistry {
  public:
   static PassRegistry& instance();
+  /// Adds a factory. A name registered twice is an error, reported by takeErrors() (and by
+  /// registerBackend); the first registration stays.
   void add(const std::string& name, PassFactory f);
+  /// Registration errors since the last call.
+  std::vector<std::string> takeErrors() { return std::exchange(errors_, {}); }
   std::unique_ptr<Pass> create(const std::string& name) const;  ///< null if unknown
   bool contains(const std::string& name) const { return factories_.count(name) > 0; }
   std::vector<std::string> names() const;
 
  private:
   std::map<std::string, PassFactory> factories_;
+  std::vector<std::string> errors_;
 };
 
 /// A pipeline: an ordered list of pass names (duplicates allowed, as upstream).
@@ -45,17 +49,16 @@ struct PipelineDef {
 class PipelineRegistry {
  public:
   static PipelineRegistry& instance();
+  /// Adds a pipeline; a name registered twice is an error (takeErrors), the first stays.
   void add(PipelineDef def);
+  std::vector<std::string> takeErrors() { return std::exchange(errors_, {}); }
   const PipelineDef* find(const std::string& name) const;
   std::vector<std::string> names() const;
 
  private:
   std::map<std::string, PipelineDef> defs_;
+  std::vector<std::string> errors_;
 };
-
-/// Registers the built-in passes and pipelines (generic, backends). Called by the registries.
-void registerBuiltinPasses(PassRegistry& r);
-void registerBuiltinPipelines(PipelineRegistry& r);
 
 // ---------------------------------------------------------------- instrumentation
 
@@ -117,21 +120,6 @@ class StatisticsInstrumentation : public Instrumentation {
   void passFailed(const Pass& p, PassRecord& rec, const ir::Graph&) override;
 };
 
-/// Trace recorder: keeps the source graph, every record and a snapshot after every changed pass.
-class TraceRecorder : public Instrumentation {
- public:
-  void beforePipeline(const RunInfo& info, const ir::Graph& g) override;
-  Status afterPass(const Pass&, PassRecord& rec, const ir::Graph& g) override;
-  void passSkipped(const Pass&, PassRecord& rec, const ir::Graph&) override { trace_.records.push_back(rec); }
-  void passFailed(const Pass&, PassRecord& rec, const ir::Graph&) override { trace_.records.push_back(rec); }
-  void afterPipeline(const RunInfo&, const ir::Graph&, int64_t totalNs) override { trace_.totalNs = totalNs; }
-  trace::Trace& trace() { return trace_; }
-  trace::Trace take() { return std::move(trace_); }
-
- private:
-  trace::Trace trace_;
-};
-
 // ---------------------------------------------------------------- manager
 
 struct RunResult {
@@ -161,7 +149,11 @@ class PassManager {
   /// Checks "must run after" constraints and that every disabled name exists.
   Status validate() const;
   /// Runs every pass over `g`. A failing pass never throws: it is recorded as failed, `g`
-  /// keeps the last good graph and the remaining passes are recorded as not reached.
+  /// keeps the last good graph and the remaining passes are recorded as not reached. An
+  /// exception thrown by a pass's should_run or run is caught here and recorded the same way
+  /// (the message says it threw). Passes built on RetracePass or GraphEditor leave `g`
+  /// untouched when they throw; with a can-fail instrumentation `g` is restored from the
+  /// rollback copy for any pass.
   RunResult run(ir::Graph& g, PassContext& ctx);
 
  private:

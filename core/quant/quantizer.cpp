@@ -14,7 +14,7 @@
 
 #include "core/exec/executor.h"
 #include "core/exec/synth.h"
-#include "core/exec/verify.h"
+#include "core/exec/compare.h"
 #include "core/ops/registry.h"
 #include "core/passes/pass_manager.h"
 #include "core/quant/tfa_passes.h"

@@ -1,4 +1,4 @@
-// Benchmarks of core/layout: fresh layouts of every real graph and of the 10.8k-node ViT
+// Benchmarks of core/graph_layout: fresh layouts of every real graph and of the 10.8k-node ViT
 // (target < 500 ms), with hidden constants, and incremental layouts from a previous snapshot.
 // Medians: run with --benchmark_filter=Layout (5 repetitions, aggregates only).
 #include <benchmark/benchmark.h>
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/io/fxjson.h"
-#include "core/layout/layout.h"
+#include "core/graph_layout/graph_layout.h"
 
 namespace {
 
@@ -31,14 +31,14 @@ const ir::Graph& graphAt(const std::string& rel) {
 }
 
 /// Options as the graph view uses them: width from the label length.
-layout::LayoutOptions viewOptions(bool hideConstants) {
-  layout::LayoutOptions o;
+graph_layout::LayoutOptions viewOptions(bool hideConstants) {
+  graph_layout::LayoutOptions o;
   o.hideConstants = hideConstants;
   o.measureWidth = [](const ir::Node& n) { return 7.f * float(n.name.size()) + 16.f; };
   return o;
 }
 
-void report(benchmark::State& st, const ir::Graph& g, const layout::Layout& lay) {
+void report(benchmark::State& st, const ir::Graph& g, const graph_layout::Layout& lay) {
   st.counters["nodes"] = double(g.size());
   st.counters["layers"] = double(lay.layerCount);
   st.counters["dummies"] = double(lay.stats.dummies);
@@ -47,10 +47,10 @@ void report(benchmark::State& st, const ir::Graph& g, const layout::Layout& lay)
 
 void BM_LayoutFresh(benchmark::State& st, const std::string& rel, bool hide) {
   const ir::Graph& g = graphAt(rel);
-  layout::LayoutOptions o = viewOptions(hide);
-  layout::Layout lay;
+  graph_layout::LayoutOptions o = viewOptions(hide);
+  graph_layout::Layout lay;
   for (auto _ : st) {
-    lay = layout::computeLayout(g, o);
+    lay = graph_layout::computeLayout(g, o);
     benchmark::DoNotOptimize(lay.nodes.data());
   }
   report(st, g, lay);
@@ -113,11 +113,11 @@ void BM_LayoutIncremental(benchmark::State& st, const std::string& rel, bool hid
   auto it = edited.find(rel);
   if (it == edited.end()) it = edited.emplace(rel, editedCopy(g)).first;
   const ir::Graph& h = it->second;
-  layout::LayoutOptions o = viewOptions(hide);
-  layout::Layout before = layout::computeLayout(g, o);
-  layout::Layout lay;
+  graph_layout::LayoutOptions o = viewOptions(hide);
+  graph_layout::Layout before = graph_layout::computeLayout(g, o);
+  graph_layout::Layout lay;
   for (auto _ : st) {
-    lay = layout::computeLayout(h, o, &before);
+    lay = graph_layout::computeLayout(h, o, &before);
     benchmark::DoNotOptimize(lay.nodes.data());
   }
   report(st, h, lay);
@@ -130,11 +130,11 @@ void BM_LayoutIncremental(benchmark::State& st, const std::string& rel, bool hid
 /// Same graph again (a pass that changed metadata only): everything is kept.
 void BM_LayoutIncrementalUnchanged(benchmark::State& st, const std::string& rel) {
   const ir::Graph& g = graphAt(rel);
-  layout::LayoutOptions o = viewOptions(false);
-  layout::Layout before = layout::computeLayout(g, o);
-  layout::Layout lay;
+  graph_layout::LayoutOptions o = viewOptions(false);
+  graph_layout::Layout before = graph_layout::computeLayout(g, o);
+  graph_layout::Layout lay;
   for (auto _ : st) {
-    lay = layout::computeLayout(g, o, &before);
+    lay = graph_layout::computeLayout(g, o, &before);
     benchmark::DoNotOptimize(lay.nodes.data());
   }
   report(st, g, lay);

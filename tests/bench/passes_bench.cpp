@@ -3,6 +3,7 @@
 // skip+fast-copy vs the upstream baseline; trace memory for 150 passes.
 #include <benchmark/benchmark.h>
 
+#include "core/trace/trace_recorder.h"
 #include "core/io/fxjson.h"
 #include "core/passes/pass_manager.h"
 #include "core/passes/retrace.h"
@@ -126,7 +127,7 @@ BENCHMARK_CAPTURE(BM_Synthetic146, skip_fastcopy, true, true, true)->Unit(benchm
 void BM_TraceMemory150(benchmark::State& st) {
   const ir::Graph& src = largeGraph();
   PassManager pm = syntheticPipeline(150);
-  TraceRecorder rec;
+  trace::TraceRecorder rec;
   pm.addInstrumentation(&rec);
   size_t traceBytes = 0, graphBytes = 0, snaps = 0;
   for (auto _ : st) {

@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "core/io/tosa_writer.h"
+#include "core/backends/arm/tosa/tosa_writer.h"
 #include "core/ir/graph.h"
 
 namespace {

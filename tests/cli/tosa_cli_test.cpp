@@ -12,7 +12,7 @@
 #include <string>
 
 #include "core/io/lsg.h"
-#include "core/io/tosa_writer.h"
+#include "core/backends/arm/tosa/tosa_writer.h"
 
 namespace {
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/session/builtin.h"
 #include "core/io/fxjson.h"
 #include "core/ir/printer.h"
 
@@ -17,6 +18,11 @@ namespace {
 }
 
 }  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  (void)ls::registerBuiltins();
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view json(reinterpret_cast<const char*>(data), size);

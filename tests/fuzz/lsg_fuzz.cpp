@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/session/builtin.h"
 #include "core/io/lsg.h"
 #include "core/ir/printer.h"
 
@@ -18,6 +19,11 @@ namespace {
 }
 
 }  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  (void)ls::registerBuiltins();
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string name = "fuzz.lsg";

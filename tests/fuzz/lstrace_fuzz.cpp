@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/session/builtin.h"
 #include "core/io/exports.h"
 #include "core/io/lstrace.h"
 #include "core/ir/printer.h"
@@ -21,6 +22,11 @@ namespace {
 }
 
 }  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  (void)ls::registerBuiltins();
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string name = "fuzz.lstrace";

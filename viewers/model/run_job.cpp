@@ -1,16 +1,17 @@
 // RunJob: file loading and pipeline runs on a worker thread.
 #include "viewers/model/run_job.h"
 
+#include <exception>
 #include <fstream>
 
 #include <fmt/format.h>
 
-#include "core/exec/verify.h"
+#include "core/exec/compare.h"
 #include "core/io/load.h"
 #include "core/io/lstrace.h"
 #include "core/ops/registry.h"
 #include "core/passes/pass_manager.h"
-#include "core/quant/quantizer.h"
+#include "core/session/lowering_session.h"
 
 namespace ls::viewmodel {
 
@@ -104,54 +105,47 @@ RunJob::Outcome RunJob::runNow(std::shared_ptr<const ir::Graph> source, const st
   Outcome o;
   o.config = cfg;
   o.source = source;
-  auto pmr = passes::PassManager::fromPipeline(cfg.pipeline);
-  if (!pmr) {
-    o.trace = Status::error(pmr.message());
-    return o;
-  }
-  passes::PassManager pm = std::move(pmr).value();
-  for (const std::string& d : cfg.disabled) pm.disable(d);
-  if (Status v = pm.validate(); !v) {
+  session::SessionConfig sc;
+  sc.pipeline = cfg.pipeline;
+  sc.profile = cfg.profile;
+  sc.target = cfg.target;
+  sc.engine = cfg.engine;
+  sc.disabled = cfg.disabled;
+  sc.structuralVerify = cfg.verify;
+  sc.quantize = cfg.quantize;
+  const session::LoweringSession lowering(sc);
+  if (Status v = lowering.validate(); !v) {
     o.trace = Status::error(v.message());
     return o;
   }
-  passes::PassContext ctx;
-  ctx.profile = cfg.profile;
-  ctx.target = cfg.target;
-  ctx.engine = cfg.engine;
-  ops::InferenceCache cache;
-  ctx.cache = &cache;
-  ctx.cancel = cancel;
-  passes::StatisticsInstrumentation stats;
-  passes::VerifierInstrumentation verifier;
-  passes::TraceRecorder recorder;
-  pm.addInstrumentation(&stats);
-  if (cfg.verify) pm.addInstrumentation(&verifier);
-  pm.addInstrumentation(&recorder);
-  if (progress) pm.setProgress(progress);
-  ir::Graph g = *source;
-  if (cfg.profile == passes::Profile::INT && cfg.quantize && !exec::hasQuantOps(g)) {
-    if (progress) progress(0, 0, "quantizing (post-training, calibrated on seeded inputs)");
-    auto rep = quant::quantizeGraph(g, {});
-    if (!rep) {
-      o.trace = Status::error("quantizing the float graph for the INT profile failed: " + rep.message());
+  // The worker thread's boundary: nothing a run throws reaches the UI loop.
+  try {
+    if (sc.profile == passes::Profile::INT && sc.quantize && progress)
+      progress(0, 0, "quantizing (post-training, calibrated on seeded inputs)");
+    auto prepared = lowering.prepare(*source);
+    if (!prepared) {
+      o.trace = Status::error(prepared.message());
       return o;
     }
-    o.quantized = rep->summary();
+    if (prepared->quantized) o.quantized = prepared->quantizeSummary;
+    session::RunHooks hooks;
+    hooks.cancel = cancel;
+    hooks.progress = progress;
+    auto outcome = lowering.run(std::move(prepared->graph), model, hooks);
+    if (!outcome) {
+      o.trace = Status::error(outcome.message());
+      return o;
+    }
+    const trace::Trace& t = *outcome->trace;
+    if (t.source) buildAllIndices(*t.source);
+    for (const auto& s : t.snapshots)
+      if (s) buildAllIndices(*s);
+    // A cancel seen inside a pass stops it with an error; either way the run was cancelled.
+    o.cancelled = outcome->result.cancelled || (cancel && cancel->load());
+    o.trace = TracePtr(outcome->trace);
+  } catch (const std::exception& e) {
+    o.trace = Status::error(fmt::format("the run threw an exception: {}", e.what()));
   }
-  passes::RunResult res = pm.run(g, ctx);
-  trace::Trace t = recorder.take();
-  t.model = model;
-  t.pipeline = cfg.pipeline;
-  t.profile = cfg.profile;
-  t.target = cfg.target;
-  t.options = cfg.engine;
-  if (t.source) buildAllIndices(*t.source);
-  for (const auto& s : t.snapshots)
-    if (s) buildAllIndices(*s);
-  // A cancel seen inside a pass stops it with an error; either way the run was cancelled.
-  o.cancelled = res.cancelled || (cancel && cancel->load());
-  o.trace = TracePtr(std::make_shared<const trace::Trace>(std::move(t)));
   return o;
 }
 

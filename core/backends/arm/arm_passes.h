@@ -2,14 +2,18 @@
 // "tosa-permute": permutes around NHWC-only ops + propagation/cancellation).
 #pragma once
 
+#include "core/passes/backend.h"
 #include "core/passes/editor.h"
 #include "core/passes/pass_manager.h"
 
 namespace ls::arm {
 
-/// Registers every Arm pass (called from passes::registerBuiltinPasses).
+/// The Arm backend: tosa.* ops and reference kernels, every Arm pass, and the "tosa" and
+/// "tosa-permute" pipelines, for registerBackend (called by the composition root only).
+const passes::Backend& armBackend();
+
+/// Registers every Arm pass / the pipelines (parts of armBackend()).
 void registerArmPasses(passes::PassRegistry& r);
-/// Registers the "tosa" and "tosa-permute" pipelines (called from registerBuiltinPipelines).
 void registerArmPipelines(passes::PipelineRegistry& r);
 
 // Per-file registration (internal).

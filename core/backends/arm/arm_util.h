@@ -11,16 +11,12 @@
 #include <string>
 #include <vector>
 
-#include "core/backends/arm/tosa_ops.h"
+#include "core/backends/arm/tosa/tosa_ops.h"
 #include "core/exec/tensor.h"
 #include "core/passes/editor.h"
 #include "core/passes/retrace.h"
 
-/// `ARM_TRY(v, expr)`: declares `v` as the value of a Result, or returns its error status.
-#define ARM_TRY(var, expr)                   \
-  auto var##_res = (expr);                   \
-  if (!var##_res) return var##_res.status(); \
-  auto var = var##_res.value()
+/// `LS_ASSIGN_OR_RETURN(v, expr)`: declares `v` as the value of a Result, or returns its error status.
 
 namespace ls::arm {
 

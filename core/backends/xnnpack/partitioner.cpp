@@ -107,7 +107,7 @@ std::optional<std::string> unsupportedReason(const ir::Graph& g, const ir::Node&
 
 PartitionReport partitionReport(const ir::Graph& g) {
   PartitionReport r;
-  const ir::OpId delegate = ir::internOp(exec::kCallDelegateOp);
+  const ir::OpId delegate = ir::internOp(ops::kCallDelegateOp);
   for (const ir::NodePtr& p : g.nodes()) {
     if (!p->isCall()) continue;
     if (p->op == delegate) {
@@ -238,14 +238,14 @@ uint64_t refKey(ir::ValueRef r) { return (uint64_t(r.node) << 32) | r.output; }
 }  // namespace
 
 XnnpackPartitionPass::XnnpackPartitionPass()
-    : Pass("XnnpackPartitioner", "Groups XNNPACK-supported nodes into delegate subgraphs (call_delegate nodes)") {
+    : Pass("XnnpackPartitionPass", "Groups XNNPACK-supported nodes into delegate subgraphs (call_delegate nodes)") {
   delegates_ = stat("delegates", "delegate subgraphs created");
   delegated_ = stat("delegated_nodes", "call nodes moved into delegate subgraphs");
   undelegated_ = stat("undelegated_nodes", "call nodes left outside delegates");
 }
 
 ShouldRun XnnpackPartitionPass::shouldRun(const ir::Graph& g, const passes::PassContext&) const {
-  const ir::OpId delegate = ir::internOp(exec::kCallDelegateOp);
+  const ir::OpId delegate = ir::internOp(ops::kCallDelegateOp);
   for (const ir::NodePtr& p : g.nodes())
     if (p->isCall() && p->op != delegate && !unsupportedReason(g, *p)) return ShouldRun::yes();
   return ShouldRun::no(passes::SkipReason::Precondition, "no XNNPACK-supported node outside a delegate");
@@ -302,7 +302,7 @@ passes::PassResult XnnpackPartitionPass::runImpl(ir::Graph& g, passes::PassConte
   }
   // Subgraphs and call nodes.
   ir::Graph out = g.shellCopy();
-  const ir::OpId callOp = ir::internOp(exec::kCallDelegateOp);
+  const ir::OpId callOp = ir::internOp(ops::kCallDelegateOp);
   std::unordered_map<uint64_t, ir::ValueRef> mapped;  // member value -> call output
   std::vector<ir::Node> calls;
   int64_t delegatedNodes = 0;
@@ -358,7 +358,7 @@ passes::PassResult XnnpackPartitionPass::runImpl(ir::Graph& g, passes::PassConte
     call.id = out.newId();
     call.kind = ir::NodeKind::Call;
     call.op = callOp;
-    call.target = std::string(exec::kCallDelegateOp);
+    call.target = std::string(ops::kCallDelegateOp);
     call.name = P.name;
     call.flags |= ir::kFlagOutputsAsList;
     call.args.push_back(ir::Arg(P.name));

@@ -245,7 +245,7 @@ Status LiftConstantScalarOperandsPass::transform(GraphEditor& ed) {
 // ---------------------------------------------------------------- ConvertToSDPA
 
 ConvertToSDPAPass::ConvertToSDPAPass()
-    : InPlacePass("ConvertToSDPA", "bmm(q*s, k^T) -> softmax -> bmm(., v) becomes one scaled_dot_product_attention") {
+    : InPlacePass("ConvertToSDPAPass", "bmm(q*s, k^T) -> softmax -> bmm(., v) becomes one scaled_dot_product_attention") {
   targets({"aten._softmax.default", "aten.softmax.int"});
   matched_ = stat("matched", "attention patterns replaced by sdpa");
   scalesFolded_ = stat("scales_folded", "scalar scales folded into the sdpa scale");

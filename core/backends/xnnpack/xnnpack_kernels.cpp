@@ -1,102 +1,24 @@
-// Reference-executor kernels for the ops the XNNPACK pipeline introduces: scaled-dot-product
-// attention and the clamp-fused variants (base kernel, then the output clamp).
+// Reference-executor kernels for the ops the XNNPACK pipeline introduces: the clamp-fused
+// variants (base kernel, then the output clamp).
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "core/backends/xnnpack/xnnpack_ops.h"
-#include "core/exec/gemm.h"
 #include "core/exec/kernel_util.h"
 
-namespace ls::exec {
+namespace ls::xnnpack {
 namespace {
 
-/// softmax(q @ k^T * scale + mask) @ v over the last two dims, batch dims flattened. Scores
-/// and products accumulate in float (as bmm does), the softmax in double (as _softmax does).
-Status sdpa(KernelCtx& c) {
-  LS_EXEC_TRY(q, c.tensor(0));
-  LS_EXEC_TRY(k, c.tensor(1));
-  LS_EXEC_TRY(v, c.tensor(2));
-  if (q->dtype() != ir::DType::Float32 || k->dtype() != ir::DType::Float32 || v->dtype() != ir::DType::Float32)
-    return c.error("only float32 query/key/value are supported, got {}", ir::dtypeName(q->dtype()));
-  LS_EXEC_TRY(dropout, c.getFloat(4));
-  if (dropout != 0.0) return c.error("dropout_p must be 0 in inference, got {}", dropout);
-  LS_EXEC_TRY(causal, c.getBool(5));
-  const int r = q->rank();
-  const int64_t L = q->dim(r - 2), E = q->dim(r - 1), S = k->dim(r - 2), Ev = v->dim(r - 1);
-  const int64_t B = q->numel() / std::max<int64_t>(L * E, 1);
-  double scale = 1.0 / std::sqrt(double(E));
-  const int scaleIdx = c.argIndex("scale");
-  if (scaleIdx >= 0 && c.has(scaleIdx)) {
-    LS_EXEC_TRY(s, c.getFloat(scaleIdx));
-    scale = s;
-  }
-  const Tensor* mask = nullptr;
-  std::vector<int64_t> mStr;
-  ir::Shape scoresShape = q->shape();
-  scoresShape[r - 1] = S;
-  if (c.has(3)) {
-    LS_EXEC_TRY(m, c.tensor(3));
-    mask = m;
-    mStr = broadcastStrides(m->shape(), scoresShape);
-  }
-  Tensor& out = c.newOutput(0);
-  const float* qd = q->data<float>();
-  const float* kd = k->data<float>();
-  const float* vd = v->data<float>();
-  float* od = out.data<float>();
-  std::vector<float> kt(size_t(E * S)), scores(size_t(L * S));
-  std::vector<double> row(static_cast<size_t>(S));
-  for (int64_t b = 0; b < B; ++b) {
-    const float* kb = kd + b * S * E;
-    for (int64_t s = 0; s < S; ++s)
-      for (int64_t e = 0; e < E; ++e) kt[size_t(e * S + s)] = kb[s * E + e];
-    gemm(L, S, E, qd + b * L * E, E, kt.data(), S, scores.data(), S, false, c.threads());
-    // Multi-index of batch b (for mask broadcasting).
-    int64_t maskBase = 0;
-    if (mask) {
-      int64_t rem = b;
-      for (int d = r - 3; d >= 0; --d) {
-        maskBase += (rem % scoresShape[d]) * mStr[size_t(d)];
-        rem /= scoresShape[d];
-      }
-    }
-    for (int64_t i = 0; i < L; ++i) {
-      double mx = -std::numeric_limits<double>::infinity();
-      for (int64_t j = 0; j < S; ++j) {
-        double x = double(float(scores[size_t(i * S + j)] * float(scale)));
-        if (causal && j > i) x = -std::numeric_limits<double>::infinity();
-        if (mask) {
-          const int64_t mi = maskBase + i * mStr[size_t(r - 2)] + j * mStr[size_t(r - 1)];
-          if (mask->dtype() == ir::DType::Bool) {
-            if (mask->getInt(mi) == 0) x = -std::numeric_limits<double>::infinity();
-          } else {
-            x = double(float(x + mask->getDouble(mi)));
-          }
-        }
-        row[size_t(j)] = x;
-        mx = std::max(mx, x);
-      }
-      double sum = 0;
-      for (int64_t j = 0; j < S; ++j) {
-        row[size_t(j)] = std::isinf(mx) && mx < 0 ? 0.0 : std::exp(row[size_t(j)] - mx);
-        sum += row[size_t(j)];
-      }
-      for (int64_t j = 0; j < S; ++j)
-        scores[size_t(i * S + j)] = sum > 0 ? float(row[size_t(j)] / sum) : std::numeric_limits<float>::quiet_NaN();
-    }
-    gemm(L, Ev, S, scores.data(), S, vd + b * S * Ev, Ev, od + b * L * Ev, Ev, false, c.threads());
-  }
-  return Status::ok();
-}
+using namespace exec;
 
 /// Runs the base op's kernel, then clamps the result to [output_min, output_max].
 Status fusedClamp(KernelCtx& c) {
-  const std::string base = xnnpack::baseOfFusedClamp(c.opName());
+  const std::string base = baseOfFusedClamp(c.opName());
   KernelFn fn = KernelRegistry::instance().find(base);
   if (!fn) return c.error("no kernel for the base op '{}' of the fused op", base);
-  LS_EXEC_TRY(lo, c.getFloat(c.argIndex("output_min")));
-  LS_EXEC_TRY(hi, c.getFloat(c.argIndex("output_max")));
+  LS_ASSIGN_OR_RETURN(lo, c.getFloat(c.argIndex("output_min")));
+  LS_ASSIGN_OR_RETURN(hi, c.getFloat(c.argIndex("output_max")));
   LS_RETURN_IF_ERROR(fn(c));
   if (c.outputs.empty() || !c.outputs[0].defined()) return c.error("the base kernel produced no output");
   Tensor& o = c.outputs[0];
@@ -116,11 +38,10 @@ Status fusedClamp(KernelCtx& c) {
 
 }  // namespace
 
-void registerXnnpackKernels(KernelRegistry& r) {
-  r.registerKernel(xnnpack::kSdpaOp, sdpa);
+void registerXnnpackKernels(exec::KernelRegistry& r) {
   for (std::string_view base : {"aten.convolution.default", "aten.linear.default", "aten.add.Tensor",
                                 "aten.sub.Tensor", "aten.mul.Tensor"})
-    r.registerKernel(xnnpack::fusedClampOf(base), fusedClamp);
+    r.registerKernel(fusedClampOf(base), fusedClamp);
 }
 
-}  // namespace ls::exec
+}  // namespace ls::xnnpack

@@ -1,20 +1,20 @@
-// Ops the XNNPACK pipeline introduces: scaled-dot-product attention, the generic delegate
-// call (with a meta function that reads the nested graph), and clamp-fused variants of the
-// ops FuseActivation folds relu/hardtanh into.
+// Ops the XNNPACK pipeline introduces: clamp-fused variants of the ops FuseActivationPass
+// folds relu/hardtanh into. (The attention op and the delegate call are core ops.)
 #pragma once
 
 #include <string>
 #include <string_view>
 
-namespace ls::ops {
-class OpRegistry;
+#include "core/ops/builtin_ops.h"
+
+namespace ls::exec {
+class KernelRegistry;
 }
 
 namespace ls::xnnpack {
 
-/// torch's aten::scaled_dot_product_attention (query, key, value, attn_mask, dropout_p,
-/// is_causal, *, scale): softmax(q @ k^T * scale + mask) @ v, scale defaulting to 1/sqrt(E).
-inline constexpr std::string_view kSdpaOp = "aten.scaled_dot_product_attention.default";
+/// The attention op ConvertToSDPAPass fuses into (a core op, core/ops/builtin_ops.h).
+using ops::kSdpaOp;
 
 /// The clamp-fused variant of a fuseable op ("aten.convolution.default" ->
 /// "xnnpack.convolution_clamp.default"); empty when the op cannot carry an output clamp.
@@ -24,8 +24,9 @@ std::string fusedClampOf(std::string_view baseOp);
 /// The base op of a clamp-fused op, or empty when `op` is not one.
 std::string baseOfFusedClamp(std::string_view op);
 
-/// Registers the ops above (idempotent: ops already present are left alone). Installed as a
-/// registry hook, so every OpRegistry has them.
+/// Registers the fused ops (idempotent: ops already present are left alone) and their
+/// reference kernels. Called by the XNNPACK backend's registration (xnnpack_backend.cpp).
 void registerXnnpackOps(ops::OpRegistry& r);
+void registerXnnpackKernels(exec::KernelRegistry& r);
 
 }  // namespace ls::xnnpack

@@ -59,7 +59,7 @@ Status RemoveNoopExpandCopyPass::rewrite(Rewriter& rw) {
 // ---------------------------------------------------------------- DecomposeActivations
 
 DecomposeActivationsPass::DecomposeActivationsPass()
-    : InPlacePass("DecomposeActivations", "silu -> x * sigmoid(x), hardsigmoid -> clamp(x + 3, 0, 6) / 6") {
+    : InPlacePass("DecomposeActivationsPass", "silu -> x * sigmoid(x), hardsigmoid -> clamp(x + 3, 0, 6) / 6") {
   targets({"aten.silu.default", "aten.hardsigmoid.default"});
   silu_ = stat("silu", "silu decomposed");
   hardsigmoid_ = stat("hardsigmoid", "hardsigmoid decomposed");
@@ -103,7 +103,7 @@ Status DecomposeActivationsPass::transform(GraphEditor& ed) {
 // ---------------------------------------------------------------- ConvertToLinear
 
 ConvertToLinearPass::ConvertToLinearPass()
-    : InPlacePass("ConvertToLinear", "mm/addmm with a transposed constant weight become linear") {
+    : InPlacePass("ConvertToLinearPass", "mm/addmm with a transposed constant weight become linear") {
   targets({"aten.mm.default", "aten.addmm.default"});
   converted_ = stat("converted", "mm/addmm converted to linear");
 }
@@ -156,7 +156,7 @@ constexpr int64_t kConstPropMaxElements = int64_t(1) << 22;
 /// not structural (getitem, delegate calls).
 bool foldable(const ir::Graph& g, const ir::Node& n) {
   static const ir::OpId getitem = ir::internOp("operator.getitem");
-  static const ir::OpId delegate = ir::internOp(exec::kCallDelegateOp);
+  static const ir::OpId delegate = ir::internOp(ops::kCallDelegateOp);
   if (!n.isCall() || n.op == getitem || n.op == delegate || n.outputs.size() != 1 || !n.outputs[0].isTensor())
     return false;
   bool ok = true, any = false;
@@ -170,7 +170,7 @@ bool foldable(const ir::Graph& g, const ir::Node& n) {
 }  // namespace
 
 ConstPropPass::ConstPropPass()
-    : InPlacePass("ConstProp", "Folds ops whose inputs are all constants into new constants") {
+    : InPlacePass("ConstPropPass", "Folds ops whose inputs are all constants into new constants") {
   folded_ = stat("folded", "ops folded into constants");
   skippedLarge_ = stat("skipped_large", "constant ops left alone because the result is too large");
 }
@@ -303,7 +303,7 @@ Status replaceBatchNorm(GraphEditor& ed, const BatchNormMatch& m, ir::ValueRef v
 // ---------------------------------------------------------------- FuseBatchNorm
 
 FuseBatchNormPass::FuseBatchNormPass()
-    : InPlacePass("FuseBatchNorm", "Folds eval batch norm into the weights of the preceding conv/linear") {
+    : InPlacePass("FuseBatchNormPass", "Folds eval batch norm into the weights of the preceding conv/linear") {
   targets({"aten.native_batch_norm.default", "aten._native_batch_norm_legit_no_training.default"});
   fused_ = stat("fused", "batch norms folded into conv/linear weights");
 }
@@ -362,7 +362,7 @@ Status FuseBatchNormPass::transform(GraphEditor& ed) {
 // ---------------------------------------------------------------- DecomposeBatchNorm
 
 DecomposeBatchNormPass::DecomposeBatchNormPass()
-    : InPlacePass("DecomposeBatchNorm", "Turns a remaining eval batch norm into a 1x1 depthwise convolution") {
+    : InPlacePass("DecomposeBatchNormPass", "Turns a remaining eval batch norm into a 1x1 depthwise convolution") {
   targets({"aten.native_batch_norm.default", "aten._native_batch_norm_legit_no_training.default"});
   decomposed_ = stat("decomposed", "batch norms turned into depthwise convolutions");
 }
@@ -397,7 +397,7 @@ Status DecomposeBatchNormPass::transform(GraphEditor& ed) {
 // ---------------------------------------------------------------- FuseActivation
 
 FuseActivationPass::FuseActivationPass()
-    : InPlacePass("FuseActivation", "Folds relu/hardtanh into the producer's output clamp") {
+    : InPlacePass("FuseActivationPass", "Folds relu/hardtanh into the producer's output clamp") {
   targets({"aten.relu.default", "aten.hardtanh.default"});
   fused_ = stat("fused", "activations folded into an output clamp");
 }
@@ -461,7 +461,7 @@ const ir::RefList* catList(const ir::Node& n) {
 }  // namespace
 
 DecomposeConcatenatePass::DecomposeConcatenatePass()
-    : InPlacePass("DecomposeConcatenate", "cat with more than 5 inputs becomes a chain of cats") {
+    : InPlacePass("DecomposeConcatenatePass", "cat with more than 5 inputs becomes a chain of cats") {
   targets({"aten.cat.default"});
   decomposed_ = stat("decomposed", "cats split into chains");
 }
@@ -503,7 +503,7 @@ Status DecomposeConcatenatePass::transform(GraphEditor& ed) {
 // ---------------------------------------------------------------- RemoveGetItem
 
 RemoveGetItemPass::RemoveGetItemPass()
-    : InPlacePass("RemoveGetItem", "max_pool2d_with_indices / max.dim with unused indices become max_pool2d / amax") {
+    : InPlacePass("XnnpackRemoveGetItemPass", "max_pool2d_with_indices / max.dim with unused indices become max_pool2d / amax") {
   targets({"aten.max_pool2d_with_indices.default", "aten.max.dim"});
   removed_ = stat("removed", "multi-output ops replaced by their single-output form");
 }
@@ -588,7 +588,7 @@ const ir::DimOrder kNhwc = ir::DimOrder::of({0, 2, 3, 1});
 }  // namespace
 
 ChannelsLastTaggedReshapePass::ChannelsLastTaggedReshapePass()
-    : InPlacePass("ChannelsLastTaggedReshape",
+    : InPlacePass("ChannelsLastTaggedReshapePass",
                   "NHWC for conv/pool/mean/upsample, NCHW for view/linear and outputs; converts where layouts meet") {
   targets({"aten.convolution.default", "xnnpack.convolution_clamp.default", "aten.max_pool2d.default",
            "aten.max_pool2d_with_indices.default", "aten.avg_pool2d.default", "aten.upsample_bilinear2d.vec",
@@ -665,7 +665,7 @@ Status ChannelsLastTaggedReshapePass::transform(GraphEditor& ed) {
 // ---------------------------------------------------------------- RemoveRedundantCopy
 
 RemoveRedundantCopyPass::RemoveRedundantCopyPass()
-    : InPlacePass("RemoveRedundantCopy", "Removes memory-format conversions that do nothing or cancel out") {
+    : InPlacePass("RemoveRedundantCopyPass", "Removes memory-format conversions that do nothing or cancel out") {
   targets({"aten.clone.default"});
   removed_ = stat("removed", "redundant conversions removed");
 }
@@ -701,29 +701,29 @@ Status RemoveRedundantCopyPass::transform(GraphEditor& ed) {
 
 void registerXnnpackPasses(passes::PassRegistry& r) {
   r.add("RemoveNoopExpandCopyPass", [] { return std::make_unique<RemoveNoopExpandCopyPass>(); });
-  r.add("DecomposeActivations", [] { return std::make_unique<DecomposeActivationsPass>(); });
+  r.add("DecomposeActivationsPass", [] { return std::make_unique<DecomposeActivationsPass>(); });
   r.add("LiftConstantScalarOperandsPass", [] { return std::make_unique<LiftConstantScalarOperandsPass>(); });
-  r.add("ConvertToLinear", [] { return std::make_unique<ConvertToLinearPass>(); });
-  r.add("ConvertToSDPA", [] { return std::make_unique<ConvertToSDPAPass>(); });
-  r.add("ConstProp", [] { return std::make_unique<ConstPropPass>(); });
-  r.add("FuseBatchNorm", [] { return std::make_unique<FuseBatchNormPass>(); });
-  r.add("DecomposeBatchNorm", [] { return std::make_unique<DecomposeBatchNormPass>(); });
-  r.add("FuseActivation", [] { return std::make_unique<FuseActivationPass>(); });
-  r.add("DecomposeConcatenate", [] { return std::make_unique<DecomposeConcatenatePass>(); });
-  r.add("RemoveGetItem", [] { return std::make_unique<RemoveGetItemPass>(); });
-  r.add("ChannelsLastTaggedReshape", [] { return std::make_unique<ChannelsLastTaggedReshapePass>(); });
-  r.add("RemoveRedundantCopy", [] { return std::make_unique<RemoveRedundantCopyPass>(); });
-  r.add("XnnpackPartitioner", [] { return std::make_unique<XnnpackPartitionPass>(); });
+  r.add("ConvertToLinearPass", [] { return std::make_unique<ConvertToLinearPass>(); });
+  r.add("ConvertToSDPAPass", [] { return std::make_unique<ConvertToSDPAPass>(); });
+  r.add("ConstPropPass", [] { return std::make_unique<ConstPropPass>(); });
+  r.add("FuseBatchNormPass", [] { return std::make_unique<FuseBatchNormPass>(); });
+  r.add("DecomposeBatchNormPass", [] { return std::make_unique<DecomposeBatchNormPass>(); });
+  r.add("FuseActivationPass", [] { return std::make_unique<FuseActivationPass>(); });
+  r.add("DecomposeConcatenatePass", [] { return std::make_unique<DecomposeConcatenatePass>(); });
+  r.add("XnnpackRemoveGetItemPass", [] { return std::make_unique<RemoveGetItemPass>(); });
+  r.add("ChannelsLastTaggedReshapePass", [] { return std::make_unique<ChannelsLastTaggedReshapePass>(); });
+  r.add("RemoveRedundantCopyPass", [] { return std::make_unique<RemoveRedundantCopyPass>(); });
+  r.add("XnnpackPartitionPass", [] { return std::make_unique<XnnpackPartitionPass>(); });
 }
 
 void registerXnnpackPipelines(passes::PipelineRegistry& r) {
   r.add({"xnnpack",
          "ExecuTorch XNNPACK: transform passes (LiftConstantScalarOperands with its SDPA guard), preprocess "
          "passes, then the partitioner (delegate subgraphs as call_delegate nodes)",
-         {"DecomposeActivations", "RemoveNoopExpandCopyPass", "LiftConstantScalarOperandsPass", "RemoveNoopClonePass", "ConvertToLinear",
-          "ConvertToSDPA", "ConstProp", "FuseBatchNorm", "DecomposeBatchNorm", "FuseActivation",
-          "DecomposeConcatenate", "RemoveGetItem", "CleanupGetItemPass", "ChannelsLastTaggedReshape",
-          "RemoveRedundantCopy", "DeadCodeEliminationPass", "XnnpackPartitioner"}});
+         {"DecomposeActivationsPass", "RemoveNoopExpandCopyPass", "LiftConstantScalarOperandsPass", "RemoveNoopClonePass", "ConvertToLinearPass",
+          "ConvertToSDPAPass", "ConstPropPass", "FuseBatchNormPass", "DecomposeBatchNormPass", "FuseActivationPass",
+          "DecomposeConcatenatePass", "XnnpackRemoveGetItemPass", "CleanupGetItemPass", "ChannelsLastTaggedReshapePass",
+          "RemoveRedundantCopyPass", "DeadCodeEliminationPass", "XnnpackPartitionPass"}});
 }
 
 }  // namespace ls::xnnpack

@@ -5,6 +5,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/passes/backend.h"
 #include "core/passes/editor.h"
 #include "core/passes/retrace.h"
 
@@ -199,6 +200,10 @@ class RemoveRedundantCopyPass : public InPlacePass {
   Status transform(GraphEditor& ed) override;
   size_t removed_;
 };
+
+/// The XNNPACK backend: clamp-fused ops and kernels, its passes and the "xnnpack" pipeline,
+/// for registerBackend (called by the composition root only).
+const passes::Backend& xnnpackBackend();
 
 void registerXnnpackPasses(passes::PassRegistry& r);
 void registerXnnpackPipelines(passes::PipelineRegistry& r);

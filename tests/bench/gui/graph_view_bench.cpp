@@ -9,7 +9,7 @@
 #include <memory>
 
 #include "core/io/load.h"
-#include "core/layout/layout_cache.h"
+#include "core/graph_layout/layout_cache.h"
 #include "viewers/graph_view.h"
 #include "viewers/model/graph_model.h"
 #include "viewers/model/run_job.h"
@@ -20,7 +20,7 @@ using namespace ls;
 
 struct Fixture {
   viewmodel::TracePtr trace;
-  std::unique_ptr<layout::LayoutCache> cache;
+  std::unique_ptr<graph_layout::LayoutCache> cache;
   int changedPass = -1;
 
   static Fixture& get() {
@@ -46,10 +46,10 @@ struct Fixture {
         break;
       }
     // The app's layout options.
-    layout::LayoutOptions lo;
+    graph_layout::LayoutOptions lo;
     lo.hideConstants = true;
     lo.measureWidth = [](const ir::Node& n) { return std::min(12.f + 8.2f * float(viewmodel::nodeLabel(n).size()), 300.f); };
-    f.cache = std::make_unique<layout::LayoutCache>(lo);
+    f.cache = std::make_unique<graph_layout::LayoutCache>(lo);
     auto prev = f.trace->source;
     f.cache->request(prev);
     for (const auto& s : f.trace->snapshots) {
@@ -157,4 +157,4 @@ BENCHMARK(BM_StepPassCachedLayout)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 
-BENCHMARK_MAIN();
+

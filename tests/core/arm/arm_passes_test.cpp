@@ -10,7 +10,7 @@
 #include <cmath>
 
 #include "core/backends/arm/arm_passes.h"
-#include "core/backends/arm/tosa_ops.h"
+#include "core/backends/arm/tosa/tosa_ops.h"
 #include "core/exec/compare.h"
 #include "core/exec/executor.h"
 #include "core/exec/synth.h"

@@ -7,7 +7,7 @@
 #include <ostream>
 
 #include "core/backends/arm/arm_passes.h"
-#include "core/backends/arm/tosa_ops.h"
+#include "core/backends/arm/tosa/tosa_ops.h"
 #include "core/exec/executor.h"
 #include "core/exec/synth.h"
 #include "core/io/fxjson.h"

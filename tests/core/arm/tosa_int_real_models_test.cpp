@@ -17,9 +17,9 @@
 #include <iostream>
 
 #include "core/backends/arm/arm_util.h"
-#include "core/backends/arm/tosa_ops.h"
+#include "core/backends/arm/tosa/tosa_ops.h"
 #include "core/exec/synth.h"
-#include "core/exec/verify.h"
+#include "core/verify/verify.h"
 #include "core/io/fxjson.h"
 #include "core/passes/pass_manager.h"
 #include "core/quant/quantizer.h"
@@ -118,17 +118,17 @@ TEST_P(TosaIntRealGraph, LowersToIntegerTosaWithinQuantisationSteps) {
     EXPECT_TRUE(islands.empty()) << islands.size() << " float islands: " << list;
   }
 
-  exec::VerifyOptions vo;
+  verify::VerifyOptions vo;
   vo.seed = 1;
   vo.quantSteps = true;
   vo.compare.maxSteps = c.maxSteps;
-  auto ref = exec::Reference::compute(src, vo);
+  auto ref = verify::Reference::compute(src, vo);
   ASSERT_TRUE(ref.isOk()) << ref.message();
-  exec::CheckResult r = ref->check(low);
+  verify::CheckResult r = ref->check(low);
   // Against the float model: the integer lowering adds little to what quantisation costs.
-  exec::VerifyOptions fo;
+  verify::VerifyOptions fo;
   fo.seed = 1;
-  auto fref = exec::Reference::compute(floatModel, fo);
+  auto fref = verify::Reference::compute(floatModel, fo);
   ASSERT_TRUE(fref.isOk()) << fref.message();
   const double quantErr = fref->check(src).semantic.maxAbsError, lowErr = fref->check(low).semantic.maxAbsError;
   std::cout << "[ tosa-int ] " << c.model << ": " << convs << " integer convolutions, " << r.message

@@ -6,7 +6,7 @@
 #include <chrono>
 #include <iostream>
 
-#include "core/backends/arm/tosa_ops.h"
+#include "core/backends/arm/tosa/tosa_ops.h"
 #include "core/exec/compare.h"
 #include "core/exec/executor.h"
 #include "core/exec/synth.h"

@@ -13,6 +13,7 @@
 #include <sstream>
 #include <string>
 
+#include "core/trace/trace_recorder.h"
 #include "core/io/exports.h"
 #include "core/io/fxjson.h"
 #include "core/io/lstrace.h"
@@ -81,7 +82,7 @@ trace::Trace recordGeneric(const std::string& model) {
   EXPECT_TRUE(g.isOk()) << g.message();
   auto pm = passes::PassManager::fromPipeline("generic");
   EXPECT_TRUE(pm.isOk()) << pm.message();
-  passes::TraceRecorder rec;
+  trace::TraceRecorder rec;
   pm->addInstrumentation(&rec);
   ops::InferenceCache cache;
   passes::PassContext ctx;

@@ -4,6 +4,7 @@
 // every real graph and registered pipeline.
 #include <gtest/gtest.h>
 
+#include "core/trace/trace_recorder.h"
 #include "core/io/fxjson.h"
 #include "core/ir/printer.h"
 #include "core/passes/editor.h"
@@ -242,7 +243,7 @@ TEST(Manager, DisabledFailedAndMustRunAfter) {
   pm.add(std::make_unique<PoolStrideOne>());
   pm.disable("ReluToHardtanh");
   ASSERT_TRUE(pm.validate().isOk());
-  TraceRecorder rec;
+  trace::TraceRecorder rec;
   pm.addInstrumentation(&rec);
   ops::InferenceCache cache;
   PassContext ctx = makeCtx(&cache);

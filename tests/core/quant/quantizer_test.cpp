@@ -10,7 +10,7 @@
 
 #include "core/exec/executor.h"
 #include "core/exec/synth.h"
-#include "core/exec/verify.h"
+#include "core/verify/verify.h"
 #include "core/io/fxjson.h"
 #include "core/passes/pass_manager.h"
 #include "core/quant/quantizer.h"
@@ -225,9 +225,9 @@ TEST(TransformForAnnotation, DecompositionsSkipDisallowedNodes) {
   EXPECT_EQ(count(b.g, "aten.div.Tensor"), 0u);
   EXPECT_EQ(rep.tfaChanged, (std::vector<std::string>{"DecomposeDivPass", "DecomposeSiluPass"}));
   // Semantics kept.
-  auto ref = exec::Reference::compute(src, {});
+  auto ref = verify::Reference::compute(src, {});
   ASSERT_TRUE(ref.isOk());
-  exec::CheckResult c = ref->check(b.g);
+  verify::CheckResult c = ref->check(b.g);
   EXPECT_TRUE(c.semantic.equivalent) << c.message;
   // All targets disallowed: the pass is skipped with targets-disallowed.
   o.excludeOps = {"aten.silu.default"};

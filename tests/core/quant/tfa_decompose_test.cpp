@@ -11,7 +11,7 @@
 
 #include "core/exec/executor.h"
 #include "core/exec/synth.h"
-#include "core/exec/verify.h"
+#include "core/verify/verify.h"
 #include "core/io/fxjson.h"
 #include "core/passes/pass_manager.h"
 #include "core/quant/quantizer.h"

@@ -43,16 +43,16 @@ struct Offscreen {
 
 struct Laid {
   viewmodel::TracePtr trace;
-  std::unique_ptr<layout::LayoutCache> cache;
+  std::unique_ptr<graph_layout::LayoutCache> cache;
   int changed = -1;
 };
 
 Laid layOut(const std::string& file) {
   Laid l;
   l.trace = test::realRun(file);
-  layout::LayoutOptions lo;
+  graph_layout::LayoutOptions lo;
   lo.hideConstants = true;
-  l.cache = std::make_unique<layout::LayoutCache>(lo);
+  l.cache = std::make_unique<graph_layout::LayoutCache>(lo);
   auto prev = l.trace->source;
   l.cache->request(prev);
   for (const auto& s : l.trace->snapshots) l.cache->request(s, prev), prev = s;
@@ -134,7 +134,7 @@ TEST(GraphView, SearchSelectsAndCentresHits) {
   const ir::Node& n = l.trace->source->node(s.selectedNode);
   EXPECT_NE(n.target.find("convolution"), std::string::npos);
   auto lay = l.cache->get(l.trace->source.get());
-  const layout::NodeBox* b = lay->find(s.selectedNode);
+  const graph_layout::NodeBox* b = lay->find(s.selectedNode);
   ASSERT_NE(b, nullptr);
   const Camera& c = v.camera();
   EXPECT_GE(b->centerX(), c.x);

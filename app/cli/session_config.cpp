@@ -1,0 +1,30 @@
+// Shared by `lower`, `verify` and `bench`: the LoweringSession configuration from the common
+// options, and the line that says what the session's INT-profile quantization did.
+#include <fmt/format.h>
+
+#include "app/cli/commands.h"
+
+namespace ls::cli {
+
+session::SessionConfig sessionConfig(const LowerCommand& cmd) {
+  session::SessionConfig c;
+  c.pipeline = cmd.pipeline;
+  c.profile = *passes::parseProfile(cmd.profile);
+  c.target = *passes::parseTarget(cmd.target);
+  c.engine.skip = !cmd.noSkip;
+  c.engine.fastCopy = !cmd.noFastCopy;
+  c.engine.cache = !cmd.noCache;
+  c.disabled = cmd.disabled;
+  c.structuralVerify = cmd.verifyEach;
+  c.quantize = !cmd.noQuantize;
+  c.recordTrace = !cmd.traceOut.empty();
+  return c;
+}
+
+void reportQuantize(const session::Prepared& p) {
+  if (p.alreadyQuantized) fmt::print("input already holds quantize/dequantize ops: using it as it is\n");
+  if (p.quantized)
+    fmt::print("quantized the float graph for --profile int (--no-quantize keeps it float): {}\n", p.quantizeSummary);
+}
+
+}  // namespace ls::cli

@@ -1,0 +1,23 @@
+// The Arm backend's one registration: TOSA ops and kernels, Arm passes, pipelines.
+#include "core/backends/arm/arm_passes.h"
+#include "core/backends/arm/tosa/tosa_kernels.h"
+#include "core/backends/arm/tosa/tosa_ops.h"
+
+namespace ls::arm {
+
+namespace {
+void registerArm(const passes::Registries& r) {
+  registerTosaOps(r.ops);
+  registerTosaKernels(r.kernels);
+  registerArmPasses(r.passes);
+  registerArmPipelines(r.pipelines);
+}
+}  // namespace
+
+const passes::Backend& armBackend() {
+  static const passes::Backend b{"arm", "Arm Ethos-U: TOSA 1.0 dialect, the `tosa` and `tosa-permute` pipelines",
+                                 registerArm};
+  return b;
+}
+
+}  // namespace ls::arm

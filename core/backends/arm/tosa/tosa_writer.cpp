@@ -1,0 +1,1491 @@
+// TOSA 1.0 flatbuffer writer and reader (schema: core/backends/arm/tosa/schema/tosa.fbs).
+#include "core/io/flatbuffer_file.h"
+#include "core/backends/arm/tosa/tosa_writer.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <flatbuffers/flatbuffers.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <span>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "core/exec/synth.h"
+#include "core/exec/tensor.h"
+#include "core/backends/arm/tosa/schema/tosa_generated.h"
+#include "core/util/atomic_file.h"
+
+namespace ls::io {
+
+static_assert(sizeof(kTosaIdentifier) == flatbuffers::kFileIdentifierLength + 1);
+
+namespace {
+
+namespace fb = flatbuffers;
+
+// ======================================================================== op table
+
+/// Spec inputs and attributes of the operators this writer emits. Inputs are listed in
+/// spec order: a plain name is a tensor input, "#name" a shape_t input (a CONST_SHAPE
+/// output), "*name" a tensor list (CONCAT). Attributes are the kwargs the node may carry.
+struct OpSpec {
+  tosa::Op op;
+  const char* inputs;
+  const char* attributes;
+};
+
+constexpr char kUnary[] = "input1";
+constexpr char kBinary[] = "input1,input2";
+constexpr char kConvIn[] = "input,weight,bias,input_zp,weight_zp";
+
+const OpSpec kOpSpecs[] = {
+    {tosa::Op::ARGMAX, "input", "axis,nan_mode"},
+    {tosa::Op::AVG_POOL2D, "input,input_zp,output_zp", "kernel,stride,pad,acc_type"},
+    {tosa::Op::CONV2D, kConvIn, "pad,stride,dilation,local_bound,acc_type"},
+    {tosa::Op::CONV3D, kConvIn, "pad,stride,dilation,local_bound,acc_type"},
+    {tosa::Op::DEPTHWISE_CONV2D, kConvIn, "pad,stride,dilation,local_bound,acc_type"},
+    {tosa::Op::MATMUL, "A,B,A_zp,B_zp", ""},
+    {tosa::Op::MAX_POOL2D, "input", "kernel,stride,pad,nan_mode"},
+    {tosa::Op::TRANSPOSE_CONV2D, kConvIn, "out_pad,stride,local_bound,acc_type"},
+    {tosa::Op::CLAMP, "input", "min_val,max_val,nan_mode"},
+    {tosa::Op::ERF, "input", ""},
+    {tosa::Op::SIGMOID, "input", ""},
+    {tosa::Op::TANH, "input", ""},
+    {tosa::Op::ADD, kBinary, ""},
+    {tosa::Op::ARITHMETIC_RIGHT_SHIFT, kBinary, "round"},
+    {tosa::Op::BITWISE_AND, kBinary, ""},
+    {tosa::Op::BITWISE_OR, kBinary, ""},
+    {tosa::Op::BITWISE_XOR, kBinary, ""},
+    {tosa::Op::INTDIV, kBinary, ""},
+    {tosa::Op::LOGICAL_AND, kBinary, ""},
+    {tosa::Op::LOGICAL_LEFT_SHIFT, kBinary, ""},
+    {tosa::Op::LOGICAL_RIGHT_SHIFT, kBinary, ""},
+    {tosa::Op::LOGICAL_OR, kBinary, ""},
+    {tosa::Op::LOGICAL_XOR, kBinary, ""},
+    {tosa::Op::MAXIMUM, kBinary, "nan_mode"},
+    {tosa::Op::MINIMUM, kBinary, "nan_mode"},
+    {tosa::Op::MUL, "input1,input2,shift", ""},
+    {tosa::Op::POW, kBinary, ""},
+    {tosa::Op::SUB, kBinary, ""},
+    {tosa::Op::TABLE, "input1,table", ""},
+    {tosa::Op::ABS, kUnary, ""},
+    {tosa::Op::BITWISE_NOT, kUnary, ""},
+    {tosa::Op::CEIL, kUnary, ""},
+    {tosa::Op::CLZ, kUnary, ""},
+    {tosa::Op::COS, kUnary, ""},
+    {tosa::Op::EXP, kUnary, ""},
+    {tosa::Op::FLOOR, kUnary, ""},
+    {tosa::Op::LOG, kUnary, ""},
+    {tosa::Op::LOGICAL_NOT, kUnary, ""},
+    {tosa::Op::NEGATE, "input1,input1_zp,output_zp", ""},
+    {tosa::Op::RECIPROCAL, kUnary, ""},
+    {tosa::Op::RSQRT, kUnary, ""},
+    {tosa::Op::SIN, kUnary, ""},
+    {tosa::Op::SELECT, "input1,input2,input3", ""},
+    {tosa::Op::EQUAL, kBinary, ""},
+    {tosa::Op::GREATER, kBinary, ""},
+    {tosa::Op::GREATER_EQUAL, kBinary, ""},
+    {tosa::Op::REDUCE_ALL, "input", "axis"},
+    {tosa::Op::REDUCE_ANY, "input", "axis"},
+    {tosa::Op::REDUCE_MAX, "input", "axis,nan_mode"},
+    {tosa::Op::REDUCE_MIN, "input", "axis,nan_mode"},
+    {tosa::Op::REDUCE_PRODUCT, "input", "axis"},
+    {tosa::Op::REDUCE_SUM, "input", "axis"},
+    {tosa::Op::CONCAT, "*input1", "axis"},
+    {tosa::Op::PAD, "input1,#padding,pad_const", ""},
+    {tosa::Op::RESHAPE, "input1,#shape", ""},
+    {tosa::Op::REVERSE, "input1", "axis"},
+    {tosa::Op::SLICE, "input1,#start,#size", ""},
+    {tosa::Op::TILE, "input1,#multiples", ""},
+    {tosa::Op::TRANSPOSE, "input1", "perms"},
+    {tosa::Op::GATHER, "values,indices", ""},
+    {tosa::Op::SCATTER, "values_in,indices,input", ""},
+    {tosa::Op::RESIZE, "input,#scale,#offset,#border", "mode"},
+    {tosa::Op::CAST, "input", "dtype"},  // dtype: optional copy of the output type
+    {tosa::Op::RESCALE, "input,multiplier,shift,input_zp,output_zp",
+     "scale32,rounding_mode,per_channel,input_unsigned,output_unsigned"},
+    {tosa::Op::CONST, "", "values,shape,dtype"},  // shape/dtype: optional copies of the metadata
+    {tosa::Op::IDENTITY, "input1", ""},
+    {tosa::Op::CONST_SHAPE, "", "values"},
+};
+
+const OpSpec* findSpec(tosa::Op op) {
+  for (const OpSpec& s : kOpSpecs)
+    if (s.op == op) return &s;
+  return nullptr;
+}
+
+std::vector<std::string_view> splitList(std::string_view s) {
+  std::vector<std::string_view> out;
+  while (!s.empty()) {
+    size_t c = s.find(',');
+    out.push_back(s.substr(0, c));
+    if (c == std::string_view::npos) break;
+    s.remove_prefix(c + 1);
+  }
+  return out;
+}
+
+/// tosa::Op for a spec name ("CONV2D"), if the schema has it.
+std::optional<tosa::Op> opFromName(std::string_view name) {
+  const char* const* names = tosa::EnumNamesOp();
+  for (int i = int(tosa::Op::MIN) + 1; i <= int(tosa::Op::MAX); ++i)
+    if (name == names[i]) return tosa::Op(i);
+  return std::nullopt;
+}
+
+/// "tosa.CONV2D" / "tosa.CONV2D.default" -> "CONV2D"; nullopt for non-TOSA op names.
+std::optional<std::string_view> tosaSpecName(std::string_view op) {
+  if (op.substr(0, 5) != "tosa.") return std::nullopt;
+  op.remove_prefix(5);
+  if (op.size() > 8 && op.substr(op.size() - 8) == ".default") op.remove_suffix(8);
+  if (op.empty()) return std::nullopt;
+  return op;
+}
+
+// ======================================================================== writer
+
+/// Internal error carrier: thrown deep inside attribute/tensor helpers, caught once in
+/// serializeTosa and turned into a Status (keeps the per-op code readable).
+struct WriteError {
+  std::string message;
+};
+
+[[noreturn]] void raise(std::string msg) { throw WriteError{std::move(msg)}; }
+
+std::string argKindName(const ir::Arg& a) {
+  switch (a.kind()) {
+    case ir::ArgKind::None: return "None";
+    case ir::ArgKind::Bool: return "a bool";
+    case ir::ArgKind::Int: return "an int";
+    case ir::ArgKind::Float: return "a float";
+    case ir::ArgKind::String: return "a string";
+    case ir::ArgKind::Enum: return "an enum";
+    case ir::ArgKind::Ref: return "a value reference";
+    case ir::ArgKind::IntList: return "an int list";
+    case ir::ArgKind::FloatList: return "a float list";
+    case ir::ArgKind::BoolList: return "a bool list";
+    case ir::ArgKind::RefList: return "a list of value references";
+    case ir::ArgKind::Slice: return "a slice";
+    default: return "an unknown argument kind";
+  }
+}
+
+/// Element bytes of `v` stored as `t` (little endian); error text says what did not fit.
+bool encodeScalar(double v, bool isInt, int64_t iv, ir::DType t, std::vector<uint8_t>& out, std::string& why) {
+  auto putInt = [&](int64_t x, int64_t lo, int64_t hi, int bytes) {
+    if (x < lo || x > hi) {
+      why = fmt::format("value {} out of range [{}, {}] of {}", x, lo, hi, ir::dtypeName(t));
+      return false;
+    }
+    uint64_t u = uint64_t(x);
+    for (int i = 0; i < bytes; ++i) out.push_back(uint8_t(u >> (8 * i)));
+    return true;
+  };
+  if (ir::isIntegral(t, true)) {
+    int64_t x = iv;
+    if (!isInt) {
+      if (!std::isfinite(v) || v != std::floor(v)) {
+        why = fmt::format("value {} is not an integer, but the tensor is {}", ir::formatFloat(v), ir::dtypeName(t));
+        return false;
+      }
+      x = int64_t(v);
+    }
+    switch (t) {
+      case ir::DType::Bool: return putInt(x, 0, 1, 1);
+      case ir::DType::Int8: return putInt(x, -128, 127, 1);
+      case ir::DType::UInt8: return putInt(x, 0, 255, 1);
+      case ir::DType::Int16: return putInt(x, -32768, 32767, 2);
+      case ir::DType::UInt16: return putInt(x, 0, 65535, 2);
+      case ir::DType::Int32: return putInt(x, INT32_MIN, INT32_MAX, 4);
+      default: break;
+    }
+  } else {
+    double d = isInt ? double(iv) : v;
+    auto put16 = [&](uint16_t h) {
+      out.push_back(uint8_t(h));
+      out.push_back(uint8_t(h >> 8));
+      return true;
+    };
+    switch (t) {
+      case ir::DType::Float32: {
+        float f = float(d);
+        uint32_t u;
+        std::memcpy(&u, &f, 4);
+        for (int i = 0; i < 4; ++i) out.push_back(uint8_t(u >> (8 * i)));
+        return true;
+      }
+      case ir::DType::Float16: return put16(exec::floatToHalf(float(d)));
+      case ir::DType::BFloat16: return put16(exec::floatToBfloat16(float(d)));
+      default: break;
+    }
+  }
+  why = fmt::format("cannot store values as {}", ir::dtypeName(t));
+  return false;
+}
+
+class TosaWriter {
+ public:
+  TosaWriter(const ir::Graph& g, const TosaWriteOptions& opts, TosaWriteReport& report)
+      : g_(g), opts_(opts), report_(report), b_(std::max<size_t>(4096, g.size() * 256)) {}
+
+  std::string run() {
+    g_.buildIndices();
+    std::vector<std::string> bad = nonTosaNodes(g_);
+    if (!bad.empty()) {
+      std::string list;
+      for (const std::string& s : bad) list += "\n  " + s;
+      raise(fmt::format("graph is not pure TOSA: {} node(s) with non-TOSA ops (lower with the tosa pipeline "
+                        "first):{}",
+                        bad.size(), list));
+    }
+    for (const ir::NodePtr& p : g_.nodes()) {
+      const ir::Node& n = *p;
+      switch (n.kind) {
+        case ir::NodeKind::Placeholder: placeholder(n); break;
+        case ir::NodeKind::GetAttr: getAttr(n); break;
+        case ir::NodeKind::Call: call(n); break;
+        case ir::NodeKind::Output: output(n); break;
+        default: raise(fmt::format("node '{}': unknown node kind", n.name));
+      }
+    }
+    if (!sawOutput_) raise("graph has no output node");
+    if (outputs_.empty()) raise("graph returns no values: a TOSA block needs at least one output");
+
+    auto version = tosa::CreateVersion(b_, kTosaVersionMajor, kTosaVersionMinor, kTosaVersionPatch, kTosaVersionDraft);
+    auto block = tosa::CreateTosaBasicBlockDirect(b_, "main", &operators_, &tensors_, &inputs_, &outputs_);
+    std::vector<fb::Offset<tosa::TosaBasicBlock>> blocks{block};
+    auto region = tosa::CreateTosaRegionDirect(b_, "main", &blocks);
+    std::vector<fb::Offset<tosa::TosaRegion>> regions{region};
+    auto root = tosa::CreateTosaGraphDirect(b_, version, &regions);
+    tosa::FinishTosaGraphBuffer(b_, root);
+    report_.operators = operators_.size();
+    report_.tensors = tensors_.size();
+    return std::string(reinterpret_cast<const char*>(b_.GetBufferPointer()), b_.GetSize());
+  }
+
+ private:
+  // ---------------------------------------------------------------- values and tensors
+
+  struct Value {
+    fb::Offset<fb::String> name;
+    std::string text;
+    bool isShape = false;  ///< a CONST_SHAPE output (shape_t operand)
+  };
+
+  static uint64_t key(ir::ValueRef r) { return (uint64_t(r.node) << 32) | r.output; }
+
+  std::string where(const ir::Node& n) const {
+    return n.isCall() ? fmt::format("node '{}' ({})", n.name, n.target) : fmt::format("node '{}'", n.name);
+  }
+
+  std::string tensorName(const ir::Node& n, uint32_t output) const {
+    return output == 0 ? n.name : fmt::format("{}:{}", n.name, output);
+  }
+
+  /// True when an unsigned value may be stored as TOSA INT8/INT16: produced by a RESCALE
+  /// with output_unsigned (or a graph input, constant or tosa.CONST) and read only by RESCALEs that
+  /// declare it unsigned (input_unsigned for input/input_zp, output_unsigned for output_zp)
+  /// or by the output node.
+  bool unsignedAllowed(ir::ValueRef r) const {
+    const ir::Node& p = g_.node(r.node);
+    auto flag = [](const ir::Node& n, const char* k) {
+      const ir::Arg* a = n.kwarg(k);
+      return a && a->asBool() && *a->asBool();
+    };
+    auto isRescale = [](const ir::Node& n) {
+      auto s = tosaSpecName(n.target);
+      return n.isCall() && s && *s == "RESCALE";
+    };
+    auto isConst = [](const ir::Node& n) {
+      auto s = tosaSpecName(n.target);
+      return n.isCall() && s && *s == "CONST";
+    };
+    if (p.isCall() && !isConst(p) && !(isRescale(p) && flag(p, "output_unsigned"))) return false;
+    for (ir::NodeId u : g_.users(r.node)) {
+      const ir::Node& un = g_.node(u);
+      if (un.kind == ir::NodeKind::Output) continue;
+      if (!isRescale(un)) return false;
+      for (size_t i = 0; i < un.args.size(); ++i) {
+        const ir::ValueRef* a = un.args[i].ref();
+        if (!a || *a != r) continue;
+        bool ok = ((i == 0 || i == 3) && flag(un, "input_unsigned")) || (i == 4 && flag(un, "output_unsigned"));
+        if (!ok) return false;
+      }
+    }
+    return true;
+  }
+
+  tosa::DType tosaType(const ir::Node& n, uint32_t output, ir::DType t) const {
+    switch (t) {
+      case ir::DType::Bool: return tosa::DType::BOOL;
+      case ir::DType::Int8: return tosa::DType::INT8;
+      case ir::DType::Int16: return tosa::DType::INT16;
+      case ir::DType::Int32: return tosa::DType::INT32;
+      case ir::DType::Float16: return tosa::DType::FP16;
+      case ir::DType::BFloat16: return tosa::DType::BF16;
+      case ir::DType::Float32: return tosa::DType::FP32;
+      case ir::DType::UInt8:
+      case ir::DType::UInt16:
+        if (unsignedAllowed({n.id, output})) return t == ir::DType::UInt8 ? tosa::DType::INT8 : tosa::DType::INT16;
+        raise(fmt::format("{}: output {} has dtype {}: TOSA 1.0 has no unsigned tensor types; an unsigned value "
+                          "must come from a RESCALE with output_unsigned=true (or be a graph input) and be read "
+                          "only by RESCALEs with input_unsigned=true",
+                          where(n), output, ir::dtypeName(t)));
+      default:
+        raise(fmt::format("{}: output {} has dtype {}, which TOSA 1.0 cannot represent (supported: bool, int8, "
+                          "int16, int32, float16, bfloat16, float32)",
+                          where(n), output, ir::dtypeName(t)));
+    }
+  }
+
+  std::vector<int32_t> tosaShape(const ir::Node& n, const ir::Shape& s) const {
+    std::vector<int32_t> out;
+    for (int64_t d : s.dims()) {
+      if (d < 0 || d > std::numeric_limits<int32_t>::max())
+        raise(fmt::format("{}: dimension {} of shape {} does not fit TOSA's int32 shape", where(n), d,
+                          ir::toString(s)));
+      out.push_back(int32_t(d));
+    }
+    return out;
+  }
+
+  /// Adds the tensor of output `output` of `n` (with `data` when constant) and records the
+  /// value's name.
+  fb::Offset<fb::String> addTensor(const ir::Node& n, uint32_t output, tosa::DType type,
+                                   const std::vector<int32_t>& shape, const std::span<const uint8_t>* data,
+                                   bool isShape = false) {
+    std::string text = tensorName(n, output);
+    if (!tensorNames_.insert(text).second)
+      raise(fmt::format("{}: tensor name '{}' is used twice", where(n), text));
+    fb::Offset<fb::Vector<uint8_t>> dataOff = 0;
+    if (data) {
+      b_.ForceVectorAlignment(data->size(), sizeof(uint8_t), 8);
+      dataOff = b_.CreateVector(data->data(), data->size());
+      report_.constantBytes += data->size();
+      if (report_.constantBytes >= FLATBUFFERS_MAX_BUFFER_SIZE / 2)
+        raise(fmt::format("{}: constant data exceeds the 2 GB flatbuffer limit", where(n)));
+    }
+    auto name = b_.CreateSharedString(text);
+    auto shapeOff = b_.CreateVector(shape);
+    tensors_.push_back(tosa::CreateTosaTensor(b_, name, shapeOff, type, dataOff));
+    values_[key({n.id, output})] = Value{name, text, isShape};
+    return name;
+  }
+
+  fb::Offset<fb::String> addValueTensor(const ir::Node& n, uint32_t output) {
+    const ir::TensorMeta& m = n.meta(output);
+    if (!m.isTensor()) raise(fmt::format("{}: output {} is not a tensor (no dtype recorded)", where(n), output));
+    return addTensor(n, output, tosaType(n, output, m.dtype), tosaShape(n, m.shape), nullptr);
+  }
+
+  void addOperator(tosa::Op op, tosa::Attribute attrType, fb::Offset<void> attr,
+                   const std::vector<fb::Offset<fb::String>>& ins, const std::vector<fb::Offset<fb::String>>& outs) {
+    operators_.push_back(tosa::CreateTosaOperatorDirect(b_, op, attrType, attr, &ins, &outs));
+  }
+
+  // ---------------------------------------------------------------- constants
+
+  /// Bytes of graph constant `c` as read by node `n` (synthesised into `holder` when allowed
+  /// and absent; otherwise a view of the constant's blob, no copy).
+  std::span<const uint8_t> constantBytes(const ir::Node& n, const ir::Constant& c, std::vector<uint8_t>& holder) {
+    const ir::TensorMeta& m = n.meta();
+    if (m.dtype != c.dtype)
+      raise(fmt::format("{}: constant '{}' is {} but the node's metadata says {}", where(n), c.name,
+                        ir::dtypeName(c.dtype), ir::dtypeName(m.dtype)));
+    if (m.numel() != c.numel())
+      raise(fmt::format("{}: constant '{}' has shape {} ({} elements) but the node's metadata says {}", where(n),
+                        c.name, ir::toString(c.shape), c.numel(), ir::toString(m.shape)));
+    size_t want = size_t(c.numel()) * size_t(ir::dtypeSize(c.dtype));
+    if (c.hasData()) {
+      if (c.data->bytes.size() != want)
+        raise(fmt::format("{}: constant '{}' holds {} bytes, expected {} for {} {}", where(n), c.name,
+                          c.data->bytes.size(), want, ir::dtypeName(c.dtype), ir::toString(c.shape)));
+      return c.data->bytes;
+    }
+    if (!opts_.synthesizeMissingData)
+      raise(fmt::format("{}: constant '{}' has no data (shape-only weight); a TOSA CONST needs its values "
+                        "(materialise constants first, or allow synthesised values)",
+                        where(n), c.name));
+    exec::Tensor t = exec::synthesizeConstant(c);
+    report_.synthesized.push_back(c.name);
+    holder.assign(t.bytes(), t.bytes() + t.nbytes());
+    return holder;
+  }
+
+  void emitConst(const ir::Node& n, std::span<const uint8_t> bytes) {
+    const ir::TensorMeta& m = n.meta();
+    auto name = addTensor(n, 0, tosaType(n, 0, m.dtype), tosaShape(n, m.shape), &bytes);
+    addOperator(tosa::Op::CONST, tosa::Attribute::ConstAttribute, tosa::CreateConstAttribute(b_).Union(), {}, {name});
+  }
+
+  void placeholder(const ir::Node& n) {
+    // A placeholder that stands for a constant with data (lifted parameter) is a CONST.
+    if (const ir::Constant* c = g_.constant(n.target); c && c->hasData()) {
+      std::vector<uint8_t> holder;
+      if (!g_.users(n.id).empty()) emitConst(n, constantBytes(n, *c, holder));
+      return;
+    }
+    inputs_.push_back(addValueTensor(n, 0));
+  }
+
+  void getAttr(const ir::Node& n) {
+    if (g_.users(n.id).empty()) return;  // dead constant: nothing reads it
+    const ir::Constant* c = g_.constant(n.target);
+    if (!c) raise(fmt::format("{}: get_attr target '{}' is not a constant of the graph", where(n), n.target));
+    std::vector<uint8_t> holder;
+    emitConst(n, constantBytes(n, *c, holder));
+  }
+
+  void output(const ir::Node& n) {
+    sawOutput_ = true;
+    ir::RefList refs;
+    if (!n.args.empty()) {
+      if (auto* l = n.args[0].asRefList()) refs = *l;
+      else if (auto* r = n.args[0].ref()) refs.push_back(*r);
+    }
+    std::unordered_set<uint64_t> seen;
+    for (size_t i = 0; i < refs.size(); ++i) {
+      const ir::ValueRef& r = refs[i];
+      if (r.isNone()) raise(fmt::format("output slot {} is None: a TOSA block output must be a tensor", i));
+      if (!seen.insert(key(r)).second)
+        raise(fmt::format("output slot {} repeats the value of an earlier slot ('{}'): TOSA block outputs must be "
+                          "distinct tensors (run EnsureUniqueOutputNodesPass)",
+                          i, g_.node(r.node).name));
+      outputs_.push_back(value(n, r, fmt::format("output slot {}", i)).name);
+    }
+  }
+
+  // ---------------------------------------------------------------- operators
+
+  const Value& value(const ir::Node& user, ir::ValueRef r, const std::string& what) const {
+    auto it = values_.find(key(r));
+    if (it == values_.end()) {
+      const ir::Node* p = g_.find(r.node);
+      raise(fmt::format("{}: {} reads '{}', which produced no TOSA tensor", where(user), what,
+                        p ? tensorName(*p, r.output) : std::string("<missing node>")));
+    }
+    return it->second;
+  }
+
+  fb::Offset<fb::String> input(const ir::Node& n, size_t i, std::string_view inName, bool wantShape) {
+    const ir::Arg& a = n.args[i];
+    const ir::ValueRef* r = a.ref();
+    if (!r)
+      raise(fmt::format("{}: input {} ('{}') must be a value reference, got {}", where(n), i, inName,
+                        argKindName(a)));
+    const Value& v = value(n, *r, fmt::format("input {} ('{}')", i, inName));
+    if (wantShape && !v.isShape)
+      raise(fmt::format("{}: input {} ('{}') is a shape operand and must refer to a tosa.CONST_SHAPE node, got '{}'",
+                        where(n), i, inName, v.text));
+    if (!wantShape && v.isShape)
+      raise(fmt::format("{}: input {} ('{}') must be a tensor, got the shape value '{}' (tosa.CONST_SHAPE)",
+                        where(n), i, inName, v.text));
+    return v.name;
+  }
+
+  void call(const ir::Node& n) {
+    std::string_view specName = *tosaSpecName(n.target);  // nonTosaNodes() ran before
+    std::optional<tosa::Op> op = opFromName(specName);
+    if (!op) raise(fmt::format("{}: '{}' is not a TOSA 1.0 operator", where(n), specName));
+    const OpSpec* spec = findSpec(*op);
+    if (!spec)
+      raise(fmt::format("{}: TOSA operator {} is not supported by this writer (no CONV3D-style extension, FFT, "
+                        "custom, control-flow or variable operators)",
+                        where(n), specName));
+    if (n.outputs.size() != 1)
+      raise(fmt::format("{}: expected exactly one output (TOSA operators have one), got {}", where(n),
+                        n.outputs.size()));
+
+    // Attributes: only the spec's (snake_case) names are accepted.
+    std::vector<std::string_view> allowed = splitList(spec->attributes);
+    for (const ir::Kwarg& k : n.kwargs)
+      if (std::find(allowed.begin(), allowed.end(), k.name) == allowed.end())
+        raise(fmt::format("{}: unexpected attribute '{}' ({} attributes: {})", where(n), k.name, specName,
+                          allowed.empty() ? std::string("none") : std::string(spec->attributes)));
+
+    // Inputs in spec order.
+    std::vector<std::string_view> ins = splitList(spec->inputs);
+    std::vector<fb::Offset<fb::String>> inNames;
+    if (n.args.size() != ins.size()) {
+      std::string names;
+      for (auto s : ins) names += (names.empty() ? "" : ", ") + std::string(s[0] == '#' || s[0] == '*' ? s.substr(1) : s);
+      raise(fmt::format("{}: expected {} input(s) ({}), got {}", where(n), ins.size(),
+                        names.empty() ? "none" : names, n.args.size()));
+    }
+    for (size_t i = 0; i < ins.size(); ++i) {
+      std::string_view s = ins[i];
+      if (s[0] == '*') {
+        const ir::RefList* l = n.args[i].asRefList();
+        if (!l || l->empty())
+          raise(fmt::format("{}: input {} ('{}') must be a non-empty list of value references, got {}", where(n), i,
+                            s.substr(1), argKindName(n.args[i])));
+        for (size_t j = 0; j < l->size(); ++j) {
+          if ((*l)[j].isNone()) raise(fmt::format("{}: input {} ('{}') element {} is None", where(n), i, s.substr(1), j));
+          const Value& v = value(n, (*l)[j], fmt::format("input {} ('{}') element {}", i, s.substr(1), j));
+          if (v.isShape)
+            raise(fmt::format("{}: input {} ('{}') element {} must be a tensor, got the shape value '{}'", where(n), i,
+                              s.substr(1), j, v.text));
+          inNames.push_back(v.name);
+        }
+      } else if (s[0] == '#') {
+        inNames.push_back(input(n, i, s.substr(1), true));
+      } else {
+        inNames.push_back(input(n, i, s, false));
+      }
+    }
+
+    if (*op == tosa::Op::CONST_SHAPE) return constShape(n);
+    if (*op == tosa::Op::CONST) return tosaConst(n);
+
+    auto attr = attribute(n, *op);
+    checkShapes(n, *op);
+    auto out = addValueTensor(n, 0);
+    addOperator(*op, tosa::Attribute(uint8_t(*op)), attr, inNames, {out});
+  }
+
+  void constShape(const ir::Node& n) {
+    const ir::Arg* a = n.kwarg("values");
+    const ir::IntList* vals = a ? a->asIntList() : nullptr;
+    if (!vals)
+      raise(fmt::format("{}: missing attribute 'values' (the shape's int list), got {}", where(n),
+                        a ? argKindName(*a) : std::string("nothing")));
+    std::vector<uint8_t> bytes;
+    for (int64_t v : *vals)
+      for (int i = 0; i < 8; ++i) bytes.push_back(uint8_t(uint64_t(v) >> (8 * i)));
+    std::span<const uint8_t> view(bytes);
+    auto name = addTensor(n, 0, tosa::DType::SHAPE, {int32_t(vals->size())}, &view, true);
+    addOperator(tosa::Op::CONST_SHAPE, tosa::Attribute::ConstShapeAttribute,
+                tosa::CreateConstShapeAttribute(b_).Union(), {}, {name});
+  }
+
+  void tosaConst(const ir::Node& n) {
+    const ir::TensorMeta& m = n.meta();
+    if (!m.isTensor()) raise(fmt::format("{}: output has no dtype", where(n)));
+    const ir::Arg* a = n.kwarg("values");
+    if (!a) raise(fmt::format("{}: missing attribute 'values' (the constant's elements, row-major)", where(n)));
+    std::vector<uint8_t> bytes;
+    std::string why;
+    size_t count = 0;
+    auto put = [&](double v, bool isInt, int64_t iv) {
+      ++count;
+      if (!encodeScalar(v, isInt, iv, m.dtype, bytes, why))
+        raise(fmt::format("{}: attribute 'values' element {}: {}", where(n), count - 1, why));
+    };
+    if (auto* l = a->asIntList()) {
+      for (int64_t v : *l) put(0, true, v);
+    } else if (auto* fl = std::get_if<ir::FloatList>(&a->v)) {
+      for (double v : *fl) put(v, false, 0);
+    } else if (auto* bl = std::get_if<ir::BoolList>(&a->v)) {
+      for (uint8_t v : *bl) put(0, true, v ? 1 : 0);
+    } else if (auto* i = a->asInt()) {
+      put(0, true, *i);
+    } else if (auto* f = a->asFloat()) {
+      put(*f, false, 0);
+    } else if (auto* bo = a->asBool()) {
+      put(0, true, *bo ? 1 : 0);
+    } else {
+      raise(fmt::format("{}: attribute 'values' must be a number or a list of numbers, got {}", where(n),
+                        argKindName(*a)));
+    }
+    if (int64_t(count) != m.numel())
+      raise(fmt::format("{}: attribute 'values' has {} element(s) but the output {} has {}", where(n), count,
+                        ir::toString(m.shape), m.numel()));
+    checkRedundantType(n);
+    emitConst(n, bytes);
+  }
+
+  /// Optional kwargs "dtype" (CONST, CAST) and "shape" (CONST) repeat the output metadata:
+  /// they must agree with it, since the file is written from the metadata.
+  void checkRedundantType(const ir::Node& n) const {
+    const ir::TensorMeta& m = n.meta();
+    if (const ir::Arg* d = n.kwarg("dtype"); d && !d->isNone()) {
+      std::optional<ir::DType> t;
+      if (auto* e = d->asEnum(); e && e->kind == ir::EnumKind::DType) t = ir::DType(e->value);
+      else if (auto* i = d->asInt()) t = ir::dtypeFromTorchScalarType(*i);
+      else if (auto* str = d->asString()) t = ir::parseDType(*str);
+      if (!t) raise(fmt::format("{}: attribute 'dtype' must be a dtype, got {}", where(n), argKindName(*d)));
+      if (*t != m.dtype)
+        raise(fmt::format("{}: attribute 'dtype' is {} but the output metadata says {}", where(n), ir::dtypeName(*t),
+                          ir::dtypeName(m.dtype)));
+    }
+    if (const ir::Arg* sh = n.kwarg("shape"); sh && !sh->isNone()) {
+      const ir::IntList* l = sh->asIntList();
+      if (!l) raise(fmt::format("{}: attribute 'shape' must be an int list, got {}", where(n), argKindName(*sh)));
+      if (*l != m.shape.toVector())
+        raise(fmt::format("{}: attribute 'shape' is [{}] but the output metadata says {}", where(n),
+                          fmt::join(*l, ","), ir::toString(m.shape)));
+    }
+  }
+
+  // ---------------------------------------------------------------- shape rules
+
+  /// Checks the output shape against the TOSA 1.0 shape rules of the operator (the ERROR_IF
+  /// conditions on shapes), from the inputs' metadata, shape operands and attributes. A
+  /// file that breaks them is rejected by every TOSA consumer, so the error names the node
+  /// here, where the graph can still be fixed. Attributes have been validated before.
+  void checkShapes(const ir::Node& n, tosa::Op op) const {
+    using tosa::Op;
+    const std::vector<int64_t> out = n.meta().shape.toVector();
+    auto in = [&](size_t i) { return g_.meta(*n.args[i].ref()).shape.toVector(); };
+    auto shapeOperand = [&](size_t i) { return *g_.node(n.args[i].ref()->node).kwarg("values")->asIntList(); };
+    auto kw = [&](const char* k) { return *n.kwarg(k)->asIntList(); };
+    auto axisOf = [&](size_t rank) {
+      int64_t a = *n.kwarg("axis")->asInt();
+      if (a < 0 || a >= int64_t(rank))
+        raise(fmt::format("{}: axis {} out of range for rank {} (TOSA axes are non-negative)", where(n), a, rank));
+      return size_t(a);
+    };
+    auto str = [](const std::vector<int64_t>& v) { return fmt::format("[{}]", fmt::join(v, ",")); };
+    auto expect = [&](const std::vector<int64_t>& want, const std::string& from) {
+      if (want != out)
+        raise(fmt::format("{}: output shape {} breaks the TOSA 1.0 shape rule: expected {} from {}", where(n),
+                          str(out), str(want), from));
+    };
+    auto rank = [&](const std::vector<int64_t>& v, size_t r, const char* what) {
+      if (v.size() != r) raise(fmt::format("{}: {} has shape {}, expected rank {}", where(n), what, str(v), r));
+    };
+    /// TOSA's idiv_check: the division must be exact.
+    auto idivCheck = [&](int64_t num, int64_t den, const char* dim) {
+      if (den <= 0) raise(fmt::format("{}: stride must be positive, got {}", where(n), den));
+      if (num < 0 || num % den != 0)
+        raise(fmt::format("{}: ({}) {} is not a multiple of the stride {}: TOSA 1.0 requires exact division "
+                          "(reduce the bottom/right padding by the remainder, as upstream adjust_pad_if_needed does)",
+                          where(n), dim, num, den));
+      return num / den;
+    };
+
+    // Zero points (and the MUL shift) are one-element tensors.
+    std::vector<std::string_view> names = splitList(findSpec(op)->inputs);
+    for (size_t i = 0; i < names.size(); ++i) {
+      std::string_view nm = names[i];
+      bool single = (nm.size() > 3 && nm.substr(nm.size() - 3) == "_zp") || (op == Op::MUL && nm == "shift");
+      if (single && g_.meta(*n.args[i].ref()).numel() != 1)
+        raise(fmt::format("{}: input {} ('{}') has shape {}, expected one element", where(n), i, nm, str(in(i))));
+    }
+
+    switch (op) {
+      case Op::RESCALE: {
+        auto x = in(0);
+        bool perChannel = boolean(n, "per_channel", std::nullopt);
+        int64_t nc = perChannel ? (x.empty() ? 1 : x.back()) : 1;
+        for (size_t i : {size_t(1), size_t(2)})
+          if (g_.meta(*n.args[i].ref()).numel() != nc)
+            raise(fmt::format("{}: {} has shape {}, expected {} element(s) ({})", where(n), i == 1 ? "multiplier" : "shift",
+                              str(in(i)), nc, perChannel ? "per_channel: one per channel of the last dimension"
+                                                         : "per-tensor"));
+        expect(x, "the input (elementwise)");
+        break;
+      }
+      case Op::CONV2D:
+      case Op::DEPTHWISE_CONV2D: {
+        auto x = in(0), w = in(1);
+        rank(x, 4, "input");
+        rank(w, 4, "weight");
+        auto pad = kw("pad"), st = kw("stride"), dil = kw("dilation");
+        bool dw = op == Op::DEPTHWISE_CONV2D;
+        int64_t kh = dw ? w[0] : w[1], kw_ = dw ? w[1] : w[2];
+        int64_t ic = dw ? w[2] : w[3], oc = dw ? w[2] * w[3] : w[0];
+        if (x[3] != ic)
+          raise(fmt::format("{}: input channels {} (input {}) do not match the weight {} ({})", where(n), x[3], str(x),
+                            str(w), dw ? "[KH,KW,C,M]" : "[OC,KH,KW,IC]"));
+        int64_t oh = idivCheck(x[1] - 1 + pad[0] + pad[1] - (kh - 1) * dil[0], st[0],
+                               "IH - 1 + pad_top + pad_bottom - (KH - 1) * dilation_y") + 1;
+        int64_t ow = idivCheck(x[2] - 1 + pad[2] + pad[3] - (kw_ - 1) * dil[1], st[1],
+                               "IW - 1 + pad_left + pad_right - (KW - 1) * dilation_x") + 1;
+        expect({x[0], oh, ow, oc}, fmt::format("input {}, weight {}, pad {}, stride {}, dilation {}", str(x), str(w),
+                                               str(pad), str(st), str(dil)));
+        auto bias = in(2);
+        if (bias.size() != 1 || (bias[0] != oc && bias[0] != 1))
+          raise(fmt::format("{}: bias has shape {}, expected [{}] or [1]", where(n), str(bias), oc));
+        break;
+      }
+      case Op::TRANSPOSE_CONV2D: {
+        auto x = in(0), w = in(1);
+        rank(x, 4, "input");
+        rank(w, 4, "weight");
+        auto op_ = kw("out_pad"), st = kw("stride");
+        if (x[3] != w[3])
+          raise(fmt::format("{}: input channels {} do not match the weight {} ([OC,KH,KW,IC])", where(n), x[3], str(w)));
+        expect({x[0], (x[1] - 1) * st[0] + op_[0] + op_[1] + w[1], (x[2] - 1) * st[1] + op_[2] + op_[3] + w[2], w[0]},
+               fmt::format("input {}, weight {}, out_pad {}, stride {}", str(x), str(w), str(op_), str(st)));
+        break;
+      }
+      case Op::AVG_POOL2D:
+      case Op::MAX_POOL2D: {
+        auto x = in(0);
+        rank(x, 4, "input");
+        auto k = kw("kernel"), st = kw("stride"), pad = kw("pad");
+        int64_t oh = idivCheck(x[1] + pad[0] + pad[1] - k[0], st[0], "IH + pad_top + pad_bottom - kernel_y") + 1;
+        int64_t ow = idivCheck(x[2] + pad[2] + pad[3] - k[1], st[1], "IW + pad_left + pad_right - kernel_x") + 1;
+        expect({x[0], oh, ow, x[3]},
+               fmt::format("input {}, kernel {}, stride {}, pad {}", str(x), str(k), str(st), str(pad)));
+        break;
+      }
+      case Op::MATMUL: {
+        auto a = in(0), b = in(1);
+        rank(a, 3, "A");
+        rank(b, 3, "B");
+        if (a[0] != b[0] || a[2] != b[1])
+          raise(fmt::format("{}: A {} and B {} do not form [N,H,C] x [N,C,W]", where(n), str(a), str(b)));
+        expect({a[0], a[1], b[2]}, fmt::format("A {} x B {}", str(a), str(b)));
+        break;
+      }
+      case Op::RESHAPE: {
+        auto sh = shapeOperand(1);
+        if (sh != out)
+          raise(fmt::format("{}: the shape operand {} differs from the output shape {}", where(n), str(sh), str(out)));
+        if (n.meta().numel() != g_.meta(*n.args[0].ref()).numel())
+          raise(fmt::format("{}: reshape of {} to {} changes the element count", where(n), str(in(0)), str(out)));
+        break;
+      }
+      case Op::TRANSPOSE: {
+        auto x = in(0), perms = kw("perms");
+        std::vector<int64_t> want;
+        std::vector<bool> seen(x.size(), false);
+        if (perms.size() != x.size())
+          raise(fmt::format("{}: perms {} has {} entries for an input of rank {}", where(n), str(perms), perms.size(),
+                            x.size()));
+        for (int64_t p : perms) {
+          if (p < 0 || p >= int64_t(x.size()) || seen[size_t(p)])
+            raise(fmt::format("{}: perms {} is not a permutation of 0..{}", where(n), str(perms), x.size() - 1));
+          seen[size_t(p)] = true;
+          want.push_back(x[size_t(p)]);
+        }
+        expect(want, fmt::format("input {} permuted by {}", str(x), str(perms)));
+        break;
+      }
+      case Op::SLICE: {
+        auto x = in(0), start = shapeOperand(1), size = shapeOperand(2);
+        if (start.size() != x.size() || size.size() != x.size())
+          raise(fmt::format("{}: start {} and size {} must have one entry per input dimension ({})", where(n),
+                            str(start), str(size), str(x)));
+        for (size_t i = 0; i < x.size(); ++i)
+          if (start[i] < 0 || size[i] < 1 || start[i] + size[i] > x[i])
+            raise(fmt::format("{}: slice start {} size {} out of bounds of input {} at dimension {}", where(n),
+                              str(start), str(size), str(x), i));
+        expect(size, fmt::format("size operand {}", str(size)));
+        break;
+      }
+      case Op::TILE: {
+        auto x = in(0), m = shapeOperand(1);
+        if (m.size() != x.size())
+          raise(fmt::format("{}: multiples {} must have one entry per input dimension ({})", where(n), str(m), str(x)));
+        std::vector<int64_t> want;
+        for (size_t i = 0; i < x.size(); ++i) want.push_back(x[i] * m[i]);
+        expect(want, fmt::format("input {} tiled by {}", str(x), str(m)));
+        break;
+      }
+      case Op::PAD: {
+        auto x = in(0), p = shapeOperand(1);
+        if (p.size() != 2 * x.size())
+          raise(fmt::format("{}: padding {} must have two entries per input dimension ({})", where(n), str(p), str(x)));
+        std::vector<int64_t> want;
+        for (size_t i = 0; i < x.size(); ++i) want.push_back(x[i] + p[2 * i] + p[2 * i + 1]);
+        expect(want, fmt::format("input {} padded by {}", str(x), str(p)));
+        break;
+      }
+      case Op::CONCAT: {
+        const ir::RefList& l = *n.args[0].asRefList();
+        std::vector<int64_t> want = g_.meta(l[0]).shape.toVector();
+        size_t axis = axisOf(want.size());
+        for (size_t j = 1; j < l.size(); ++j) {
+          auto s = g_.meta(l[j]).shape.toVector();
+          bool ok = s.size() == want.size();
+          for (size_t i = 0; ok && i < s.size(); ++i) ok = i == axis || s[i] == want[i];
+          if (!ok)
+            raise(fmt::format("{}: input {} has shape {}, which does not match {} outside axis {}", where(n), j, str(s),
+                              str(want), axis));
+          want[axis] += s[axis];
+        }
+        expect(want, fmt::format("{} inputs concatenated on axis {}", l.size(), axis));
+        break;
+      }
+      case Op::REDUCE_ALL:
+      case Op::REDUCE_ANY:
+      case Op::REDUCE_MAX:
+      case Op::REDUCE_MIN:
+      case Op::REDUCE_PRODUCT:
+      case Op::REDUCE_SUM:
+      case Op::ARGMAX: {
+        auto x = in(0);
+        size_t axis = axisOf(x.size());
+        if (op == Op::ARGMAX) x.erase(x.begin() + std::ptrdiff_t(axis));
+        else x[axis] = 1;
+        expect(x, fmt::format("input {} reduced on axis {}", str(in(0)), axis));
+        break;
+      }
+      case Op::ADD: case Op::SUB: case Op::MUL: case Op::POW: case Op::INTDIV: case Op::MAXIMUM: case Op::MINIMUM:
+      case Op::EQUAL: case Op::GREATER: case Op::GREATER_EQUAL: case Op::LOGICAL_AND: case Op::LOGICAL_OR:
+      case Op::LOGICAL_XOR: case Op::BITWISE_AND: case Op::BITWISE_OR: case Op::BITWISE_XOR:
+      case Op::LOGICAL_LEFT_SHIFT: case Op::LOGICAL_RIGHT_SHIFT: case Op::ARITHMETIC_RIGHT_SHIFT: case Op::SELECT: {
+        // Broadcasting: every operand has the output's rank; each dim equals it or is 1.
+        size_t operands = op == Op::SELECT ? 3 : 2;
+        for (size_t i = 0; i < operands; ++i) {
+          auto x = in(i);
+          bool ok = x.size() == out.size();
+          for (size_t d = 0; ok && d < x.size(); ++d) ok = x[d] == out[d] || x[d] == 1;
+          if (!ok)
+            raise(fmt::format("{}: operand {} has shape {}, which does not broadcast to the output {} (TOSA needs "
+                              "equal ranks and dims equal to the output's or 1)",
+                              where(n), i, str(x), str(out)));
+        }
+        break;
+      }
+      case Op::CLAMP: case Op::ERF: case Op::SIGMOID: case Op::TANH: case Op::ABS: case Op::BITWISE_NOT: case Op::CEIL:
+      case Op::CLZ: case Op::COS: case Op::EXP: case Op::FLOOR: case Op::LOG: case Op::LOGICAL_NOT: case Op::NEGATE:
+      case Op::RECIPROCAL: case Op::RSQRT: case Op::SIN: case Op::CAST: case Op::IDENTITY:
+      case Op::TABLE:
+        expect(in(0), "the input (elementwise)");
+        break;
+      default: break;  // GATHER, SCATTER, RESIZE, CONV3D: no shape rule checked here
+    }
+  }
+
+  // ---------------------------------------------------------------- attributes
+
+  const ir::Arg& need(const ir::Node& n, const char* k, const char* expected) const {
+    const ir::Arg* a = n.kwarg(k);
+    if (!a || a->isNone()) raise(fmt::format("{}: missing attribute '{}' (expected {})", where(n), k, expected));
+    return *a;
+  }
+
+  fb::Offset<fb::Vector<int32_t>> ints(const ir::Node& n, const char* k, size_t len) {
+    const ir::Arg& a = need(n, k, len ? fmt::format("{} ints", len).c_str() : "an int list");
+    const ir::IntList* l = a.asIntList();
+    if (!l) raise(fmt::format("{}: attribute '{}' must be an int list, got {}", where(n), k, argKindName(a)));
+    if (len && l->size() != len)
+      raise(fmt::format("{}: attribute '{}' must have {} elements, got {}", where(n), k, len, l->size()));
+    std::vector<int32_t> v;
+    for (int64_t x : *l) {
+      if (x < INT32_MIN || x > INT32_MAX)
+        raise(fmt::format("{}: attribute '{}' value {} does not fit int32", where(n), k, x));
+      v.push_back(int32_t(x));
+    }
+    return b_.CreateVector(v);
+  }
+
+  int32_t int1(const ir::Node& n, const char* k) const {
+    const ir::Arg& a = need(n, k, "an int");
+    const int64_t* v = a.asInt();
+    if (!v) raise(fmt::format("{}: attribute '{}' must be an int, got {}", where(n), k, argKindName(a)));
+    if (*v < INT32_MIN || *v > INT32_MAX)
+      raise(fmt::format("{}: attribute '{}' value {} does not fit int32", where(n), k, *v));
+    return int32_t(*v);
+  }
+
+  /// Bool attribute; absent -> `def` when given (the spec's default), else an error.
+  bool boolean(const ir::Node& n, const char* k, std::optional<bool> def) const {
+    const ir::Arg* a = n.kwarg(k);
+    if ((!a || a->isNone()) && def) return *def;
+    const ir::Arg& x = need(n, k, "a bool");
+    if (auto* b = x.asBool()) return *b;
+    if (auto* i = x.asInt(); i && (*i == 0 || *i == 1)) return *i == 1;
+    raise(fmt::format("{}: attribute '{}' must be a bool, got {}", where(n), k, argKindName(x)));
+  }
+
+  /// Enum attribute given as its enumerator name; `names` lists (name, value) pairs.
+  template <typename E>
+  E enumAttr(const ir::Node& n, const char* k, std::initializer_list<std::pair<const char*, E>> names,
+             std::optional<E> def) const {
+    std::string expected;
+    for (auto& [s, e] : names) expected += (expected.empty() ? "\"" : ", \"") + std::string(s) + "\"";
+    const ir::Arg* a = n.kwarg(k);
+    if ((!a || a->isNone()) && def) return *def;
+    const ir::Arg& x = need(n, k, ("one of " + expected).c_str());
+    std::string got;
+    if (auto* s = x.asString()) {
+      got = *s;
+    } else if (auto* e = x.asEnum(); e && e->kind == ir::EnumKind::DType) {
+      // A torch dtype enum for acc_type: map to the TOSA name.
+      switch (ir::DType(e->value)) {
+        case ir::DType::Int32: got = "INT32"; break;
+        case ir::DType::Float32: got = "FP32"; break;
+        case ir::DType::Float16: got = "FP16"; break;
+        case ir::DType::Int16: got = "INT16"; break;
+        case ir::DType::Int8: got = "INT8"; break;
+        default: got = ir::enumToString(*e);
+      }
+    } else {
+      raise(fmt::format("{}: attribute '{}' must be an enumerator name (one of {}), got {}", where(n), k, expected,
+                        argKindName(x)));
+    }
+    for (auto& [s, e] : names)
+      if (got == s) return e;
+    raise(fmt::format("{}: attribute '{}' is \"{}\", expected one of {}", where(n), k, got, expected));
+  }
+
+  tosa::DType accType(const ir::Node& n) const {
+    return enumAttr<tosa::DType>(n, "acc_type",
+                                 {{"INT32", tosa::DType::INT32},
+                                  {"INT48", tosa::DType::INT48},
+                                  {"FP16", tosa::DType::FP16},
+                                  {"FP32", tosa::DType::FP32}},
+                                 std::nullopt);
+  }
+
+  /// nan_mode: absent -> PROPAGATE, the specification's default behaviour.
+  tosa::NanPropagationMode nanMode(const ir::Node& n) const {
+    return enumAttr<tosa::NanPropagationMode>(
+        n, "nan_mode", {{"PROPAGATE", tosa::NanPropagationMode::PROPAGATE}, {"IGNORE", tosa::NanPropagationMode::IGNORE}},
+        tosa::NanPropagationMode::PROPAGATE);
+  }
+
+  /// CLAMP min_val/max_val: the bound's bytes in the operand's element type.
+  fb::Offset<fb::Vector<uint8_t>> clampBound(const ir::Node& n, const char* k) {
+    const ir::Arg& a = need(n, k, "a number");
+    ir::DType t = n.meta().dtype;
+    std::vector<uint8_t> bytes;
+    std::string why;
+    bool ok = false;
+    if (auto* i = a.asInt()) ok = encodeScalar(0, true, *i, t, bytes, why);
+    else if (auto* f = a.asFloat()) ok = encodeScalar(*f, false, 0, t, bytes, why);
+    else if (auto* bo = a.asBool()) ok = encodeScalar(0, true, *bo ? 1 : 0, t, bytes, why);
+    else raise(fmt::format("{}: attribute '{}' must be a number, got {}", where(n), k, argKindName(a)));
+    if (!ok) raise(fmt::format("{}: attribute '{}': {}", where(n), k, why));
+    b_.ForceVectorAlignment(bytes.size(), sizeof(uint8_t), 8);
+    return b_.CreateVector(bytes);
+  }
+
+  fb::Offset<void> attribute(const ir::Node& n, tosa::Op op) {
+    using tosa::Op;
+    switch (op) {
+      case Op::ARGMAX: {
+        int32_t axis = int1(n, "axis");
+        return tosa::CreateArgMaxAttribute(b_, axis, nanMode(n)).Union();
+      }
+      case Op::AVG_POOL2D: {
+        auto kernel = ints(n, "kernel", 2);
+        auto stride = ints(n, "stride", 2);
+        auto pad = ints(n, "pad", 4);
+        return tosa::CreateAvgPool2dAttribute(b_, kernel, stride, pad, accType(n)).Union();
+      }
+      case Op::CONV2D:
+      case Op::DEPTHWISE_CONV2D:
+      case Op::CONV3D: {
+        size_t sp = op == Op::CONV3D ? 3 : 2;
+        auto pad = ints(n, "pad", 2 * sp);
+        auto stride = ints(n, "stride", sp);
+        auto dilation = ints(n, "dilation", sp);
+        bool lb = boolean(n, "local_bound", false);
+        tosa::DType acc = accType(n);
+        if (op == Op::CONV2D) return tosa::CreateConv2dAttribute(b_, pad, stride, dilation, lb, acc).Union();
+        if (op == Op::CONV3D) return tosa::CreateConv3dAttribute(b_, pad, stride, dilation, lb, acc).Union();
+        return tosa::CreateDepthwiseConv2dAttribute(b_, pad, stride, dilation, lb, acc).Union();
+      }
+      case Op::TRANSPOSE_CONV2D: {
+        auto outPad = ints(n, "out_pad", 4);
+        auto stride = ints(n, "stride", 2);
+        bool lb = boolean(n, "local_bound", false);
+        return tosa::CreateTransposeConv2dAttribute(b_, outPad, stride, lb, accType(n)).Union();
+      }
+      case Op::MATMUL: return tosa::CreateMatMulAttribute(b_).Union();
+      case Op::MAX_POOL2D: {
+        auto kernel = ints(n, "kernel", 2);
+        auto stride = ints(n, "stride", 2);
+        auto pad = ints(n, "pad", 4);
+        return tosa::CreateMaxPool2dAttribute(b_, kernel, stride, pad, nanMode(n)).Union();
+      }
+      case Op::CLAMP: {
+        auto lo = clampBound(n, "min_val");
+        auto hi = clampBound(n, "max_val");
+        return tosa::CreateClampAttribute(b_, lo, hi, nanMode(n)).Union();
+      }
+      case Op::ERF: return tosa::CreateErfAttribute(b_).Union();
+      case Op::SIGMOID: return tosa::CreateSigmoidAttribute(b_).Union();
+      case Op::TANH: return tosa::CreateTanhAttribute(b_).Union();
+      case Op::ADD: return tosa::CreateAddAttribute(b_).Union();
+      case Op::ARITHMETIC_RIGHT_SHIFT:
+        return tosa::CreateArithmeticRightShiftAttribute(b_, boolean(n, "round", std::nullopt)).Union();
+      case Op::BITWISE_AND: return tosa::CreateBitwiseAndAttribute(b_).Union();
+      case Op::BITWISE_OR: return tosa::CreateBitwiseOrAttribute(b_).Union();
+      case Op::BITWISE_XOR: return tosa::CreateBitwiseXorAttribute(b_).Union();
+      case Op::INTDIV: return tosa::CreateIntDivAttribute(b_).Union();
+      case Op::LOGICAL_AND: return tosa::CreateLogicalAndAttribute(b_).Union();
+      case Op::LOGICAL_LEFT_SHIFT: return tosa::CreateLogicalLeftShiftAttribute(b_).Union();
+      case Op::LOGICAL_RIGHT_SHIFT: return tosa::CreateLogicalRightShiftAttribute(b_).Union();
+      case Op::LOGICAL_OR: return tosa::CreateLogicalOrAttribute(b_).Union();
+      case Op::LOGICAL_XOR: return tosa::CreateLogicalXorAttribute(b_).Union();
+      case Op::MAXIMUM: return tosa::CreateMaximumAttribute(b_, nanMode(n)).Union();
+      case Op::MINIMUM: return tosa::CreateMinimumAttribute(b_, nanMode(n)).Union();
+      case Op::MUL: return tosa::CreateMulAttribute(b_).Union();
+      case Op::POW: return tosa::CreatePowAttribute(b_).Union();
+      case Op::SUB: return tosa::CreateSubAttribute(b_).Union();
+      case Op::TABLE: return tosa::CreateTableAttribute(b_).Union();
+      case Op::ABS: return tosa::CreateAbsAttribute(b_).Union();
+      case Op::BITWISE_NOT: return tosa::CreateBitwiseNotAttribute(b_).Union();
+      case Op::CEIL: return tosa::CreateCeilAttribute(b_).Union();
+      case Op::CLZ: return tosa::CreateClzAttribute(b_).Union();
+      case Op::COS: return tosa::CreateCosAttribute(b_).Union();
+      case Op::EXP: return tosa::CreateExpAttribute(b_).Union();
+      case Op::FLOOR: return tosa::CreateFloorAttribute(b_).Union();
+      case Op::LOG: return tosa::CreateLogAttribute(b_).Union();
+      case Op::LOGICAL_NOT: return tosa::CreateLogicalNotAttribute(b_).Union();
+      case Op::NEGATE: return tosa::CreateNegateAttribute(b_).Union();
+      case Op::RECIPROCAL: return tosa::CreateReciprocalAttribute(b_).Union();
+      case Op::RSQRT: return tosa::CreateRsqrtAttribute(b_).Union();
+      case Op::SIN: return tosa::CreateSinAttribute(b_).Union();
+      case Op::SELECT: return tosa::CreateSelectAttribute(b_).Union();
+      case Op::EQUAL: return tosa::CreateEqualAttribute(b_).Union();
+      case Op::GREATER: return tosa::CreateGreaterAttribute(b_).Union();
+      case Op::GREATER_EQUAL: return tosa::CreateGreaterEqualAttribute(b_).Union();
+      case Op::REDUCE_ALL: return tosa::CreateReduceAllAttribute(b_, int1(n, "axis")).Union();
+      case Op::REDUCE_ANY: return tosa::CreateReduceAnyAttribute(b_, int1(n, "axis")).Union();
+      case Op::REDUCE_MAX: {
+        int32_t axis = int1(n, "axis");
+        return tosa::CreateReduceMaxAttribute(b_, axis, nanMode(n)).Union();
+      }
+      case Op::REDUCE_MIN: {
+        int32_t axis = int1(n, "axis");
+        return tosa::CreateReduceMinAttribute(b_, axis, nanMode(n)).Union();
+      }
+      case Op::REDUCE_PRODUCT: return tosa::CreateReduceProductAttribute(b_, int1(n, "axis")).Union();
+      case Op::REDUCE_SUM: return tosa::CreateReduceSumAttribute(b_, int1(n, "axis")).Union();
+      case Op::CONCAT: return tosa::CreateConcatAttribute(b_, int1(n, "axis")).Union();
+      case Op::PAD: return tosa::CreatePadAttribute(b_).Union();
+      case Op::RESHAPE: return tosa::CreateReshapeAttribute(b_).Union();
+      case Op::REVERSE: return tosa::CreateReverseAttribute(b_, int1(n, "axis")).Union();
+      case Op::SLICE: return tosa::CreateSliceAttribute(b_).Union();
+      case Op::TILE: return tosa::CreateTileAttribute(b_).Union();
+      case Op::TRANSPOSE: return tosa::CreateTransposeAttribute(b_, ints(n, "perms", 0)).Union();
+      case Op::GATHER: return tosa::CreateGatherAttribute(b_).Union();
+      case Op::SCATTER: return tosa::CreateScatterAttribute(b_).Union();
+      case Op::RESIZE: {
+        auto mode = enumAttr<tosa::ResizeMode>(n, "mode",
+                                               {{"NEAREST_NEIGHBOR", tosa::ResizeMode::NEAREST},
+                                                {"NEAREST", tosa::ResizeMode::NEAREST},
+                                                {"BILINEAR", tosa::ResizeMode::BILINEAR}},
+                                               std::nullopt);
+        return tosa::CreateResizeAttribute(b_, mode).Union();
+      }
+      case Op::CAST:
+        checkRedundantType(n);
+        return tosa::CreateCastAttribute(b_).Union();
+      case Op::RESCALE: {
+        bool scale32 = boolean(n, "scale32", std::nullopt);
+        auto rounding = enumAttr<tosa::RoundingMode>(n, "rounding_mode",
+                                                     {{"SINGLE_ROUND", tosa::RoundingMode::SINGLE_ROUND},
+                                                      {"INEXACT_ROUND", tosa::RoundingMode::INEXACT_ROUND},
+                                                      {"DOUBLE_ROUND", tosa::RoundingMode::DOUBLE_ROUND}},
+                                                     std::nullopt);
+        bool perChannel = boolean(n, "per_channel", std::nullopt);
+        bool inU = boolean(n, "input_unsigned", false);
+        bool outU = boolean(n, "output_unsigned", false);
+        return tosa::CreateRescaleAttribute(b_, scale32, rounding, perChannel, inU, outU).Union();
+      }
+      case Op::IDENTITY: return tosa::CreateIdentityAttribute(b_).Union();
+      default: raise(fmt::format("{}: no attribute encoder for TOSA operator {}", where(n), tosa::EnumNameOp(op)));
+    }
+  }
+
+  const ir::Graph& g_;
+  const TosaWriteOptions& opts_;
+  TosaWriteReport& report_;
+  fb::FlatBufferBuilder b_;
+  std::vector<fb::Offset<tosa::TosaTensor>> tensors_;
+  std::vector<fb::Offset<tosa::TosaOperator>> operators_;
+  std::vector<fb::Offset<fb::String>> inputs_, outputs_;
+  std::unordered_map<uint64_t, Value> values_;
+  std::unordered_set<std::string> tensorNames_;
+  bool sawOutput_ = false;
+};
+
+}  // namespace
+
+std::vector<std::string> nonTosaNodes(const ir::Graph& g) {
+  std::vector<std::string> out;
+  for (const ir::NodePtr& p : g.nodes())
+    if (p->isCall() && !tosaSpecName(p->target)) out.push_back(fmt::format("{} ({})", p->name, p->target));
+  return out;
+}
+
+Result<std::string> serializeTosa(const ir::Graph& g, const TosaWriteOptions& options, TosaWriteReport* report) {
+  TosaWriteReport local;
+  TosaWriteReport& r = report ? *report : local;
+  r = TosaWriteReport{};
+  try {
+    TosaWriter w(g, options, r);
+    return w.run();
+  } catch (const WriteError& e) {
+    return Status::error("cannot write TOSA: " + e.message);
+  } catch (const std::exception& e) {  // allocation failure, flatbuffers size assertions
+    return Status::error(std::string("cannot write TOSA: ") + e.what());
+  }
+}
+
+Status saveTosa(const ir::Graph& g, const std::string& path, const TosaWriteOptions& options,
+                TosaWriteReport* report) {
+  auto bytes = serializeTosa(g, options, report);
+  if (!bytes) return Status::error(path + ": " + bytes.message());
+  return writeFileAtomic(path, *bytes);
+}
+
+// ======================================================================== reader
+
+namespace {
+
+/// Element size in bytes of a TOSA type's constant data, 0 when not fixed-size per element
+/// (INT4 packs two per byte: handled by the caller).
+int tosaElementBytes(tosa::DType t) {
+  switch (t) {
+    case tosa::DType::BOOL:
+    case tosa::DType::INT8:
+    case tosa::DType::FP8E4M3:
+    case tosa::DType::FP8E5M2: return 1;
+    case tosa::DType::INT16:
+    case tosa::DType::FP16:
+    case tosa::DType::BF16: return 2;
+    case tosa::DType::INT32:
+    case tosa::DType::FP32: return 4;
+    case tosa::DType::INT48: return 6;
+    case tosa::DType::SHAPE: return 8;
+    default: return 0;
+  }
+}
+
+std::vector<int64_t> vec(const fb::Vector<int32_t>* v) {
+  std::vector<int64_t> out;
+  if (v) out.assign(v->begin(), v->end());
+  return out;
+}
+
+std::vector<uint8_t> bytesOf(const fb::Vector<uint8_t>* v) {
+  std::vector<uint8_t> out;
+  if (v) out.assign(v->data(), v->data() + v->size());  // contiguous: one memcpy
+  return out;
+}
+
+/// Field -> value of the attribute tables this reader understands (every table with fields).
+void decodeAttribute(const tosa::TosaOperator& op, std::map<std::string, TosaAttrValue>& a) {
+  auto putVec = [&](const char* k, const fb::Vector<int32_t>* v) {
+    if (v) a[k] = vec(v);
+  };
+  auto putBytes = [&](const char* k, const fb::Vector<uint8_t>* v) {
+    if (v) a[k] = bytesOf(v);
+  };
+  auto putStr = [&](const char* k, const fb::String* s) {
+    if (s) a[k] = s->str();
+  };
+  auto nan = [](tosa::NanPropagationMode m) { return std::string(tosa::EnumNameNanPropagationMode(m)); };
+  auto dt = [](tosa::DType t) { return std::string(tosa::EnumNameDType(t)); };
+  using tosa::Attribute;
+  switch (op.attribute_type()) {
+    case Attribute::ArgMaxAttribute: {
+      auto* t = op.attribute_as_ArgMaxAttribute();
+      a["axis"] = int64_t(t->axis());
+      a["nan_mode"] = nan(t->nan_mode());
+      break;
+    }
+    case Attribute::AvgPool2dAttribute: {
+      auto* t = op.attribute_as_AvgPool2dAttribute();
+      putVec("kernel", t->kernel());
+      putVec("stride", t->stride());
+      putVec("pad", t->pad());
+      a["acc_type"] = dt(t->acc_type());
+      break;
+    }
+    case Attribute::Conv2dAttribute:
+    case Attribute::Conv3dAttribute:
+    case Attribute::DepthwiseConv2dAttribute: {
+      // The three tables have the same fields in the same slots.
+      const fb::Vector<int32_t>*pad, *stride, *dilation;
+      bool lb;
+      tosa::DType acc;
+      if (auto* t = op.attribute_as_Conv2dAttribute()) {
+        pad = t->pad(), stride = t->stride(), dilation = t->dilation(), lb = t->local_bound(), acc = t->acc_type();
+      } else if (auto* t3 = op.attribute_as_Conv3dAttribute()) {
+        pad = t3->pad(), stride = t3->stride(), dilation = t3->dilation(), lb = t3->local_bound(), acc = t3->acc_type();
+      } else {
+        auto* td = op.attribute_as_DepthwiseConv2dAttribute();
+        pad = td->pad(), stride = td->stride(), dilation = td->dilation(), lb = td->local_bound(), acc = td->acc_type();
+      }
+      putVec("pad", pad);
+      putVec("stride", stride);
+      putVec("dilation", dilation);
+      a["local_bound"] = lb;
+      a["acc_type"] = dt(acc);
+      break;
+    }
+    case Attribute::TransposeConv2dAttribute: {
+      auto* t = op.attribute_as_TransposeConv2dAttribute();
+      putVec("out_pad", t->out_pad());
+      putVec("stride", t->stride());
+      a["local_bound"] = t->local_bound();
+      a["acc_type"] = dt(t->acc_type());
+      break;
+    }
+    case Attribute::MaxPool2dAttribute: {
+      auto* t = op.attribute_as_MaxPool2dAttribute();
+      putVec("kernel", t->kernel());
+      putVec("stride", t->stride());
+      putVec("pad", t->pad());
+      a["nan_mode"] = nan(t->nan_mode());
+      break;
+    }
+    case Attribute::FFT2dAttribute: {
+      auto* t = op.attribute_as_FFT2dAttribute();
+      a["inverse"] = t->inverse();
+      a["local_bound"] = t->local_bound();
+      break;
+    }
+    case Attribute::RFFT2dAttribute: a["local_bound"] = op.attribute_as_RFFT2dAttribute()->local_bound(); break;
+    case Attribute::ClampAttribute: {
+      auto* t = op.attribute_as_ClampAttribute();
+      putBytes("min_val", t->min_val());
+      putBytes("max_val", t->max_val());
+      a["nan_mode"] = nan(t->nan_mode());
+      break;
+    }
+    case Attribute::ArithmeticRightShiftAttribute:
+      a["round"] = op.attribute_as_ArithmeticRightShiftAttribute()->round();
+      break;
+    case Attribute::MaximumAttribute: a["nan_mode"] = nan(op.attribute_as_MaximumAttribute()->nan_mode()); break;
+    case Attribute::MinimumAttribute: a["nan_mode"] = nan(op.attribute_as_MinimumAttribute()->nan_mode()); break;
+    case Attribute::ReduceAllAttribute: a["axis"] = int64_t(op.attribute_as_ReduceAllAttribute()->axis()); break;
+    case Attribute::ReduceAnyAttribute: a["axis"] = int64_t(op.attribute_as_ReduceAnyAttribute()->axis()); break;
+    case Attribute::ReduceMaxAttribute: {
+      auto* t = op.attribute_as_ReduceMaxAttribute();
+      a["axis"] = int64_t(t->axis());
+      a["nan_mode"] = nan(t->nan_mode());
+      break;
+    }
+    case Attribute::ReduceMinAttribute: {
+      auto* t = op.attribute_as_ReduceMinAttribute();
+      a["axis"] = int64_t(t->axis());
+      a["nan_mode"] = nan(t->nan_mode());
+      break;
+    }
+    case Attribute::ReduceProductAttribute:
+      a["axis"] = int64_t(op.attribute_as_ReduceProductAttribute()->axis());
+      break;
+    case Attribute::ReduceSumAttribute: a["axis"] = int64_t(op.attribute_as_ReduceSumAttribute()->axis()); break;
+    case Attribute::ConcatAttribute: a["axis"] = int64_t(op.attribute_as_ConcatAttribute()->axis()); break;
+    case Attribute::ReverseAttribute: a["axis"] = int64_t(op.attribute_as_ReverseAttribute()->axis()); break;
+    case Attribute::TransposeAttribute: putVec("perms", op.attribute_as_TransposeAttribute()->perms()); break;
+    case Attribute::ResizeAttribute:
+      a["mode"] = std::string(tosa::EnumNameResizeMode(op.attribute_as_ResizeAttribute()->mode()));
+      break;
+    case Attribute::RescaleAttribute: {
+      auto* t = op.attribute_as_RescaleAttribute();
+      a["scale32"] = t->scale32();
+      a["rounding_mode"] = std::string(tosa::EnumNameRoundingMode(t->rounding_mode()));
+      a["per_channel"] = t->per_channel();
+      a["input_unsigned"] = t->input_unsigned();
+      a["output_unsigned"] = t->output_unsigned();
+      break;
+    }
+    case Attribute::CustomAttribute: {
+      auto* t = op.attribute_as_CustomAttribute();
+      putStr("operator_name", t->operator_name());
+      putStr("domain_name", t->domain_name());
+      putBytes("implementation_attrs", t->implementation_attrs());
+      break;
+    }
+    case Attribute::CondIfAttribute: {
+      auto* t = op.attribute_as_CondIfAttribute();
+      putStr("then_graph", t->then_graph());
+      putStr("else_graph", t->else_graph());
+      break;
+    }
+    case Attribute::WhileLoopAttribute: {
+      auto* t = op.attribute_as_WhileLoopAttribute();
+      putStr("cond_graph", t->cond_graph());
+      putStr("body_graph", t->body_graph());
+      break;
+    }
+    default: break;  // tables without fields
+  }
+}
+
+std::vector<std::string> strings(const fb::Vector<fb::Offset<fb::String>>* v) {
+  std::vector<std::string> out;
+  if (v)
+    for (const fb::String* s : *v) out.push_back(s ? s->str() : std::string());
+  return out;
+}
+
+
+}  // namespace
+
+std::vector<int64_t> TosaTensorInfo::ints() const {
+  std::vector<int64_t> out;
+  auto rd = [&](size_t i, int n) {
+    uint64_t u = 0;
+    for (int k = 0; k < n; ++k) u |= uint64_t(data[i + k]) << (8 * k);
+    if (n < 8 && (u >> (8 * n - 1)) & 1) u |= ~uint64_t(0) << (8 * n);  // sign-extend
+    return int64_t(u);
+  };
+  int n = dtype == "BOOL" || dtype == "INT8" ? 1 : dtype == "INT16" ? 2 : dtype == "INT32" ? 4 : dtype == "SHAPE" ? 8 : 0;
+  if (!n) return out;
+  for (size_t i = 0; i + n <= data.size(); i += n) out.push_back(dtype == "BOOL" ? int64_t(data[i] != 0) : rd(i, n));
+  return out;
+}
+
+std::vector<float> TosaTensorInfo::floats() const {
+  std::vector<float> out;
+  if (dtype != "FP32") return out;
+  for (size_t i = 0; i + 4 <= data.size(); i += 4) {
+    uint32_t u = uint32_t(data[i]) | uint32_t(data[i + 1]) << 8 | uint32_t(data[i + 2]) << 16 |
+                 uint32_t(data[i + 3]) << 24;
+    float f;
+    std::memcpy(&f, &u, 4);
+    out.push_back(f);
+  }
+  return out;
+}
+
+const TosaAttrValue* TosaOperatorInfo::attr(std::string_view name) const {
+  auto it = attributes.find(std::string(name));
+  return it == attributes.end() ? nullptr : &it->second;
+}
+
+const TosaTensorInfo* TosaBlockInfo::tensor(std::string_view name) const {
+  for (const TosaTensorInfo& t : tensors)
+    if (t.name == name) return &t;
+  return nullptr;
+}
+
+std::vector<const TosaOperatorInfo*> TosaBlockInfo::operatorsOf(std::string_view op) const {
+  std::vector<const TosaOperatorInfo*> out;
+  for (const TosaOperatorInfo& o : operators)
+    if (o.op == op) out.push_back(&o);
+  return out;
+}
+
+const TosaBlockInfo* TosaFileInfo::mainBlock() const {
+  if (regions.empty() || regions[0].blocks.empty()) return nullptr;
+  return &regions[0].blocks[0];
+}
+
+Result<TosaFileInfo> readTosaBytes(std::string_view bytes, const std::string& sourceName) {
+  auto err = [&](const std::string& m) { return Status::error(sourceName + ": " + m); };
+  auto fbytes = FlatbufferBytes::open(bytes, sourceName, kTosaIdentifier, "a TOSA flatbuffer", "a TOSA file");
+  if (!fbytes) return fbytes.status();
+  const uint8_t* data = fbytes->data();
+  fb::Verifier verifier(data, bytes.size(), /*max_depth=*/64, /*max_tables=*/100000000);
+  if (!tosa::VerifyTosaGraphBuffer(verifier))
+    return err("corrupt TOSA flatbuffer (the flatbuffers verifier rejected it: truncated or damaged file)");
+  const tosa::TosaGraph* root = tosa::GetTosaGraph(data);
+
+  TosaFileInfo info;
+  const tosa::Version* v = root->version();  // required field: verified present
+  info.major = v->_major();
+  info.minor = v->_minor();
+  info.patch = v->_patch();
+  info.draft = v->_draft();
+  if (!root->regions() || root->regions()->size() == 0) return err("no regions: a TOSA graph needs a 'main' region");
+
+  for (uint32_t ri = 0; ri < root->regions()->size(); ++ri) {
+    const tosa::TosaRegion* reg = root->regions()->Get(ri);
+    TosaRegionInfo rinfo;
+    rinfo.name = reg->name() ? reg->name()->str() : "";
+    if (!reg->blocks() || reg->blocks()->size() == 0) return err(fmt::format("region '{}' has no blocks", rinfo.name));
+    for (uint32_t bi = 0; bi < reg->blocks()->size(); ++bi) {
+      const tosa::TosaBasicBlock* blk = reg->blocks()->Get(bi);
+      TosaBlockInfo binfo;
+      binfo.name = blk->name() ? blk->name()->str() : "";
+      std::string at = fmt::format("region '{}' block '{}'", rinfo.name, binfo.name);
+      std::unordered_map<std::string, size_t> byName;
+      if (blk->tensors()) {
+        for (uint32_t ti = 0; ti < blk->tensors()->size(); ++ti) {
+          const tosa::TosaTensor* t = blk->tensors()->Get(ti);
+          TosaTensorInfo tinfo;
+          if (!t->name() || t->name()->size() == 0) return err(fmt::format("{}: tensor #{} has no name", at, ti));
+          tinfo.name = t->name()->str();
+          tinfo.shape = vec(t->shape());
+          int ti32 = int(t->type());
+          if (ti32 < int(tosa::DType::MIN) || ti32 > int(tosa::DType::MAX) || t->type() == tosa::DType::UNKNOWN)
+            return err(fmt::format("{}: tensor '{}' has invalid type {}", at, tinfo.name, ti32));
+          tinfo.dtype = tosa::EnumNameDType(t->type());
+          for (int64_t d : tinfo.shape)
+            if (d < 0) return err(fmt::format("{}: tensor '{}' has negative dimension {}", at, tinfo.name, d));
+          if (t->data()) {
+            tinfo.hasData = true;
+            tinfo.data = bytesOf(t->data());
+            int64_t numel = 1;
+            for (int64_t d : tinfo.shape) numel = std::min<int64_t>(numel * std::max<int64_t>(d, 0), int64_t(1) << 40);
+            int64_t want = t->type() == tosa::DType::INT4 ? (numel + 1) / 2 : numel * tosaElementBytes(t->type());
+            if (int64_t(tinfo.data.size()) != want)
+              return err(fmt::format("{}: tensor '{}' ({} {}) holds {} data bytes, expected {}", at, tinfo.name,
+                                     tinfo.dtype, fmt::join(tinfo.shape, "x"), tinfo.data.size(), want));
+          }
+          if (!byName.emplace(tinfo.name, binfo.tensors.size()).second)
+            return err(fmt::format("{}: tensor name '{}' is used twice", at, tinfo.name));
+          binfo.tensors.push_back(std::move(tinfo));
+        }
+      }
+      binfo.inputs = strings(blk->inputs());
+      binfo.outputs = strings(blk->outputs());
+      std::unordered_set<std::string> produced;
+      for (const std::string& s : binfo.inputs) {
+        if (!byName.count(s)) return err(fmt::format("{}: block input '{}' is not a tensor of the block", at, s));
+        if (!produced.insert(s).second) return err(fmt::format("{}: block input '{}' is listed twice", at, s));
+      }
+      if (blk->operators()) {
+        for (uint32_t oi = 0; oi < blk->operators()->size(); ++oi) {
+          const tosa::TosaOperator* op = blk->operators()->Get(oi);
+          int opv = int(op->op());
+          if (opv <= int(tosa::Op::MIN) || opv > int(tosa::Op::MAX))
+            return err(fmt::format("{}: operator #{} has invalid op {}", at, oi, opv));
+          TosaOperatorInfo oinfo;
+          oinfo.op = tosa::EnumNameOp(op->op());
+          std::string where = fmt::format("{}: operator #{} ({})", at, oi, oinfo.op);
+          int atv = int(op->attribute_type());
+          if (atv > int(tosa::Attribute::MAX)) return err(fmt::format("{} has invalid attribute type {}", where, atv));
+          oinfo.attributeType = tosa::EnumNameAttribute(op->attribute_type());
+          // The union's members are in Op order: an operator's attribute is the one of its op.
+          if (atv != 0 && atv != opv)
+            return err(fmt::format("{} carries a {} (the attribute of {}), expected {}", where, oinfo.attributeType,
+                                   tosa::EnumNameOp(tosa::Op(atv)), tosa::EnumNameAttribute(tosa::Attribute(opv))));
+          if (atv != 0 && !op->attribute()) return err(fmt::format("{}: attribute type set but no table", where));
+          decodeAttribute(*op, oinfo.attributes);
+          oinfo.inputs = strings(op->inputs());
+          oinfo.outputs = strings(op->outputs());
+          for (size_t k = 0; k < oinfo.inputs.size(); ++k) {
+            if (!byName.count(oinfo.inputs[k]))
+              return err(fmt::format("{}: input {} '{}' is not a tensor of the block", where, k, oinfo.inputs[k]));
+            if (!produced.count(oinfo.inputs[k]))
+              return err(fmt::format("{}: input {} '{}' is read before any operator produces it", where, k,
+                                     oinfo.inputs[k]));
+          }
+          if (oinfo.outputs.empty()) return err(fmt::format("{} has no outputs", where));
+          for (size_t k = 0; k < oinfo.outputs.size(); ++k) {
+            if (!byName.count(oinfo.outputs[k]))
+              return err(fmt::format("{}: output {} '{}' is not a tensor of the block", where, k, oinfo.outputs[k]));
+            if (!produced.insert(oinfo.outputs[k]).second)
+              return err(fmt::format("{}: output {} '{}' is already produced by an earlier operator or block input",
+                                     where, k, oinfo.outputs[k]));
+          }
+          bool isConst = op->op() == tosa::Op::CONST || op->op() == tosa::Op::CONST_SHAPE;
+          if (isConst) {
+            const TosaTensorInfo& t = binfo.tensors[byName[oinfo.outputs[0]]];
+            if (!t.hasData) return err(fmt::format("{}: constant tensor '{}' has no data", where, t.name));
+            if ((op->op() == tosa::Op::CONST_SHAPE) != (t.dtype == "SHAPE"))
+              return err(fmt::format("{}: output '{}' has type {}", where, t.name, t.dtype));
+          }
+          binfo.operators.push_back(std::move(oinfo));
+        }
+      }
+      for (const std::string& s : binfo.outputs) {
+        if (!byName.count(s)) return err(fmt::format("{}: block output '{}' is not a tensor of the block", at, s));
+        if (!produced.count(s)) return err(fmt::format("{}: block output '{}' is never produced", at, s));
+      }
+      rinfo.blocks.push_back(std::move(binfo));
+    }
+    info.regions.push_back(std::move(rinfo));
+  }
+  return info;
+}
+
+Result<TosaFileInfo> readTosa(const std::string& path) {
+  auto bytes = readFile(path);
+  if (!bytes) return bytes.status();
+  return readTosaBytes(*bytes, path);
+}
+
+}  // namespace ls::io
