@@ -205,19 +205,23 @@ bool GraphView::layoutPending(const ViewState& s) const {
 void GraphView::refreshData(const ViewState& s, const GraphPtr& shown, const GraphPtr& compared) {
   // Derived data is rebuilt only when the trace, the shown graph, its layout, the compared
   // graph or the search changes (never every frame).
-  if (s.trace.get() != lastTrace_) {
-    lastTrace_ = s.trace.get();
+  if (generationOf(s.trace) != lastGeneration_) {
+    lastGeneration_ = generationOf(s.trace);
     data_.reset();
+    dataKey_ = {};
     shownHold_.reset();
   }
+  shownKey_ = s.shownKey();
   if (!shown) {
     data_.reset();
+    dataKey_ = {};
     shownHold_.reset();
     return;
   }
   auto lay = cache_.get(shown.get());
-  if (lay && (!data_ || data_->graph != shown.get() || data_->layout != lay)) {
+  if (lay && (!data_ || dataKey_ != shownKey_ || data_->layout != lay)) {
     data_ = std::make_unique<CanvasData>(CanvasData::build(*shown, lay));
+    dataKey_ = shownKey_;
     shownHold_ = shown;
     nsCount_.assign(size_t(viewmodel::OpNamespace::COUNT), 0);
     for (uint8_t ns : data_->nsByPos) ++nsCount_[ns];
@@ -225,9 +229,10 @@ void GraphView::refreshData(const ViewState& s, const GraphPtr& shown, const Gra
   // Without a layout yet, the previous snapshot's layout stays on screen (positions are mostly
   // shared between passes) with a "laying out" note.
   // Diff
-  if (shown.get() != diffShown_ || compared.get() != diffCompared_) {
-    diffShown_ = shown.get();
-    diffCompared_ = compared.get();
+  GraphKey comparedKey = s.comparedKey();
+  if (shownKey_ != diffShown_ || comparedKey != diffCompared_) {
+    diffShown_ = shownKey_;
+    diffCompared_ = std::move(comparedKey);
     hasDiff_ = compared != nullptr;
     changeCursor_ = -1;
     if (hasDiff_) diff_ = viewmodel::prepareDiff(trace::diffGraphs(*compared, *shown), *shown);
@@ -236,9 +241,9 @@ void GraphView::refreshData(const ViewState& s, const GraphPtr& shown, const Gra
   }
   comparedLayout_ = compared ? cache_.get(compared.get()) : nullptr;
   // Search hits
-  if (search_ != searchCached_ || searchGraph_ != shown.get()) {
+  if (search_ != searchCached_ || searchGraph_ != shownKey_) {
     searchCached_ = search_;
-    searchGraph_ = shown.get();
+    searchGraph_ = shownKey_;
     hits_ = viewmodel::searchNodes(*shown, search_);
     hitById_.assign(shown->nextId(), 0);
     for (ir::NodeId id : hits_) hitById_[id] = 1;
@@ -285,7 +290,7 @@ bool GraphView::changeStep(ViewState& s, int dir) {
     const graph_layout::NodeBox* b = L ? L->find(id) : nullptr;
     if (b) items.push_back({{b->x, b->y}, id});
   };
-  const graph_layout::Layout* cur = data_ && data_->graph == shown.get() ? data_->layout.get() : nullptr;
+  const graph_layout::Layout* cur = data_ && dataKey_ == shownKey_ ? data_->layout.get() : nullptr;
   for (size_t i = 0; i < shown->size(); ++i)
     if (diff_.mark(shown->at(i).id) != viewmodel::DiffMark::None) add(shown->at(i).id, cur);
   for (ir::NodeId id : diff_.removed) add(id, comparedLayout_.get());
@@ -540,7 +545,7 @@ void GraphView::draw(ViewState& s) {
   stats_ = drawCanvas(dl, f, cam_, origin, size);
   drawLegend(dl, origin);
   drawMinimap(dl, origin, size);
-  if (data_->graph != shown.get()) {
+  if (dataKey_ != shownKey_) {
     dl->AddText(ImVec2(origin.x + 10, origin.y + size.y - 22), IM_COL32(255, 220, 120, 255), "laying out this pass...");
   }
   dl->PopClipRect();

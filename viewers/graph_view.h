@@ -94,18 +94,19 @@ class GraphView {
   float zoomRequest_ = 1.f;
   CanvasStats stats_;
 
-  // caches keyed by graph identity
-  const trace::Trace* lastTrace_ = nullptr;
+  // caches keyed by trace generation and GraphKey (never by address)
+  uint64_t lastGeneration_ = 0;
+  GraphKey shownKey_;  ///< the shown graph of the last refreshData
   std::unique_ptr<CanvasData> data_;
+  GraphKey dataKey_;   ///< the graph data_ was built from
   std::shared_ptr<const graph_layout::Layout> comparedLayout_;
-  const ir::Graph* diffShown_ = nullptr;
-  const ir::Graph* diffCompared_ = nullptr;
+  GraphKey diffShown_, diffCompared_;
   viewmodel::DrawDiff diff_;
   bool hasDiff_ = false;
   GraphPtr shownHold_, comparedHold_;  // keep the graphs alive while cached data points into them
 
   std::string search_, searchCached_;
-  const ir::Graph* searchGraph_ = nullptr;
+  GraphKey searchGraph_;
   std::vector<ir::NodeId> hits_;
   std::vector<uint8_t> hitById_;
   int hitCursor_ = -1;

@@ -197,8 +197,8 @@ void InspectorView::draw(ViewState& s) {
     }
   }
   if (s.trace && ImGui::CollapsingHeader("History across passes", ImGuiTreeNodeFlags_DefaultOpen)) {
-    if (histTrace_ != s.trace.get() || histNode_ != s.selectedNode || histPath_ != s.subgraphPath) {
-      histTrace_ = s.trace.get();
+    if (histGeneration_ != generationOf(s.trace) || histNode_ != s.selectedNode || histPath_ != s.subgraphPath) {
+      histGeneration_ = generationOf(s.trace);
       histNode_ = s.selectedNode;
       histPath_ = s.subgraphPath;
       history_ = viewmodel::nodeHistory(*s.trace, s.selectedNode, s.subgraphPath);

@@ -12,7 +12,7 @@ class InspectorView {
   void draw(ViewState& s);
 
  private:
-  const trace::Trace* histTrace_ = nullptr;
+  uint64_t histGeneration_ = 0;  ///< trace of history_ (generationOf)
   ir::NodeId histNode_ = ir::kInvalidNode;
   std::vector<std::string> histPath_;
   viewmodel::NodeHistory history_;

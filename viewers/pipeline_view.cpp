@@ -34,8 +34,8 @@ void statusIcon(PassStatus st, float size) {
 }
 
 void PipelineView::refresh(const ViewState& s) {
-  if (cachedTrace_ == s.trace.get() && cachedFilter_ == s.filter) return;
-  cachedTrace_ = s.trace.get();
+  if (cachedGeneration_ == generationOf(s.trace) && cachedFilter_ == s.filter) return;
+  cachedGeneration_ = generationOf(s.trace);
   cachedFilter_ = s.filter;
   visible_ = s.trace ? viewmodel::visiblePasses(*s.trace, s.filter) : std::vector<int>{};
 }

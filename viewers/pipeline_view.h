@@ -19,7 +19,7 @@ class PipelineView {
 
  private:
   void refresh(const ViewState& s);
-  const trace::Trace* cachedTrace_ = nullptr;
+  uint64_t cachedGeneration_ = 0;  ///< trace of visible_ (generationOf)
   viewmodel::PassFilter cachedFilter_;
   std::vector<int> visible_;
   bool scrollToSelection_ = false;

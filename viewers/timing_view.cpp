@@ -18,9 +18,9 @@ namespace ls::viewers {
 using viewmodel::formatDuration;
 
 const trace::TraceComparison& TimingView::comparison(const ViewState& s) {
-  if (cmpA_ != s.trace.get() || cmpB_ != s.compareTrace.get()) {
-    cmpA_ = s.trace.get();
-    cmpB_ = s.compareTrace.get();
+  if (cmpA_ != generationOf(s.trace) || cmpB_ != generationOf(s.compareTrace)) {
+    cmpA_ = generationOf(s.trace);
+    cmpB_ = generationOf(s.compareTrace);
     cmp_ = s.trace && s.compareTrace ? trace::compareTraces(*s.trace, *s.compareTrace, {}, 5) : trace::TraceComparison{};
     cmp_.labelA = s.labelA;
     cmp_.labelB = s.labelB;

@@ -32,8 +32,7 @@ class TimingView {
 
   viewmodel::TimingOrder order_ = viewmodel::TimingOrder::Pipeline;
   viewmodel::CompareOrder compareOrder_ = viewmodel::CompareOrder::Pipeline;
-  const trace::Trace* cmpA_ = nullptr;
-  const trace::Trace* cmpB_ = nullptr;
+  uint64_t cmpA_ = 0, cmpB_ = 0;  ///< generations of the traces compared in cmp_
   trace::TraceComparison cmp_;
   float chartX_ = 0, chartY_ = 0, chartW_ = 0, chartH_ = 0;  // last chart rect (screen)
   std::string pendingChartPath_;

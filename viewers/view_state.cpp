@@ -1,4 +1,4 @@
-// ViewState helpers.
+// ViewState helpers: the graph (and its cache key) at a pass, the compared graph, clamped selection.
 #include "viewers/view_state.h"
 
 #include <algorithm>
@@ -18,11 +18,31 @@ GraphPtr ViewState::graphAt(int pass) const {
   return g;
 }
 
+GraphKey ViewState::graphKeyAt(int pass) const {
+  if (!graphAt(pass)) return {};
+  int snap = trace->snapshotAfter(pass);
+  if (snap < 0 || size_t(snap) >= trace->snapshots.size()) snap = -1;  // as graphAt: the source
+  return GraphKey{trace->generation, snap, subgraphPath};
+}
+
+namespace {
+/// The pass whose graph the shown one is diffed against; nullopt when there is none.
+std::optional<int> comparedPass(const ViewState& s) {
+  if (!s.trace || !s.diffEnabled) return std::nullopt;
+  if (s.pinnedPass != kNoPin) return s.pinnedPass == s.selectedPass ? std::nullopt : std::optional<int>(s.pinnedPass);
+  if (s.selectedPass < 0) return std::nullopt;
+  return s.selectedPass - 1;
+}
+}  // namespace
+
 GraphPtr ViewState::comparedGraph() const {
-  if (!trace || !diffEnabled) return nullptr;
-  if (pinnedPass != kNoPin) return pinnedPass == selectedPass ? nullptr : graphAt(pinnedPass);
-  if (selectedPass < 0) return nullptr;
-  return graphAt(selectedPass - 1);
+  std::optional<int> p = comparedPass(*this);
+  return p ? graphAt(*p) : nullptr;
+}
+
+GraphKey ViewState::comparedKey() const {
+  std::optional<int> p = comparedPass(*this);
+  return p ? graphKeyAt(*p) : GraphKey{};
 }
 
 void ViewState::selectPass(int pass) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <climits>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -17,6 +18,19 @@ namespace ls::viewers {
 
 using GraphPtr = std::shared_ptr<const ir::Graph>;
 inline constexpr int kNoPin = INT_MIN;
+
+/// The generation of a trace (0 without one): what caches of trace-derived data compare.
+inline uint64_t generationOf(const viewmodel::TracePtr& t) { return t ? t->generation : 0; }
+
+/// Value identity of a graph of run A: trace generation, snapshot (-1 = source) and nested
+/// graph path. Caches of graph-derived data compare keys, never graph addresses (a freed
+/// graph's address is reused). The default key (generation 0) stands for "no graph".
+struct GraphKey {
+  uint64_t generation = 0;
+  int snapshot = -1;
+  std::vector<std::string> path;
+  bool operator==(const GraphKey&) const = default;
+};
 
 enum class CenterTab : uint8_t { Graph, Timing, COUNT };
 
@@ -57,6 +71,10 @@ struct ViewState {
   /// The graph the shown one is diffed against: the pinned pass, else the graph before the
   /// selected pass; null for the source row or when diffing is off.
   GraphPtr comparedGraph() const;
+  /// Keys of graphAt / shownGraph / comparedGraph (the default key where those are null).
+  GraphKey graphKeyAt(int pass) const;
+  GraphKey shownKey() const { return graphKeyAt(selectedPass); }
+  GraphKey comparedKey() const;
   /// Selects a pass, clamped to [-1, last]; keeps the selected node.
   void selectPass(int pass);
   int passCount() const { return trace ? int(trace->records.size()) : 0; }

@@ -1,10 +1,8 @@
-// The desktop shell.
+// The desktop shell: construction, jobs, menus, toolbar, panels, dialogs, captures.
 #include "app/lowerscope/app.h"
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <GLFW/glfw3.h>
 #include <fmt/format.h>
@@ -21,14 +19,6 @@ namespace ls::app {
 
 namespace {
 std::string defaultSample() { return std::string(LS_ASSETS_DIR) + "/graphs/mobilenet_v2.fxjson.json"; }
-
-std::string readFile(const std::string& path, bool& ok) {
-  std::ifstream in(path, std::ios::binary);
-  ok = bool(in);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 }  // namespace
 
 App::App(AppOptions opts, GLFWwindow* window) : opts_(std::move(opts)), window_(window) {
@@ -58,21 +48,17 @@ App::App(AppOptions opts, GLFWwindow* window) : opts_(std::move(opts)), window_(
   graphView_ = std::make_unique<viewers::GraphView>(*layouts_);
 
   if (!opts_.script.empty()) {
-    bool ok = false;
-    std::string text = readFile(opts_.script, ok);
-    auto parsed = ok ? viewmodel::parseScript(text, opts_.script)
-                     : Result<std::vector<viewmodel::ScriptCommand>>(Status::error(opts_.script + ": cannot read script"));
-    if (!parsed) {
-      fmt::print(stderr, "lowerscope: {}\n", parsed.message());
+    auto runner = ScriptRunner::load(opts_.script);
+    if (!runner) {
+      fmt::print(stderr, "lowerscope: {}\n", runner.message());
       exit_ = true;
       exitCode_ = 2;
       return;
     }
-    script_ = std::move(parsed).value();
-    scriptDone_ = false;
+    script_ = std::make_unique<ScriptRunner>(std::move(runner).value());
   }
   // A script that opens its own file does not need the sample first.
-  bool scriptOpens = std::any_of(script_.begin(), script_.end(), [](const viewmodel::ScriptCommand& c) { return c.op == viewmodel::ScriptOp::Open; });
+  bool scriptOpens = script_ && script_->opensFile();
   if (!opts_.file.empty()) openFile(opts_.file);
   else if (!scriptOpens) openFile(defaultSample());
 }
@@ -256,7 +242,7 @@ bool App::idle() const {
 }
 
 bool App::busy() const {
-  return jobA_.busy() || jobB_.busy() || !scriptDone_ || !opts_.screenshot.empty() || graphView_->layoutPending(state_);
+  return jobA_.busy() || jobB_.busy() || scriptRunning() || !opts_.screenshot.empty() || graphView_->layoutPending(state_);
 }
 
 void App::beforeNewFrame() {
@@ -293,7 +279,14 @@ void App::frame() {
   ImGui::End();
   drawDialogs();
   if (showHelp_) drawHelp();
-  if (!scriptDone_) runScript();
+  if (scriptRunning() && !exit_) {
+    script_->step(*this);
+    if (script_->failed()) {
+      fmt::print(stderr, "lowerscope: {}\n", script_->error());
+      exit_ = true;
+      exitCode_ = 1;
+    }
+  }
 }
 
 void App::handleGlobalKeys() {
@@ -579,17 +572,17 @@ void App::afterRender() {
   bool timedOut = opts_.timeoutSec > 0 && glfwGetTime() - startTime_ > opts_.timeoutSec;
   if ((!opts_.screenshot.empty() || !opts_.script.empty()) && timedOut && !exit_) {
     fmt::print(stderr, "lowerscope: timed out after {} s (script line {}, run busy {}, layout pending {})\n", opts_.timeoutSec,
-               scriptPos_ < script_.size() ? script_[scriptPos_].line : -1, jobA_.busy() || jobB_.busy(),
+               script_ ? script_->currentLine() : -1, jobA_.busy() || jobB_.busy(),
                graphView_->layoutPending(state_));
     exit_ = true;
     exitCode_ = 3;
     return;
   }
   if (opts_.screenshot.empty()) {
-    if (!opts_.script.empty() && scriptDone_ && idle() && ++settleFrames_ > 3) exit_ = true;
+    if (!opts_.script.empty() && !scriptRunning() && idle() && ++settleFrames_ > 3) exit_ = true;
     return;
   }
-  if (!scriptDone_ || !idle() || errorPending_) {
+  if (scriptRunning() || !idle() || errorPending_) {
     settleFrames_ = 0;
     return;
   }
@@ -603,233 +596,6 @@ void App::afterRender() {
     fmt::print("lowerscope: wrote {} ({}x{})\n", opts_.screenshot, fbw, fbh);
   }
   exit_ = true;
-}
-
-int App::findPass(const viewmodel::ScriptCommand& c) const {
-  if (!state_.trace) return INT_MIN;
-  if (c.numeric) return c.number >= -1 && c.number < state_.passCount() ? c.number : INT_MIN;
-  for (const trace::PassRecord& r : state_.trace->records)
-    if (r.name == c.arg) return r.index;
-  return INT_MIN;
-}
-
-Status App::execute(const viewmodel::ScriptCommand& c) {
-  using viewmodel::ScriptOp;
-  auto needTrace = [&]() -> Status {
-    return state_.trace ? Status::ok() : Status::error("no trace loaded (open a file first)");
-  };
-  switch (c.op) {
-    case ScriptOp::Open: {
-      std::string path = c.arg;
-      if (!std::filesystem::path(path).is_absolute() && !std::filesystem::exists(path)) {
-        // Relative to the script's directory.
-        std::string alt = (std::filesystem::path(opts_.script).parent_path() / path).string();
-        if (std::filesystem::exists(alt)) path = alt;
-      }
-      openFile(path);
-      scriptWaiting_ = true;
-      return Status::ok();
-    }
-    case ScriptOp::Pipeline:
-      if (!passes::PipelineRegistry::instance().find(c.arg)) return Status::error(fmt::format("unknown pipeline '{}'", c.arg));
-      config_.pipeline = c.arg;
-      return Status::ok();
-    case ScriptOp::Profile: config_.profile = *passes::parseProfile(c.arg); return Status::ok();
-    case ScriptOp::Target: config_.target = *passes::parseTarget(c.arg); return Status::ok();
-    case ScriptOp::Run:
-      config_ = c.overrides.apply(config_);
-      startRun();
-      scriptWaiting_ = true;
-      return Status::ok();
-    case ScriptOp::Wait: scriptWaiting_ = true; return Status::ok();
-    case ScriptOp::SelectPass: {
-      LS_RETURN_IF_ERROR(needTrace());
-      int p = findPass(c);
-      if (p == INT_MIN) return Status::error(fmt::format("no pass '{}' (0..{} or a pass name)", c.arg, state_.passCount() - 1));
-      state_.selectPass(p);
-      return Status::ok();
-    }
-    case ScriptOp::NextPass: pipelineView_.step(state_, viewmodel::StepKey::Next); return needTrace();
-    case ScriptOp::PrevPass: pipelineView_.step(state_, viewmodel::StepKey::Prev); return needTrace();
-    case ScriptOp::FirstPass: pipelineView_.step(state_, viewmodel::StepKey::First); return needTrace();
-    case ScriptOp::LastPass: pipelineView_.step(state_, viewmodel::StepKey::Last); return needTrace();
-    case ScriptOp::NextChanged:
-    case ScriptOp::PrevChanged: {
-      LS_RETURN_IF_ERROR(needTrace());
-      int before = state_.selectedPass;
-      pipelineView_.step(state_, c.op == ScriptOp::NextChanged ? viewmodel::StepKey::NextChanged : viewmodel::StepKey::PrevChanged);
-      if (before == state_.selectedPass) return Status::error("no such changed pass");
-      return Status::ok();
-    }
-    case ScriptOp::SelectNode: {
-      LS_RETURN_IF_ERROR(needTrace());
-      viewers::GraphPtr g = state_.shownGraph();
-      ir::NodeId id = g ? g->findByName(c.arg) : ir::kInvalidNode;
-      if (id == ir::kInvalidNode) {
-        // A node removed by this pass can be selected as its ghost.
-        viewers::GraphPtr cg = state_.comparedGraph();
-        id = cg ? cg->findByName(c.arg) : ir::kInvalidNode;
-      }
-      if (id == ir::kInvalidNode) return Status::error(fmt::format("no node named '{}' at the selected pass", c.arg));
-      state_.selectedNode = id;
-      state_.centerRequested = true;
-      return Status::ok();
-    }
-    case ScriptOp::Pin: {
-      LS_RETURN_IF_ERROR(needTrace());
-      int p = findPass(c);
-      if (p == INT_MIN) return Status::error(fmt::format("no pass '{}'", c.arg));
-      state_.pinnedPass = p;
-      return Status::ok();
-    }
-    case ScriptOp::Unpin: state_.pinnedPass = viewers::kNoPin; return Status::ok();
-    case ScriptOp::View:
-      if (c.arg == "graph") state_.tab = viewers::CenterTab::Graph, state_.tabChangeRequested = true;
-      else if (c.arg == "timing") state_.tab = viewers::CenterTab::Timing, state_.tabChangeRequested = true;
-      else if (c.arg == "pipeline") showPipeline_ = true;
-      else if (c.arg == "inspector") showInspector_ = true;
-      return Status::ok();
-    case ScriptOp::Filter:
-      if (c.arg == "hide-skipped") state_.filter.hideSkipped = c.arg2 == "on";
-      else if (c.arg == "hide-unchanged") state_.filter.hideUnchanged = c.arg2 == "on";
-      else state_.filter.search = c.arg2;
-      return Status::ok();
-    case ScriptOp::Search: graphView_->setSearch(c.arg); return Status::ok();
-    case ScriptOp::SearchNext:
-    case ScriptOp::SearchPrev:
-      if (!graphView_->searchStep(state_, c.op == ScriptOp::SearchNext ? +1 : -1)) return Status::error("no search hits");
-      return Status::ok();
-    case ScriptOp::Compare:
-      LS_RETURN_IF_ERROR(needTrace());
-      state_.compareRequest = c.overrides.apply(config_);
-      scriptWaiting_ = true;
-      return Status::ok();
-    case ScriptOp::NextChange:
-    case ScriptOp::PrevChange:
-      if (!graphView_->changeStep(state_, c.op == ScriptOp::NextChange ? +1 : -1)) return Status::error("no changes at this pass");
-      return Status::ok();
-    case ScriptOp::Enter: {
-      LS_RETURN_IF_ERROR(needTrace());
-      viewers::GraphPtr g = state_.shownGraph();
-      if (!g || !g->subgraphs().count(c.arg)) return Status::error(fmt::format("the shown graph has no nested graph '{}'", c.arg));
-      state_.subgraphPath.push_back(c.arg);
-      graphView_->requestFit();
-      return Status::ok();
-    }
-    case ScriptOp::Leave:
-      if (state_.subgraphPath.empty()) return Status::error("not inside a nested graph");
-      state_.subgraphPath.pop_back();
-      return Status::ok();
-    case ScriptOp::CompareTrace: {
-      LS_RETURN_IF_ERROR(needTrace());
-      std::string path = c.arg;
-      if (!std::filesystem::path(path).is_absolute() && !std::filesystem::exists(path)) {
-        std::string alt = (std::filesystem::path(opts_.script).parent_path() / path).string();
-        if (std::filesystem::exists(alt)) path = alt;
-      }
-      openCompareTrace(path);
-      scriptWaiting_ = true;
-      return Status::ok();
-    }
-    case ScriptOp::Fit: graphView_->requestFit(); return Status::ok();
-    case ScriptOp::Zoom: graphView_->zoomBy(float(c.factor)); return Status::ok();
-    case ScriptOp::ExportComparison: {
-      Status st = timingView_.exportComparison(state_, c.arg, c.arg2);
-      if (st) fmt::print("lowerscope: wrote {}\n", c.arg2);
-      return st;
-    }
-    case ScriptOp::ExportRun: {
-      Status st = exportRun(c.arg, c.arg2);
-      if (st) fmt::print("lowerscope: wrote {}\n", c.arg2);
-      return st;
-    }
-    case ScriptOp::ExportChart:
-      state_.tab = viewers::CenterTab::Timing;
-      state_.tabChangeRequested = true;
-      timingView_.exportChart(c.arg2);
-      scriptFrames_ = 3;
-      return Status::ok();
-    case ScriptOp::Frames: scriptFrames_ = c.number; return Status::ok();
-    case ScriptOp::Expect: return expect(c);
-    case ScriptOp::Key: {
-      static const std::pair<const char*, int> kNames[] = {{"up", GLFW_KEY_UP},         {"down", GLFW_KEY_DOWN}, {"home", GLFW_KEY_HOME},
-                                                           {"end", GLFW_KEY_END},       {"escape", GLFW_KEY_ESCAPE},
-                                                           {"f1", GLFW_KEY_F1},         {"f5", GLFW_KEY_F5}};
-      int key = c.arg.size() == 1 ? GLFW_KEY_A + (c.arg[0] - 'a') : -1;
-      for (const auto& [name, code] : kNames)
-        if (c.arg == name) key = code;
-      if (key < 0) return Status::error("unknown key");
-      pendingKey_ = key;
-      pendingShift_ = c.shift;
-      keyPhase_ = 1;
-      scriptFrames_ = 3;  // press, release, settle
-      return Status::ok();
-    }
-    case ScriptOp::COUNT: break;
-  }
-  return Status::error("unsupported command");
-}
-
-Status App::expect(const viewmodel::ScriptCommand& c) {
-  auto fail = [&](const std::string& got) { return Status::error(fmt::format("expectation failed: got {}", got)); };
-  if (c.arg == "help") return showHelp_ ? Status::ok() : fail("no help overlay");
-  if (c.arg == "error") return errorShown_ || errorPending_ ? Status::ok() : fail("no error dialog");
-  if (!state_.trace) return fail("no trace");
-  if (c.arg == "pass-status") {
-    if (state_.selectedPass < 0) return fail("the source graph row");
-    std::string_view st = passes::passStatusName(state_.trace->records[size_t(state_.selectedPass)].status);
-    return st == c.arg2 ? Status::ok() : fail(std::string(st));
-  }
-  if (c.arg == "diff") {
-    size_t n = graphView_->diffSize(state_);
-    bool ok = c.arg2 == "empty" ? n == 0 : n > 0;
-    return ok ? Status::ok() : fail(fmt::format("{} changed/added/removed nodes", n));
-  }
-  if (c.arg == "graph") {
-    std::string cur = state_.subgraphPath.empty() ? "main" : state_.subgraphPath.back();
-    return cur == c.arg2 ? Status::ok() : fail(cur);
-  }
-  if (c.arg == "node") {
-    viewers::GraphPtr g = state_.shownGraph();
-    const ir::Node* n = g ? g->find(state_.selectedNode) : nullptr;
-    std::string name = n ? n->name : "(none)";
-    return name == c.arg2 ? Status::ok() : fail(name);
-  }
-  if (c.arg == "min") {
-    int64_t v = 0;
-    if (c.arg2 == "drawn-nodes") v = graphView_->lastStats().nodes;
-    else if (c.arg2 == "drawn-labels") v = graphView_->lastStats().labels;
-    else if (c.arg2 == "compare-rows") v = timingView_.comparisonRows(state_);
-    else if (c.arg2 == "visible-passes") v = int64_t(viewmodel::visiblePasses(*state_.trace, state_.filter).size());
-    return v >= c.number ? Status::ok() : fail(fmt::format("{} = {}", c.arg2, v));
-  }
-  return Status::error("unknown expectation");
-}
-
-void App::runScript() {
-  if (scriptFrames_ > 0) {
-    --scriptFrames_;
-    return;
-  }
-  if (scriptWaiting_) {
-    if (!idle()) return;
-    scriptWaiting_ = false;
-    scriptFrames_ = 2;  // let views pick up the new data
-    return;
-  }
-  while (scriptPos_ < script_.size() && !scriptWaiting_ && scriptFrames_ == 0) {
-    const viewmodel::ScriptCommand& c = script_[scriptPos_++];
-    Status st = execute(c);
-    if (!st) {
-      fmt::print(stderr, "lowerscope: {}:{}: '{}': {}\n", opts_.script, c.line, c.text, st.message());
-      exit_ = true;
-      exitCode_ = 1;
-      return;
-    }
-    // Selection changes need a frame so views react before the next command.
-    scriptFrames_ = std::max(scriptFrames_, 1);
-  }
-  if (scriptPos_ >= script_.size() && !scriptWaiting_ && scriptFrames_ == 0) scriptDone_ = true;
 }
 
 }  // namespace ls::app

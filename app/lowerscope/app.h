@@ -1,6 +1,7 @@
 // The desktop shell: menus, toolbar (pipeline/profile/target pickers, Run/Cancel, progress),
 // panel layout with splitters, dialogs (file browser, errors, help), the worker jobs, the
-// layout cache, settings persistence, and the --script / --screenshot test hooks.
+// layout cache, settings persistence, --screenshot captures, and the ScriptHost a --script
+// runner (script_runner.h) drives (implemented in app_script_host.cpp).
 #pragma once
 
 #include <memory>
@@ -8,12 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "app/lowerscope/script_runner.h"
 #include "core/graph_layout/layout_cache.h"
 #include "viewers/file_browser.h"
 #include "viewers/graph_view.h"
 #include "viewers/inspector_view.h"
 #include "viewers/model/run_job.h"
-#include "viewers/model/script.h"
 #include "viewers/model/settings.h"
 #include "viewers/pipeline_view.h"
 #include "viewers/timing_view.h"
@@ -33,17 +34,17 @@ struct AppOptions {
   double timeoutSec = 120; ///< test modes: give up after this long
 };
 
-class App {
+class App final : private ScriptHost {
  public:
   App(AppOptions opts, GLFWwindow* window);
-  ~App();
+  ~App() override;
 
   /// Builds one frame of UI (between ImGui::NewFrame and ImGui::Render).
   void frame();
   /// After the draw data is rendered into the back buffer: PNG captures, screenshot, exit.
   void afterRender();
   void onDrop(const std::vector<std::string>& paths);
-  /// Before ImGui::NewFrame: applies key presses of the script.
+  /// Before ImGui::NewFrame: applies key presses of the script (pressKey).
   void beforeNewFrame();
   /// Work is in flight (run, layout, script): the loop should not sleep.
   bool busy() const;
@@ -53,18 +54,19 @@ class App {
   viewmodel::Settings& settings() { return settings_; }
 
  private:
-  void openFile(const std::string& path);
-  void startRun();
+  void openFile(const std::string& path) override;
+  void startRun() override;
   /// Loads a saved run (.lstrace) as comparison B for the timing view.
-  void openCompareTrace(const std::string& path);
+  void openCompareTrace(const std::string& path) override;
   void startCompare(const viewmodel::RunConfig& cfg);
   void pollJobs();
   void adoptTrace(viewmodel::TracePtr t);
   void showError(const std::string& msg);
   std::string exportBase() const;
   /// Writes the current run as lstrace, csv, md, chrome or dot (the selected snapshot).
-  Status exportRun(const std::string& format, const std::string& path);
-  bool idle() const;  // no job, no pending layout of the shown graph, no pending compare
+  Status exportRun(const std::string& format, const std::string& path) override;
+  bool idle() const override;  // no job, no pending layout of the shown graph, no pending compare
+  bool scriptRunning() const { return script_ && !script_->done(); }
 
   void drawMenu();
   void drawToolbar();
@@ -74,10 +76,38 @@ class App {
   void drawHelp();
   void handleGlobalKeys();
 
-  void runScript();
-  Status execute(const viewmodel::ScriptCommand& c);
-  int findPass(const viewmodel::ScriptCommand& c) const;
-  Status expect(const viewmodel::ScriptCommand& c);
+  // ---- ScriptHost (app_script_host.cpp; the rest is above)
+  viewmodel::RunConfig runConfig() const override { return config_; }
+  void setRunConfig(const viewmodel::RunConfig& c) override { config_ = c; }
+  void requestCompare(const viewmodel::RunConfig& b) override;
+  viewmodel::TracePtr trace() const override { return state_.trace; }
+  int selectedPass() const override { return state_.selectedPass; }
+  void selectPass(int pass) override { state_.selectPass(pass); }
+  void stepPass(viewmodel::StepKey key) override;
+  void setPin(std::optional<int> pass) override;
+  viewmodel::PassFilter passFilter() const override { return state_.filter; }
+  void setPassFilter(const viewmodel::PassFilter& f) override { state_.filter = f; }
+  std::shared_ptr<const ir::Graph> shownGraph() const override { return state_.shownGraph(); }
+  std::shared_ptr<const ir::Graph> comparedGraph() const override { return state_.comparedGraph(); }
+  ir::NodeId selectedNode() const override { return state_.selectedNode; }
+  void selectNode(ir::NodeId id) override;
+  std::vector<std::string> subgraphPath() const override { return state_.subgraphPath; }
+  void enterSubgraph(const std::string& name) override;
+  void leaveSubgraph() override;
+  void showView(const std::string& name) override;
+  void setSearch(const std::string& text) override;
+  bool searchStep(int dir) override;
+  bool changeStep(int dir) override;
+  void fitGraph() override;
+  void zoomGraph(float factor) override;
+  Status exportComparison(const std::string& format, const std::string& path) override;
+  void exportChart(const std::string& path) override;
+  bool pressKey(const std::string& key, bool shift) override;
+  bool helpShown() const override { return showHelp_; }
+  bool errorShown() const override { return errorShown_ || errorPending_; }
+  size_t diffSize() override;
+  int64_t viewCount(ViewCount what) override;
+  void note(const std::string& line) override;
 
   AppOptions opts_;
   GLFWwindow* window_;
@@ -107,11 +137,7 @@ class App {
   bool showPipeline_ = true, showInspector_ = true;
 
   // test hooks
-  std::vector<viewmodel::ScriptCommand> script_;
-  size_t scriptPos_ = 0;
-  bool scriptWaiting_ = false;
-  int scriptFrames_ = 0;
-  bool scriptDone_ = true;
+  std::unique_ptr<ScriptRunner> script_;  // --script (null without)
   int settleFrames_ = 0;
   int pendingKey_ = 0;
   bool pendingShift_ = false;

@@ -1,9 +1,15 @@
 // Trace queries and memory accounting.
 #include "core/trace/trace.h"
 
+#include <atomic>
 #include <unordered_set>
 
 namespace ls::trace {
+
+uint64_t nextGeneration() {
+  static std::atomic<uint64_t> counter{0};
+  return counter.fetch_add(1, std::memory_order_relaxed) + 1;
+}
 
 int Trace::snapshotAfter(int passIndex) const {
   for (int i = std::min(passIndex, int(records.size()) - 1); i >= 0; --i)

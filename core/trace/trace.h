@@ -3,6 +3,7 @@
 // structurally (immutable node versions referenced from many graphs).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,7 +18,15 @@ using passes::SemanticCheck;
 using passes::SkipReason;
 using passes::StatValue;
 
+/// A new process-unique trace generation (1, 2, ...; thread-safe, never 0).
+uint64_t nextGeneration();
+
 struct Trace {
+  /// Identity of this trace's contents for caches of derived data (views, exports): caches
+  /// compare generations, never addresses (a freed trace's address is reused). Every trace
+  /// constructed (recorder, .lstrace loader, tests) gets a new one; a copy keeps it, so give
+  /// a copy that is then changed a fresh nextGeneration().
+  uint64_t generation = nextGeneration();
   std::string model;
   std::string pipeline;
   passes::Profile profile = passes::Profile::FP;

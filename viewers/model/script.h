@@ -1,5 +1,5 @@
 // --script files: UI actions for tests and demos, one command per line ('#' comments).
-// Parsing and validation only; the app executes them. No ImGui: tested in
+// Parsing and validation only; app/lowerscope/script_runner.h executes them. No ImGui: tested in
 // tests/viewers/script_test.cpp.
 //
 // Commands:

@@ -1,0 +1,84 @@
+// App as the ScriptHost of a --script run: each operation a script needs, mapped onto the
+// view state, the views and the key input of the shell (the runner is script_runner.cpp).
+#include <utility>
+
+#include <GLFW/glfw3.h>
+#include <fmt/format.h>
+
+#include "app/lowerscope/app.h"
+
+namespace ls::app {
+
+void App::requestCompare(const viewmodel::RunConfig& b) { state_.compareRequest = b; }
+
+void App::stepPass(viewmodel::StepKey key) { pipelineView_.step(state_, key); }
+
+void App::setPin(std::optional<int> pass) { state_.pinnedPass = pass ? *pass : viewers::kNoPin; }
+
+void App::selectNode(ir::NodeId id) {
+  state_.selectedNode = id;
+  state_.centerRequested = true;
+}
+
+void App::enterSubgraph(const std::string& name) {
+  state_.subgraphPath.push_back(name);
+  graphView_->requestFit();
+}
+
+void App::leaveSubgraph() {
+  if (!state_.subgraphPath.empty()) state_.subgraphPath.pop_back();
+}
+
+void App::showView(const std::string& name) {
+  if (name == "graph") state_.tab = viewers::CenterTab::Graph, state_.tabChangeRequested = true;
+  else if (name == "timing") state_.tab = viewers::CenterTab::Timing, state_.tabChangeRequested = true;
+  else if (name == "pipeline") showPipeline_ = true;
+  else if (name == "inspector") showInspector_ = true;
+}
+
+void App::setSearch(const std::string& text) { graphView_->setSearch(text); }
+bool App::searchStep(int dir) { return graphView_->searchStep(state_, dir); }
+bool App::changeStep(int dir) { return graphView_->changeStep(state_, dir); }
+void App::fitGraph() { graphView_->requestFit(); }
+void App::zoomGraph(float factor) { graphView_->zoomBy(factor); }
+
+Status App::exportComparison(const std::string& format, const std::string& path) {
+  return timingView_.exportComparison(state_, format, path);
+}
+
+void App::exportChart(const std::string& path) {
+  state_.tab = viewers::CenterTab::Timing;
+  state_.tabChangeRequested = true;
+  timingView_.exportChart(path);
+}
+
+bool App::pressKey(const std::string& key, bool shift) {
+  static const std::pair<const char*, int> kNames[] = {{"up", GLFW_KEY_UP},     {"down", GLFW_KEY_DOWN},     {"home", GLFW_KEY_HOME},
+                                                       {"end", GLFW_KEY_END},   {"escape", GLFW_KEY_ESCAPE}, {"f1", GLFW_KEY_F1},
+                                                       {"f5", GLFW_KEY_F5}};
+  int code = key.size() == 1 && key[0] >= 'a' && key[0] <= 'z' ? GLFW_KEY_A + (key[0] - 'a') : -1;
+  for (const auto& [name, c] : kNames)
+    if (key == name) code = c;
+  if (code < 0) return false;
+  // beforeNewFrame: down for one frame, then up.
+  pendingKey_ = code;
+  pendingShift_ = shift;
+  keyPhase_ = 1;
+  return true;
+}
+
+size_t App::diffSize() { return graphView_->diffSize(state_); }
+
+int64_t App::viewCount(ViewCount what) {
+  switch (what) {
+    case ViewCount::DrawnNodes: return graphView_->lastStats().nodes;
+    case ViewCount::DrawnLabels: return graphView_->lastStats().labels;
+    case ViewCount::CompareRows: return int64_t(timingView_.comparisonRows(state_));
+    case ViewCount::COUNT: break;
+  }
+  return 0;
+}
+
+void App::note(const std::string& line) { fmt::print("lowerscope: {}\n", line); }
+
+}  // namespace ls::app

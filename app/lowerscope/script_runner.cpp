@@ -1,0 +1,252 @@
+// The --script interpreter: command dispatch, waiting and expectations over a ScriptHost.
+#include "app/lowerscope/script_runner.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "core/passes/pass_manager.h"
+
+namespace ls::app {
+
+using viewmodel::ScriptCommand;
+using viewmodel::ScriptOp;
+
+ScriptRunner::ScriptRunner(std::vector<ScriptCommand> commands, std::string path)
+    : commands_(std::move(commands)), path_(std::move(path)) {}
+
+Result<ScriptRunner> ScriptRunner::parse(std::string_view text, const std::string& path) {
+  auto parsed = viewmodel::parseScript(text, path);
+  if (!parsed) return Status::error(parsed.message());
+  return ScriptRunner(std::move(parsed).value(), path);
+}
+
+Result<ScriptRunner> ScriptRunner::load(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::error(path + ": cannot read script");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse(ss.str(), path);
+}
+
+bool ScriptRunner::opensFile() const {
+  return std::any_of(commands_.begin(), commands_.end(), [](const ScriptCommand& c) { return c.op == ScriptOp::Open; });
+}
+
+std::string ScriptRunner::resolve(const std::string& path) const {
+  if (std::filesystem::path(path).is_absolute() || std::filesystem::exists(path)) return path;
+  std::string alt = (std::filesystem::path(path_).parent_path() / path).string();
+  return std::filesystem::exists(alt) ? alt : path;
+}
+
+std::optional<int> ScriptRunner::findPass(const trace::Trace& t, const ScriptCommand& c) const {
+  if (c.numeric) return c.number >= -1 && c.number < int(t.records.size()) ? std::optional<int>(c.number) : std::nullopt;
+  for (const trace::PassRecord& r : t.records)
+    if (r.name == c.arg) return r.index;
+  return std::nullopt;
+}
+
+void ScriptRunner::step(ScriptHost& host) {
+  if (done_ || failed()) return;
+  if (frames_ > 0) {
+    --frames_;
+    return;
+  }
+  if (waiting_) {
+    if (!host.idle()) return;
+    waiting_ = false;
+    frames_ = 2;  // let views pick up the new data
+    return;
+  }
+  while (pos_ < commands_.size() && !waiting_ && frames_ == 0) {
+    const ScriptCommand& c = commands_[pos_++];
+    Status st = execute(host, c);
+    if (!st) {
+      error_ = fmt::format("{}:{}: '{}': {}", path_, c.line, c.text, st.message());
+      return;
+    }
+    // Selection changes need a frame so views react before the next command.
+    frames_ = std::max(frames_, 1);
+  }
+  if (pos_ >= commands_.size() && !waiting_ && frames_ == 0) done_ = true;
+}
+
+Status ScriptRunner::execute(ScriptHost& host, const ScriptCommand& c) {
+  viewmodel::TracePtr trace = host.trace();
+  auto needTrace = [&]() -> Status { return trace ? Status::ok() : Status::error("no trace loaded (open a file first)"); };
+  auto stepPass = [&](viewmodel::StepKey key) {
+    host.stepPass(key);
+    return needTrace();
+  };
+  auto wrote = [&](Status st, const std::string& path) {
+    if (st) host.note("wrote " + path);
+    return st;
+  };
+  switch (c.op) {
+    case ScriptOp::Open:
+      host.openFile(resolve(c.arg));
+      waiting_ = true;
+      return Status::ok();
+    case ScriptOp::Pipeline: {
+      if (!passes::PipelineRegistry::instance().find(c.arg)) return Status::error(fmt::format("unknown pipeline '{}'", c.arg));
+      viewmodel::RunConfig cfg = host.runConfig();
+      cfg.pipeline = c.arg;
+      host.setRunConfig(cfg);
+      return Status::ok();
+    }
+    case ScriptOp::Profile:
+    case ScriptOp::Target: {
+      viewmodel::RunConfig cfg = host.runConfig();
+      // Values were checked by the parser.
+      if (c.op == ScriptOp::Profile) cfg.profile = *passes::parseProfile(c.arg);
+      else cfg.target = *passes::parseTarget(c.arg);
+      host.setRunConfig(cfg);
+      return Status::ok();
+    }
+    case ScriptOp::Run:
+      host.setRunConfig(c.overrides.apply(host.runConfig()));
+      host.startRun();
+      waiting_ = true;
+      return Status::ok();
+    case ScriptOp::Wait: waiting_ = true; return Status::ok();
+    case ScriptOp::SelectPass: {
+      LS_RETURN_IF_ERROR(needTrace());
+      std::optional<int> p = findPass(*trace, c);
+      if (!p) return Status::error(fmt::format("no pass '{}' (0..{} or a pass name)", c.arg, int(trace->records.size()) - 1));
+      host.selectPass(*p);
+      return Status::ok();
+    }
+    case ScriptOp::NextPass: return stepPass(viewmodel::StepKey::Next);
+    case ScriptOp::PrevPass: return stepPass(viewmodel::StepKey::Prev);
+    case ScriptOp::FirstPass: return stepPass(viewmodel::StepKey::First);
+    case ScriptOp::LastPass: return stepPass(viewmodel::StepKey::Last);
+    case ScriptOp::NextChanged:
+    case ScriptOp::PrevChanged: {
+      LS_RETURN_IF_ERROR(needTrace());
+      int before = host.selectedPass();
+      host.stepPass(c.op == ScriptOp::NextChanged ? viewmodel::StepKey::NextChanged : viewmodel::StepKey::PrevChanged);
+      if (before == host.selectedPass()) return Status::error("no such changed pass");
+      return Status::ok();
+    }
+    case ScriptOp::SelectNode: {
+      LS_RETURN_IF_ERROR(needTrace());
+      std::shared_ptr<const ir::Graph> g = host.shownGraph();
+      ir::NodeId id = g ? g->findByName(c.arg) : ir::kInvalidNode;
+      if (id == ir::kInvalidNode) {
+        // A node removed by this pass can be selected as its ghost.
+        std::shared_ptr<const ir::Graph> cg = host.comparedGraph();
+        id = cg ? cg->findByName(c.arg) : ir::kInvalidNode;
+      }
+      if (id == ir::kInvalidNode) return Status::error(fmt::format("no node named '{}' at the selected pass", c.arg));
+      host.selectNode(id);
+      return Status::ok();
+    }
+    case ScriptOp::Pin: {
+      LS_RETURN_IF_ERROR(needTrace());
+      std::optional<int> p = findPass(*trace, c);
+      if (!p) return Status::error(fmt::format("no pass '{}'", c.arg));
+      host.setPin(*p);
+      return Status::ok();
+    }
+    case ScriptOp::Unpin: host.setPin(std::nullopt); return Status::ok();
+    case ScriptOp::View: host.showView(c.arg); return Status::ok();
+    case ScriptOp::Filter: {
+      viewmodel::PassFilter f = host.passFilter();
+      if (c.arg == "hide-skipped") f.hideSkipped = c.arg2 == "on";
+      else if (c.arg == "hide-unchanged") f.hideUnchanged = c.arg2 == "on";
+      else f.search = c.arg2;
+      host.setPassFilter(f);
+      return Status::ok();
+    }
+    case ScriptOp::Search: host.setSearch(c.arg); return Status::ok();
+    case ScriptOp::SearchNext:
+    case ScriptOp::SearchPrev:
+      if (!host.searchStep(c.op == ScriptOp::SearchNext ? +1 : -1)) return Status::error("no search hits");
+      return Status::ok();
+    case ScriptOp::Compare:
+      LS_RETURN_IF_ERROR(needTrace());
+      host.requestCompare(c.overrides.apply(host.runConfig()));
+      waiting_ = true;
+      return Status::ok();
+    case ScriptOp::NextChange:
+    case ScriptOp::PrevChange:
+      if (!host.changeStep(c.op == ScriptOp::NextChange ? +1 : -1)) return Status::error("no changes at this pass");
+      return Status::ok();
+    case ScriptOp::Enter: {
+      LS_RETURN_IF_ERROR(needTrace());
+      std::shared_ptr<const ir::Graph> g = host.shownGraph();
+      if (!g || !g->subgraphs().count(c.arg)) return Status::error(fmt::format("the shown graph has no nested graph '{}'", c.arg));
+      host.enterSubgraph(c.arg);
+      return Status::ok();
+    }
+    case ScriptOp::Leave:
+      if (host.subgraphPath().empty()) return Status::error("not inside a nested graph");
+      host.leaveSubgraph();
+      return Status::ok();
+    case ScriptOp::CompareTrace:
+      LS_RETURN_IF_ERROR(needTrace());
+      host.openCompareTrace(resolve(c.arg));
+      waiting_ = true;
+      return Status::ok();
+    case ScriptOp::Fit: host.fitGraph(); return Status::ok();
+    case ScriptOp::Zoom: host.zoomGraph(float(c.factor)); return Status::ok();
+    case ScriptOp::ExportComparison: return wrote(host.exportComparison(c.arg, c.arg2), c.arg2);
+    case ScriptOp::ExportRun: return wrote(host.exportRun(c.arg, c.arg2), c.arg2);
+    case ScriptOp::ExportChart:
+      host.exportChart(c.arg2);
+      frames_ = 3;
+      return Status::ok();
+    case ScriptOp::Frames: frames_ = c.number; return Status::ok();
+    case ScriptOp::Expect: return expect(host, c);
+    case ScriptOp::Key:
+      if (!host.pressKey(c.arg, c.shift)) return Status::error("unknown key");
+      frames_ = 3;  // press, release, settle
+      return Status::ok();
+    case ScriptOp::COUNT: break;
+  }
+  return Status::error("unsupported command");
+}
+
+Status ScriptRunner::expect(ScriptHost& host, const ScriptCommand& c) {
+  auto fail = [&](const std::string& got) { return Status::error(fmt::format("expectation failed: got {}", got)); };
+  if (c.arg == "help") return host.helpShown() ? Status::ok() : fail("no help overlay");
+  if (c.arg == "error") return host.errorShown() ? Status::ok() : fail("no error dialog");
+  viewmodel::TracePtr trace = host.trace();
+  if (!trace) return fail("no trace");
+  if (c.arg == "pass-status") {
+    int p = host.selectedPass();
+    if (p < 0 || size_t(p) >= trace->records.size()) return fail("the source graph row");
+    std::string_view st = passes::passStatusName(trace->records[size_t(p)].status);
+    return st == c.arg2 ? Status::ok() : fail(std::string(st));
+  }
+  if (c.arg == "diff") {
+    size_t n = host.diffSize();
+    bool ok = c.arg2 == "empty" ? n == 0 : n > 0;
+    return ok ? Status::ok() : fail(fmt::format("{} changed/added/removed nodes", n));
+  }
+  if (c.arg == "graph") {
+    std::vector<std::string> path = host.subgraphPath();
+    std::string cur = path.empty() ? "main" : path.back();
+    return cur == c.arg2 ? Status::ok() : fail(cur);
+  }
+  if (c.arg == "node") {
+    std::shared_ptr<const ir::Graph> g = host.shownGraph();
+    const ir::Node* n = g ? g->find(host.selectedNode()) : nullptr;
+    std::string name = n ? n->name : "(none)";
+    return name == c.arg2 ? Status::ok() : fail(name);
+  }
+  if (c.arg == "min") {
+    int64_t v = 0;
+    if (c.arg2 == "drawn-nodes") v = host.viewCount(ViewCount::DrawnNodes);
+    else if (c.arg2 == "drawn-labels") v = host.viewCount(ViewCount::DrawnLabels);
+    else if (c.arg2 == "compare-rows") v = host.viewCount(ViewCount::CompareRows);
+    else if (c.arg2 == "visible-passes") v = int64_t(viewmodel::visiblePasses(*trace, host.passFilter()).size());
+    return v >= c.number ? Status::ok() : fail(fmt::format("{} = {}", c.arg2, v));
+  }
+  return Status::error("unknown expectation");
+}
+
+}  // namespace ls::app

@@ -1,0 +1,263 @@
+// The --script runner against a fake ScriptHost (no window): the calls a script makes, in
+// order; waiting for the host to be idle and frame counting; error messages with the
+// script's line for parse errors, bad arguments and failed expectations; paths relative to the
+// script's directory.
+#include "app/lowerscope/script_runner.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "tests/viewers/fixtures.h"
+
+namespace ls::app {
+namespace {
+
+/// Records every call as one line; `busy` makes idle() false (a run in flight).
+class FakeHost : public ScriptHost {
+ public:
+  std::vector<std::string> calls;
+  bool busy = false;
+  viewmodel::TracePtr run;  ///< what trace() returns
+  viewmodel::TracePtr next = std::make_shared<const trace::Trace>(test::syntheticTrace("cusc"));  ///< what a run/open produces
+  viewmodel::RunConfig config;
+  int selected = -1;
+  std::optional<int> pin;
+  viewmodel::PassFilter filter;
+  std::vector<std::string> path;
+  bool help = false, error = false;
+  size_t diff = 0;
+
+  void log(std::string s) { calls.push_back(std::move(s)); }
+  /// The background work finishes: the run's trace becomes current.
+  void finish() {
+    busy = false;
+    if (next) run = next;
+  }
+
+  bool idle() const override { return !busy; }
+  void openFile(const std::string& p) override { log("open " + p), busy = true; }
+  void openCompareTrace(const std::string& p) override { log("compare-trace " + p), busy = true; }
+  viewmodel::RunConfig runConfig() const override { return config; }
+  void setRunConfig(const viewmodel::RunConfig& c) override {
+    config = c;
+    log(fmt::format("config {} {} {}{}", c.pipeline, passes::profileName(c.profile), passes::targetName(c.target),
+                    c.engine.skip ? "" : " no-skip"));
+  }
+  void startRun() override { log("run"), busy = true; }
+  void requestCompare(const viewmodel::RunConfig& b) override {
+    log(fmt::format("compare {}{}", passes::profileName(b.profile), b.engine.fastCopy ? "" : " no-fast-copy")), busy = true;
+  }
+  viewmodel::TracePtr trace() const override { return run; }
+  int selectedPass() const override { return selected; }
+  void selectPass(int p) override {
+    selected = std::clamp(p, -1, int(run->records.size()) - 1);
+    log(fmt::format("select {}", selected));
+  }
+  void stepPass(viewmodel::StepKey key) override {
+    if (!run) return;
+    selected = viewmodel::step(*run, viewmodel::visiblePasses(*run, filter), selected, key);
+    log(fmt::format("step -> {}", selected));
+  }
+  void setPin(std::optional<int> p) override {
+    pin = p;
+    log(p ? fmt::format("pin {}", *p) : "unpin");
+  }
+  viewmodel::PassFilter passFilter() const override { return filter; }
+  void setPassFilter(const viewmodel::PassFilter& f) override {
+    filter = f;
+    log(fmt::format("filter {} {} '{}'", f.hideSkipped, f.hideUnchanged, f.search));
+  }
+  std::shared_ptr<const ir::Graph> shownGraph() const override { return nullptr; }
+  std::shared_ptr<const ir::Graph> comparedGraph() const override { return nullptr; }
+  ir::NodeId selectedNode() const override { return ir::kInvalidNode; }
+  void selectNode(ir::NodeId id) override { log(fmt::format("node {}", id)); }
+  std::vector<std::string> subgraphPath() const override { return path; }
+  void enterSubgraph(const std::string& n) override { path.push_back(n), log("enter " + n); }
+  void leaveSubgraph() override { path.pop_back(), log("leave"); }
+  void showView(const std::string& n) override { log("view " + n); }
+  void setSearch(const std::string& t) override { log("search " + t); }
+  bool searchStep(int dir) override { return log(fmt::format("search step {}", dir)), true; }
+  bool changeStep(int dir) override { return log(fmt::format("change step {}", dir)), diff > 0; }
+  void fitGraph() override { log("fit"); }
+  void zoomGraph(float f) override { log(fmt::format("zoom {}", f)); }
+  Status exportComparison(const std::string& f, const std::string& p) override { return log("export comparison " + f + " " + p), Status::ok(); }
+  Status exportRun(const std::string& f, const std::string& p) override {
+    log("export run " + f + " " + p);
+    return f == "dot" ? Status::error("export: cannot write " + p) : Status::ok();
+  }
+  void exportChart(const std::string& p) override { log("export chart " + p); }
+  bool pressKey(const std::string& k, bool shift) override { return log("key " + k + (shift ? " shift" : "")), true; }
+  bool helpShown() const override { return help; }
+  bool errorShown() const override { return error; }
+  size_t diffSize() override { return diff; }
+  int64_t viewCount(ViewCount w) override { return w == ViewCount::DrawnNodes ? 42 : 0; }
+  void note(const std::string& line) override { log("note " + line); }
+};
+
+ScriptRunner parse(const std::string& text, const std::string& path = "t.lsscript") {
+  auto r = ScriptRunner::parse(text, path);
+  EXPECT_TRUE(r.isOk()) << r.message();
+  return std::move(r).value();
+}
+
+/// Steps until the script is done or failed, finishing background work whenever the host is
+/// busy; returns the frames it took.
+int runToEnd(ScriptRunner& r, FakeHost& h, int maxFrames = 1000) {
+  int frames = 0;
+  while (!r.done() && !r.failed() && frames < maxFrames) {
+    r.step(h);
+    ++frames;
+    if (h.busy) h.finish();
+  }
+  return frames;
+}
+
+TEST(ScriptRunner, DrivesTheHostInScriptOrder) {
+  ScriptRunner r = parse(R"(pipeline generic
+profile int
+target u55
+open /models/m.fxjson.json
+select pass 1
+next changed
+pin pass Pass0
+filter hide-skipped on
+expect min visible-passes 3
+expect min drawn-nodes 40
+view timing
+compare --profile fp --no-fast-copy
+export run csv out.csv
+export chart chart.png
+key f5 shift
+unpin
+)");
+  EXPECT_TRUE(r.opensFile());
+  FakeHost h;
+  runToEnd(r, h);
+  ASSERT_FALSE(r.failed()) << r.error();
+  EXPECT_TRUE(r.done());
+  std::vector<std::string> want = {
+      "config generic fp generic",
+      "config generic int generic",
+      "config generic int u55",
+      "open /models/m.fxjson.json",
+      "select 1",
+      "step -> 3",  // "cusc": the next changed pass after 1
+      "pin 0",
+      "filter true false ''",
+      "view timing",
+      "compare fp no-fast-copy",
+      "export run csv out.csv",
+      "note wrote out.csv",
+      "export chart chart.png",
+      "key f5 shift",
+      "unpin",
+  };
+  EXPECT_EQ(h.calls, want);
+}
+
+TEST(ScriptRunner, WaitsForIdleThenTwoFramesAndCountsFrames) {
+  ScriptRunner r = parse("run --no-skip\nfit\nframes 3\nzoom 2\n");
+  FakeHost h;
+  h.run = h.next;
+  r.step(h);  // config + run, then waits
+  EXPECT_EQ(h.calls, (std::vector<std::string>{"config  fp generic no-skip", "run"}));
+  for (int i = 0; i < 5; ++i) r.step(h);  // busy: nothing happens
+  EXPECT_EQ(h.calls.size(), 2u);
+  EXPECT_EQ(r.currentLine(), 2);
+  h.finish();
+  r.step(h);  // idle seen
+  r.step(h);  // two frames for the views
+  r.step(h);
+  EXPECT_EQ(h.calls.size(), 2u);
+  r.step(h);  // fit, then one frame
+  EXPECT_EQ(h.calls.back(), "fit");
+  r.step(h);
+  r.step(h);  // frames 3
+  for (int i = 0; i < 3; ++i) {
+    r.step(h);
+    EXPECT_EQ(h.calls.back(), "fit") << i;
+  }
+  r.step(h);
+  EXPECT_EQ(h.calls.back(), "zoom 2");
+  EXPECT_FALSE(r.done());
+  r.step(h);
+  r.step(h);
+  EXPECT_TRUE(r.done());
+  EXPECT_EQ(r.currentLine(), -1);
+}
+
+TEST(ScriptRunner, ParseErrorsNameTheScriptAndLine) {
+  for (const auto& [text, what] : std::vector<std::pair<std::string, std::string>>{
+           {"fit\n\nfrobnicate now\n", "t.lsscript:3: 'frobnicate now': unknown command"},
+           {"# zoom must be positive\nzoom -1\n", "t.lsscript:2: 'zoom -1': expected: zoom FACTOR (> 0)"},
+           {"profile int\nprofile float\n", "t.lsscript:2: 'profile float': profile expects fp or int"},
+           {"run --fast\n", "t.lsscript:1: 'run --fast': unknown run option '--fast'"},
+       }) {
+    auto r = ScriptRunner::parse(text, "t.lsscript");
+    ASSERT_FALSE(r.isOk()) << text;
+    EXPECT_EQ(r.message(), what);
+  }
+  auto missing = ScriptRunner::load("/nonexistent/dir/x.lsscript");
+  ASSERT_FALSE(missing.isOk());
+  EXPECT_EQ(missing.message(), "/nonexistent/dir/x.lsscript: cannot read script");
+}
+
+TEST(ScriptRunner, ARuntimeErrorStopsTheScriptWithItsLine) {
+  struct Case {
+    std::string script, error;
+    bool withTrace;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"fit\nselect pass 9\nfit\n", "t.lsscript:2: 'select pass 9': no pass '9' (0..3 or a pass name)", true},
+           {"select pass Pass2\npin pass NoSuchPass\n", "t.lsscript:2: 'pin pass NoSuchPass': no pass 'NoSuchPass'", true},
+           {"next pass\n", "t.lsscript:1: 'next pass': no trace loaded (open a file first)", false},
+           {"pipeline nope\n", "t.lsscript:1: 'pipeline nope': unknown pipeline 'nope'", false},
+           {"select pass 1\nexpect pass-status changed\n", "t.lsscript:2: 'expect pass-status changed': expectation failed: got unchanged", true},
+           {"expect error\n", "t.lsscript:1: 'expect error': expectation failed: got no error dialog", false},
+           {"expect diff nonempty\n", "t.lsscript:1: 'expect diff nonempty': expectation failed: got 0 changed/added/removed nodes", true},
+           {"leave\n", "t.lsscript:1: 'leave': not inside a nested graph", true},
+           {"next change\n", "t.lsscript:1: 'next change': no changes at this pass", true},
+           {"export run dot x.dot\n", "t.lsscript:1: 'export run dot x.dot': export: cannot write x.dot", true},
+       }) {
+    ScriptRunner r = parse(c.script);
+    FakeHost h;
+    if (c.withTrace) h.run = h.next;
+    runToEnd(r, h);
+    EXPECT_TRUE(r.failed()) << c.script;
+    EXPECT_FALSE(r.done());
+    EXPECT_EQ(r.error(), c.error);
+    // Nothing runs after the failing command.
+    size_t calls = h.calls.size();
+    for (int i = 0; i < 5; ++i) r.step(h);
+    EXPECT_EQ(h.calls.size(), calls);
+  }
+}
+
+TEST(ScriptRunner, RelativePathsFallBackToTheScriptDirectory) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / fmt::format("ls_script_runner_{}", ::getpid());
+  fs::create_directories(dir);
+  std::ofstream(dir / "model.fxjson.json") << "{}";
+  std::ofstream(dir / "s.lsscript") << "open model.fxjson.json\ncompare-trace base.lstrace\nopen /abs/x.lsg\n";
+  auto r = ScriptRunner::load((dir / "s.lsscript").string());
+  ASSERT_TRUE(r.isOk()) << r.message();
+  ScriptRunner runner = std::move(r).value();
+  FakeHost h;
+  runToEnd(runner, h);
+  fs::remove_all(dir);
+  ASSERT_FALSE(runner.failed()) << runner.error();
+  std::vector<std::string> want = {"open " + (dir / "model.fxjson.json").string(),
+                                   "compare-trace base.lstrace",  // exists nowhere: as written
+                                   "open /abs/x.lsg"};
+  EXPECT_EQ(h.calls, want);
+}
+
+}  // namespace
+}  // namespace ls::app
