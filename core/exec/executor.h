@@ -104,7 +104,6 @@ class Executor {
   void setDelegateRunner(DelegateRunner runner) { delegateRunner_ = std::move(runner); }
 
   ConstantCache& constants() { return *constants_; }
-  const std::shared_ptr<ConstantCache>& constantsPtr() const { return constants_; }
   const ExecOptions& options() const { return options_; }
   int threads() const { return threads_; }
 

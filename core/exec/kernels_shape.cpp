@@ -664,6 +664,7 @@ void registerShapeKernels(KernelRegistry& r) {
   r.registerKernel("aten.slice_copy.Tensor", sliceCopy);
   r.registerKernel("aten.select_copy.int", selectCopy);
   r.registerKernel("aten.split_copy.Tensor", splitCopy);
+  r.registerKernel("aten.split.Tensor", splitCopy);
   r.registerKernel("aten.split_with_sizes_copy.default", splitWithSizesCopy);
   r.registerKernel("aten.unbind_copy.int", unbindCopy);
   r.registerKernel("aten.as_strided_copy.default", asStridedCopy);

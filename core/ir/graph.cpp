@@ -180,14 +180,6 @@ Graph Graph::shellCopy() const {
   return g;
 }
 
-void Graph::clearNodes() {
-  nodes_.clear();
-  opIndex_.clear();
-  byName_.clear();
-  namesValid_ = false;
-  invalidateOrder();
-}
-
 void Graph::ensurePositions() const {
   if (posValid_) return;
   pos_.assign(nextId_, -1);

@@ -105,8 +105,6 @@ class Graph {
   size_t eraseNodes(const std::unordered_set<NodeId>& ids);
   /// Removes all nodes, constants and subgraphs.
   void clear();
-  /// Removes all nodes but keeps constants, subgraphs, the id counter and the name.
-  void clearNodes();
   /// A graph with this graph's constants, store, subgraphs (deep), name and id counter, but no
   /// nodes: the starting point of a rebuild.
   Graph shellCopy() const;

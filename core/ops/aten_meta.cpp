@@ -1339,6 +1339,7 @@ void registerAtenOps(OpRegistry& r) {
       {"aten::slice_copy.Tensor(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor", sliceCopy},
       {"aten::select_copy.int(Tensor self, int dim, SymInt index) -> Tensor", selectCopy},
       {"aten::split_copy.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]", splitCopy},
+      {"aten::split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]", splitCopy},
       {"aten::split_with_sizes_copy(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]", splitWithSizesCopy},
       {"aten::unbind_copy.int(Tensor self, int dim=0) -> Tensor[]", unbindCopy},
       {"aten::as_strided_copy(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor", asStridedCopy},

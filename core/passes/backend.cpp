@@ -24,10 +24,16 @@ Status registerBackend(const Backend& b) {
     return Status::error(fmt::format("backend '{}' registered twice", b.name));
   if (!b.registerAll) return Status::error(fmt::format("backend '{}' has no registration function", b.name));
   names.emplace_back(b.name);
-  PassRegistry& passes = PassRegistry::instance();
-  PipelineRegistry& pipelines = PipelineRegistry::instance();
+  return registerBackend(b, Registries{ops::OpRegistry::instance(), exec::KernelRegistry::instance(),
+                                       PassRegistry::instance(), PipelineRegistry::instance()});
+}
+
+Status registerBackend(const Backend& b, const Registries& into) {
+  if (!b.registerAll) return Status::error(fmt::format("backend '{}' has no registration function", b.name));
+  PassRegistry& passes = into.passes;
+  PipelineRegistry& pipelines = into.pipelines;
   const std::vector<std::string> before = passes.names();
-  b.registerAll(Registries{ops::OpRegistry::instance(), exec::KernelRegistry::instance(), passes, pipelines});
+  b.registerAll(into);
   std::vector<std::string> problems = passes.takeErrors();
   for (std::string& e : pipelines.takeErrors()) problems.push_back(std::move(e));
   // Every new pass: its registry name ends in "Pass" and is the name the pass reports.

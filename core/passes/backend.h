@@ -42,6 +42,8 @@ struct Backend {
 /// not end in "Pass", or a pass whose name() differs from its registration name. Not
 /// thread-safe: call before any pipeline runs (the composition root does it once).
 Status registerBackend(const Backend& b);
+/// The same checks, registering into `into` (tests use private registries).
+Status registerBackend(const Backend& b, const Registries& into);
 
 /// Names of the backends registered so far, in registration order.
 std::vector<std::string> registeredBackends();

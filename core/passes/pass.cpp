@@ -1,6 +1,8 @@
 // Pass base: target-op declaration, default should_run via the op index, statistics.
 #include "core/passes/pass.h"
 
+#include <fmt/format.h>
+
 #include <array>
 
 namespace ls::passes {
@@ -27,11 +29,6 @@ std::optional<Profile> parseProfile(std::string_view s) {
 std::optional<Target> parseTarget(std::string_view s) {
   for (size_t i = 0; i < kTargets.size(); ++i)
     if (kTargets[i] == s) return Target(i);
-  return std::nullopt;
-}
-std::optional<SkipReason> parseSkipReason(std::string_view s) {
-  for (size_t i = 0; i < kReasons.size(); ++i)
-    if (kReasons[i] == s) return SkipReason(i);
   return std::nullopt;
 }
 
@@ -95,6 +92,26 @@ ShouldRun Pass::shouldRun(const ir::Graph& g, const PassContext&) const { return
 PassResult Pass::run(ir::Graph& g, PassContext& ctx) {
   for (Statistic& s : stats_) s.value = 0;
   return runImpl(g, ctx);
+}
+
+ShouldRun Applicability::check(const PassContext& ctx) const {
+  if (!allows(ctx.profile))
+    return ShouldRun::no(SkipReason::Profile, ctx.profile == Profile::FP ? "needs the INT profile" : "needs the FP profile");
+  if (!allows(ctx.target)) return ShouldRun::no(SkipReason::Target, fmt::format("not for target {}", targetName(ctx.target)));
+  return ShouldRun::yes();
+}
+
+std::string Applicability::describe() const {
+  if (*this == any()) return "all";
+  std::string s = fp && integer ? "fp, int" : fp ? "fp" : integer ? "int" : "none";
+  if (!(generic && u55 && u85)) {
+    std::string t;
+    if (generic) t += "generic";
+    if (u55) t += std::string(t.empty() ? "" : ", ") + "u55";
+    if (u85) t += std::string(t.empty() ? "" : ", ") + "u85";
+    s += "; " + (t.empty() ? std::string("no target") : t);
+  }
+  return s;
 }
 
 }  // namespace ls::passes

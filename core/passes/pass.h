@@ -40,7 +40,6 @@ enum class SkipReason : uint8_t {
   COUNT
 };
 std::string_view skipReasonName(SkipReason r);  // "no-target-ops", "targets-disallowed", ...
-std::optional<SkipReason> parseSkipReason(std::string_view s);
 
 /// Engine switches used for comparisons; results must be identical in every mode.
 struct EngineOptions {
@@ -84,6 +83,23 @@ struct PassResult {
   static PassResult of(bool changed) { return changed ? PassResult::changed() : PassResult::unchanged(); }
 };
 
+/// Where a pass applies, declared as data on the pass (so a UI or linter can list the
+/// INT-only passes without running anything). The PassManager checks it before should_run
+/// (when skipping is on) and records a skip with reason Profile or Target.
+struct Applicability {
+  bool fp = true, integer = true;               ///< profiles
+  bool generic = true, u55 = true, u85 = true;  ///< targets
+  static Applicability any() { return {}; }
+  static Applicability intOnly() { return {false, true}; }
+  bool allows(Profile p) const { return p == Profile::FP ? fp : integer; }
+  bool allows(Target t) const { return t == Target::Generic ? generic : t == Target::U55 ? u55 : u85; }
+  /// ShouldRun::yes() or the Profile/Target skip with its detail ("needs the INT profile").
+  ShouldRun check(const PassContext& ctx) const;
+  /// "all", or e.g. "int; u55, u85".
+  std::string describe() const;
+  bool operator==(const Applicability&) const = default;
+};
+
 /// A named counter owned by a pass ("transposes removed by inverse-pair cancellation").
 struct Statistic {
   std::string name;
@@ -105,6 +121,8 @@ class Pass {
   /// Declared target ops (empty: the pass looks at the whole graph, never skipped by op scan).
   const std::vector<ir::OpId>& targetOps() const { return targetOps_; }
   bool isTargeted(ir::OpId op) const;
+  /// Profiles and targets the pass applies to (data; checked by the PassManager).
+  const Applicability& applicability() const { return applicability_; }
   /// True when the pass honours the per-node "disallow transform" flag.
   bool checksAllowedToTransform() const { return checkAllowed_; }
   /// Default: a node may be transformed unless it carries kFlagDisallowTransform (only when
@@ -130,6 +148,7 @@ class Pass {
   void targets(std::initializer_list<std::string_view> ops);
   void targets(const std::vector<std::string>& ops);
   void checkAllowed(bool on = true) { checkAllowed_ = on; }
+  void appliesTo(Applicability a) { applicability_ = a; }
   void runAfter(std::string passName) { mustRunAfter_.push_back(std::move(passName)); }
   /// Registers a statistic and returns its index for bump().
   size_t stat(std::string statName, std::string desc);
@@ -143,6 +162,7 @@ class Pass {
   std::vector<ir::OpId> targetOps_;
   std::vector<uint8_t> targetMask_;  // by OpId
   bool checkAllowed_ = false;
+  Applicability applicability_;
   std::vector<Statistic> stats_;
   std::vector<std::string> mustRunAfter_;
 };

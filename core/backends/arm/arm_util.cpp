@@ -100,27 +100,11 @@ exec::Tensor permuteTensor(const exec::Tensor& t, const std::vector<int64_t>& pe
   return o;
 }
 
-passes::ShouldRun gateCheck(const Gate& gate, const passes::PassContext& ctx) {
-  using passes::ShouldRun;
-  using passes::SkipReason;
-  if (ctx.profile == passes::Profile::FP && !gate.fp) return ShouldRun::no(SkipReason::Profile, "needs the INT profile");
-  if (ctx.profile == passes::Profile::INT && !gate.integer)
-    return ShouldRun::no(SkipReason::Profile, "needs the FP profile");
-  bool ok = ctx.target == passes::Target::Generic ? gate.generic : ctx.target == passes::Target::U55 ? gate.u55 : gate.u85;
-  if (!ok) return ShouldRun::no(SkipReason::Target, fmt::format("not for target {}", passes::targetName(ctx.target)));
-  return ShouldRun::yes();
-}
-
 ArmRewritePass::ArmRewritePass(std::string name, std::string desc, std::vector<std::string> targetOps, Fn fn, Gate gate)
-    : RetracePass(std::move(name), std::move(desc)), fn_(std::move(fn)), gate_(gate) {
+    : RetracePass(std::move(name), std::move(desc)), fn_(std::move(fn)) {
   targets(targetOps);
+  appliesTo(gate);
   rewritten_ = stat("rewritten", "nodes rewritten");
-}
-
-passes::ShouldRun ArmRewritePass::shouldRun(const ir::Graph& g, const passes::PassContext& ctx) const {
-  passes::ShouldRun s = gateCheck(gate_, ctx);
-  if (!s.run) return s;
-  return targetScan(g);
 }
 
 std::optional<QP> perTensorQP(const ir::Node& n) {

@@ -77,14 +77,8 @@ ir::Constant makeConstant(ir::ConstantStore& store, const exec::Tensor& t, std::
 /// Permutes a tensor: out dim i = in dim perm[i].
 exec::Tensor permuteTensor(const exec::Tensor& t, const std::vector<int64_t>& perm);
 
-/// Applicability of a pass by TOSA profile and target, checked in should_run.
-struct Gate {
-  bool fp = true, integer = true;
-  bool generic = true, u55 = true, u85 = true;
-  static Gate any() { return {}; }
-  static Gate fpOnly() { return {true, false}; }
-  static Gate intOnly() { return {false, true}; }
-};
+/// Applicability of a pass by TOSA profile and target (data on the base Pass).
+using Gate = passes::Applicability;
 
 /// Base of the Arm passes written as one rewrite function per hot node.
 class ArmRewritePass : public passes::RetracePass {
@@ -92,7 +86,6 @@ class ArmRewritePass : public passes::RetracePass {
   using Fn = std::function<Status(ArmRewritePass& self, passes::Rewriter& rw)>;
   ArmRewritePass(std::string name, std::string desc, std::vector<std::string> targetOps, Fn fn,
                  Gate gate = Gate::any());
-  passes::ShouldRun shouldRun(const ir::Graph& g, const passes::PassContext& ctx) const override;
   /// Counts one rewrite (the "rewritten" statistic).
   void rewritten(int64_t n = 1) { bump(rewritten_, n); }
   /// Counts a named extra statistic (registered on first use in the constructor via addStat).
@@ -104,7 +97,6 @@ class ArmRewritePass : public passes::RetracePass {
 
  private:
   Fn fn_;
-  Gate gate_;
   size_t rewritten_;
 };
 
@@ -146,9 +138,6 @@ class Matcher {
   const ir::Graph& g_;
   const ir::Graph& usersOf_;
 };
-
-/// Profile/target gate check shared by the Arm passes.
-passes::ShouldRun gateCheck(const Gate& gate, const passes::PassContext& ctx);
 
 /// Meta of arg i of the hot node when it is a tensor ref, else null.
 const ir::TensorMeta* argMeta(const passes::Rewriter& rw, size_t i);

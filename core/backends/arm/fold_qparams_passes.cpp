@@ -178,6 +178,7 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
                     "int8 pools and views); the folded float ops are left dead for the DeadCodeEliminationPass "
                     "that follows it") {
     targets({kQ});
+    appliesTo(passes::Applicability::intOnly());
     conv_ = stat("conv", "convolutions lowered to int8 CONV2D/DEPTHWISE_CONV2D + RESCALE");
     add_ = stat("add_sub", "add/sub lowered to int32 ADD/SUB between RESCALEs");
     mul_ = stat("mul", "mul lowered to int32 MUL between RESCALEs");
@@ -187,11 +188,6 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
     matmul_ = stat("matmul", "linear/addmm/mm/bmm/matmul lowered to int8 MATMUL + RESCALE");
     sum_ = stat("sum", "sum lowered to int32 REDUCE_SUM between RESCALEs");
   }
-  passes::ShouldRun shouldRun(const ir::Graph& g, const passes::PassContext& ctx) const override {
-    auto s = gateCheck(Gate::intOnly(), ctx);
-    return s.run ? targetScan(g) : s;
-  }
-
  protected:
   // One retrace (linear in the graph): each quantize is a hot node; the folded integer ops are
   // emitted in its place, reading the int8 sources of the dequantizes.

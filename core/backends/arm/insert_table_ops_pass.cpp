@@ -148,12 +148,8 @@ class InsertTableOpsPass : public passes::InPlacePass {
       statOf_[ir::internOp(t.op)] = stat(t.stat, fmt::format("{} lowered to an int8 TABLE", t.op));
     }
     targets(ops);
+    appliesTo(passes::Applicability::intOnly());
   }
-  passes::ShouldRun shouldRun(const ir::Graph& g, const passes::PassContext& ctx) const override {
-    auto s = gateCheck(Gate::intOnly(), ctx);
-    return s.run ? targetScan(g) : s;
-  }
-
  protected:
   Status transform(passes::GraphEditor& ed) override {
     ir::Graph& g = ed.graph();

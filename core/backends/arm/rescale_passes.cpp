@@ -78,14 +78,10 @@ class FuseConsecutiveRescalesPass : public passes::InPlacePass {
   FuseConsecutiveRescalesPass()
       : InPlacePass("FuseConsecutiveRescalesPass", "Removes RESCALE pairs that round-trip (identity scale, matching zero points)") {
     targets({"tosa.RESCALE"});
+    appliesTo(passes::Applicability::intOnly());
     removed_ = stat("identity_pairs_removed", "RESCALE round trips removed");
     kept_ = stat("non_identity_pairs_kept", "consecutive RESCALE pairs left alone (not an identity)");
   }
-  passes::ShouldRun shouldRun(const ir::Graph& g, const passes::PassContext& ctx) const override {
-    auto s = gateCheck(Gate::intOnly(), ctx);
-    return s.run ? targetScan(g) : s;
-  }
-
  protected:
   Status transform(passes::GraphEditor& ed) override {
     ir::Graph& g = ed.graph();

@@ -1,0 +1,175 @@
+// LoweringSession: the one set-up of a lowering run (quantize point and seed, instrumentations,
+// pass limit, trace), and the exception boundary: a pass that throws is recorded as failed
+// with the exception's message and the caller keeps running.
+#include <gtest/gtest.h>
+
+#include <new>
+#include <stdexcept>
+
+#include "core/exec/compare.h"
+#include "core/passes/pass_manager.h"
+#include "core/session/lowering_session.h"
+#include "support/graph_builder.h"
+
+namespace ls {
+namespace {
+
+using namespace passes;
+
+ir::Graph reluGraph() {
+  test::GraphBuilder b;
+  auto x = b.input("x", {1, 4, 8, 8});
+  auto r = b.call("aten.relu.default", {x});
+  b.output({r});
+  return std::move(b.g);
+}
+
+ir::Graph realGraph(const std::string& name) {
+  auto g = session::LoweringSession::load(std::string(LS_ASSETS_DIR) + "/graphs/" + name);
+  EXPECT_TRUE(g.isOk()) << g.message();
+  return std::move(g).value();
+}
+
+/// Test-only pass that throws from run (std::runtime_error, or bad_alloc).
+class ThrowingPass : public Pass {
+ public:
+  explicit ThrowingPass(bool badAlloc) : Pass("ThrowingTestPass", "throws"), badAlloc_(badAlloc) {}
+  PassResult runImpl(ir::Graph& g, PassContext&) override {
+    g.modelName = "half-changed";  // a pass that mutated before throwing
+    if (badAlloc_) throw std::bad_alloc();
+    throw std::runtime_error("boom in the test pass");
+  }
+
+ private:
+  bool badAlloc_;
+};
+
+/// Throws from should_run.
+class ThrowingShouldRunPass : public Pass {
+ public:
+  ThrowingShouldRunPass() : Pass("ThrowingShouldRunTestPass", "throws in should_run") {}
+  ShouldRun shouldRun(const ir::Graph&, const PassContext&) const override { throw std::logic_error("bad scan"); }
+  PassResult runImpl(ir::Graph&, PassContext&) override { return PassResult::unchanged(); }
+};
+
+TEST(ExceptionBoundary, APassThatThrowsIsRecordedAsFailedAndThePipelineStops) {
+  for (bool badAlloc : {false, true}) {
+    PassManager pm;
+    pm.add(PassRegistry::instance().create("RemoveNoopClonePass"));
+    pm.add(std::make_unique<ThrowingPass>(badAlloc));
+    pm.add(PassRegistry::instance().create("DeadCodeEliminationPass"));
+    VerifierInstrumentation verifier;  // a can-fail instrumentation: the manager keeps a rollback copy
+    pm.addInstrumentation(&verifier);
+    ir::Graph g = reluGraph();
+    g.modelName = "m";
+    PassContext ctx;
+    RunResult r = pm.run(g, ctx);
+    ASSERT_EQ(r.records.size(), 3u);
+    EXPECT_EQ(r.failedIndex, 1);
+    EXPECT_EQ(r.records[1].status, PassStatus::Failed);
+    EXPECT_NE(r.records[1].message.find("pass 'ThrowingTestPass' (#1) failed: threw an exception"), std::string::npos)
+        << r.records[1].message;
+    EXPECT_NE(r.records[1].message.find(badAlloc ? "bad_alloc" : "boom in the test pass"), std::string::npos)
+        << r.records[1].message;
+    EXPECT_EQ(r.records[2].reason, SkipReason::NotReached);
+    EXPECT_EQ(g.modelName, "m") << "the graph is rolled back to before the throwing pass";
+  }
+}
+
+TEST(ExceptionBoundary, ShouldRunThatThrowsFailsThePass) {
+  PassManager pm;
+  pm.add(std::make_unique<ThrowingShouldRunPass>());
+  ir::Graph g = reluGraph();
+  PassContext ctx;
+  RunResult r = pm.run(g, ctx);
+  ASSERT_EQ(r.records.size(), 1u);
+  EXPECT_EQ(r.records[0].status, PassStatus::Failed);
+  EXPECT_NE(r.records[0].message.find("should_run threw: bad scan"), std::string::npos) << r.records[0].message;
+}
+
+TEST(LoweringSession, UnknownPipelinePassOrDisabledNameIsAnError) {
+  session::SessionConfig c;
+  c.pipeline = "no-such-pipeline";
+  Status s = session::LoweringSession(c).validate();
+  ASSERT_FALSE(s.isOk());
+  EXPECT_NE(s.message().find("unknown pipeline 'no-such-pipeline'"), std::string::npos) << s.message();
+  c.pipeline = "generic";
+  c.disabled = {"NoSuchPass"};
+  EXPECT_FALSE(session::LoweringSession(c).validate().isOk());
+  c.disabled.clear();
+  c.passLimit = 1000;
+  s = session::LoweringSession(c).validate();
+  EXPECT_NE(s.message().find("has only 5 passes, 1000 requested"), std::string::npos) << s.message();
+}
+
+TEST(LoweringSession, RunsThePipelineWithTraceAndPassLimit) {
+  session::SessionConfig c;
+  c.pipeline = "tosa";
+  c.passLimit = 10;
+  session::LoweringSession s(c);
+  auto o = s.lower(realGraph("mobilenet_v2.fxjson.json"), "mobilenet_v2");
+  ASSERT_TRUE(o.isOk()) << o.message();
+  EXPECT_FALSE(o->failed()) << o->result.failure;
+  EXPECT_EQ(o->result.records.size(), 10u);
+  ASSERT_TRUE(o->trace);
+  EXPECT_EQ(o->trace->records.size(), 10u);
+  EXPECT_EQ(o->trace->pipeline, "tosa");
+  EXPECT_EQ(o->trace->model, "mobilenet_v2");
+  EXPECT_EQ(o->trace->finalGraph().size(), o->finalGraph.size());
+  EXPECT_GT(o->cacheHits + o->cacheMisses, 0u);
+  c.recordTrace = false;
+  auto o2 = session::LoweringSession(c).lower(realGraph("mobilenet_v2.fxjson.json"), "m");
+  ASSERT_TRUE(o2.isOk());
+  EXPECT_FALSE(o2->trace);
+}
+
+TEST(LoweringSession, IntProfileQuantizesAFloatGraphOnceWithTheSeedAndLeavesAQuantizedOneAlone) {
+  session::SessionConfig c;
+  c.pipeline = "generic";
+  c.profile = Profile::INT;
+  session::LoweringSession s(c);
+  auto p = s.prepare(realGraph("mobilenet_v2.fxjson.json"));
+  ASSERT_TRUE(p.isOk()) << p.message();
+  EXPECT_TRUE(p->quantized);
+  EXPECT_FALSE(p->quantizeSummary.empty());
+  EXPECT_TRUE(exec::hasQuantOps(p->graph));
+  // Same seed, same program; the prepared graph is left alone the second time.
+  auto p2 = s.prepare(realGraph("mobilenet_v2.fxjson.json"));
+  ASSERT_TRUE(p2.isOk());
+  EXPECT_EQ(p->quantizeSummary, p2->quantizeSummary);
+  auto again = s.prepare(p->graph);
+  ASSERT_TRUE(again.isOk());
+  EXPECT_FALSE(again->quantized);
+  EXPECT_TRUE(again->alreadyQuantized);
+  // quantize off: the float graph stays float; FP profile never quantizes.
+  c.quantize = false;
+  auto f = session::LoweringSession(c).prepare(realGraph("mobilenet_v2.fxjson.json"));
+  EXPECT_FALSE(exec::hasQuantOps(f->graph));
+  c.quantize = true;
+  c.profile = Profile::FP;
+  auto fp = session::LoweringSession(c).prepare(realGraph("mobilenet_v2.fxjson.json"));
+  EXPECT_FALSE(fp->quantized);
+}
+
+TEST(LoweringSession, ExtraInstrumentationsRunAndStructuralVerifyCatchesStaleMetadata) {
+  struct Counter : Instrumentation {
+    int after = 0, skipped = 0;
+    Status afterPass(const Pass&, PassRecord&, const ir::Graph&) override {
+      ++after;
+      return Status::ok();
+    }
+    void passSkipped(const Pass&, PassRecord&, const ir::Graph&) override { ++skipped; }
+  } counter;
+  session::SessionConfig c;
+  c.pipeline = "generic";
+  c.structuralVerify = true;
+  session::RunHooks hooks;
+  hooks.instrumentations.push_back(&counter);
+  auto o = session::LoweringSession(c).run(reluGraph(), "relu", hooks);
+  ASSERT_TRUE(o.isOk());
+  EXPECT_EQ(counter.after + counter.skipped, 5);
+  EXPECT_FALSE(o->failed());
+}
+
+}  // namespace
+}  // namespace ls
