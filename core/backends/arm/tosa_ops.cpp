@@ -265,9 +265,11 @@ Status constMeta(MetaCtx& c) {
   Shape s(shape);
   const ir::Arg* vals = c.node().kwarg("values");
   size_t n = 0;
-  if (vals) {
+  if (vals) {  // a row-major list, or one number for a one-element constant
     if (auto* fl = std::get_if<ir::FloatList>(&vals->v)) n = fl->size();
     else if (auto* il = vals->asIntList()) n = il->size();
+    else if (auto* bl = std::get_if<ir::BoolList>(&vals->v)) n = bl->size();
+    else if (vals->asInt() || vals->asFloat() || vals->asBool()) n = 1;
   }
   if (int64_t(n) != s.numel()) return c.error("'values' holds {} elements, shape {} needs {}", n, ir::toString(s), s.numel());
   c.out.push_back(TensorMeta(*t, s));
