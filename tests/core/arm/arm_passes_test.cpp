@@ -412,6 +412,23 @@ TEST(CheckTosaOperatorSupportPass, IntFloatIslandsCountedAndRejectedForEthosU) {
   EXPECT_NE(u55.message.find("to_float (tosa.CAST), exp (tosa.EXP)"), std::string::npos) << u55.message;
 }
 
+TEST(CheckTosaOperatorSupportPass, ATosaNamedOpOutsideTheTosaOpTableIsNotTosa) {
+  // "tosa.RELU" has the namespace but is no TOSA 1.0 operator (not in the op table the
+  // registry and the writer share), so the pass rejects it here rather than the writer later.
+  test::GraphBuilder b;
+  auto x = b.input("x", {1, 4});
+  auto e = b.call("tosa.EXP", {x}, {}, "exp");
+  auto r = b.call("tosa.RELU", {e}, {}, "relu");
+  b.output({r});
+  EXPECT_TRUE(isTosaOp(ir::internOp("tosa.EXP")));
+  EXPECT_FALSE(isTosaOp(ir::internOp("tosa.RELU")));
+  auto p = passes::PassRegistry::instance().create("CheckTosaOperatorSupportPass");
+  passes::PassContext ctx;
+  passes::PassResult res = p->run(b.g, ctx);
+  ASSERT_EQ(res.status, passes::PassStatus::Failed);
+  EXPECT_NE(res.message.find("1 node(s) are not TOSA operators: relu (tosa.RELU)"), std::string::npos) << res.message;
+}
+
 TEST(TosaPipeline, SmallMlpLowersToPureTosa) {
   test::GraphBuilder b;
   auto x = b.input("x", {2, 6});

@@ -18,8 +18,11 @@
 #include <string>
 #include <vector>
 
+#include "core/backends/arm/tosa/tosa_ops.h"
 #include "core/io/load.h"
 #include "core/backends/arm/tosa/schema/tosa_generated.h"
+#include "core/ops/builtin_ops.h"
+#include "core/ops/registry.h"
 #include "core/passes/pass_manager.h"
 #include "core/util/atomic_file.h"
 
@@ -160,7 +163,7 @@ std::vector<uint8_t> int32Bytes(const std::vector<int32_t>& v) {
 }
 
 /// An integer pipeline: int8 -> RESCALE (per-channel multiplier/shift constants) -> int32 ADD
-/// -> RESCALE back to int8 -> MUL with shift -> output.
+/// -> RESCALE back to int8 -> MUL with shift (int32) -> output.
 TosaGraph intGraph() {
   TosaGraph t;
   auto x = t.input("x", DType::Int8, {1, 2, 3});
@@ -184,7 +187,8 @@ TosaGraph intGraph() {
                     {"output_unsigned", false}},
                    ir::TensorMeta(DType::Int8, {1, 2, 3}), "rescale_out");
   auto mshift = t.tconst(int64_t(0), DType::Int8, {1}, "mul_shift");
-  auto sq = t.op("MUL", {down, down, mshift}, {}, ir::TensorMeta(DType::Int8, {1, 2, 3}), "square");
+  // int8 x int8 MUL gives int32 (TOSA 1.0; the writer checks the registry's inference).
+  auto sq = t.op("MUL", {down, down, mshift}, {}, ir::TensorMeta(DType::Int32, {1, 2, 3}), "square");
   t.output({sq});
   return t;
 }
@@ -801,6 +805,108 @@ TEST(TosaWriter, BadNodesGiveErrorsNamingNodeAndExpectation) {
     std::string e = errorOf(t.g);
     for (const std::string& s : c.expect) EXPECT_NE(e.find(s), std::string::npos) << c.what << ": " << e;
   }
+}
+
+// ---------------------------------------------------------------- one source of truth
+
+TEST(TosaWriter, MetadataThatDisagreesWithTheRegistrysInferenceIsAnErrorAndNoFileIsWritten) {
+  // Shape: EXP keeps its input's shape; the node claims another.
+  TosaGraph t;
+  auto x = t.input("x", DType::Float32, {2, 3});
+  t.output({t.op("EXP", {x}, {}, f32({3, 2}), "e")});
+  std::string e = errorOf(t.g);
+  for (const char* want : {"node 'e' (tosa.EXP)", "output shape [3,2] breaks the TOSA 1.0 shape rule: expected [2,3]",
+                           "recorded metadata f32[3,2]", "inference f32[2,3]"})
+    EXPECT_NE(e.find(want), std::string::npos) << want << " in " << e;
+
+  // Dtype: GREATER gives bool; the node claims float.
+  TosaGraph d;
+  auto a = d.input("a", DType::Float32, {4});
+  auto b = d.input("b", DType::Float32, {4});
+  d.output({d.op("GREATER", {a, b}, {}, f32({4}), "gt")});
+  std::string de = errorOf(d.g);
+  for (const char* want : {"node 'gt' (tosa.GREATER)", "output dtype float32", "expected bool", "recorded metadata f32[4]",
+                           "inference bool[4]"})
+    EXPECT_NE(de.find(want), std::string::npos) << want << " in " << de;
+
+  // saveTosa writes nothing.
+  fsys::path p = tmpDir() / "disagree.tosa";
+  fsys::remove(p);
+  Status st = saveTosa(t.g, p.string());
+  EXPECT_FALSE(st.isOk());
+  EXPECT_NE(st.message().find("node 'e' (tosa.EXP)"), std::string::npos) << st.message();
+  EXPECT_FALSE(fsys::exists(p));
+}
+
+/// A meta function for the test op below: the input's metadata.
+Status sameAsInputMeta(ops::MetaCtx& c) {
+  auto m = c.tensor(0);
+  if (!m) return m.status();
+  c.out.push_back(**m);
+  return Status::ok();
+}
+
+TEST(TosaWriter, RegisteredOpWithoutASerializationDescriptorIsRejected) {
+  // A real TOSA 1.0 operator registered outside the TOSA op table (so without its
+  // serialization facts): the writer refuses it by name instead of guessing an encoding.
+  auto schema = ops::parseSchema("tosa::VARIABLE_READ(Tensor input1) -> Tensor", sameAsInputMeta);
+  ASSERT_TRUE(schema.isOk()) << schema.message();
+  schema->name = "tosa.VARIABLE_READ";  // the TOSA contract: no overload suffix
+  schema->id = ir::internOp(schema->name);
+  ops::OpRegistry::instance().add(std::move(schema).value());
+  ASSERT_NE(ops::OpRegistry::instance().find("tosa.VARIABLE_READ"), nullptr);
+  EXPECT_EQ(arm::tosaSerialization(ir::internOp("tosa.VARIABLE_READ")), nullptr);
+  TosaGraph t;
+  auto x = t.input("x", DType::Float32, {2});
+  t.output({t.op("VARIABLE_READ", {x}, {}, f32({2}), "vr")});
+  std::string e = errorOf(t.g);
+  EXPECT_NE(e.find("node 'vr' (tosa.VARIABLE_READ)"), std::string::npos) << e;
+  EXPECT_NE(e.find("no serialization descriptor"), std::string::npos) << e;
+  EXPECT_NE(e.find("core/backends/arm/tosa_ops.cpp"), std::string::npos) << e;
+}
+
+TEST(TosaWriter, EveryRegisteredTosaOpHasAConsistentSerializationDescriptor) {
+  // The built-in registry (a fresh one: tests may register extra ops in the process-wide one).
+  ops::OpRegistry r;
+  ops::registerBuiltinOps(r);
+  const char* const* opNames = tosa::EnumNamesOp();
+  size_t tosaOps = 0;
+  for (const ops::OpSchema* s : r.all()) {
+    if (s->name.rfind("tosa.", 0) != 0) continue;
+    ++tosaOps;
+    const arm::TosaSerialization* d = arm::tosaSerialization(s->id);
+    ASSERT_NE(d, nullptr) << s->name << " has no serialization descriptor";
+    EXPECT_TRUE(arm::isTosaOp(s->id)) << s->name;
+    EXPECT_EQ("tosa." + d->specName, s->name);
+    bool known = false;
+    for (int i = int(tosa::Op::MIN) + 1; i <= int(tosa::Op::MAX); ++i) known |= d->specName == opNames[i];
+    EXPECT_TRUE(known) << s->name << " is not a TOSA 1.0 operator of the schema";
+    EXPECT_EQ(s->numOutputs, 1) << s->name;
+    for (const std::string& f : d->fields) {
+      int i = s->argIndex(f);
+      ASSERT_GE(i, 0) << s->name << ": attribute field '" << f << "' is not in the schema";
+      const ops::ArgSpec& a = s->args[size_t(i)];
+      EXPECT_TRUE(a.kwargOnly) << s->name << " " << f;
+      EXPECT_TRUE(a.type == ops::ArgType::IntList || a.type == ops::ArgType::Int || a.type == ops::ArgType::Bool ||
+                  a.type == ops::ArgType::String || a.type == ops::ArgType::Float)
+          << s->name << " " << f << ": no TOSA encoding for " << ops::argTypeName(a.type);
+    }
+    for (const std::string& in : d->shapeInputs) {
+      int i = s->argIndex(in);
+      ASSERT_GE(i, 0) << s->name << ": shape input '" << in << "' is not in the schema";
+      EXPECT_FALSE(s->args[size_t(i)].kwargOnly) << s->name << " " << in;
+      EXPECT_EQ(s->args[size_t(i)].type, ops::ArgType::Tensor) << s->name << " " << in;
+    }
+    for (const std::string& k : d->metadataCopies) {
+      int i = s->argIndex(k);
+      ASSERT_GE(i, 0) << s->name << ": metadata copy '" << k << "' is not in the schema";
+      EXPECT_TRUE(k == "shape" || k == "dtype") << s->name << " " << k;
+    }
+  }
+  EXPECT_GE(tosaOps, 60u);
+  // And the other way round: no descriptor without a registered op.
+  for (const char* name : {"tosa.RELU", "tosa.aten", "aten.add.Tensor"})
+    EXPECT_EQ(arm::tosaSerialization(ir::internOp(name)), nullptr) << name;
 }
 
 // ---------------------------------------------------------------- files, reader errors

@@ -15,9 +15,11 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/backends/arm/tosa/tosa_ops.h"
 #include "core/exec/synth.h"
 #include "core/exec/tensor.h"
 #include "core/backends/arm/tosa/schema/tosa_generated.h"
+#include "core/ops/registry.h"
 #include "core/util/atomic_file.h"
 
 namespace ls::io {
@@ -28,108 +30,7 @@ namespace {
 
 namespace fb = flatbuffers;
 
-// ======================================================================== op table
-
-/// Spec inputs and attributes of the operators this writer emits. Inputs are listed in
-/// spec order: a plain name is a tensor input, "#name" a shape_t input (a CONST_SHAPE
-/// output), "*name" a tensor list (CONCAT). Attributes are the kwargs the node may carry.
-struct OpSpec {
-  tosa::Op op;
-  const char* inputs;
-  const char* attributes;
-};
-
-constexpr char kUnary[] = "input1";
-constexpr char kBinary[] = "input1,input2";
-constexpr char kConvIn[] = "input,weight,bias,input_zp,weight_zp";
-
-const OpSpec kOpSpecs[] = {
-    {tosa::Op::ARGMAX, "input", "axis,nan_mode"},
-    {tosa::Op::AVG_POOL2D, "input,input_zp,output_zp", "kernel,stride,pad,acc_type"},
-    {tosa::Op::CONV2D, kConvIn, "pad,stride,dilation,local_bound,acc_type"},
-    {tosa::Op::CONV3D, kConvIn, "pad,stride,dilation,local_bound,acc_type"},
-    {tosa::Op::DEPTHWISE_CONV2D, kConvIn, "pad,stride,dilation,local_bound,acc_type"},
-    {tosa::Op::MATMUL, "A,B,A_zp,B_zp", ""},
-    {tosa::Op::MAX_POOL2D, "input", "kernel,stride,pad,nan_mode"},
-    {tosa::Op::TRANSPOSE_CONV2D, kConvIn, "out_pad,stride,local_bound,acc_type"},
-    {tosa::Op::CLAMP, "input", "min_val,max_val,nan_mode"},
-    {tosa::Op::ERF, "input", ""},
-    {tosa::Op::SIGMOID, "input", ""},
-    {tosa::Op::TANH, "input", ""},
-    {tosa::Op::ADD, kBinary, ""},
-    {tosa::Op::ARITHMETIC_RIGHT_SHIFT, kBinary, "round"},
-    {tosa::Op::BITWISE_AND, kBinary, ""},
-    {tosa::Op::BITWISE_OR, kBinary, ""},
-    {tosa::Op::BITWISE_XOR, kBinary, ""},
-    {tosa::Op::INTDIV, kBinary, ""},
-    {tosa::Op::LOGICAL_AND, kBinary, ""},
-    {tosa::Op::LOGICAL_LEFT_SHIFT, kBinary, ""},
-    {tosa::Op::LOGICAL_RIGHT_SHIFT, kBinary, ""},
-    {tosa::Op::LOGICAL_OR, kBinary, ""},
-    {tosa::Op::LOGICAL_XOR, kBinary, ""},
-    {tosa::Op::MAXIMUM, kBinary, "nan_mode"},
-    {tosa::Op::MINIMUM, kBinary, "nan_mode"},
-    {tosa::Op::MUL, "input1,input2,shift", ""},
-    {tosa::Op::POW, kBinary, ""},
-    {tosa::Op::SUB, kBinary, ""},
-    {tosa::Op::TABLE, "input1,table", ""},
-    {tosa::Op::ABS, kUnary, ""},
-    {tosa::Op::BITWISE_NOT, kUnary, ""},
-    {tosa::Op::CEIL, kUnary, ""},
-    {tosa::Op::CLZ, kUnary, ""},
-    {tosa::Op::COS, kUnary, ""},
-    {tosa::Op::EXP, kUnary, ""},
-    {tosa::Op::FLOOR, kUnary, ""},
-    {tosa::Op::LOG, kUnary, ""},
-    {tosa::Op::LOGICAL_NOT, kUnary, ""},
-    {tosa::Op::NEGATE, "input1,input1_zp,output_zp", ""},
-    {tosa::Op::RECIPROCAL, kUnary, ""},
-    {tosa::Op::RSQRT, kUnary, ""},
-    {tosa::Op::SIN, kUnary, ""},
-    {tosa::Op::SELECT, "input1,input2,input3", ""},
-    {tosa::Op::EQUAL, kBinary, ""},
-    {tosa::Op::GREATER, kBinary, ""},
-    {tosa::Op::GREATER_EQUAL, kBinary, ""},
-    {tosa::Op::REDUCE_ALL, "input", "axis"},
-    {tosa::Op::REDUCE_ANY, "input", "axis"},
-    {tosa::Op::REDUCE_MAX, "input", "axis,nan_mode"},
-    {tosa::Op::REDUCE_MIN, "input", "axis,nan_mode"},
-    {tosa::Op::REDUCE_PRODUCT, "input", "axis"},
-    {tosa::Op::REDUCE_SUM, "input", "axis"},
-    {tosa::Op::CONCAT, "*input1", "axis"},
-    {tosa::Op::PAD, "input1,#padding,pad_const", ""},
-    {tosa::Op::RESHAPE, "input1,#shape", ""},
-    {tosa::Op::REVERSE, "input1", "axis"},
-    {tosa::Op::SLICE, "input1,#start,#size", ""},
-    {tosa::Op::TILE, "input1,#multiples", ""},
-    {tosa::Op::TRANSPOSE, "input1", "perms"},
-    {tosa::Op::GATHER, "values,indices", ""},
-    {tosa::Op::SCATTER, "values_in,indices,input", ""},
-    {tosa::Op::RESIZE, "input,#scale,#offset,#border", "mode"},
-    {tosa::Op::CAST, "input", "dtype"},  // dtype: optional copy of the output type
-    {tosa::Op::RESCALE, "input,multiplier,shift,input_zp,output_zp",
-     "scale32,rounding_mode,per_channel,input_unsigned,output_unsigned"},
-    {tosa::Op::CONST, "", "values,shape,dtype"},  // shape/dtype: optional copies of the metadata
-    {tosa::Op::IDENTITY, "input1", ""},
-    {tosa::Op::CONST_SHAPE, "", "values"},
-};
-
-const OpSpec* findSpec(tosa::Op op) {
-  for (const OpSpec& s : kOpSpecs)
-    if (s.op == op) return &s;
-  return nullptr;
-}
-
-std::vector<std::string_view> splitList(std::string_view s) {
-  std::vector<std::string_view> out;
-  while (!s.empty()) {
-    size_t c = s.find(',');
-    out.push_back(s.substr(0, c));
-    if (c == std::string_view::npos) break;
-    s.remove_prefix(c + 1);
-  }
-  return out;
-}
+// ======================================================================== op names
 
 /// tosa::Op for a spec name ("CONV2D"), if the schema has it.
 std::optional<tosa::Op> opFromName(std::string_view name) {
@@ -489,64 +390,77 @@ class TosaWriter {
     return v.name;
   }
 
+  /// A tosa.* call node. Everything about the op comes from the op registry: inputs are the
+  /// schema's positional args in order, attributes its kwargs (types, defaults), the output
+  /// rule its meta function; the op table in core/backends/arm/tosa_ops.cpp adds what only
+  /// the serialization needs (attribute table layout, shape operands, metadata copies).
   void call(const ir::Node& n) {
     std::string_view specName = *tosaSpecName(n.target);  // nonTosaNodes() ran before
     std::optional<tosa::Op> op = opFromName(specName);
     if (!op) raise(fmt::format("{}: '{}' is not a TOSA 1.0 operator", where(n), specName));
-    const OpSpec* spec = findSpec(*op);
-    if (!spec)
-      raise(fmt::format("{}: TOSA operator {} is not supported by this writer (no CONV3D-style extension, FFT, "
-                        "custom, control-flow or variable operators)",
-                        where(n), specName));
+    const ops::OpSchema* schema = ops::OpRegistry::instance().find(arm::tosaOp(specName));
+    const arm::TosaSerialization* ser = schema ? arm::tosaSerialization(schema->id) : nullptr;
+    if (!ser)
+      raise(fmt::format("{}: TOSA operator {} is not supported by this writer ({})", where(n), specName,
+                        schema ? "it is in the op registry but has no serialization descriptor: add it to the TOSA op "
+                                 "table in core/backends/arm/tosa_ops.cpp"
+                               : "not in the TOSA op table of core/backends/arm/tosa_ops.cpp"));
     if (n.outputs.size() != 1)
       raise(fmt::format("{}: expected exactly one output (TOSA operators have one), got {}", where(n),
                         n.outputs.size()));
 
-    // Attributes: only the spec's (snake_case) names are accepted.
-    std::vector<std::string_view> allowed = splitList(spec->attributes);
-    for (const ir::Kwarg& k : n.kwargs)
-      if (std::find(allowed.begin(), allowed.end(), k.name) == allowed.end())
+    // Attributes: only the schema's kwargs (the spec's snake_case names) are accepted.
+    std::string allowed;
+    for (const ops::ArgSpec& a : schema->args)
+      if (a.kwargOnly) allowed += (allowed.empty() ? "" : ",") + a.name;
+    for (const ir::Kwarg& k : n.kwargs) {
+      int i = schema->argIndex(k.name);
+      if (i < 0 || !schema->args[size_t(i)].kwargOnly)
         raise(fmt::format("{}: unexpected attribute '{}' ({} attributes: {})", where(n), k.name, specName,
-                          allowed.empty() ? std::string("none") : std::string(spec->attributes)));
-
-    // Inputs in spec order.
-    std::vector<std::string_view> ins = splitList(spec->inputs);
-    std::vector<fb::Offset<fb::String>> inNames;
-    if (n.args.size() != ins.size()) {
-      std::string names;
-      for (auto s : ins) names += (names.empty() ? "" : ", ") + std::string(s[0] == '#' || s[0] == '*' ? s.substr(1) : s);
-      raise(fmt::format("{}: expected {} input(s) ({}), got {}", where(n), ins.size(),
-                        names.empty() ? "none" : names, n.args.size()));
+                          allowed.empty() ? std::string("none") : allowed));
     }
-    for (size_t i = 0; i < ins.size(); ++i) {
-      std::string_view s = ins[i];
-      if (s[0] == '*') {
+
+    // Inputs: the schema's positional args, in order.
+    const size_t npos = size_t(schema->positionalCount());
+    std::vector<fb::Offset<fb::String>> inNames;
+    if (n.args.size() != npos) {
+      std::string names;
+      for (size_t i = 0; i < npos; ++i) names += (names.empty() ? "" : ", ") + schema->args[i].name;
+      raise(fmt::format("{}: expected {} input(s) ({}), got {}", where(n), npos, names.empty() ? "none" : names,
+                        n.args.size()));
+    }
+    for (size_t i = 0; i < npos; ++i) {
+      const ops::ArgSpec& spec = schema->args[i];
+      if (spec.type == ops::ArgType::TensorList) {
         const ir::RefList* l = n.args[i].asRefList();
         if (!l || l->empty())
           raise(fmt::format("{}: input {} ('{}') must be a non-empty list of value references, got {}", where(n), i,
-                            s.substr(1), argKindName(n.args[i])));
+                            spec.name, argKindName(n.args[i])));
         for (size_t j = 0; j < l->size(); ++j) {
-          if ((*l)[j].isNone()) raise(fmt::format("{}: input {} ('{}') element {} is None", where(n), i, s.substr(1), j));
-          const Value& v = value(n, (*l)[j], fmt::format("input {} ('{}') element {}", i, s.substr(1), j));
+          if ((*l)[j].isNone()) raise(fmt::format("{}: input {} ('{}') element {} is None", where(n), i, spec.name, j));
+          const Value& v = value(n, (*l)[j], fmt::format("input {} ('{}') element {}", i, spec.name, j));
           if (v.isShape)
             raise(fmt::format("{}: input {} ('{}') element {} must be a tensor, got the shape value '{}'", where(n), i,
-                              s.substr(1), j, v.text));
+                              spec.name, j, v.text));
           inNames.push_back(v.name);
         }
-      } else if (s[0] == '#') {
-        inNames.push_back(input(n, i, s.substr(1), true));
       } else {
-        inNames.push_back(input(n, i, s, false));
+        bool shape = std::find(ser->shapeInputs.begin(), ser->shapeInputs.end(), spec.name) != ser->shapeInputs.end();
+        inNames.push_back(input(n, i, spec.name, shape));
       }
     }
 
-    if (*op == tosa::Op::CONST_SHAPE) return constShape(n);
-    if (*op == tosa::Op::CONST) return tosaConst(n);
-
-    auto attr = attribute(n, *op);
-    checkShapes(n, *op);
-    auto out = addValueTensor(n, 0);
-    addOperator(*op, tosa::Attribute(uint8_t(*op)), attr, inNames, {out});
+    if (*op == tosa::Op::CONST_SHAPE) {
+      constShape(n);
+    } else if (*op == tosa::Op::CONST) {
+      tosaConst(n);
+    } else {
+      if (!ser->metadataCopies.empty()) checkRedundantType(n);
+      auto attr = attribute(n, *schema, *ser);
+      auto out = addValueTensor(n, 0);
+      addOperator(*op, tosa::Attribute(uint8_t(*op)), attr, inNames, {out});
+    }
+    checkInference(n, *schema, *ser);
   }
 
   void constShape(const ir::Node& n) {
@@ -625,226 +539,48 @@ class TosaWriter {
 
   // ---------------------------------------------------------------- shape rules
 
-  /// Checks the output shape against the TOSA 1.0 shape rules of the operator (the ERROR_IF
-  /// conditions on shapes), from the inputs' metadata, shape operands and attributes. A
-  /// file that breaks them is rejected by every TOSA consumer, so the error names the node
-  /// here, where the graph can still be fixed. Attributes have been validated before.
-  void checkShapes(const ir::Node& n, tosa::Op op) const {
-    using tosa::Op;
-    const std::vector<int64_t> out = n.meta().shape.toVector();
-    auto in = [&](size_t i) { return g_.meta(*n.args[i].ref()).shape.toVector(); };
-    auto shapeOperand = [&](size_t i) { return *g_.node(n.args[i].ref()->node).kwarg("values")->asIntList(); };
-    auto kw = [&](const char* k) { return *n.kwarg(k)->asIntList(); };
-    auto axisOf = [&](size_t rank) {
-      int64_t a = *n.kwarg("axis")->asInt();
-      if (a < 0 || a >= int64_t(rank))
-        raise(fmt::format("{}: axis {} out of range for rank {} (TOSA axes are non-negative)", where(n), a, rank));
-      return size_t(a);
-    };
-    auto str = [](const std::vector<int64_t>& v) { return fmt::format("[{}]", fmt::join(v, ",")); };
-    auto expect = [&](const std::vector<int64_t>& want, const std::string& from) {
-      if (want != out)
-        raise(fmt::format("{}: output shape {} breaks the TOSA 1.0 shape rule: expected {} from {}", where(n),
-                          str(out), str(want), from));
-    };
-    auto rank = [&](const std::vector<int64_t>& v, size_t r, const char* what) {
-      if (v.size() != r) raise(fmt::format("{}: {} has shape {}, expected rank {}", where(n), what, str(v), r));
-    };
-    /// TOSA's idiv_check: the division must be exact.
-    auto idivCheck = [&](int64_t num, int64_t den, const char* dim) {
-      if (den <= 0) raise(fmt::format("{}: stride must be positive, got {}", where(n), den));
-      if (num < 0 || num % den != 0)
-        raise(fmt::format("{}: ({}) {} is not a multiple of the stride {}: TOSA 1.0 requires exact division "
-                          "(reduce the bottom/right padding by the remainder, as upstream adjust_pad_if_needed does)",
-                          where(n), dim, num, den));
-      return num / den;
-    };
-
-    // Zero points (and the MUL shift) are one-element tensors.
-    std::vector<std::string_view> names = splitList(findSpec(op)->inputs);
-    for (size_t i = 0; i < names.size(); ++i) {
-      std::string_view nm = names[i];
-      bool single = (nm.size() > 3 && nm.substr(nm.size() - 3) == "_zp") || (op == Op::MUL && nm == "shift");
-      if (single && g_.meta(*n.args[i].ref()).numel() != 1)
-        raise(fmt::format("{}: input {} ('{}') has shape {}, expected one element", where(n), i, nm, str(in(i))));
+  /// Re-infers the node's output with its op's meta function (the TOSA 1.0 shape and dtype
+  /// rules, incl. the spec's ERROR_IF conditions) from the inputs' metadata, shape operands and
+  /// attributes, and requires the recorded metadata the file is written from to agree. A file
+  /// that breaks the rules is rejected by every TOSA consumer, so the error names the node
+  /// here, where the graph can still be fixed. Kwargs that only repeat the output metadata
+  /// (tosa.CONST shape/dtype, tosa.CAST dtype) are taken from it when absent.
+  void checkInference(const ir::Node& n, const ops::OpSchema& schema, const arm::TosaSerialization& ser) const {
+    const ir::TensorMeta& rec = n.meta();
+    const ir::Node* subject = &n;
+    ir::Node filled;
+    for (const std::string& k : ser.metadataCopies) {
+      if (n.kwarg(k)) continue;
+      if (subject == &n) filled = n, subject = &filled;
+      if (k == "dtype") filled.kwargs.push_back({k, ir::Arg(ir::EnumArg{ir::EnumKind::DType, int32_t(rec.dtype)})});
+      else if (k == "shape") filled.kwargs.push_back({k, ir::Arg(ir::IntList(rec.shape.toVector()))});
+      else raise(fmt::format("{}: internal error: no metadata for the copied attribute '{}'", where(n), k));
     }
-
-    switch (op) {
-      case Op::RESCALE: {
-        auto x = in(0);
-        bool perChannel = boolean(n, "per_channel", std::nullopt);
-        int64_t nc = perChannel ? (x.empty() ? 1 : x.back()) : 1;
-        for (size_t i : {size_t(1), size_t(2)})
-          if (g_.meta(*n.args[i].ref()).numel() != nc)
-            raise(fmt::format("{}: {} has shape {}, expected {} element(s) ({})", where(n), i == 1 ? "multiplier" : "shift",
-                              str(in(i)), nc, perChannel ? "per_channel: one per channel of the last dimension"
-                                                         : "per-tensor"));
-        expect(x, "the input (elementwise)");
-        break;
+    std::vector<ir::TensorMeta> out;
+    ops::MetaCtx ctx(g_, *subject, schema, out);
+    if (Status st = schema.meta(ctx); !st.isOk()) raise(fmt::format("{}: {}", where(n), st.message()));
+    if (out.size() != 1)
+      raise(fmt::format("{}: the registry's inference gives {} outputs, expected one", where(n), out.size()));
+    const ir::TensorMeta& inf = out[0];
+    if (inf.shape == rec.shape && inf.dtype == rec.dtype) return;
+    std::string rule;
+    if (inf.shape != rec.shape) {
+      rule = fmt::format("output shape {} breaks the TOSA 1.0 shape rule: expected {}", ir::toString(rec.shape),
+                         ir::toString(inf.shape));
+      // When the rule is "the output is this shape operand", say which.
+      for (const std::string& name : ser.shapeInputs) {
+        const ir::ValueRef* r = n.args[size_t(schema.argIndex(name))].ref();
+        auto v = r ? arm::constShapeValues(g_, *r) : std::nullopt;
+        if (v && *v == inf.shape.toVector())
+          rule += fmt::format(" (the {} operand [{}] differs from the output shape {})", name, fmt::join(*v, ","),
+                              ir::toString(rec.shape));
       }
-      case Op::CONV2D:
-      case Op::DEPTHWISE_CONV2D: {
-        auto x = in(0), w = in(1);
-        rank(x, 4, "input");
-        rank(w, 4, "weight");
-        auto pad = kw("pad"), st = kw("stride"), dil = kw("dilation");
-        bool dw = op == Op::DEPTHWISE_CONV2D;
-        int64_t kh = dw ? w[0] : w[1], kw_ = dw ? w[1] : w[2];
-        int64_t ic = dw ? w[2] : w[3], oc = dw ? w[2] * w[3] : w[0];
-        if (x[3] != ic)
-          raise(fmt::format("{}: input channels {} (input {}) do not match the weight {} ({})", where(n), x[3], str(x),
-                            str(w), dw ? "[KH,KW,C,M]" : "[OC,KH,KW,IC]"));
-        int64_t oh = idivCheck(x[1] - 1 + pad[0] + pad[1] - (kh - 1) * dil[0], st[0],
-                               "IH - 1 + pad_top + pad_bottom - (KH - 1) * dilation_y") + 1;
-        int64_t ow = idivCheck(x[2] - 1 + pad[2] + pad[3] - (kw_ - 1) * dil[1], st[1],
-                               "IW - 1 + pad_left + pad_right - (KW - 1) * dilation_x") + 1;
-        expect({x[0], oh, ow, oc}, fmt::format("input {}, weight {}, pad {}, stride {}, dilation {}", str(x), str(w),
-                                               str(pad), str(st), str(dil)));
-        auto bias = in(2);
-        if (bias.size() != 1 || (bias[0] != oc && bias[0] != 1))
-          raise(fmt::format("{}: bias has shape {}, expected [{}] or [1]", where(n), str(bias), oc));
-        break;
-      }
-      case Op::TRANSPOSE_CONV2D: {
-        auto x = in(0), w = in(1);
-        rank(x, 4, "input");
-        rank(w, 4, "weight");
-        auto op_ = kw("out_pad"), st = kw("stride");
-        if (x[3] != w[3])
-          raise(fmt::format("{}: input channels {} do not match the weight {} ([OC,KH,KW,IC])", where(n), x[3], str(w)));
-        expect({x[0], (x[1] - 1) * st[0] + op_[0] + op_[1] + w[1], (x[2] - 1) * st[1] + op_[2] + op_[3] + w[2], w[0]},
-               fmt::format("input {}, weight {}, out_pad {}, stride {}", str(x), str(w), str(op_), str(st)));
-        break;
-      }
-      case Op::AVG_POOL2D:
-      case Op::MAX_POOL2D: {
-        auto x = in(0);
-        rank(x, 4, "input");
-        auto k = kw("kernel"), st = kw("stride"), pad = kw("pad");
-        int64_t oh = idivCheck(x[1] + pad[0] + pad[1] - k[0], st[0], "IH + pad_top + pad_bottom - kernel_y") + 1;
-        int64_t ow = idivCheck(x[2] + pad[2] + pad[3] - k[1], st[1], "IW + pad_left + pad_right - kernel_x") + 1;
-        expect({x[0], oh, ow, x[3]},
-               fmt::format("input {}, kernel {}, stride {}, pad {}", str(x), str(k), str(st), str(pad)));
-        break;
-      }
-      case Op::MATMUL: {
-        auto a = in(0), b = in(1);
-        rank(a, 3, "A");
-        rank(b, 3, "B");
-        if (a[0] != b[0] || a[2] != b[1])
-          raise(fmt::format("{}: A {} and B {} do not form [N,H,C] x [N,C,W]", where(n), str(a), str(b)));
-        expect({a[0], a[1], b[2]}, fmt::format("A {} x B {}", str(a), str(b)));
-        break;
-      }
-      case Op::RESHAPE: {
-        auto sh = shapeOperand(1);
-        if (sh != out)
-          raise(fmt::format("{}: the shape operand {} differs from the output shape {}", where(n), str(sh), str(out)));
-        if (n.meta().numel() != g_.meta(*n.args[0].ref()).numel())
-          raise(fmt::format("{}: reshape of {} to {} changes the element count", where(n), str(in(0)), str(out)));
-        break;
-      }
-      case Op::TRANSPOSE: {
-        auto x = in(0), perms = kw("perms");
-        std::vector<int64_t> want;
-        std::vector<bool> seen(x.size(), false);
-        if (perms.size() != x.size())
-          raise(fmt::format("{}: perms {} has {} entries for an input of rank {}", where(n), str(perms), perms.size(),
-                            x.size()));
-        for (int64_t p : perms) {
-          if (p < 0 || p >= int64_t(x.size()) || seen[size_t(p)])
-            raise(fmt::format("{}: perms {} is not a permutation of 0..{}", where(n), str(perms), x.size() - 1));
-          seen[size_t(p)] = true;
-          want.push_back(x[size_t(p)]);
-        }
-        expect(want, fmt::format("input {} permuted by {}", str(x), str(perms)));
-        break;
-      }
-      case Op::SLICE: {
-        auto x = in(0), start = shapeOperand(1), size = shapeOperand(2);
-        if (start.size() != x.size() || size.size() != x.size())
-          raise(fmt::format("{}: start {} and size {} must have one entry per input dimension ({})", where(n),
-                            str(start), str(size), str(x)));
-        for (size_t i = 0; i < x.size(); ++i)
-          if (start[i] < 0 || size[i] < 1 || start[i] + size[i] > x[i])
-            raise(fmt::format("{}: slice start {} size {} out of bounds of input {} at dimension {}", where(n),
-                              str(start), str(size), str(x), i));
-        expect(size, fmt::format("size operand {}", str(size)));
-        break;
-      }
-      case Op::TILE: {
-        auto x = in(0), m = shapeOperand(1);
-        if (m.size() != x.size())
-          raise(fmt::format("{}: multiples {} must have one entry per input dimension ({})", where(n), str(m), str(x)));
-        std::vector<int64_t> want;
-        for (size_t i = 0; i < x.size(); ++i) want.push_back(x[i] * m[i]);
-        expect(want, fmt::format("input {} tiled by {}", str(x), str(m)));
-        break;
-      }
-      case Op::PAD: {
-        auto x = in(0), p = shapeOperand(1);
-        if (p.size() != 2 * x.size())
-          raise(fmt::format("{}: padding {} must have two entries per input dimension ({})", where(n), str(p), str(x)));
-        std::vector<int64_t> want;
-        for (size_t i = 0; i < x.size(); ++i) want.push_back(x[i] + p[2 * i] + p[2 * i + 1]);
-        expect(want, fmt::format("input {} padded by {}", str(x), str(p)));
-        break;
-      }
-      case Op::CONCAT: {
-        const ir::RefList& l = *n.args[0].asRefList();
-        std::vector<int64_t> want = g_.meta(l[0]).shape.toVector();
-        size_t axis = axisOf(want.size());
-        for (size_t j = 1; j < l.size(); ++j) {
-          auto s = g_.meta(l[j]).shape.toVector();
-          bool ok = s.size() == want.size();
-          for (size_t i = 0; ok && i < s.size(); ++i) ok = i == axis || s[i] == want[i];
-          if (!ok)
-            raise(fmt::format("{}: input {} has shape {}, which does not match {} outside axis {}", where(n), j, str(s),
-                              str(want), axis));
-          want[axis] += s[axis];
-        }
-        expect(want, fmt::format("{} inputs concatenated on axis {}", l.size(), axis));
-        break;
-      }
-      case Op::REDUCE_ALL:
-      case Op::REDUCE_ANY:
-      case Op::REDUCE_MAX:
-      case Op::REDUCE_MIN:
-      case Op::REDUCE_PRODUCT:
-      case Op::REDUCE_SUM:
-      case Op::ARGMAX: {
-        auto x = in(0);
-        size_t axis = axisOf(x.size());
-        if (op == Op::ARGMAX) x.erase(x.begin() + std::ptrdiff_t(axis));
-        else x[axis] = 1;
-        expect(x, fmt::format("input {} reduced on axis {}", str(in(0)), axis));
-        break;
-      }
-      case Op::ADD: case Op::SUB: case Op::MUL: case Op::POW: case Op::INTDIV: case Op::MAXIMUM: case Op::MINIMUM:
-      case Op::EQUAL: case Op::GREATER: case Op::GREATER_EQUAL: case Op::LOGICAL_AND: case Op::LOGICAL_OR:
-      case Op::LOGICAL_XOR: case Op::BITWISE_AND: case Op::BITWISE_OR: case Op::BITWISE_XOR:
-      case Op::LOGICAL_LEFT_SHIFT: case Op::LOGICAL_RIGHT_SHIFT: case Op::ARITHMETIC_RIGHT_SHIFT: case Op::SELECT: {
-        // Broadcasting: every operand has the output's rank; each dim equals it or is 1.
-        size_t operands = op == Op::SELECT ? 3 : 2;
-        for (size_t i = 0; i < operands; ++i) {
-          auto x = in(i);
-          bool ok = x.size() == out.size();
-          for (size_t d = 0; ok && d < x.size(); ++d) ok = x[d] == out[d] || x[d] == 1;
-          if (!ok)
-            raise(fmt::format("{}: operand {} has shape {}, which does not broadcast to the output {} (TOSA needs "
-                              "equal ranks and dims equal to the output's or 1)",
-                              where(n), i, str(x), str(out)));
-        }
-        break;
-      }
-      case Op::CLAMP: case Op::ERF: case Op::SIGMOID: case Op::TANH: case Op::ABS: case Op::BITWISE_NOT: case Op::CEIL:
-      case Op::CLZ: case Op::COS: case Op::EXP: case Op::FLOOR: case Op::LOG: case Op::LOGICAL_NOT: case Op::NEGATE:
-      case Op::RECIPROCAL: case Op::RSQRT: case Op::SIN: case Op::CAST: case Op::IDENTITY:
-      case Op::TABLE:
-        expect(in(0), "the input (elementwise)");
-        break;
-      default: break;  // GATHER, SCATTER, RESIZE, CONV3D: no shape rule checked here
+    } else {
+      rule = fmt::format("output dtype {} breaks the TOSA 1.0 type rule: expected {}", ir::dtypeName(rec.dtype),
+                         ir::dtypeName(inf.dtype));
     }
+    raise(fmt::format("{}: {}; the recorded metadata {} disagrees with the op registry's inference {}", where(n), rule,
+                      ir::toString(rec), ir::toString(inf)));
   }
 
   // ---------------------------------------------------------------- attributes
@@ -855,12 +591,11 @@ class TosaWriter {
     return *a;
   }
 
-  fb::Offset<fb::Vector<int32_t>> ints(const ir::Node& n, const char* k, size_t len) {
-    const ir::Arg& a = need(n, k, len ? fmt::format("{} ints", len).c_str() : "an int list");
+  /// Int list attribute as [int32] (its length is the meta function's rule).
+  fb::Offset<fb::Vector<int32_t>> ints(const ir::Node& n, const char* k) {
+    const ir::Arg& a = need(n, k, "an int list");
     const ir::IntList* l = a.asIntList();
     if (!l) raise(fmt::format("{}: attribute '{}' must be an int list, got {}", where(n), k, argKindName(a)));
-    if (len && l->size() != len)
-      raise(fmt::format("{}: attribute '{}' must have {} elements, got {}", where(n), k, len, l->size()));
     std::vector<int32_t> v;
     for (int64_t x : *l) {
       if (x < INT32_MIN || x > INT32_MAX)
@@ -889,19 +624,19 @@ class TosaWriter {
     raise(fmt::format("{}: attribute '{}' must be a bool, got {}", where(n), k, argKindName(x)));
   }
 
-  /// Enum attribute given as its enumerator name; `names` lists (name, value) pairs.
-  template <typename E>
-  E enumAttr(const ir::Node& n, const char* k, std::initializer_list<std::pair<const char*, E>> names,
-             std::optional<E> def) const {
+  /// Enum attribute given as its enumerator name; `names` lists (name, value) pairs; absent ->
+  /// the schema default `def` when there is one, else an error.
+  uint32_t enumAttr(const ir::Node& n, const char* k, const std::vector<std::pair<const char*, uint32_t>>& names,
+                    const ir::Arg* def) const {
     std::string expected;
     for (auto& [s, e] : names) expected += (expected.empty() ? "\"" : ", \"") + std::string(s) + "\"";
     const ir::Arg* a = n.kwarg(k);
-    if ((!a || a->isNone()) && def) return *def;
-    const ir::Arg& x = need(n, k, ("one of " + expected).c_str());
+    if (!a || a->isNone()) a = def;
+    const ir::Arg& v = a ? *a : need(n, k, ("one of " + expected).c_str());
     std::string got;
-    if (auto* s = x.asString()) {
+    if (auto* s = v.asString()) {
       got = *s;
-    } else if (auto* e = x.asEnum(); e && e->kind == ir::EnumKind::DType) {
+    } else if (auto* e = v.asEnum(); e && e->kind == ir::EnumKind::DType) {
       // A torch dtype enum for acc_type: map to the TOSA name.
       switch (ir::DType(e->value)) {
         case ir::DType::Int32: got = "INT32"; break;
@@ -913,27 +648,11 @@ class TosaWriter {
       }
     } else {
       raise(fmt::format("{}: attribute '{}' must be an enumerator name (one of {}), got {}", where(n), k, expected,
-                        argKindName(x)));
+                        argKindName(v)));
     }
     for (auto& [s, e] : names)
       if (got == s) return e;
     raise(fmt::format("{}: attribute '{}' is \"{}\", expected one of {}", where(n), k, got, expected));
-  }
-
-  tosa::DType accType(const ir::Node& n) const {
-    return enumAttr<tosa::DType>(n, "acc_type",
-                                 {{"INT32", tosa::DType::INT32},
-                                  {"INT48", tosa::DType::INT48},
-                                  {"FP16", tosa::DType::FP16},
-                                  {"FP32", tosa::DType::FP32}},
-                                 std::nullopt);
-  }
-
-  /// nan_mode: absent -> PROPAGATE, the specification's default behaviour.
-  tosa::NanPropagationMode nanMode(const ir::Node& n) const {
-    return enumAttr<tosa::NanPropagationMode>(
-        n, "nan_mode", {{"PROPAGATE", tosa::NanPropagationMode::PROPAGATE}, {"IGNORE", tosa::NanPropagationMode::IGNORE}},
-        tosa::NanPropagationMode::PROPAGATE);
   }
 
   /// CLAMP min_val/max_val: the bound's bytes in the operand's element type.
@@ -952,135 +671,79 @@ class TosaWriter {
     return b_.CreateVector(bytes);
   }
 
-  fb::Offset<void> attribute(const ir::Node& n, tosa::Op op) {
-    using tosa::Op;
-    switch (op) {
-      case Op::ARGMAX: {
-        int32_t axis = int1(n, "axis");
-        return tosa::CreateArgMaxAttribute(b_, axis, nanMode(n)).Union();
+  /// The enumerators an enum-typed attribute field accepts, by field name (every table of the
+  /// schema uses one enum per field name).
+  const std::vector<std::pair<const char*, uint32_t>>& enumNames(const ir::Node& n, const std::string& k) const {
+    using P = std::vector<std::pair<const char*, uint32_t>>;
+    static const P acc = {{"INT32", uint32_t(tosa::DType::INT32)},
+                          {"INT48", uint32_t(tosa::DType::INT48)},
+                          {"FP16", uint32_t(tosa::DType::FP16)},
+                          {"FP32", uint32_t(tosa::DType::FP32)}};
+    static const P nan = {{"PROPAGATE", uint32_t(tosa::NanPropagationMode::PROPAGATE)},
+                          {"IGNORE", uint32_t(tosa::NanPropagationMode::IGNORE)}};
+    static const P rounding = {{"SINGLE_ROUND", uint32_t(tosa::RoundingMode::SINGLE_ROUND)},
+                               {"INEXACT_ROUND", uint32_t(tosa::RoundingMode::INEXACT_ROUND)},
+                               {"DOUBLE_ROUND", uint32_t(tosa::RoundingMode::DOUBLE_ROUND)}};
+    static const P mode = {{"NEAREST_NEIGHBOR", uint32_t(tosa::ResizeMode::NEAREST)},
+                           {"NEAREST", uint32_t(tosa::ResizeMode::NEAREST)},
+                           {"BILINEAR", uint32_t(tosa::ResizeMode::BILINEAR)}};
+    if (k == "acc_type") return acc;
+    if (k == "nan_mode") return nan;
+    if (k == "rounding_mode") return rounding;
+    if (k == "mode") return mode;
+    raise(fmt::format("{}: internal error: attribute '{}' has no enum in the TOSA schema", where(n), k));
+  }
+
+  /// Encodes the op's attribute table: each field from the schema kwarg of the same name (its
+  /// type and default from the schema), built the way flatc's generated Create<Table>
+  /// functions build it (vectors first, in field order; then fields largest first, each size
+  /// in reverse field order), so the bytes are those of the generated API.
+  fb::Offset<void> attribute(const ir::Node& n, const ops::OpSchema& schema, const arm::TosaSerialization& ser) {
+    enum class Kind { Offset, I32, U32, Bool };
+    struct Field {
+      Kind kind;
+      fb::uoffset_t offset = 0;
+      int64_t value = 0;
+    };
+    std::vector<Field> fields;
+    for (const std::string& k : ser.fields) {
+      int ai = schema.argIndex(k);
+      if (ai < 0) raise(fmt::format("{}: internal error: attribute field '{}' is not in the schema", where(n), k));
+      const ops::ArgSpec& spec = schema.args[size_t(ai)];
+      const ir::Arg* def = spec.defaultValue ? &*spec.defaultValue : nullptr;
+      switch (spec.type) {
+        case ops::ArgType::IntList: fields.push_back({Kind::Offset, ints(n, k.c_str()).o}); break;
+        case ops::ArgType::Int: fields.push_back({Kind::I32, 0, int1(n, k.c_str())}); break;
+        case ops::ArgType::Bool: {
+          std::optional<bool> d;
+          if (def && def->asBool()) d = *def->asBool();
+          fields.push_back({Kind::Bool, 0, boolean(n, k.c_str(), d)});
+          break;
+        }
+        case ops::ArgType::String:
+          fields.push_back({Kind::U32, 0, enumAttr(n, k.c_str(), enumNames(n, k), def)});
+          break;
+        case ops::ArgType::Float: fields.push_back({Kind::Offset, clampBound(n, k.c_str()).o}); break;
+        default:
+          raise(fmt::format("{}: internal error: attribute '{}' of schema type {} has no TOSA encoding", where(n), k,
+                            ops::argTypeName(spec.type)));
       }
-      case Op::AVG_POOL2D: {
-        auto kernel = ints(n, "kernel", 2);
-        auto stride = ints(n, "stride", 2);
-        auto pad = ints(n, "pad", 4);
-        return tosa::CreateAvgPool2dAttribute(b_, kernel, stride, pad, accType(n)).Union();
-      }
-      case Op::CONV2D:
-      case Op::DEPTHWISE_CONV2D:
-      case Op::CONV3D: {
-        size_t sp = op == Op::CONV3D ? 3 : 2;
-        auto pad = ints(n, "pad", 2 * sp);
-        auto stride = ints(n, "stride", sp);
-        auto dilation = ints(n, "dilation", sp);
-        bool lb = boolean(n, "local_bound", false);
-        tosa::DType acc = accType(n);
-        if (op == Op::CONV2D) return tosa::CreateConv2dAttribute(b_, pad, stride, dilation, lb, acc).Union();
-        if (op == Op::CONV3D) return tosa::CreateConv3dAttribute(b_, pad, stride, dilation, lb, acc).Union();
-        return tosa::CreateDepthwiseConv2dAttribute(b_, pad, stride, dilation, lb, acc).Union();
-      }
-      case Op::TRANSPOSE_CONV2D: {
-        auto outPad = ints(n, "out_pad", 4);
-        auto stride = ints(n, "stride", 2);
-        bool lb = boolean(n, "local_bound", false);
-        return tosa::CreateTransposeConv2dAttribute(b_, outPad, stride, lb, accType(n)).Union();
-      }
-      case Op::MATMUL: return tosa::CreateMatMulAttribute(b_).Union();
-      case Op::MAX_POOL2D: {
-        auto kernel = ints(n, "kernel", 2);
-        auto stride = ints(n, "stride", 2);
-        auto pad = ints(n, "pad", 4);
-        return tosa::CreateMaxPool2dAttribute(b_, kernel, stride, pad, nanMode(n)).Union();
-      }
-      case Op::CLAMP: {
-        auto lo = clampBound(n, "min_val");
-        auto hi = clampBound(n, "max_val");
-        return tosa::CreateClampAttribute(b_, lo, hi, nanMode(n)).Union();
-      }
-      case Op::ERF: return tosa::CreateErfAttribute(b_).Union();
-      case Op::SIGMOID: return tosa::CreateSigmoidAttribute(b_).Union();
-      case Op::TANH: return tosa::CreateTanhAttribute(b_).Union();
-      case Op::ADD: return tosa::CreateAddAttribute(b_).Union();
-      case Op::ARITHMETIC_RIGHT_SHIFT:
-        return tosa::CreateArithmeticRightShiftAttribute(b_, boolean(n, "round", std::nullopt)).Union();
-      case Op::BITWISE_AND: return tosa::CreateBitwiseAndAttribute(b_).Union();
-      case Op::BITWISE_OR: return tosa::CreateBitwiseOrAttribute(b_).Union();
-      case Op::BITWISE_XOR: return tosa::CreateBitwiseXorAttribute(b_).Union();
-      case Op::INTDIV: return tosa::CreateIntDivAttribute(b_).Union();
-      case Op::LOGICAL_AND: return tosa::CreateLogicalAndAttribute(b_).Union();
-      case Op::LOGICAL_LEFT_SHIFT: return tosa::CreateLogicalLeftShiftAttribute(b_).Union();
-      case Op::LOGICAL_RIGHT_SHIFT: return tosa::CreateLogicalRightShiftAttribute(b_).Union();
-      case Op::LOGICAL_OR: return tosa::CreateLogicalOrAttribute(b_).Union();
-      case Op::LOGICAL_XOR: return tosa::CreateLogicalXorAttribute(b_).Union();
-      case Op::MAXIMUM: return tosa::CreateMaximumAttribute(b_, nanMode(n)).Union();
-      case Op::MINIMUM: return tosa::CreateMinimumAttribute(b_, nanMode(n)).Union();
-      case Op::MUL: return tosa::CreateMulAttribute(b_).Union();
-      case Op::POW: return tosa::CreatePowAttribute(b_).Union();
-      case Op::SUB: return tosa::CreateSubAttribute(b_).Union();
-      case Op::TABLE: return tosa::CreateTableAttribute(b_).Union();
-      case Op::ABS: return tosa::CreateAbsAttribute(b_).Union();
-      case Op::BITWISE_NOT: return tosa::CreateBitwiseNotAttribute(b_).Union();
-      case Op::CEIL: return tosa::CreateCeilAttribute(b_).Union();
-      case Op::CLZ: return tosa::CreateClzAttribute(b_).Union();
-      case Op::COS: return tosa::CreateCosAttribute(b_).Union();
-      case Op::EXP: return tosa::CreateExpAttribute(b_).Union();
-      case Op::FLOOR: return tosa::CreateFloorAttribute(b_).Union();
-      case Op::LOG: return tosa::CreateLogAttribute(b_).Union();
-      case Op::LOGICAL_NOT: return tosa::CreateLogicalNotAttribute(b_).Union();
-      case Op::NEGATE: return tosa::CreateNegateAttribute(b_).Union();
-      case Op::RECIPROCAL: return tosa::CreateReciprocalAttribute(b_).Union();
-      case Op::RSQRT: return tosa::CreateRsqrtAttribute(b_).Union();
-      case Op::SIN: return tosa::CreateSinAttribute(b_).Union();
-      case Op::SELECT: return tosa::CreateSelectAttribute(b_).Union();
-      case Op::EQUAL: return tosa::CreateEqualAttribute(b_).Union();
-      case Op::GREATER: return tosa::CreateGreaterAttribute(b_).Union();
-      case Op::GREATER_EQUAL: return tosa::CreateGreaterEqualAttribute(b_).Union();
-      case Op::REDUCE_ALL: return tosa::CreateReduceAllAttribute(b_, int1(n, "axis")).Union();
-      case Op::REDUCE_ANY: return tosa::CreateReduceAnyAttribute(b_, int1(n, "axis")).Union();
-      case Op::REDUCE_MAX: {
-        int32_t axis = int1(n, "axis");
-        return tosa::CreateReduceMaxAttribute(b_, axis, nanMode(n)).Union();
-      }
-      case Op::REDUCE_MIN: {
-        int32_t axis = int1(n, "axis");
-        return tosa::CreateReduceMinAttribute(b_, axis, nanMode(n)).Union();
-      }
-      case Op::REDUCE_PRODUCT: return tosa::CreateReduceProductAttribute(b_, int1(n, "axis")).Union();
-      case Op::REDUCE_SUM: return tosa::CreateReduceSumAttribute(b_, int1(n, "axis")).Union();
-      case Op::CONCAT: return tosa::CreateConcatAttribute(b_, int1(n, "axis")).Union();
-      case Op::PAD: return tosa::CreatePadAttribute(b_).Union();
-      case Op::RESHAPE: return tosa::CreateReshapeAttribute(b_).Union();
-      case Op::REVERSE: return tosa::CreateReverseAttribute(b_, int1(n, "axis")).Union();
-      case Op::SLICE: return tosa::CreateSliceAttribute(b_).Union();
-      case Op::TILE: return tosa::CreateTileAttribute(b_).Union();
-      case Op::TRANSPOSE: return tosa::CreateTransposeAttribute(b_, ints(n, "perms", 0)).Union();
-      case Op::GATHER: return tosa::CreateGatherAttribute(b_).Union();
-      case Op::SCATTER: return tosa::CreateScatterAttribute(b_).Union();
-      case Op::RESIZE: {
-        auto mode = enumAttr<tosa::ResizeMode>(n, "mode",
-                                               {{"NEAREST_NEIGHBOR", tosa::ResizeMode::NEAREST},
-                                                {"NEAREST", tosa::ResizeMode::NEAREST},
-                                                {"BILINEAR", tosa::ResizeMode::BILINEAR}},
-                                               std::nullopt);
-        return tosa::CreateResizeAttribute(b_, mode).Union();
-      }
-      case Op::CAST:
-        checkRedundantType(n);
-        return tosa::CreateCastAttribute(b_).Union();
-      case Op::RESCALE: {
-        bool scale32 = boolean(n, "scale32", std::nullopt);
-        auto rounding = enumAttr<tosa::RoundingMode>(n, "rounding_mode",
-                                                     {{"SINGLE_ROUND", tosa::RoundingMode::SINGLE_ROUND},
-                                                      {"INEXACT_ROUND", tosa::RoundingMode::INEXACT_ROUND},
-                                                      {"DOUBLE_ROUND", tosa::RoundingMode::DOUBLE_ROUND}},
-                                                     std::nullopt);
-        bool perChannel = boolean(n, "per_channel", std::nullopt);
-        bool inU = boolean(n, "input_unsigned", false);
-        bool outU = boolean(n, "output_unsigned", false);
-        return tosa::CreateRescaleAttribute(b_, scale32, rounding, perChannel, inU, outU).Union();
-      }
-      case Op::IDENTITY: return tosa::CreateIdentityAttribute(b_).Union();
-      default: raise(fmt::format("{}: no attribute encoder for TOSA operator {}", where(n), tosa::EnumNameOp(op)));
     }
+    fb::uoffset_t start = b_.StartTable();
+    for (bool wide : {true, false}) {
+      for (size_t i = fields.size(); i-- > 0;) {
+        const Field& f = fields[i];
+        if ((f.kind != Kind::Bool) != wide) continue;
+        fb::voffset_t slot = fb::FieldIndexToOffset(fb::voffset_t(i));
+        switch (f.kind) {
+          case Kind::Offset: b_.AddOffset(slot, fb::Offset<void>(f.offset)); break;
+          case Kind::I32: b_.AddElement<int32_t>(slot, int32_t(f.value), 0); break;
+          case Kind::U32: b_.AddElement<uint32_t>(slot, uint32_t(f.value), 0); break;
+          case Kind::Bool: b_.AddElement<uint8_t>(slot, uint8_t(f.value), 0); break;
+        }
+      }
+    }
+    return fb::Offset<void>(b_.EndTable(start));
   }
 
   const ir::Graph& g_;
