@@ -64,3 +64,11 @@ class [[nodiscard]] Result {
     ::ls::Status ls_status_ = (expr);        \
     if (!ls_status_.isOk()) return ls_status_; \
   } while (0)
+
+/// `LS_ASSIGN_OR_RETURN(x, expr);` evaluates `expr` (a Result<T>), returns its error Status
+/// from the enclosing function, or declares `x` as a reference to the value (which lives as
+/// long as the enclosing scope). The one error-or-value macro of the code base.
+#define LS_ASSIGN_OR_RETURN(var, expr)         \
+  auto var##_res = (expr);                     \
+  if (!var##_res) return var##_res.status();   \
+  auto& var = var##_res.value()
