@@ -4,11 +4,13 @@
 #include "core/backends/xnnpack/xnnpack_passes.h"
 #include "core/passes/generic_passes.h"
 #include "core/passes/pass_manager.h"
+#include "core/transforms/decompositions.h"
 
 namespace ls::passes {
 
 void registerBuiltinPasses(PassRegistry& r) {
   registerGenericPasses(r);
+  transforms::registerDecompositionPasses(r);
   arm::registerArmPasses(r);
   xnnpack::registerXnnpackPasses(r);
 }

@@ -58,35 +58,6 @@ Status convertToClamp(ArmRewritePass& self, Rewriter& rw) {
   return Status::ok();
 }
 
-Status decomposeHardswish(ArmRewritePass& self, Rewriter& rw) {
-  LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
-  Builder b(rw);
-  ValueRef x = ref(rw, 0);
-  const bool sigmoidOnly = ir::opName(rw.node().op) == "aten.hardsigmoid.default";
-  // hardsigmoid(x) = clamp(x + 3, 0, 6) / 6 ; hardswish(x) = x * hardsigmoid(x)
-  ARM_TRY(a, b.op("aten.add.Tensor", {x, 3.0}));
-  ARM_TRY(c, b.op("aten.clamp.default", {a, 0.0, 6.0}));
-  ARM_TRY(s, b.op("aten.mul.Tensor", {c, 1.0 / 6.0}));
-  if (sigmoidOnly) {
-    rw.replaceWith(s);
-  } else {
-    ARM_TRY(y, b.op("aten.mul.Tensor", {x, s}));
-    rw.replaceWith(y);
-  }
-  self.rewritten();
-  return Status::ok();
-}
-
-Status decomposeSilu(ArmRewritePass& self, Rewriter& rw) {
-  LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
-  Builder b(rw);
-  ARM_TRY(s, b.op("aten.sigmoid.default", {ref(rw, 0)}));
-  ARM_TRY(y, b.op("aten.mul.Tensor", {ref(rw, 0), s}));
-  rw.replaceWith(y);
-  self.rewritten();
-  return Status::ok();
-}
-
 Status decomposeGelu(ArmRewritePass& self, Rewriter& rw) {
   LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
   const ir::Node& n = rw.node();
@@ -121,114 +92,6 @@ Status decomposeGelu(ArmRewritePass& self, Rewriter& rw) {
 }
 
 // ---------------------------------------------------------------- reductions / norms
-
-/// sum over `dims` (keepdim) times 1/N.
-Result<ValueRef> meanOf(Builder& b, ValueRef x, const std::vector<int64_t>& dims, bool keepdim) {
-  const ir::TensorMeta& m = b.meta(x);
-  int64_t count = 1;
-  for (int64_t d : dims) count *= m.shape[wrap(d, m.rank())];
-  auto s = b.op("aten.sum.dim_IntList", {x, ir::IntList(dims), keepdim});
-  if (!s) return s;
-  return b.op("aten.mul.Tensor", {*s, 1.0 / double(count)});
-}
-
-Status decomposeMeanDim(ArmRewritePass& self, Rewriter& rw) {
-  const ir::Node& n = rw.node();
-  LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
-  const ir::TensorMeta& x = *argMeta(rw, 0);
-  std::vector<int64_t> dims;
-  if (auto d = sints(n, 1)) dims = *d;
-  if (dims.empty())
-    for (int i = 0; i < x.rank(); ++i) dims.push_back(i);
-  if (!ir::isFloating(x.dtype)) return Status::error("mean.dim of a non-floating tensor");
-  const ir::Arg& kd = sarg(n, 2);
-  Builder b(rw);
-  ARM_TRY(v, meanOf(b, ref(rw, 0), dims, kd.asBool() && *kd.asBool()));
-  rw.replaceWith(v);
-  self.rewritten();
-  return Status::ok();
-}
-
-Status decomposeLayerNorm(ArmRewritePass& self, Rewriter& rw) {
-  const ir::Node& n = rw.node();
-  LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
-  const ir::TensorMeta& xm = *argMeta(rw, 0);
-  auto ns = sints(n, 1);
-  auto eps = sarg(n, 4).number();
-  if (!ns || !eps) return Status::error("native_layer_norm: expected normalized_shape and eps");
-  std::vector<int64_t> dims;
-  for (size_t i = 0; i < ns->size(); ++i) dims.push_back(xm.rank() - int64_t(ns->size()) + int64_t(i));
-  Builder b(rw);
-  ValueRef x = ref(rw, 0);
-  ARM_TRY(mean, meanOf(b, x, dims, true));
-  ARM_TRY(d, b.op("aten.sub.Tensor", {x, mean}));
-  ARM_TRY(d2, b.op("aten.mul.Tensor", {d, d}));
-  ARM_TRY(var, meanOf(b, d2, dims, true));
-  ARM_TRY(ve, b.op("aten.add.Tensor", {var, *eps}));
-  ARM_TRY(rstd, b.op("aten.rsqrt.default", {ve}));
-  ARM_TRY(y, b.op("aten.mul.Tensor", {d, rstd}));
-  ValueRef out = y;
-  if (const ir::ValueRef* w = sarg(n, 2).ref()) {
-    ARM_TRY(t, b.op("aten.mul.Tensor", {out, *w}));
-    out = t;
-  }
-  if (const ir::ValueRef* bias = sarg(n, 3).ref()) {
-    ARM_TRY(t, b.op("aten.add.Tensor", {out, *bias}));
-    out = t;
-  }
-  rw.replaceWith({out, mean, rstd});
-  self.rewritten();
-  return Status::ok();
-}
-
-Status decomposeSoftmax(ArmRewritePass& self, Rewriter& rw) {
-  const ir::Node& n = rw.node();
-  LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
-  const bool log = ir::opName(n.op).find("log_softmax") != std::string::npos;
-  const ir::Arg& dimArg = sarg(n, 1);
-  if (!dimArg.asInt()) return Status::error("softmax dim must be an int");
-  std::vector<int64_t> dims{*dimArg.asInt()};
-  Builder b(rw);
-  ValueRef x = ref(rw, 0);
-  // Stable form: exp(x - max(x)) / sum(exp(x - max(x))).
-  ARM_TRY(mx, b.op("aten.amax.default", {x, ir::IntList(dims), true}));
-  ARM_TRY(sh, b.op("aten.sub.Tensor", {x, mx}));
-  ARM_TRY(e, b.op("aten.exp.default", {sh}));
-  ARM_TRY(s, b.op("aten.sum.dim_IntList", {e, ir::IntList(dims), true}));
-  if (log) {
-    ARM_TRY(ls, b.op("aten.log.default", {s}));
-    ARM_TRY(y, b.op("aten.sub.Tensor", {sh, ls}));
-    rw.replaceWith(y);
-  } else {
-    ARM_TRY(r, b.op("aten.reciprocal.default", {s}));
-    ARM_TRY(y, b.op("aten.mul.Tensor", {e, r}));
-    rw.replaceWith(y);
-  }
-  self.rewritten();
-  return Status::ok();
-}
-
-Status decomposeDiv(ArmRewritePass& self, Rewriter& rw) {
-  const ir::Node& n = rw.node();
-  if (ir::opName(n.op) == "aten.div.Tensor_mode" && !sarg(n, 2).isNone())
-    return Status::error("div with a rounding mode is not supported by the TOSA FP lowering");
-  LS_RETURN_IF_ERROR(needTensor(rw, 0, "dividend"));
-  if (!ir::isFloating(argMeta(rw, 0)->dtype)) return Status::error("integer true division is not supported");
-  Builder b(rw);
-  const ir::Arg& y = n.args.size() > 1 ? n.args[1] : sarg(n, 1);
-  if (auto v = y.number()) {
-    ARM_TRY(r, b.op("aten.mul.Tensor", {ref(rw, 0), 1.0 / *v}));
-    rw.replaceWith(r);
-  } else if (y.ref()) {
-    ARM_TRY(rec, b.op("aten.reciprocal.default", {*y.ref()}));
-    ARM_TRY(r, b.op("aten.mul.Tensor", {ref(rw, 0), rec}));
-    rw.replaceWith(r);
-  } else {
-    return Status::error("divisor must be a tensor or a number");
-  }
-  self.rewritten();
-  return Status::ok();
-}
 
 /// Eval-mode batch norm as x * scale + shift with per-channel constants.
 Status decomposeBatchNorm(ArmRewritePass& self, Rewriter& rw) {
@@ -986,21 +849,7 @@ void registerArmDecompositionPasses(passes::PassRegistry& r) {
                      Gate gate = Gate::any()) { r.add(name, [=] { return mk(name, desc, targets, fn, gate); }); };
   rewrite("ConvertToClampPass", "relu/hardtanh -> clamp", {"aten.relu.default", "aten.hardtanh.default"},
           convertToClamp);
-  rewrite("DecomposeHardswishPass", "hardswish -> x * clamp(x + 3, 0, 6) / 6", {"aten.hardswish.default"},
-          decomposeHardswish);
-  rewrite("DecomposeHardsigmoidPass", "hardsigmoid -> clamp(x + 3, 0, 6) / 6", {"aten.hardsigmoid.default"},
-          decomposeHardswish);
-  rewrite("DecomposeSiluPass", "silu -> x * sigmoid(x)", {"aten.silu.default"}, decomposeSilu);
   rewrite("DecomposeGeluPass", "gelu -> erf (exact) or tanh (approximate) form", {"aten.gelu.default"}, decomposeGelu);
-  rewrite("DecomposeMeanDimPass", "mean.dim -> sum * (1/N)", {"aten.mean.dim"}, decomposeMeanDim);
-  rewrite("DecomposeLayerNormPass", "native_layer_norm -> mean, variance, rsqrt, affine",
-          {"aten.native_layer_norm.default"}, decomposeLayerNorm);
-  rewrite("DecomposeSoftmaxPass", "softmax -> exp(x - max) * reciprocal(sum)",
-          {"aten._softmax.default", "aten.softmax.int"}, decomposeSoftmax);
-  rewrite("DecomposeLogSoftmaxPass", "log_softmax -> (x - max) - log(sum(exp(x - max)))",
-          {"aten._log_softmax.default", "aten.log_softmax.int"}, decomposeSoftmax);
-  rewrite("DecomposeDivPass", "div -> mul by reciprocal",
-          {"aten.div.Tensor", "aten.div.Scalar", "aten.div.Tensor_mode"}, decomposeDiv);
   rewrite("DecomposeBatchNormNoStatsPass", "eval batch norm without a conv producer -> mul + add",
           {"aten.native_batch_norm.default", "aten._native_batch_norm_legit_no_training.default"}, decomposeBatchNorm);
   rewrite("DecomposeLinearPass", "linear -> view + mm(x, w^T) + bias", {"aten.linear.default"}, decomposeLinear);

@@ -15,6 +15,7 @@
 #include "core/exec/executor.h"
 #include "core/exec/kernel.h"
 #include "core/passes/pass_manager.h"
+#include "core/transforms/decompositions.h"
 
 namespace ls::xnnpack {
 
@@ -58,46 +59,30 @@ Status RemoveNoopExpandCopyPass::rewrite(Rewriter& rw) {
 
 // ---------------------------------------------------------------- DecomposeActivations
 
+namespace {
+transforms::DecomposeOptions activationOptions() {
+  transforms::DecomposeOptions o;
+  o.rejectUnsupported = false;  // non-floating activations stay
+  o.nameAfterNode = true;
+  o.hardsigmoid = transforms::HardsigmoidForm::DivConstants;
+  return o;
+}
+
+Result<bool> decomposeActivation(Rewriter& rw, const transforms::DecomposeOptions& o) {
+  static const ir::OpId kSilu = ir::internOp("aten.silu.default");
+  return rw.node().op == kSilu ? transforms::decomposeSilu(rw, o) : transforms::decomposeHardswish(rw, o);
+}
+}  // namespace
+
 DecomposeActivationsPass::DecomposeActivationsPass()
-    : InPlacePass("DecomposeActivations", "silu -> x * sigmoid(x), hardsigmoid -> clamp(x + 3, 0, 6) / 6") {
-  targets({"aten.silu.default", "aten.hardsigmoid.default"});
+    : DecompositionPass("DecomposeActivations", "silu -> x * sigmoid(x), hardsigmoid -> clamp(x + 3, 0, 6) / 6",
+                        {"aten.silu.default", "aten.hardsigmoid.default"}, decomposeActivation, activationOptions()) {
   silu_ = stat("silu", "silu decomposed");
   hardsigmoid_ = stat("hardsigmoid", "hardsigmoid decomposed");
 }
 
-Status DecomposeActivationsPass::transform(GraphEditor& ed) {
-  ir::Graph& g = ed.graph();
-  for (ir::NodeId id : nodesInOrder(g, targetOps())) {
-    const ir::Node& n = g.node(id);
-    if (!allowedToTransform(n) || n.args.empty() || !n.args[0].ref()) continue;
-    const ir::ValueRef x = *n.args[0].ref();
-    const ir::DType t = g.meta(x).dtype;
-    if (!ir::isFloating(t)) continue;
-    const std::string name = n.name;
-    auto where = [&] { return fmt::format("DecomposeActivations at '{}': ", name); };
-    Result<ir::ValueRef> out = Status::ok();
-    if (isOp(n, "aten.silu.default")) {
-      auto sig = ed.insertBefore(id, "aten.sigmoid.default", {x}, {}, name + "_sigmoid", {id});
-      if (!sig) return sig.status().withContext(where());
-      out = ed.insertBefore(id, "aten.mul.Tensor", {x, *sig}, {}, name + "_mul", {id});
-      bump(silu_);
-    } else {
-      ir::ValueRef three = ed.addConstant(id, makeConstant(g, exec::Tensor::scalar(t, 3.0), ir::ConstantKind::Constant, ""),
-                                          name + "_three", {id});
-      ir::ValueRef six = ed.addConstant(id, makeConstant(g, exec::Tensor::scalar(t, 6.0), ir::ConstantKind::Constant, ""),
-                                        name + "_six", {id});
-      auto add = ed.insertBefore(id, "aten.add.Tensor", {x, three}, {}, name + "_add", {id});
-      if (!add) return add.status().withContext(where());
-      auto cl = ed.insertBefore(id, "aten.clamp.default", {*add, 0.0, 6.0}, {}, name + "_clamp", {id});
-      if (!cl) return cl.status().withContext(where());
-      out = ed.insertBefore(id, "aten.div.Tensor", {*cl, six}, {}, name + "_div", {id});
-      bump(hardsigmoid_);
-    }
-    if (!out) return out.status().withContext(where());
-    ed.replaceAllUses({id, 0}, *out);
-    LS_RETURN_IF_ERROR(ed.erase(id));
-  }
-  return Status::ok();
+void DecomposeActivationsPass::decomposed(const ir::Node& n) {
+  bump(isOp(n, "aten.silu.default") ? silu_ : hardsigmoid_);
 }
 
 // ---------------------------------------------------------------- ConvertToLinear

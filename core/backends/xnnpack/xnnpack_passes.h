@@ -7,6 +7,7 @@
 
 #include "core/passes/editor.h"
 #include "core/passes/retrace.h"
+#include "core/transforms/decompositions.h"
 
 namespace ls::passes {
 class PassRegistry;
@@ -66,11 +67,11 @@ class RemoveNoopExpandCopyPass : public RetracePass {
 /// edge dialect, which the XNNPACK table therefore never lists: silu(x) -> x * sigmoid(x),
 /// hardsigmoid(x) -> clamp(x + 3, 0, 6) / 6 (3 and 6 as 0-d constants of x's dtype).
 /// Graphs traced with make_fx keep them; without this they break partitions apart.
-class DecomposeActivationsPass : public InPlacePass {
+class DecomposeActivationsPass : public transforms::DecompositionPass {
  public:
   DecomposeActivationsPass();
  protected:
-  Status transform(GraphEditor& ed) override;
+  void decomposed(const ir::Node& n) override;
   size_t silu_, hardsigmoid_;
 };
 
