@@ -5,12 +5,14 @@
 #include "core/passes/generic_passes.h"
 #include "core/passes/pass_manager.h"
 #include "core/transforms/decompositions.h"
+#include "core/transforms/remove_getitem.h"
 
 namespace ls::passes {
 
 void registerBuiltinPasses(PassRegistry& r) {
   registerGenericPasses(r);
   transforms::registerDecompositionPasses(r);
+  transforms::registerRemoveGetItemPasses(r);
   arm::registerArmPasses(r);
   xnnpack::registerXnnpackPasses(r);
 }

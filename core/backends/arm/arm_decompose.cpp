@@ -323,17 +323,6 @@ Status decomposeAvgPool(ArmRewritePass& self, Rewriter& rw) {
   return Status::ok();
 }
 
-Status removeGetItemMaxPool(ArmRewritePass& self, Rewriter& rw) {
-  const ir::Node& n = rw.node();
-  Builder b(rw);
-  std::vector<ir::Arg> args(n.args.begin(), n.args.end());
-  for (int i = int(args.size()); i < 6; ++i) args.push_back(sarg(n, i));
-  ARM_TRY(y, b.op("aten.max_pool2d.default", std::move(args)));
-  rw.replaceWith({y, ValueRef{}});
-  self.rewritten();
-  return Status::ok();
-}
-
 // ---------------------------------------------------------------- shape ops
 
 Status convertSplitToSlice(ArmRewritePass& self, Rewriter& rw) {
@@ -863,8 +852,6 @@ void registerArmDecompositionPasses(passes::PassRegistry& r) {
           {"aten.adaptive_avg_pool2d.default", "aten._adaptive_avg_pool2d.default"}, decomposeAdaptiveAvgPool);
   rewrite("DecomposeAvgPool2dPass", "avg_pool2d counting padding -> zero pad + unpadded pool",
           {"aten.avg_pool2d.default"}, decomposeAvgPool);
-  rewrite("RemoveGetItemPass", "max_pool2d_with_indices + getitem(0) -> max_pool2d",
-          {"aten.max_pool2d_with_indices.default"}, removeGetItemMaxPool);
   rewrite("ConvertSplitToSlicePass", "split -> one slice per output (getitems folded)",
           {"aten.split_copy.Tensor", "aten.split_with_sizes_copy.default", "aten.split.Tensor"}, convertSplitToSlice);
   rewrite("DecomposeSelectPass", "select -> slice + view", {"aten.select_copy.int"}, decomposeSelect);

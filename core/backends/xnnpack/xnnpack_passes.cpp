@@ -485,53 +485,6 @@ Status DecomposeConcatenatePass::transform(GraphEditor& ed) {
   return Status::ok();
 }
 
-// ---------------------------------------------------------------- RemoveGetItem
-
-RemoveGetItemPass::RemoveGetItemPass()
-    : InPlacePass("RemoveGetItem", "max_pool2d_with_indices / max.dim with unused indices become max_pool2d / amax") {
-  targets({"aten.max_pool2d_with_indices.default", "aten.max.dim"});
-  removed_ = stat("removed", "multi-output ops replaced by their single-output form");
-}
-
-Status RemoveGetItemPass::transform(GraphEditor& ed) {
-  ir::Graph& g = ed.graph();
-  for (ir::NodeId id : nodesInOrder(g, targetOps())) {
-    const ir::Node& n = g.node(id);
-    if (!allowedToTransform(n) || n.args.empty() || !n.args[0].ref()) continue;
-    std::vector<ir::NodeId> values, indices;
-    bool ok = true;
-    for (ir::NodeId u : g.users(id)) {
-      const ir::Node& un = g.node(u);
-      if (!isOp(un, "operator.getitem") || un.args.size() < 2 || !un.args[1].asInt()) ok = false;
-      else if (*un.args[1].asInt() == 0) values.push_back(u);
-      else if (g.users(u).empty()) indices.push_back(u);
-      else ok = false;
-    }
-    if (!ok) continue;
-    Result<ir::ValueRef> r = Status::ok();
-    if (isOp(n, "aten.max.dim")) {
-      const ir::Arg* dimArg = argOr(n, 1, "dim");
-      if (!dimArg || !dimArg->asInt()) continue;
-      const ir::Arg* kd = argOr(n, 2, "keepdim");
-      const bool keep = kd && kd->asBool() ? *kd->asBool() : false;
-      r = ed.insertBefore(id, "aten.amax.default", {*n.args[0].ref(), ir::IntList{*dimArg->asInt()}, keep}, {},
-                          n.name + "_amax", {id});
-    } else {
-      std::vector<ir::Arg> args(n.args.begin(), n.args.end());
-      r = ed.insertBefore(id, "aten.max_pool2d.default", std::move(args), n.kwargs, n.name + "_pool", {id});
-    }
-    if (!r) return r.status().withContext(fmt::format("RemoveGetItem at '{}': ", g.node(id).name));
-    for (ir::NodeId gi : values) {
-      ed.replaceAllUses({gi, 0}, *r);
-      LS_RETURN_IF_ERROR(ed.erase(gi));
-    }
-    for (ir::NodeId gi : indices) LS_RETURN_IF_ERROR(ed.erase(gi));
-    LS_RETURN_IF_ERROR(ed.erase(id));
-    bump(removed_);
-  }
-  return Status::ok();
-}
-
 // ---------------------------------------------------------------- ChannelsLastTaggedReshape
 
 namespace {
@@ -695,7 +648,6 @@ void registerXnnpackPasses(passes::PassRegistry& r) {
   r.add("DecomposeBatchNorm", [] { return std::make_unique<DecomposeBatchNormPass>(); });
   r.add("FuseActivation", [] { return std::make_unique<FuseActivationPass>(); });
   r.add("DecomposeConcatenate", [] { return std::make_unique<DecomposeConcatenatePass>(); });
-  r.add("RemoveGetItem", [] { return std::make_unique<RemoveGetItemPass>(); });
   r.add("ChannelsLastTaggedReshape", [] { return std::make_unique<ChannelsLastTaggedReshapePass>(); });
   r.add("RemoveRedundantCopy", [] { return std::make_unique<RemoveRedundantCopyPass>(); });
   r.add("XnnpackPartitioner", [] { return std::make_unique<XnnpackPartitionPass>(); });
@@ -707,7 +659,7 @@ void registerXnnpackPipelines(passes::PipelineRegistry& r) {
          "passes, then the partitioner (delegate subgraphs as call_delegate nodes)",
          {"DecomposeActivations", "RemoveNoopExpandCopyPass", "LiftConstantScalarOperandsPass", "RemoveNoopClonePass", "ConvertToLinear",
           "ConvertToSDPA", "ConstProp", "FuseBatchNorm", "DecomposeBatchNorm", "FuseActivation",
-          "DecomposeConcatenate", "RemoveGetItem", "CleanupGetItemPass", "ChannelsLastTaggedReshape",
+          "DecomposeConcatenate", "RemoveGetItemPass", "CleanupGetItemPass", "ChannelsLastTaggedReshape",
           "RemoveRedundantCopy", "DeadCodeEliminationPass", "XnnpackPartitioner"}});
 }
 

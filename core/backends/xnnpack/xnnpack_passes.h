@@ -169,16 +169,6 @@ class DecomposeConcatenatePass : public InPlacePass {
   size_t decomposed_;
 };
 
-/// max_pool2d_with_indices / max.dim whose indices are unused -> max_pool2d / amax, and the
-/// getitem(., 0) disappears.
-class RemoveGetItemPass : public InPlacePass {
- public:
-  RemoveGetItemPass();
- protected:
-  Status transform(GraphEditor& ed) override;
-  size_t removed_;
-};
-
 /// Memory format: NHWC for conv, pools, mean.dim and upsample inputs; NCHW for view,
 /// linear and every other layout-sensitive op and the graph outputs; layout-agnostic ops
 /// (elementwise, activations) follow their input. A conversion (clone with memory_format)

@@ -9,6 +9,7 @@
 
 #include "core/backends/xnnpack/xnnpack_ops.h"
 #include "core/backends/xnnpack/xnnpack_util.h"
+#include "core/transforms/remove_getitem.h"
 #include "support/graph_builder.h"
 #include "xnnpack_test_util.h"
 
@@ -417,7 +418,7 @@ TEST(DecomposeConcatenate, SevenInputsBecomeAChain) {
 TEST(RemoveGetItem, ResnetMaxPoolLosesItsIndices) {
   const ir::Graph src = test::loadGraph(test::realGraphPath("resnet18"));
   ir::Graph g = src;
-  xnnpack::RemoveGetItemPass p;
+  transforms::RemoveGetItemPass p;
   ASSERT_EQ(runOne(p, g).status, PassStatus::Changed);
   EXPECT_EQ(countOp(g, "aten.max_pool2d_with_indices.default"), 0u);
   EXPECT_EQ(countOp(g, "aten.max_pool2d.default"), 1u);
@@ -436,7 +437,7 @@ TEST(RemoveGetItem, MaxDimWithUnusedIndicesBecomesAmax) {
   b.output({v});
   const ir::Graph src = b.g;
   ir::Graph g = b.g;
-  xnnpack::RemoveGetItemPass p;
+  transforms::RemoveGetItemPass p;
   ASSERT_EQ(runOne(p, g).status, PassStatus::Changed);
   EXPECT_EQ(countOp(g, "aten.max.dim") + countOp(g, "operator.getitem"), 0u);
   EXPECT_EQ(countOp(g, "aten.amax.default"), 1u);
