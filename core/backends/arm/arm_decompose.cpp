@@ -14,6 +14,7 @@
 #include "core/backends/arm/arm_util.h"
 #include "core/exec/executor.h"
 #include "core/passes/pass_manager.h"
+#include "core/transforms/batch_norm.h"
 
 namespace ls::arm {
 
@@ -92,48 +93,6 @@ Status decomposeGelu(ArmRewritePass& self, Rewriter& rw) {
 }
 
 // ---------------------------------------------------------------- reductions / norms
-
-/// Eval-mode batch norm as x * scale + shift with per-channel constants.
-Status decomposeBatchNorm(ArmRewritePass& self, Rewriter& rw) {
-  const ir::Node& n = rw.node();
-  const bool legit = ir::opName(n.op) == "aten._native_batch_norm_legit_no_training.default";
-  if (!legit) {
-    const ir::Arg& tr = sarg(n, 5);
-    if (tr.asBool() && *tr.asBool()) return Status::error("training-mode batch norm cannot be lowered");
-  }
-  auto eps = sarg(n, legit ? 6 : 7).number();
-  LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
-  const ir::TensorMeta& xm = *argMeta(rw, 0);
-  if (xm.rank() < 2 || !eps) return Status::error("batch norm: expected input rank >= 2 and eps");
-  const int64_t C = xm.shape[1];
-  auto vals = [&](int i, double def) -> Result<std::vector<double>> {
-    const ir::Arg& a = sarg(n, i);
-    if (a.isNone()) return std::vector<double>(size_t(C), def);
-    auto t = a.ref() ? valueOfConstant(rw.graph(), *a.ref()) : std::nullopt;
-    if (!t || t->numel() != C)
-      return Status::error(fmt::format("batch norm arg #{}: expected a constant with {} values", i, C));
-    return t->toDoubles();
-  };
-  ARM_TRY(w, vals(1, 1.0));
-  ARM_TRY(bi, vals(2, 0.0));
-  ARM_TRY(rm, vals(3, 0.0));
-  ARM_TRY(rv, vals(4, 1.0));
-  std::vector<double> scale(static_cast<size_t>(C)), shift(static_cast<size_t>(C));
-  for (size_t c = 0; c < size_t(C); ++c) {
-    scale[c] = w[c] / std::sqrt(rv[c] + *eps);
-    shift[c] = bi[c] - rm[c] * scale[c];
-  }
-  Shape s = Shape::ofRank(xm.rank() - 1, 1);
-  s[0] = C;
-  Builder b(rw);
-  ValueRef sc = b.tensor(exec::Tensor::fromDoubles(xm.dtype, s, scale), "bn_scale");
-  ValueRef sf = b.tensor(exec::Tensor::fromDoubles(xm.dtype, s, shift), "bn_shift");
-  ARM_TRY(m, b.op("aten.mul.Tensor", {ref(rw, 0), sc}));
-  ARM_TRY(y, b.op("aten.add.Tensor", {m, sf}));
-  rw.replaceWith({y, ValueRef{}, ValueRef{}});
-  self.rewritten();
-  return Status::ok();
-}
 
 // ---------------------------------------------------------------- linear algebra
 
@@ -673,109 +632,6 @@ Status matchArgDtype(ArmRewritePass& self, Rewriter& rw) {
 
 // ---------------------------------------------------------------- in-place passes
 
-/// conv + eval batch norm -> one conv with folded weights and bias (upstream FuseBatchNorm2dPass).
-class FuseBatchNorm2dPass : public passes::InPlacePass {
- public:
-  FuseBatchNorm2dPass() : InPlacePass("FuseBatchNorm2dPass", "Folds eval-mode batch norm into the preceding convolution") {
-    targets({"aten.native_batch_norm.default", "aten._native_batch_norm_legit_no_training.default"});
-    fused_ = stat("fused", "batch norms folded into convolutions");
-    kept_ = stat("kept", "batch norms left for DecomposeBatchNormNoStatsPass (no single-use conv producer)");
-  }
-
- protected:
-  Status transform(passes::GraphEditor& ed) override {
-    ir::Graph& g = ed.graph();
-    static const ir::OpId conv = ir::internOp("aten.convolution.default");
-    static const ir::OpId getitem = ir::internOp("operator.getitem");
-    std::vector<ir::NodeId> bns;
-    for (ir::OpId op : targetOps())
-      for (ir::NodeId id : g.nodesOfOp(op)) bns.push_back(id);
-    std::sort(bns.begin(), bns.end(), [&](auto a, auto b) { return g.position(a) < g.position(b); });
-    for (ir::NodeId id : bns) {
-      const ir::Node bn = g.node(id);
-      const bool legit = ir::opName(bn.op) == "aten._native_batch_norm_legit_no_training.default";
-      const ir::Arg& tr = sarg(bn, 5);
-      if (!legit && tr.asBool() && *tr.asBool()) return Status::error(fmt::format("node '{}': training-mode batch norm", bn.name));
-      const ir::ValueRef* in = bn.args.empty() ? nullptr : bn.args[0].ref();
-      const ir::Node* cv = in ? g.find(in->node) : nullptr;
-      // Only output 0 of the batch norm may be read (through getitem 0 or directly).
-      bool onlyOut0 = true;
-      for (ir::NodeId u : g.users(id)) {
-        const ir::Node& un = g.node(u);
-        if (un.op == getitem && un.args.size() > 1 && un.args[1].asInt() && *un.args[1].asInt() == 0) continue;
-        onlyOut0 = false;
-      }
-      if (!cv || cv->op != conv || g.users(cv->id).size() != 1 || !onlyOut0) {
-        bump(kept_);
-        continue;
-      }
-      const ir::Arg& trc = sarg(*cv, 6);
-      auto groups = sarg(*cv, 8).asInt();
-      auto wv = cv->args.size() > 1 && cv->args[1].ref() ? valueOfConstant(g, *cv->args[1].ref()) : std::nullopt;
-      if (!wv || (trc.asBool() && *trc.asBool()) || !groups) {
-        bump(kept_);
-        continue;
-      }
-      auto eps = sarg(bn, legit ? 6 : 7).number();
-      const int64_t C = wv->dim(0);
-      auto vals = [&](int i, double def) -> std::optional<std::vector<double>> {
-        const ir::Arg& a = sarg(bn, i);
-        if (a.isNone()) return std::vector<double>(size_t(C), def);
-        auto t = a.ref() ? valueOfConstant(g, *a.ref()) : std::nullopt;
-        if (!t || t->numel() != C) return std::nullopt;
-        return t->toDoubles();
-      };
-      auto w = vals(1, 1.0), bb = vals(2, 0.0), rm = vals(3, 0.0), rv = vals(4, 1.0);
-      std::optional<std::vector<double>> cb = std::vector<double>(size_t(C), 0.0);
-      if (const ir::ValueRef* br = sarg(*cv, 2).ref()) {
-        auto t = valueOfConstant(g, *br);
-        cb = t ? std::optional(t->toDoubles()) : std::nullopt;
-      }
-      if (!eps || !w || !bb || !rm || !rv || !cb) {
-        bump(kept_);
-        continue;
-      }
-      std::vector<double> nb(static_cast<size_t>(C));
-      const int64_t per = wv->numel() / C;
-      // Scale each output channel of the weight in its own dtype (float32 in place on a copy).
-      exec::Tensor scaled = wv->dtype() == DType::Float32 ? wv->clone() : exec::Tensor(wv->dtype(), wv->shape());
-      float* wf = wv->dtype() == DType::Float32 ? scaled.data<float>() : nullptr;
-      for (int64_t c = 0; c < C; ++c) {
-        double s = (*w)[size_t(c)] / std::sqrt((*rv)[size_t(c)] + *eps);
-        for (int64_t k = 0; k < per; ++k) {
-          const int64_t i = c * per + k;
-          if (wf) wf[i] = float(double(wf[i]) * s);
-          else scaled.setDouble(i, wv->getDouble(i) * s);
-        }
-        nb[size_t(c)] = ((*cb)[size_t(c)] - (*rm)[size_t(c)]) * s + (*bb)[size_t(c)];
-      }
-      const ir::Constant* wc = g.constant(g.node(cv->args[1].ref()->node).target);
-      ir::Constant nw = makeConstant(g.store(), scaled, wc ? wc->fqn : "");
-      ir::Constant nbias = makeConstant(g.store(), exec::Tensor::fromDoubles(wv->dtype(), Shape{C}, nb));
-      ValueRef wref = ed.addConstant(cv->id, std::move(nw), cv->name + "_fused_weight", {cv->id, id});
-      ValueRef bref = ed.addConstant(cv->id, std::move(nbias), cv->name + "_fused_bias", {cv->id, id});
-      std::vector<ir::Arg> args(cv->args.begin(), cv->args.end());
-      args[1] = wref;
-      if (args.size() > 2) args[2] = bref;
-      auto nc = ed.insertBefore(id, "aten.convolution.default", std::move(args), cv->kwargs, cv->name + "_bn", {cv->id, id});
-      if (!nc) return nc.status();
-      std::vector<ir::NodeId> gis;
-      for (ir::NodeId u : g.users(id)) gis.push_back(u);
-      for (ir::NodeId u : gis) {
-        ed.replaceAllUses({u, 0}, *nc);
-        LS_RETURN_IF_ERROR(ed.erase(u));
-      }
-      LS_RETURN_IF_ERROR(ed.erase(id));
-      bump(fused_);
-    }
-    if (ed.changed()) ed.eliminateDeadCode();
-    return Status::ok();
-  }
-
- private:
-  size_t fused_, kept_;
-};
-
 /// Folds shape/layout ops whose inputs are all constants into new constants (weights get
 /// their target layout at compile time). Values come from the data or the synthesised
 /// weights, evaluated with the reference kernels. A retrace pass: linear in graph size.
@@ -839,8 +695,6 @@ void registerArmDecompositionPasses(passes::PassRegistry& r) {
   rewrite("ConvertToClampPass", "relu/hardtanh -> clamp", {"aten.relu.default", "aten.hardtanh.default"},
           convertToClamp);
   rewrite("DecomposeGeluPass", "gelu -> erf (exact) or tanh (approximate) form", {"aten.gelu.default"}, decomposeGelu);
-  rewrite("DecomposeBatchNormNoStatsPass", "eval batch norm without a conv producer -> mul + add",
-          {"aten.native_batch_norm.default", "aten._native_batch_norm_legit_no_training.default"}, decomposeBatchNorm);
   rewrite("DecomposeLinearPass", "linear -> view + mm(x, w^T) + bias", {"aten.linear.default"}, decomposeLinear);
   rewrite("DecomposeAddmmPass", "addmm -> mm + add", {"aten.addmm.default"}, decomposeAddmm);
   rewrite("ConvertMmToBmmPass", "mm -> rank-3 bmm with views", {"aten.mm.default"}, convertMmToBmm);
@@ -879,8 +733,14 @@ void registerArmDecompositionPasses(passes::PassRegistry& r) {
           kBinary, matchArgRanks);
   rewrite("MatchArgDtypePass", "operands of elementwise ops cast to one dtype",
           kBinary, matchArgDtype);
-  r.add("FuseBatchNorm2dPass",
-        [] { return std::make_unique<FuseBatchNorm2dPass>(); });
+  // Batch norm (core/transforms/batch_norm.h) with the Arm options: training mode is an error.
+  r.add("FuseBatchNorm2dPass", [] {
+    return std::make_unique<transforms::FuseBatchNormPass>("FuseBatchNorm2dPass", transforms::BatchNormOptions{});
+  });
+  r.add("DecomposeBatchNormNoStatsPass", [] {
+    return std::make_unique<transforms::DecomposeBatchNormPass>("DecomposeBatchNormNoStatsPass",
+                                                                transforms::BatchNormOptions{});
+  });
   rewrite("DecomposeAsStridedCopyPass",
           "contiguous as_strided_copy -> view_copy",
           {"aten.as_strided_copy.default"}, decomposeAsStrided);

@@ -15,6 +15,7 @@
 #include "core/exec/executor.h"
 #include "core/exec/kernel.h"
 #include "core/passes/pass_manager.h"
+#include "core/transforms/batch_norm.h"
 #include "core/transforms/decompositions.h"
 
 namespace ls::xnnpack {
@@ -217,166 +218,22 @@ Status ConstPropPass::transform(GraphEditor& ed) {
   return Status::ok();
 }
 
-// ---------------------------------------------------------------- batch norm helpers
+// ---------------------------------------------------------------- batch norm
 
-namespace {
-
-/// An eval-mode batch norm with constant statistics, consumed only through getitem(., 0).
-struct BatchNormMatch {
-  ir::NodeId bn = ir::kInvalidNode;
-  ir::ValueRef input;
-  std::vector<ir::NodeId> getitems;  ///< getitem(bn, 0) nodes
-  std::vector<double> scale, shift;  ///< y = x * scale + shift per channel
-};
-
-std::optional<BatchNormMatch> matchBatchNorm(const ir::Graph& g, const ir::Node& n) {
-  const bool legit = isOp(n, "aten._native_batch_norm_legit_no_training.default");
-  if (!legit && !isOp(n, "aten.native_batch_norm.default")) return std::nullopt;
-  if (n.args.empty() || !n.args[0].ref()) return std::nullopt;
-  if (!legit) {
-    const ir::Arg* tr = argOr(n, 5, "training");
-    if (!tr || !tr->asBool() || *tr->asBool()) return std::nullopt;
-  }
-  auto eps = numberArg(n, legit ? 6 : 7, "eps", 1e-5);
-  if (!eps) return std::nullopt;
-  BatchNormMatch m;
-  m.bn = n.id;
-  m.input = *n.args[0].ref();
-  const ir::TensorMeta& xm = g.meta(m.input);
-  if (xm.rank() < 2 || !ir::isFloating(xm.dtype)) return std::nullopt;
-  const int64_t C = xm.shape[1];
-  auto vec = [&](size_t i, const char* name, double def) -> std::optional<std::vector<double>> {
-    const ir::Arg* a = argOr(n, i, name);
-    if (!a || a->isNone()) return std::vector<double>(size_t(C), def);
-    const ir::Constant* c = a->ref() ? constantOf(g, *a->ref()) : nullptr;
-    if (!c || c->numel() != C) return std::nullopt;
-    return constantValues(*c).toDoubles();
-  };
-  auto w = vec(1, "weight", 1.0), b = vec(2, "bias", 0.0), mean = vec(3, "running_mean", 0.0),
-       var = vec(4, "running_var", 1.0);
-  if (!w || !b || !mean || !var) return std::nullopt;
-  if (!argOr(n, 3, "running_mean") || !argOr(n, 4, "running_var")) return std::nullopt;
-  for (ir::NodeId u : g.users(n.id)) {
-    const ir::Node& un = g.node(u);
-    if (!isOp(un, "operator.getitem") || un.args.size() < 2 || !un.args[1].asInt()) return std::nullopt;
-    if (*un.args[1].asInt() != 0) {
-      if (!g.users(u).empty()) return std::nullopt;  // saved mean/invstd are used
-      continue;
-    }
-    m.getitems.push_back(u);
-  }
-  m.scale.resize(size_t(C));
-  m.shift.resize(size_t(C));
-  for (size_t c = 0; c < size_t(C); ++c) {
-    m.scale[c] = (*w)[c] / std::sqrt((*var)[c] + *eps);
-    m.shift[c] = (*b)[c] - (*mean)[c] * m.scale[c];
-  }
-  return m;
+transforms::BatchNormOptions batchNormOptions() {
+  transforms::BatchNormOptions o;
+  o.rejectTraining = false;  // left for the partitioner to reject
+  o.foldIntoLinear = true;
+  o.decomposition = transforms::BatchNormDecomposition::DepthwiseConv;
+  return o;
 }
 
-/// Rewires getitem(bn, 0) users to `v`, then erases the getitems and the batch norm.
-Status replaceBatchNorm(GraphEditor& ed, const BatchNormMatch& m, ir::ValueRef v) {
-  ir::Graph& g = ed.graph();
-  for (ir::NodeId gi : m.getitems) ed.replaceAllUses({gi, 0}, v);
-  std::vector<ir::NodeId> users(g.users(m.bn).begin(), g.users(m.bn).end());
-  for (ir::NodeId u : users) LS_RETURN_IF_ERROR(ed.erase(u));
-  return ed.erase(m.bn);
+std::unique_ptr<passes::Pass> makeFuseBatchNormPass() {
+  return std::make_unique<transforms::FuseBatchNormPass>("FuseBatchNorm", batchNormOptions());
 }
 
-}  // namespace
-
-// ---------------------------------------------------------------- FuseBatchNorm
-
-FuseBatchNormPass::FuseBatchNormPass()
-    : InPlacePass("FuseBatchNorm", "Folds eval batch norm into the weights of the preceding conv/linear") {
-  targets({"aten.native_batch_norm.default", "aten._native_batch_norm_legit_no_training.default"});
-  fused_ = stat("fused", "batch norms folded into conv/linear weights");
-}
-
-Status FuseBatchNormPass::transform(GraphEditor& ed) {
-  ir::Graph& g = ed.graph();
-  for (ir::NodeId id : nodesInOrder(g, targetOps())) {
-    if (!allowedToTransform(g.node(id))) continue;
-    auto m = matchBatchNorm(g, g.node(id));
-    if (!m) continue;
-    const ir::Node* p = g.find(m->input.node);
-    if (!p || userCount(g, p->id) != 1 || !allowedToTransform(*p)) continue;
-    const bool conv = isOp(*p, "aten.convolution.default");
-    if (!conv && !isOp(*p, "aten.linear.default")) continue;
-    if (conv) {
-      const ir::Arg* tr = argOr(*p, 6, "transposed");
-      if (!tr || !tr->asBool() || *tr->asBool()) continue;  // transposed weights are [in, out/g, ...]
-    }
-    const ir::Constant* wc = p->args.size() > 1 && p->args[1].ref() ? constantOf(g, *p->args[1].ref()) : nullptr;
-    if (!wc || wc->shape.rank() < 1 || wc->shape[0] != int64_t(m->scale.size()) || !ir::isFloating(wc->dtype))
-      continue;
-    const ir::Arg* bArg = argOr(*p, 2, "bias");
-    const ir::Constant* bc = bArg && bArg->ref() ? constantOf(g, *bArg->ref()) : nullptr;
-    if (bArg && !bArg->isNone() && !bc) continue;  // a computed bias: leave it
-    exec::Tensor w = constantValues(*wc).clone();
-    const int64_t C = int64_t(m->scale.size()), per = w.numel() / std::max<int64_t>(C, 1);
-    if (w.dtype() == ir::DType::Float32) {
-      float* wd = w.data<float>();
-      for (int64_t c = 0; c < C; ++c)
-        for (int64_t i = 0; i < per; ++i) wd[c * per + i] = float(double(wd[c * per + i]) * m->scale[size_t(c)]);
-    } else {
-      for (int64_t c = 0; c < C; ++c)
-        for (int64_t i = 0; i < per; ++i) w.setDouble(c * per + i, w.getDouble(c * per + i) * m->scale[size_t(c)]);
-    }
-    std::vector<double> bias(size_t(C), 0.0);
-    if (bc) bias = constantValues(*bc).toDoubles();
-    if (int64_t(bias.size()) != C) continue;
-    for (int64_t c = 0; c < C; ++c) bias[size_t(c)] = bias[size_t(c)] * m->scale[size_t(c)] + m->shift[size_t(c)];
-    exec::Tensor bt = exec::Tensor::fromDoubles(wc->dtype, ir::Shape{C}, bias);
-    const ir::NodeId pid = p->id;
-    const std::string pname = p->name, wFqn = wc->fqn, bFqn = bc ? bc->fqn : "";  // copies: edits below
-    ir::ValueRef nw = ed.addConstant(pid, makeConstant(g, w, ir::ConstantKind::Parameter, wFqn), pname + "_fused_weight", {pid, id});
-    ir::ValueRef nb = ed.addConstant(pid, makeConstant(g, bt, ir::ConstantKind::Parameter, bFqn), pname + "_fused_bias", {pid, id});
-    std::vector<ir::Arg> args = g.node(pid).args;
-    args[1] = nw;
-    if (args.size() > 2) args[2] = nb;
-    else args.push_back(nb);
-    ed.setArgs(pid, std::move(args));
-    LS_RETURN_IF_ERROR(replaceBatchNorm(ed, *m, {pid, 0}));
-    bump(fused_);
-  }
-  if (ed.changed()) ed.eliminateDeadCode();
-  return Status::ok();
-}
-
-// ---------------------------------------------------------------- DecomposeBatchNorm
-
-DecomposeBatchNormPass::DecomposeBatchNormPass()
-    : InPlacePass("DecomposeBatchNorm", "Turns a remaining eval batch norm into a 1x1 depthwise convolution") {
-  targets({"aten.native_batch_norm.default", "aten._native_batch_norm_legit_no_training.default"});
-  decomposed_ = stat("decomposed", "batch norms turned into depthwise convolutions");
-}
-
-Status DecomposeBatchNormPass::transform(GraphEditor& ed) {
-  ir::Graph& g = ed.graph();
-  for (ir::NodeId id : nodesInOrder(g, targetOps())) {
-    if (!allowedToTransform(g.node(id))) continue;
-    auto m = matchBatchNorm(g, g.node(id));
-    if (!m) continue;
-    const ir::TensorMeta xm = g.meta(m->input);
-    if (xm.rank() != 3 && xm.rank() != 4) continue;
-    const int k = xm.rank() - 2;
-    const int64_t C = xm.shape[1];
-    ir::Shape ws{C, 1};
-    for (int i = 0; i < k; ++i) ws.push(1);
-    exec::Tensor w = exec::Tensor::fromDoubles(xm.dtype, ws, m->scale);
-    exec::Tensor b = exec::Tensor::fromDoubles(xm.dtype, ir::Shape{C}, m->shift);
-    const std::string name = g.node(id).name;
-    ir::ValueRef wv = ed.addConstant(id, makeConstant(g, w, ir::ConstantKind::Parameter, ""), name + "_dw_weight", {id});
-    ir::ValueRef bv = ed.addConstant(id, makeConstant(g, b, ir::ConstantKind::Parameter, ""), name + "_dw_bias", {id});
-    ir::IntList ones(size_t(k), 1), zeros(size_t(k), 0);
-    auto conv = ed.insertBefore(id, "aten.convolution.default",
-                                {m->input, wv, bv, ones, zeros, ones, false, zeros, C}, {}, name + "_dwconv", {id});
-    if (!conv) return conv.status().withContext(fmt::format("DecomposeBatchNorm at '{}': ", name));
-    LS_RETURN_IF_ERROR(replaceBatchNorm(ed, *m, *conv));
-    bump(decomposed_);
-  }
-  return Status::ok();
+std::unique_ptr<passes::Pass> makeDecomposeBatchNormPass() {
+  return std::make_unique<transforms::DecomposeBatchNormPass>("DecomposeBatchNorm", batchNormOptions());
 }
 
 // ---------------------------------------------------------------- FuseActivation
@@ -644,8 +501,8 @@ void registerXnnpackPasses(passes::PassRegistry& r) {
   r.add("ConvertToLinear", [] { return std::make_unique<ConvertToLinearPass>(); });
   r.add("ConvertToSDPA", [] { return std::make_unique<ConvertToSDPAPass>(); });
   r.add("ConstProp", [] { return std::make_unique<ConstPropPass>(); });
-  r.add("FuseBatchNorm", [] { return std::make_unique<FuseBatchNormPass>(); });
-  r.add("DecomposeBatchNorm", [] { return std::make_unique<DecomposeBatchNormPass>(); });
+  r.add("FuseBatchNorm", makeFuseBatchNormPass);
+  r.add("DecomposeBatchNorm", makeDecomposeBatchNormPass);
   r.add("FuseActivation", [] { return std::make_unique<FuseActivationPass>(); });
   r.add("DecomposeConcatenate", [] { return std::make_unique<DecomposeConcatenatePass>(); });
   r.add("ChannelsLastTaggedReshape", [] { return std::make_unique<ChannelsLastTaggedReshapePass>(); });

@@ -7,6 +7,7 @@
 
 #include "core/passes/editor.h"
 #include "core/passes/retrace.h"
+#include "core/transforms/batch_norm.h"
 #include "core/transforms/decompositions.h"
 
 namespace ls::passes {
@@ -128,25 +129,14 @@ class ConstPropPass : public InPlacePass {
   size_t folded_, skippedLarge_;
 };
 
-/// conv/linear -> eval batch norm: scales the weight and bias per output channel
-/// (W * gamma/sqrt(var+eps), (b - mean) * gamma/sqrt(var+eps) + beta); the norm disappears.
-class FuseBatchNormPass : public InPlacePass {
- public:
-  FuseBatchNormPass();
- protected:
-  Status transform(GraphEditor& ed) override;
-  size_t fused_;
-};
-
-/// A remaining eval batch norm over a 3-D/4-D input -> 1x1 depthwise convolution with
-/// weight gamma/sqrt(var+eps) and bias beta - mean * gamma/sqrt(var+eps).
-class DecomposeBatchNormPass : public InPlacePass {
- public:
-  DecomposeBatchNormPass();
- protected:
-  Status transform(GraphEditor& ed) override;
-  size_t decomposed_;
-};
+/// XNNPACK's batch norm options (core/transforms/batch_norm.h): folds into conv and linear
+/// weights, a remaining norm becomes a 1x1 depthwise convolution, training mode is kept.
+transforms::BatchNormOptions batchNormOptions();
+/// "FuseBatchNorm": conv/linear -> eval batch norm folded into the weights.
+std::unique_ptr<passes::Pass> makeFuseBatchNormPass();
+/// "DecomposeBatchNorm": a remaining eval batch norm over a 3-D/4-D input -> 1x1 depthwise
+/// convolution with weight gamma/sqrt(var+eps) and bias beta - mean * gamma/sqrt(var+eps).
+std::unique_ptr<passes::Pass> makeDecomposeBatchNormPass();
 
 /// relu / hardtanh whose producer (conv, linear, add, sub, mul; single user) can carry an
 /// output clamp: the producer becomes its clamp-fused variant (xnnpack.*_clamp with

@@ -313,7 +313,8 @@ TEST(FuseBatchNormAndActivation, MobilenetV2) {
   const ir::Graph src = test::loadGraph(test::realGraphPath("mobilenet_v2"));
   ir::Graph g = src;
   ASSERT_EQ(countOp(g, "aten.native_batch_norm.default"), 52u);
-  xnnpack::FuseBatchNormPass bn;
+  auto bnOwner = xnnpack::makeFuseBatchNormPass();
+  passes::Pass& bn = *bnOwner;
   ASSERT_EQ(runOne(bn, g).status, PassStatus::Changed);
   EXPECT_EQ(countOp(g, "aten.native_batch_norm.default"), 0u);
   EXPECT_EQ(countOp(g, "operator.getitem"), 0u);
@@ -381,9 +382,11 @@ TEST(DecomposeBatchNorm, NormAfterAddBecomesDepthwiseConv) {
   b.output({gi});
   const ir::Graph src = b.g;
   ir::Graph g = b.g;
-  xnnpack::FuseBatchNormPass fuse;
+  auto fuseOwner = xnnpack::makeFuseBatchNormPass();
+  passes::Pass& fuse = *fuseOwner;
   EXPECT_EQ(runOne(fuse, g).status, PassStatus::Unchanged);  // producer is an add
-  xnnpack::DecomposeBatchNormPass p;
+  auto pOwner = xnnpack::makeDecomposeBatchNormPass();
+  passes::Pass& p = *pOwner;
   ASSERT_EQ(runOne(p, g).status, PassStatus::Changed);
   EXPECT_EQ(countOp(g, "aten.native_batch_norm.default"), 0u);
   ASSERT_EQ(countOp(g, "aten.convolution.default"), 1u);
@@ -496,7 +499,8 @@ TEST(ConstProp, FoldsConstantOnlyChainsWithExecutorValues) {
 TEST(ChannelsLastTaggedReshape, MobilenetV3LayoutsMeetOnce) {
   ir::Graph src = test::loadGraph(test::realGraphPath("mobilenet_v3_small"));
   ir::Graph g = src;
-  xnnpack::FuseBatchNormPass bn;
+  auto bnOwner = xnnpack::makeFuseBatchNormPass();
+  passes::Pass& bn = *bnOwner;
   xnnpack::ChannelsLastTaggedReshapePass cl;
   xnnpack::RemoveRedundantCopyPass rr;
   runOne(bn, g);
