@@ -4,6 +4,7 @@
 #include "core/backends/xnnpack/xnnpack_passes.h"
 #include "core/passes/generic_passes.h"
 #include "core/passes/pass_manager.h"
+#include "core/transforms/constant_folding.h"
 #include "core/transforms/decompositions.h"
 #include "core/transforms/remove_getitem.h"
 
@@ -11,6 +12,7 @@ namespace ls::passes {
 
 void registerBuiltinPasses(PassRegistry& r) {
   registerGenericPasses(r);
+  transforms::registerConstantFoldingPasses(r);
   transforms::registerDecompositionPasses(r);
   transforms::registerRemoveGetItemPasses(r);
   arm::registerArmPasses(r);

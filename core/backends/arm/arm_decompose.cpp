@@ -15,6 +15,7 @@
 #include "core/exec/executor.h"
 #include "core/passes/pass_manager.h"
 #include "core/transforms/batch_norm.h"
+#include "core/transforms/constant_folding.h"
 
 namespace ls::arm {
 
@@ -632,59 +633,6 @@ Status matchArgDtype(ArmRewritePass& self, Rewriter& rw) {
 
 // ---------------------------------------------------------------- in-place passes
 
-/// Folds shape/layout ops whose inputs are all constants into new constants (weights get
-/// their target layout at compile time). Values come from the data or the synthesised
-/// weights, evaluated with the reference kernels. A retrace pass: linear in graph size.
-Status fuseConstantArgs(ArmRewritePass& self, Rewriter& rw) {
-  const ir::Node& n = rw.node();
-  const ir::Graph& g = rw.graph();
-  const ir::ValueRef* in = n.args.empty() ? nullptr : n.args[0].ref();
-  const ir::Node* src = in ? g.find(in->node) : nullptr;
-  if (!src || src->kind != ir::NodeKind::GetAttr) return Status::ok();
-  // Evaluate the node alone: a graph of its constant inputs and the node itself.
-  ir::Graph mini;
-  mini.shareStore(g.storePtr());
-  std::vector<ir::Arg> args(n.args.begin(), n.args.end());
-  std::map<ir::NodeId, ir::NodeId> remap;
-  for (ir::Arg& a : args) {
-    const ir::ValueRef* r = a.ref();
-    if (!r) continue;
-    const ir::Node& p = g.node(r->node);
-    if (p.kind != ir::NodeKind::GetAttr && !(p.isCall() && p.args.empty())) return Status::ok();
-    auto it = remap.find(p.id);
-    if (it == remap.end()) {
-      ir::Node c = p;
-      c.id = ir::kInvalidNode;
-      if (p.kind == ir::NodeKind::GetAttr) {
-        const ir::Constant* k = g.constant(p.target);
-        if (!k) return Status::ok();
-        mini.setConstant(*k);
-      }
-      it = remap.emplace(p.id, mini.append(std::move(c))).first;
-    }
-    a = ir::ValueRef{it->second, r->output};
-  }
-  ir::Node call = n;
-  call.id = ir::kInvalidNode;
-  call.args = std::move(args);
-  ir::NodeId cid = mini.append(std::move(call));
-  ir::Node out;
-  out.kind = ir::NodeKind::Output;
-  out.name = "output";
-  out.args.push_back(ir::Arg(ir::RefList{ir::ValueRef{cid, 0}}));
-  out.outputs.push_back(mini.node(cid).meta());
-  mini.append(std::move(out));
-  exec::Executor ex(exec::ExecOptions{.threads = 1});
-  auto r = ex.run(mini, {});
-  if (!r) return Status::error(fmt::format("folding failed: {}", r.message()));
-  const ir::Constant* sc = g.constant(src->target);
-  ir::Constant nc = makeConstant(*g.storePtr(), (*r)[0].clone(), sc ? sc->fqn : "");
-  ValueRef v = rw.addConstant(std::move(nc), src->name + "_folded");
-  rw.replaceWith(v);
-  self.rewritten();
-  return Status::ok();
-}
-
 }  // namespace
 
 void registerArmDecompositionPasses(passes::PassRegistry& r) {
@@ -755,14 +703,17 @@ void registerArmDecompositionPasses(passes::PassRegistry& r) {
   rewrite("DecomposeFactoriesPass",
           "new_zeros -> constant; fill.Tensor -> view + repeat",
           {"aten.new_zeros.default", "aten.fill.Tensor"}, decomposeFactories);
-  rewrite("FuseConstantArgsPass",
-          "Evaluates shape/layout ops on constants into new constants",
-          {"aten.permute_copy.default", "aten.view_copy.default",
-           "aten.t_copy.default", "aten.transpose_copy.int",
-           "aten.unsqueeze_copy.default", "aten.squeeze_copy.dim",
-           "aten.squeeze_copy.dims", "aten.slice_copy.Tensor",
-           "aten.repeat.default", "tosa.TRANSPOSE", "tosa.RESHAPE"},
-          fuseConstantArgs);
+  // Constant folding (core/transforms/constant_folding.h) of shape/layout ops, TOSA shape
+  // operands evaluated along: weights get their target layout at compile time.
+  r.add("FuseConstantArgsPass", [] {
+    return std::make_unique<transforms::FoldConstantsPass>(
+        "FuseConstantArgsPass", "Evaluates shape/layout ops on constants into new constants",
+        std::vector<std::string>{"aten.permute_copy.default", "aten.view_copy.default", "aten.t_copy.default",
+                                 "aten.transpose_copy.int", "aten.unsqueeze_copy.default", "aten.squeeze_copy.dim",
+                                 "aten.squeeze_copy.dims", "aten.slice_copy.Tensor", "aten.repeat.default",
+                                 "tosa.TRANSPOSE", "tosa.RESHAPE"},
+        transforms::ConstantFoldingOptions{.argLessProducers = true, .nameAfterInput = true});
+  });
 }
 
 } // namespace ls::arm

@@ -16,6 +16,7 @@
 #include "core/exec/kernel.h"
 #include "core/passes/pass_manager.h"
 #include "core/transforms/batch_norm.h"
+#include "core/transforms/constant_folding.h"
 #include "core/transforms/decompositions.h"
 
 namespace ls::xnnpack {
@@ -135,87 +136,10 @@ Status ConvertToLinearPass::transform(GraphEditor& ed) {
 
 // ---------------------------------------------------------------- ConstProp
 
-namespace {
-constexpr int64_t kConstPropMaxElements = int64_t(1) << 22;
-
-/// A call whose every value input is a get_attr constant, with a kernel, one output, and
-/// not structural (getitem, delegate calls).
-bool foldable(const ir::Graph& g, const ir::Node& n) {
-  static const ir::OpId getitem = ir::internOp("operator.getitem");
-  static const ir::OpId delegate = ir::internOp(exec::kCallDelegateOp);
-  if (!n.isCall() || n.op == getitem || n.op == delegate || n.outputs.size() != 1 || !n.outputs[0].isTensor())
-    return false;
-  bool ok = true, any = false;
-  n.forEachInput([&](const ir::ValueRef& r) {
-    any = true;
-    const ir::Node* p = g.find(r.node);
-    if (!p || p->kind != ir::NodeKind::GetAttr || !g.constant(p->target)) ok = false;
-  });
-  return ok && any && exec::KernelRegistry::instance().find(n.op) != nullptr;
-}
-}  // namespace
-
-ConstPropPass::ConstPropPass()
-    : InPlacePass("ConstProp", "Folds ops whose inputs are all constants into new constants") {
-  folded_ = stat("folded", "ops folded into constants");
-  skippedLarge_ = stat("skipped_large", "constant ops left alone because the result is too large");
-}
-
-ShouldRun ConstPropPass::shouldRun(const ir::Graph& g, const PassContext&) const {
-  for (const ir::NodePtr& p : g.nodes())
-    if (foldable(g, *p)) return ShouldRun::yes();
-  return ShouldRun::no(passes::SkipReason::Precondition, "no op with only constant inputs");
-}
-
-Status ConstPropPass::transform(GraphEditor& ed) {
-  ir::Graph& g = ed.graph();
-  auto cache = std::make_shared<exec::ConstantCache>();
-  exec::Executor ex(exec::ExecOptions{.threads = 1}, cache);
-  std::vector<ir::NodeId> order;
-  for (const ir::NodePtr& p : g.nodes()) order.push_back(p->id);
-  for (ir::NodeId id : order) {
-    if (!g.contains(id)) continue;
-    const ir::Node& n = g.node(id);
-    if (!foldable(g, n) || !allowedToTransform(n)) continue;
-    if (n.outputs[0].numel() > kConstPropMaxElements) {
-      bump(skippedLarge_);
-      continue;
-    }
-    // A one-op graph over copies of the constants, run by the reference executor.
-    ir::Graph mini;
-    mini.shareStore(g.storePtr());
-    std::map<ir::NodeId, ir::NodeId> remap;
-    ir::Node call = n;
-    call.id = ir::kInvalidNode;
-    call.forEachInputMutable([&](ir::ValueRef& r) {
-      auto it = remap.find(r.node);
-      if (it == remap.end()) {
-        const ir::Node& src = g.node(r.node);
-        mini.setConstant(*g.constant(src.target));
-        ir::Node ga = src;
-        ga.id = ir::kInvalidNode;
-        it = remap.emplace(r.node, mini.append(std::move(ga))).first;
-      }
-      r.node = it->second;
-    });
-    ir::ValueRef res{mini.append(std::move(call)), 0};
-    ir::Node out;
-    out.kind = ir::NodeKind::Output;
-    out.name = "output";
-    out.target = "output";
-    out.args.push_back(ir::Arg(ir::RefList{res}));
-    out.outputs.push_back(n.outputs[0]);
-    mini.append(std::move(out));
-    auto r = ex.run(mini, {});
-    if (!r) return Status::error(fmt::format("ConstProp: folding '{}' failed: {}", n.name, r.message()));
-    ir::Constant c = makeConstant(g, (*r)[0], ir::ConstantKind::Constant, "");
-    ir::ValueRef v = ed.addConstant(id, std::move(c), g.node(id).name + "_folded", {id});
-    ed.replaceAllUses({id, 0}, v);
-    LS_RETURN_IF_ERROR(ed.erase(id));
-    bump(folded_);
-  }
-  if (ed.changed()) ed.eliminateDeadCode();
-  return Status::ok();
+std::unique_ptr<passes::Pass> makeConstPropPass() {
+  return std::make_unique<transforms::FoldConstantsPass>(
+      "ConstProp", "Folds ops whose inputs are all constants into new constants", std::vector<std::string>{},
+      transforms::ConstantFoldingOptions{.maxElements = int64_t(1) << 22});
 }
 
 // ---------------------------------------------------------------- batch norm
@@ -500,7 +424,7 @@ void registerXnnpackPasses(passes::PassRegistry& r) {
   r.add("LiftConstantScalarOperandsPass", [] { return std::make_unique<LiftConstantScalarOperandsPass>(); });
   r.add("ConvertToLinear", [] { return std::make_unique<ConvertToLinearPass>(); });
   r.add("ConvertToSDPA", [] { return std::make_unique<ConvertToSDPAPass>(); });
-  r.add("ConstProp", [] { return std::make_unique<ConstPropPass>(); });
+  r.add("ConstProp", makeConstPropPass);
   r.add("FuseBatchNorm", makeFuseBatchNormPass);
   r.add("DecomposeBatchNorm", makeDecomposeBatchNormPass);
   r.add("FuseActivation", [] { return std::make_unique<FuseActivationPass>(); });

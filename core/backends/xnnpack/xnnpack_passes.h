@@ -117,17 +117,9 @@ class ConvertToSDPAPass : public InPlacePass {
   std::vector<double> scales_;
 };
 
-/// Folds call nodes whose inputs are all constants into new constants, computed with the
-/// reference executor (constants without data use the values the executor synthesises for
-/// them, so the folded graph computes exactly what the source graph computed).
-class ConstPropPass : public InPlacePass {
- public:
-  ConstPropPass();
-  ShouldRun shouldRun(const ir::Graph& g, const PassContext& ctx) const override;
- protected:
-  Status transform(GraphEditor& ed) override;
-  size_t folded_, skippedLarge_;
-};
+/// "ConstProp": folds call nodes whose inputs are all constants into new constants
+/// (core/transforms/constant_folding.h; results above 4M elements stay).
+std::unique_ptr<passes::Pass> makeConstPropPass();
 
 /// XNNPACK's batch norm options (core/transforms/batch_norm.h): folds into conv and linear
 /// weights, a remaining norm becomes a 1x1 depthwise convolution, training mode is kept.

@@ -11,6 +11,7 @@
 #include "core/io/fxjson.h"
 #include "core/io/lstrace.h"
 #include "core/passes/generic_passes.h"
+#include "core/transforms/constant_folding.h"
 #include "core/passes/retrace.h"
 #include "support/graph_builder.h"
 
@@ -183,7 +184,7 @@ TEST(VerifyEach, ValueReuseGivesTheSameResultsAsFullRuns) {
     ir::Graph g = base;
     PassManager pm;
     pm.add(std::make_unique<passes::RemoveNoopViewPass>());
-    pm.add(std::make_unique<passes::FoldConstantViewsPass>());  // changes the fc weight's t_copy only
+    pm.add(std::make_unique<transforms::FoldConstantViewsPass>());  // changes the fc weight's t_copy only
     pm.add(std::make_unique<AddToSubPass>());
     pm.add(std::make_unique<passes::DeadCodeEliminationPass>());
     VerifyOptions o;

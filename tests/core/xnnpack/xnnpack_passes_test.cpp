@@ -484,7 +484,8 @@ TEST(ConstProp, FoldsConstantOnlyChainsWithExecutorValues) {
   b.output({y});
   const ir::Graph src = b.g;
   ir::Graph g = b.g;
-  xnnpack::ConstPropPass p;
+  auto pOwner = xnnpack::makeConstPropPass();
+  passes::Pass& p = *pOwner;
   ASSERT_EQ(runOne(p, g).status, PassStatus::Changed);
   EXPECT_EQ(p.statistics()[0].value, 2);
   EXPECT_EQ(countOp(g, "aten.t_copy.default") + countOp(g, "aten.mul.Tensor"), 0u);
