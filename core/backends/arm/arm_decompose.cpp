@@ -1,9 +1,10 @@
 // ATen-level transforms of the Arm TOSA pipeline (blocks 1, 3, 4 and 5 of upstream's
-// list): clamp conversion, activation / normalisation / softmax / div decompositions,
-// batch-norm folding, linear-algebra rewrites to bmm, split/select/squeeze/expand rewrites,
-// scalar-to-tensor and rank/dtype matching. Every rewrite keeps PyTorch semantics and emits
-// ATen ops with registered metas and kernels, so each step is checked by the verifier and
-// can be compared with the reference executor.
+// list): clamp conversion, gelu decomposition, linear-algebra rewrites to bmm,
+// split/select/squeeze/expand rewrites, scalar-to-tensor and rank/dtype matching, and the
+// registration of batch-norm folding and constant folding with the Arm options (the shared
+// decompositions, batch norm and constant folding live in core/transforms). Every rewrite
+// keeps PyTorch semantics and emits ATen ops with registered metas and kernels, so each step
+// is checked by the verifier and can be compared with the reference executor.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -12,7 +13,6 @@
 
 #include "core/backends/arm/arm_passes.h"
 #include "core/backends/arm/arm_util.h"
-#include "core/exec/executor.h"
 #include "core/passes/pass_manager.h"
 #include "core/transforms/batch_norm.h"
 #include "core/transforms/constant_folding.h"
