@@ -87,7 +87,12 @@ ShouldRun Pass::targetScan(const ir::Graph& g) const {
   }
 }
 
-ShouldRun Pass::shouldRun(const ir::Graph& g, const PassContext&) const { return targetScan(g); }
+ShouldRun Pass::shouldRun(const ir::Graph& g, const PassContext& ctx) const {
+  ShouldRun s = applicability_.check(ctx);
+  return s.run ? shouldRunImpl(g, ctx) : s;
+}
+
+ShouldRun Pass::shouldRunImpl(const ir::Graph& g, const PassContext&) const { return targetScan(g); }
 
 PassResult Pass::run(ir::Graph& g, PassContext& ctx) {
   for (Statistic& s : stats_) s.value = 0;

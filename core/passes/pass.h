@@ -109,7 +109,7 @@ struct Statistic {
 
 /// Base class of every pass. Subclasses declare target ops in their constructor (one
 /// declaration drives should_run, fast-copy and documentation), optionally override
-/// allowedToTransform / shouldRun, and implement runImpl (or derive from RetracePass).
+/// allowedToTransform / shouldRunImpl, and implement runImpl (or derive from RetracePass).
 class Pass {
  public:
   virtual ~Pass() = default;
@@ -131,7 +131,8 @@ class Pass {
 
   /// Whether to run on `g`. Default: some allowed node of a target op exists in `g` or any
   /// nested graph (looked up in the op index, no scan); passes add profile/target checks.
-  virtual ShouldRun shouldRun(const ir::Graph& g, const PassContext& ctx) const;
+  /// (Non-virtual: the applicability() check first, then shouldRunImpl.)
+  ShouldRun shouldRun(const ir::Graph& g, const PassContext& ctx) const;
 
   /// Runs the pass (non-virtual: the base resets statistics around runImpl).
   PassResult run(ir::Graph& g, PassContext& ctx);
@@ -154,7 +155,9 @@ class Pass {
   size_t stat(std::string statName, std::string desc);
   void bump(size_t idx, int64_t by = 1) { stats_[idx].value += by; }
 
-  /// Default op-index check shared by shouldRun overrides.
+  /// The pass-specific part of shouldRun (after the applicability check). Default: targetScan.
+  virtual ShouldRun shouldRunImpl(const ir::Graph& g, const PassContext& ctx) const;
+  /// Default op-index check shared by shouldRunImpl overrides.
   ShouldRun targetScan(const ir::Graph& g) const;
 
  private:

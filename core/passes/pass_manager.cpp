@@ -224,8 +224,7 @@ RunResult PassManager::run(ir::Graph& g, PassContext& ctx) {
     std::string thrown;
     if (ctx.engine.skip) {
       try {
-        sr = pass.applicability().check(ctx);
-        if (sr.run) sr = pass.shouldRun(g, ctx);
+        sr = pass.shouldRun(g, ctx);
       } catch (const std::exception& e) {
         thrown = fmt::format("should_run threw: {}", e.what());
       } catch (...) {

@@ -18,6 +18,7 @@
 #include "core/ops/registry.h"
 #include "core/passes/pass_manager.h"
 #include "core/quant/tfa_passes.h"
+#include "core/transforms/batch_norm.h"
 
 namespace ls::quant {
 
@@ -84,9 +85,6 @@ bool isCat(std::string_view op) { return in(op, {"aten.cat.default", "aten.conca
 bool isCompare(std::string_view op) {
   return in(op, {"aten.eq.Tensor", "aten.ge.Tensor", "aten.gt.Tensor", "aten.le.Tensor", "aten.lt.Tensor"});
 }
-bool isBatchNorm(std::string_view op) {
-  return in(op, {"aten.native_batch_norm.default", "aten._native_batch_norm_legit_no_training.default"});
-}
 
 bool isFloatTensor(const ir::TensorMeta& m) { return m.dtype == DType::Float32; }
 
@@ -127,24 +125,6 @@ ir::Node constantNode(ir::Graph& g, const std::string& name, const std::string& 
   return n;
 }
 
-/// Adds a constant with `t`'s values and a get_attr node for it before `before`.
-NodeId addConstant(ir::Graph& g, NodeId before, const std::string& base, const std::string& fqn, const exec::Tensor& t) {
-  std::string name = base;
-  for (int i = 1; g.constant(name) || g.findByName(name) != ir::kInvalidNode; ++i) name = fmt::format("{}_{}", base, i);
-  return g.insertBefore(before, constantNode(g, name, fqn, t));
-}
-
-/// Points every use of `from` by nodes other than `except` at `to`.
-void replaceUses(ir::Graph& g, ValueRef from, ValueRef to, NodeId except) {
-  std::vector<NodeId> users(g.users(from.node).begin(), g.users(from.node).end());
-  for (NodeId u : users) {
-    if (u == except || u == to.node) continue;
-    g.mutableNode(u).forEachInputMutable([&](ValueRef& r) {
-      if (r == from) r = to;
-    });
-  }
-}
-
 /// Removes get_attr nodes without users, and their constants when nothing else reads them.
 void removeDeadConstants(ir::Graph& g) {
   std::vector<NodeId> dead;
@@ -162,156 +142,26 @@ void removeDeadConstants(ir::Graph& g) {
 
 float roundHalfEven(float v) { return std::nearbyint(v); }
 
-// ---------------------------------------------------------------- BN folding
+// ---------------------------------------------------------------- batch norms
 
-/// An inference batch norm (constant statistics, not training) whose only used output is
-/// getitem(bn, 0), as per-channel scale = gamma / sqrt(var + eps), shift = beta - mean * scale.
-struct EvalBatchNorm {
-  ValueRef input;
-  std::vector<NodeId> getitems;
-  std::vector<double> scale, shift;
-};
-
-std::optional<EvalBatchNorm> evalBatchNorm(const ir::Graph& g, const ir::Node& bn) {
-  if (!isBatchNorm(opOf(bn)) || bn.hasFlag(ir::kFlagDisallowTransform)) return std::nullopt;
-  const bool legacy = opOf(bn) == "aten.native_batch_norm.default";
-  const size_t epsArg = legacy ? 7 : 6;
-  if (bn.args.size() <= epsArg) return std::nullopt;
-  if (legacy) {
-    const bool* training = bn.args[5].asBool();
-    if (!training || *training) return std::nullopt;
-  }
-  const ValueRef* in = bn.args[0].ref();
-  if (!in || g.meta(*in).rank() < 2) return std::nullopt;
-  const ir::Constant* mean = constantOf(g, bn.args[3]);
-  const ir::Constant* var = constantOf(g, bn.args[4]);
-  const ir::Constant* gamma = bn.args[1].isNone() ? nullptr : constantOf(g, bn.args[1]);
-  const ir::Constant* beta = bn.args[2].isNone() ? nullptr : constantOf(g, bn.args[2]);
-  auto eps = bn.args[epsArg].number();
-  if (!mean || !var || (!bn.args[1].isNone() && !gamma) || (!bn.args[2].isNone() && !beta) || !eps) return std::nullopt;
-  const int64_t C = g.meta(*in).shape[1];
-  if (mean->numel() != C || var->numel() != C || (gamma && gamma->numel() != C) || (beta && beta->numel() != C))
-    return std::nullopt;
-  EvalBatchNorm r{*in, {}, {}, {}};
-  for (NodeId u : g.users(bn.id)) {
-    const ir::Node& un = g.node(u);
-    const int64_t* idx = un.args.size() > 1 ? un.args[1].asInt() : nullptr;
-    if (opOf(un) != "operator.getitem" || !idx || *idx != 0) return std::nullopt;
-    r.getitems.push_back(u);
-  }
-  exec::Tensor M = valuesOf(*mean), V = valuesOf(*var);
-  exec::Tensor G = gamma ? valuesOf(*gamma) : exec::Tensor(), B = beta ? valuesOf(*beta) : exec::Tensor();
-  for (int64_t c = 0; c < C; ++c) {
-    const double k = (gamma ? G.getDouble(c) : 1.0) / std::sqrt(V.getDouble(c) + *eps);
-    r.scale.push_back(k);
-    r.shift.push_back((beta ? B.getDouble(c) : 0.0) - M.getDouble(c) * k);
-  }
-  return r;
+/// prepare_pt2e's conv + batch norm fold and the decomposition of the batch norms no
+/// convolution absorbed (pre-activation blocks, DenseNet) into x * scale + shift: the shared
+/// passes of core/transforms/batch_norm.h with the quantizer's options (disallowed nodes and
+/// anything but float32 stay, training mode is left alone). Returns how many it changed.
+transforms::BatchNormOptions batchNormOptions() {
+  transforms::BatchNormOptions o;
+  o.honourDisallowFlag = true;
+  o.float32Only = true;
+  o.rejectTraining = false;
+  return o;
 }
 
-/// The batch norm's getitem users read `to` instead; the batch norm and its getitems go.
-void replaceBatchNorm(ir::Graph& g, NodeId bnId, const EvalBatchNorm& bn, ValueRef to) {
-  for (NodeId gi : bn.getitems) {
-    replaceUses(g, ValueRef{gi, 0}, to, ir::kInvalidNode);
-    g.erase(gi);
-  }
-  g.erase(bnId);
-}
-
-/// prepare_pt2e's conv + batch norm fold: conv(x, W, b) -> bn(., gamma, beta, mean, var, eps)
-/// becomes conv(x, W * k, b * k + shift) with k, shift per output channel (EvalBatchNorm).
-/// Only batch norms of a conv's single use, with constant float weights.
-size_t foldBatchNorms(ir::Graph& g) {
-  size_t folded = 0;
-  std::vector<NodeId> bns;
-  for (const ir::NodePtr& p : g.nodes())
-    if (isBatchNorm(opOf(*p))) bns.push_back(p->id);
-  for (NodeId bnId : bns) {
-    auto bn = evalBatchNorm(g, g.node(bnId));
-    if (!bn) continue;
-    const ir::Node& conv = g.node(bn->input.node);
-    if (opOf(conv) != "aten.convolution.default" || conv.hasFlag(ir::kFlagDisallowTransform)) continue;
-    if (g.users(conv.id).size() != 1 || conv.args.size() < 9) continue;
-    const bool* transposed = conv.args[6].asBool();
-    if (!transposed || *transposed) continue;
-    const ir::Constant* w = constantOf(g, conv.args[1]);
-    if (!w || w->dtype != DType::Float32) continue;
-    const ir::Constant* cb = conv.args[2].isNone() ? nullptr : constantOf(g, conv.args[2]);
-    if (!conv.args[2].isNone() && !cb) continue;
-    const int64_t oc = w->shape[0];
-    if (int64_t(bn->scale.size()) != oc || (cb && cb->numel() != oc)) continue;
-    exec::Tensor W = valuesOf(*w), CB = cb ? valuesOf(*cb) : exec::Tensor();
-    exec::Tensor nw(DType::Float32, w->shape), nb(DType::Float32, ir::Shape{oc});
-    const int64_t per = oc > 0 ? W.numel() / oc : 0;
-    for (int64_t o = 0; o < oc; ++o) {
-      const double k = bn->scale[size_t(o)];
-      for (int64_t i = 0; i < per; ++i) nw.setDouble(o * per + i, W.getDouble(o * per + i) * k);
-      nb.setDouble(o, (cb ? CB.getDouble(o) : 0.0) * k + bn->shift[size_t(o)]);
-    }
-    // Constant pointers die when constants are added: copy what is needed first.
-    const std::string wname = w->name;
-    const std::string wfqn = w->fqn.empty() ? w->name : w->fqn;
-    const std::string prefix = wfqn.ends_with(".weight") ? wfqn.substr(0, wfqn.size() - 7) : wfqn;
-    const NodeId convId = conv.id;
-    NodeId wId = addConstant(g, convId, wname + "_bn_folded", prefix + ".weight", nw);
-    NodeId bId = addConstant(g, convId, wname + "_bn_folded_bias", prefix + ".bias", nb);
-    ir::Node& cn = g.mutableNode(convId);
-    cn.args[1] = ValueRef{wId, 0};
-    cn.args[2] = ValueRef{bId, 0};
-    cn.provenance.createdBy = kCreatedBy;
-    cn.provenance.derivedFrom = {convId, bnId};
-    replaceBatchNorm(g, bnId, *bn, ValueRef{convId, 0});
-    ++folded;
-  }
-  if (folded) removeDeadConstants(g);
-  return folded;
-}
-
-/// Batch norms that no convolution absorbed (pre-activation blocks, DenseNet): getitem(bn, 0)
-/// becomes x * scale + shift with [C, 1, ...] constants broadcasting over the channel dim.
-Result<size_t> decomposeBatchNorms(ir::Graph& g) {
-  size_t done = 0;
-  std::vector<NodeId> bns;
-  for (const ir::NodePtr& p : g.nodes())
-    if (isBatchNorm(opOf(*p))) bns.push_back(p->id);
-  for (NodeId bnId : bns) {
-    const ir::Node bnNode = g.node(bnId);
-    auto bn = evalBatchNorm(g, bnNode);
-    if (!bn || g.meta(bn->input).dtype != DType::Float32) continue;
-    const ir::TensorMeta xm = g.meta(bn->input);
-    ir::Shape cs = ir::Shape::ofRank(xm.rank() - 1, 1);
-    cs[0] = xm.shape[1];
-    exec::Tensor scale(DType::Float32, cs), shift(DType::Float32, cs);
-    for (size_t c = 0; c < bn->scale.size(); ++c) {
-      scale.setDouble(int64_t(c), float(bn->scale[c]));
-      shift.setDouble(int64_t(c), float(bn->shift[c]));
-    }
-    const std::string& base = bnNode.name;
-    NodeId sId = addConstant(g, bnId, base + "_scale", base + ".scale", scale);
-    NodeId hId = addConstant(g, bnId, base + "_shift", base + ".shift", shift);
-    auto call = [&](const char* op, std::vector<ir::Arg> args, const std::string& hint) -> Result<NodeId> {
-      ir::Node n;
-      n.kind = ir::NodeKind::Call;
-      n.op = ir::internOp(op);
-      n.target = op;
-      n.name = hint;
-      for (int i = 1; g.findByName(n.name) != ir::kInvalidNode; ++i) n.name = fmt::format("{}_{}", hint, i);
-      n.args = std::move(args);
-      n.module = bnNode.module;
-      n.provenance.createdBy = kCreatedBy;
-      n.provenance.derivedFrom = {bnId};
-      LS_RETURN_IF_ERROR(ops::inferNode(g, n, n.outputs).withContext(fmt::format("batch norm '{}': ", bnNode.name)));
-      return g.insertBefore(bnId, std::move(n));
-    };
-    auto mul = call("aten.mul.Tensor", {bn->input, ValueRef{sId, 0}}, base + "_mul");
-    if (!mul) return mul.status();
-    auto add = call("aten.add.Tensor", {ValueRef{*mul, 0}, ValueRef{hId, 0}}, base + "_add");
-    if (!add) return add.status();
-    replaceBatchNorm(g, bnId, *bn, ValueRef{*add, 0});
-    ++done;
-  }
-  if (done) removeDeadConstants(g);
-  return done;
+Result<size_t> runBatchNormPass(passes::Pass& p, ir::Graph& g) {
+  passes::PassContext ctx;
+  ctx.profile = passes::Profile::INT;
+  passes::PassResult r = p.run(g, ctx);
+  if (r.status == passes::PassStatus::Failed) return Status::error("quantizer: " + r.message);
+  return size_t(p.statistics()[0].value);
 }
 
 // ---------------------------------------------------------------- annotation
@@ -799,12 +649,14 @@ Result<QuantizeReport> quantizeGraph(ir::Graph& g, const QuantizeOptions& o) {
   if (o.calibrationRuns < 1) return Status::error("quantizer: calibrationRuns must be at least 1");
   exec::materializeConstants(g);
   LS_RETURN_IF_ERROR(transformForAnnotation(g, o, report));
-  if (o.foldBatchNorm) report.batchNormsFolded = foldBatchNorms(g);
-  {
-    auto d = decomposeBatchNorms(g);
-    if (!d) return d.status();
-    report.batchNormsDecomposed = *d;
+  if (o.foldBatchNorm) {
+    transforms::FuseBatchNormPass fold("FuseBatchNorm2dPass", batchNormOptions());
+    LS_ASSIGN_OR_RETURN(folded, runBatchNormPass(fold, g));
+    report.batchNormsFolded = folded;
   }
+  transforms::DecomposeBatchNormPass decompose("DecomposeBatchNormNoStatsPass", batchNormOptions());
+  LS_ASSIGN_OR_RETURN(decomposed, runBatchNormPass(decompose, g));
+  report.batchNormsDecomposed = decomposed;
 
   Annotation ann = annotate(g, o);
   report.annotatedNodes = ann.annotatedNodes;

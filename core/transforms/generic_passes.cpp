@@ -7,6 +7,9 @@
 #include <map>
 
 #include "core/passes/pass_manager.h"
+#include "core/transforms/constant_folding.h"
+#include "core/transforms/decompositions.h"
+#include "core/transforms/remove_getitem.h"
 
 namespace ls::transforms {
 
@@ -118,88 +121,6 @@ Status CleanupGetItemPass::transform(GraphEditor& ed) {
   return Status::ok();
 }
 
-// ---------------------------------------------------------------- FoldConstantViews
-
-FoldConstantViewsPass::FoldConstantViewsPass()
-    : InPlacePass("FoldConstantViewsPass", "Folds shape-only ops on constants that carry data into new constants") {
-  targets({"aten.t_copy.default", "aten.transpose_copy.int", "aten.permute_copy.default", "aten.view_copy.default",
-           "aten.unsqueeze_copy.default", "aten.squeeze_copy.dim", "aten.squeeze_copy.dims", "aten.squeeze_copy.default"});
-  folded_ = stat("folded", "shape-only ops folded into constants");
-  skippedNoData_ = stat("skipped_no_data", "candidates left alone because the constant has no data");
-}
-
-namespace {
-/// Permutes the elements of a contiguous tensor: out[i] = in[perm applied].
-std::vector<uint8_t> permuteBytes(const std::vector<uint8_t>& in, const ir::Shape& inShape,
-                                  const std::vector<int>& perm, int elemSize) {
-  int r = inShape.rank();
-  std::vector<int64_t> inStride(static_cast<size_t>(r), 1);
-  for (int i = r - 2; i >= 0; --i) inStride[size_t(i)] = inStride[size_t(i) + 1] * inShape[i + 1];
-  std::vector<int64_t> outShape(static_cast<size_t>(r));
-  for (int i = 0; i < r; ++i) outShape[size_t(i)] = inShape[perm[size_t(i)]];
-  std::vector<uint8_t> out(in.size());
-  std::vector<int64_t> idx(static_cast<size_t>(r), 0);
-  int64_t n = inShape.numel();
-  for (int64_t k = 0; k < n; ++k) {
-    int64_t src = 0;
-    for (int i = 0; i < r; ++i) src += idx[size_t(i)] * inStride[size_t(perm[size_t(i)])];
-    std::memcpy(out.data() + k * elemSize, in.data() + src * elemSize, size_t(elemSize));
-    for (int i = r - 1; i >= 0; --i) {
-      if (++idx[size_t(i)] < outShape[size_t(i)]) break;
-      idx[size_t(i)] = 0;
-    }
-  }
-  return out;
-}
-}  // namespace
-
-Status FoldConstantViewsPass::transform(GraphEditor& ed) {
-  ir::Graph& g = ed.graph();
-  std::vector<ir::NodeId> cands;
-  for (ir::OpId op : targetOps())
-    for (ir::NodeId id : g.nodesOfOp(op)) cands.push_back(id);
-  std::sort(cands.begin(), cands.end(), [&](auto a, auto b) { return g.position(a) < g.position(b); });
-  for (ir::NodeId id : cands) {
-    const ir::Node& n = g.node(id);
-    if (!allowedToTransform(n) || n.args.empty() || !n.args[0].ref()) continue;
-    const ir::Node* src = g.find(n.args[0].ref()->node);
-    if (!src || src->kind != ir::NodeKind::GetAttr) continue;
-    const ir::Constant* c = g.constant(src->target);
-    if (!c) continue;
-    if (!c->hasData()) {
-      bump(skippedNoData_);
-      continue;
-    }
-    const ir::TensorMeta& out = n.meta(0);
-    const std::string& op = ir::opName(n.op);
-    int r = c->shape.rank();
-    std::vector<int> perm(static_cast<size_t>(r));
-    for (int i = 0; i < r; ++i) perm[size_t(i)] = i;
-    if (op == "aten.t_copy.default" && r == 2) std::swap(perm[0], perm[1]);
-    else if (op == "aten.transpose_copy.int") {
-      int64_t a = *n.args[1].asInt(), b = *n.args[2].asInt();
-      a = a < 0 ? a + r : a;
-      b = b < 0 ? b + r : b;
-      std::swap(perm[size_t(a)], perm[size_t(b)]);
-    } else if (op == "aten.permute_copy.default") {
-      const auto& dims = *n.args[1].asIntList();
-      for (int i = 0; i < r; ++i) perm[size_t(i)] = int(dims[size_t(i)] < 0 ? dims[size_t(i)] + r : dims[size_t(i)]);
-    }
-    ir::Constant folded;
-    folded.fqn = c->fqn;
-    folded.kind = c->kind;
-    folded.dtype = c->dtype;
-    folded.shape = out.shape;
-    folded.data = g.store().intern(permuteBytes(c->data->bytes, c->shape, perm, ir::dtypeSize(c->dtype)));
-    ir::ValueRef v = ed.addConstant(id, std::move(folded), n.name + "_folded", {id, src->id});
-    ed.replaceAllUses({id, 0}, v);
-    LS_RETURN_IF_ERROR(ed.erase(id));
-    bump(folded_);
-  }
-  if (ed.changed()) ed.eliminateDeadCode();
-  return Status::ok();
-}
-
 // ---------------------------------------------------------------- DeadCodeElimination
 
 DeadCodeEliminationPass::DeadCodeEliminationPass()
@@ -207,7 +128,7 @@ DeadCodeEliminationPass::DeadCodeEliminationPass()
   removed_ = stat("removed", "dead nodes removed");
 }
 
-ShouldRun DeadCodeEliminationPass::shouldRun(const ir::Graph& g, const PassContext&) const {
+ShouldRun DeadCodeEliminationPass::shouldRunImpl(const ir::Graph& g, const PassContext&) const {
   for (const ir::NodePtr& p : g.nodes())
     if ((p->kind == ir::NodeKind::Call || p->kind == ir::NodeKind::GetAttr) && g.users(p->id).empty())
       return ShouldRun::yes();
@@ -224,8 +145,12 @@ void registerGeneric(const passes::Registries& r) {
   r.passes.add("RemoveNoopClonePass", [] { return std::make_unique<RemoveNoopClonePass>(); });
   r.passes.add("RemoveNoopViewPass", [] { return std::make_unique<RemoveNoopViewPass>(); });
   r.passes.add("CleanupGetItemPass", [] { return std::make_unique<CleanupGetItemPass>(); });
-  r.passes.add("FoldConstantViewsPass", [] { return std::make_unique<FoldConstantViewsPass>(); });
   r.passes.add("DeadCodeEliminationPass", [] { return std::make_unique<DeadCodeEliminationPass>(); });
+  // The shared transforms (one implementation each; the Arm, XNNPACK and quantizer pipelines
+  // name them).
+  registerConstantFoldingPasses(r.passes);
+  registerDecompositionPasses(r.passes);
+  registerRemoveGetItemPasses(r.passes);
   r.pipelines.add({"generic",
                    "Backend-independent cleanup: no-op copies and views, getitem cleanup, constant view folding, DCE",
                    {"RemoveNoopClonePass", "RemoveNoopViewPass", "CleanupGetItemPass", "FoldConstantViewsPass",

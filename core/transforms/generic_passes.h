@@ -1,5 +1,5 @@
 // Backend-independent cleanup passes (the `generic` pipeline): no-op removal, getitem
-// cleanup, folding of shape-only ops on constants with data, dead-code elimination.
+// cleanup, dead-code elimination (its constant view folding: core/transforms/constant_folding.h).
 #pragma once
 
 #include "core/passes/backend.h"
@@ -45,22 +45,11 @@ class CleanupGetItemPass : public InPlacePass {
   size_t single_, merged_;
 };
 
-/// Folds shape-only ops (t/transpose/permute/view/unsqueeze/squeeze) applied to a constant
-/// that carries data into a new constant. Shape-only constants (no data in the file) are
-/// left alone: their values are synthesised from their name, so folding would change them.
-class FoldConstantViewsPass : public InPlacePass {
- public:
-  FoldConstantViewsPass();
- protected:
-  Status transform(GraphEditor& ed) override;
-  size_t folded_, skippedNoData_;
-};
-
 /// Removes call and get_attr nodes whose values are never used (and their constants).
 class DeadCodeEliminationPass : public InPlacePass {
  public:
   DeadCodeEliminationPass();
-  ShouldRun shouldRun(const ir::Graph& g, const PassContext& ctx) const override;
+  ShouldRun shouldRunImpl(const ir::Graph& g, const PassContext& ctx) const override;
  protected:
   Status transform(GraphEditor& ed) override;
   size_t removed_;

@@ -49,7 +49,7 @@ class FuseTosaTransposesPass : public passes::InPlacePass {
 class EnsureUniqueOutputNodesPass : public passes::InPlacePass {
  public:
   EnsureUniqueOutputNodesPass();
-  passes::ShouldRun shouldRun(const ir::Graph& g, const passes::PassContext& ctx) const override;
+  passes::ShouldRun shouldRunImpl(const ir::Graph& g, const passes::PassContext& ctx) const override;
 
  protected:
   Status transform(passes::GraphEditor& ed) override;
@@ -64,7 +64,7 @@ class EnsureUniqueOutputNodesPass : public passes::InPlacePass {
 class FuseEqualPlaceholdersPass : public passes::InPlacePass {
  public:
   FuseEqualPlaceholdersPass();
-  passes::ShouldRun shouldRun(const ir::Graph& g, const passes::PassContext& ctx) const override;
+  passes::ShouldRun shouldRunImpl(const ir::Graph& g, const passes::PassContext& ctx) const override;
 
  protected:
   Status transform(passes::GraphEditor& ed) override;

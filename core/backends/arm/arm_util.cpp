@@ -12,6 +12,7 @@
 #include "core/exec/kernel_util.h"
 #include "core/exec/synth.h"
 #include "core/ops/registry.h"
+#include "core/transforms/constant_values.h"
 
 namespace ls::arm {
 
@@ -68,27 +69,12 @@ Result<ValueRef> Builder::addScalar(ValueRef a, double v) {
   return op("tosa.ADD", {a, scalar(m.dtype, v, m.rank())});
 }
 
-exec::Tensor constantValues(const ir::Constant& c) {
-  if (c.hasData()) return exec::Tensor::fromBytes(c.dtype, c.shape, c.data->bytes);
-  return exec::synthesizeConstant(c);
-}
+exec::Tensor constantValues(const ir::Constant& c) { return transforms::constantValues(c); }
 
-std::optional<exec::Tensor> valueOfConstant(const ir::Graph& g, ValueRef r) {
-  const ir::Node* n = g.find(r.node);
-  if (!n || n->kind != ir::NodeKind::GetAttr) return std::nullopt;
-  const ir::Constant* c = g.constant(n->target);
-  if (!c) return std::nullopt;
-  return constantValues(*c);
-}
+std::optional<exec::Tensor> valueOfConstant(const ir::Graph& g, ValueRef r) { return transforms::valueOfConstant(g, r); }
 
 ir::Constant makeConstant(ir::ConstantStore& store, const exec::Tensor& t, std::string fqn) {
-  ir::Constant c;
-  c.kind = ir::ConstantKind::Constant;
-  c.fqn = std::move(fqn);
-  c.dtype = t.dtype();
-  c.shape = t.shape();
-  c.data = store.intern(std::vector<uint8_t>(t.bytes(), t.bytes() + t.nbytes()));
-  return c;
+  return transforms::makeConstant(store, t, ir::ConstantKind::Constant, std::move(fqn));
 }
 
 exec::Tensor permuteTensor(const exec::Tensor& t, const std::vector<int64_t>& perm) {

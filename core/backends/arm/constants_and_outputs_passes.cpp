@@ -39,7 +39,7 @@ FuseEqualPlaceholdersPass::FuseEqualPlaceholdersPass()
   groups_ = stat("groups", "groups of equal constants");
 }
 
-passes::ShouldRun FuseEqualPlaceholdersPass::shouldRun(const ir::Graph& g, const passes::PassContext&) const {
+passes::ShouldRun FuseEqualPlaceholdersPass::shouldRunImpl(const ir::Graph& g, const passes::PassContext&) const {
   std::map<std::string, int> seen;
   for (NodeId id : constantNodes(g))
     if (++seen[metaKey(*g.constant(g.node(id).target))] == 2) return passes::ShouldRun::yes();
@@ -99,7 +99,7 @@ EnsureUniqueOutputNodesPass::EnsureUniqueOutputNodesPass()
   inserted_ = stat("identities", "IDENTITY nodes inserted for repeated output slots");
 }
 
-passes::ShouldRun EnsureUniqueOutputNodesPass::shouldRun(const ir::Graph& g, const passes::PassContext&) const {
+passes::ShouldRun EnsureUniqueOutputNodesPass::shouldRunImpl(const ir::Graph& g, const passes::PassContext&) const {
   const ir::Node* out = g.outputNode();
   if (out && !out->args.empty())
     if (auto* l = out->args[0].asRefList()) {

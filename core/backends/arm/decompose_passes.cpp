@@ -1,9 +1,10 @@
 // ATen-level transforms of the Arm TOSA pipeline (blocks 1, 3, 4 and 5 of upstream's
-// list): clamp conversion, activation / normalisation / softmax / div decompositions,
-// batch-norm folding, linear-algebra rewrites to bmm, split/select/squeeze/expand rewrites,
-// scalar-to-tensor and rank/dtype matching. Every rewrite keeps PyTorch semantics and emits
-// ATen ops with registered metas and kernels, so each step is checked by the verifier and
-// can be compared with the reference executor.
+// list): clamp conversion, gelu decomposition, linear-algebra rewrites to bmm,
+// split/select/squeeze/expand rewrites, scalar-to-tensor and rank/dtype matching, and the
+// registration of batch-norm folding and constant folding with the Arm options (the shared
+// decompositions, batch norm and constant folding live in core/transforms). Every rewrite
+// keeps PyTorch semantics and emits ATen ops with registered metas and kernels, so each step
+// is checked by the verifier and can be compared with the reference executor.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -12,8 +13,9 @@
 
 #include "core/backends/arm/arm_passes.h"
 #include "core/backends/arm/arm_util.h"
-#include "core/exec/executor.h"
 #include "core/passes/pass_manager.h"
+#include "core/transforms/batch_norm.h"
+#include "core/transforms/constant_folding.h"
 
 namespace ls::arm {
 
@@ -58,35 +60,6 @@ Status convertToClamp(ArmRewritePass& self, Rewriter& rw) {
   return Status::ok();
 }
 
-Status decomposeHardswish(ArmRewritePass& self, Rewriter& rw) {
-  LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
-  Builder b(rw);
-  ValueRef x = ref(rw, 0);
-  const bool sigmoidOnly = ir::opName(rw.node().op) == "aten.hardsigmoid.default";
-  // hardsigmoid(x) = clamp(x + 3, 0, 6) / 6 ; hardswish(x) = x * hardsigmoid(x)
-  LS_ASSIGN_OR_RETURN(a, b.op("aten.add.Tensor", {x, 3.0}));
-  LS_ASSIGN_OR_RETURN(c, b.op("aten.clamp.default", {a, 0.0, 6.0}));
-  LS_ASSIGN_OR_RETURN(s, b.op("aten.mul.Tensor", {c, 1.0 / 6.0}));
-  if (sigmoidOnly) {
-    rw.replaceWith(s);
-  } else {
-    LS_ASSIGN_OR_RETURN(y, b.op("aten.mul.Tensor", {x, s}));
-    rw.replaceWith(y);
-  }
-  self.rewritten();
-  return Status::ok();
-}
-
-Status decomposeSilu(ArmRewritePass& self, Rewriter& rw) {
-  LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
-  Builder b(rw);
-  LS_ASSIGN_OR_RETURN(s, b.op("aten.sigmoid.default", {ref(rw, 0)}));
-  LS_ASSIGN_OR_RETURN(y, b.op("aten.mul.Tensor", {ref(rw, 0), s}));
-  rw.replaceWith(y);
-  self.rewritten();
-  return Status::ok();
-}
-
 Status decomposeGelu(ArmRewritePass& self, Rewriter& rw) {
   LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
   const ir::Node& n = rw.node();
@@ -121,156 +94,6 @@ Status decomposeGelu(ArmRewritePass& self, Rewriter& rw) {
 }
 
 // ---------------------------------------------------------------- reductions / norms
-
-/// sum over `dims` (keepdim) times 1/N.
-Result<ValueRef> meanOf(Builder& b, ValueRef x, const std::vector<int64_t>& dims, bool keepdim) {
-  const ir::TensorMeta& m = b.meta(x);
-  int64_t count = 1;
-  for (int64_t d : dims) count *= m.shape[wrap(d, m.rank())];
-  auto s = b.op("aten.sum.dim_IntList", {x, ir::IntList(dims), keepdim});
-  if (!s) return s;
-  return b.op("aten.mul.Tensor", {*s, 1.0 / double(count)});
-}
-
-Status decomposeMeanDim(ArmRewritePass& self, Rewriter& rw) {
-  const ir::Node& n = rw.node();
-  LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
-  const ir::TensorMeta& x = *argMeta(rw, 0);
-  std::vector<int64_t> dims;
-  if (auto d = sints(n, 1)) dims = *d;
-  if (dims.empty())
-    for (int i = 0; i < x.rank(); ++i) dims.push_back(i);
-  if (!ir::isFloating(x.dtype)) return Status::error("mean.dim of a non-floating tensor");
-  const ir::Arg& kd = sarg(n, 2);
-  Builder b(rw);
-  LS_ASSIGN_OR_RETURN(v, meanOf(b, ref(rw, 0), dims, kd.asBool() && *kd.asBool()));
-  rw.replaceWith(v);
-  self.rewritten();
-  return Status::ok();
-}
-
-Status decomposeLayerNorm(ArmRewritePass& self, Rewriter& rw) {
-  const ir::Node& n = rw.node();
-  LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
-  const ir::TensorMeta& xm = *argMeta(rw, 0);
-  auto ns = sints(n, 1);
-  auto eps = sarg(n, 4).number();
-  if (!ns || !eps) return Status::error("native_layer_norm: expected normalized_shape and eps");
-  std::vector<int64_t> dims;
-  for (size_t i = 0; i < ns->size(); ++i) dims.push_back(xm.rank() - int64_t(ns->size()) + int64_t(i));
-  Builder b(rw);
-  ValueRef x = ref(rw, 0);
-  LS_ASSIGN_OR_RETURN(mean, meanOf(b, x, dims, true));
-  LS_ASSIGN_OR_RETURN(d, b.op("aten.sub.Tensor", {x, mean}));
-  LS_ASSIGN_OR_RETURN(d2, b.op("aten.mul.Tensor", {d, d}));
-  LS_ASSIGN_OR_RETURN(var, meanOf(b, d2, dims, true));
-  LS_ASSIGN_OR_RETURN(ve, b.op("aten.add.Tensor", {var, *eps}));
-  LS_ASSIGN_OR_RETURN(rstd, b.op("aten.rsqrt.default", {ve}));
-  LS_ASSIGN_OR_RETURN(y, b.op("aten.mul.Tensor", {d, rstd}));
-  ValueRef out = y;
-  if (const ir::ValueRef* w = sarg(n, 2).ref()) {
-    LS_ASSIGN_OR_RETURN(t, b.op("aten.mul.Tensor", {out, *w}));
-    out = t;
-  }
-  if (const ir::ValueRef* bias = sarg(n, 3).ref()) {
-    LS_ASSIGN_OR_RETURN(t, b.op("aten.add.Tensor", {out, *bias}));
-    out = t;
-  }
-  rw.replaceWith({out, mean, rstd});
-  self.rewritten();
-  return Status::ok();
-}
-
-Status decomposeSoftmax(ArmRewritePass& self, Rewriter& rw) {
-  const ir::Node& n = rw.node();
-  LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
-  const bool log = ir::opName(n.op).find("log_softmax") != std::string::npos;
-  const ir::Arg& dimArg = sarg(n, 1);
-  if (!dimArg.asInt()) return Status::error("softmax dim must be an int");
-  std::vector<int64_t> dims{*dimArg.asInt()};
-  Builder b(rw);
-  ValueRef x = ref(rw, 0);
-  // Stable form: exp(x - max(x)) / sum(exp(x - max(x))).
-  LS_ASSIGN_OR_RETURN(mx, b.op("aten.amax.default", {x, ir::IntList(dims), true}));
-  LS_ASSIGN_OR_RETURN(sh, b.op("aten.sub.Tensor", {x, mx}));
-  LS_ASSIGN_OR_RETURN(e, b.op("aten.exp.default", {sh}));
-  LS_ASSIGN_OR_RETURN(s, b.op("aten.sum.dim_IntList", {e, ir::IntList(dims), true}));
-  if (log) {
-    LS_ASSIGN_OR_RETURN(ls, b.op("aten.log.default", {s}));
-    LS_ASSIGN_OR_RETURN(y, b.op("aten.sub.Tensor", {sh, ls}));
-    rw.replaceWith(y);
-  } else {
-    LS_ASSIGN_OR_RETURN(r, b.op("aten.reciprocal.default", {s}));
-    LS_ASSIGN_OR_RETURN(y, b.op("aten.mul.Tensor", {e, r}));
-    rw.replaceWith(y);
-  }
-  self.rewritten();
-  return Status::ok();
-}
-
-Status decomposeDiv(ArmRewritePass& self, Rewriter& rw) {
-  const ir::Node& n = rw.node();
-  if (ir::opName(n.op) == "aten.div.Tensor_mode" && !sarg(n, 2).isNone())
-    return Status::error("div with a rounding mode is not supported by the TOSA FP lowering");
-  LS_RETURN_IF_ERROR(needTensor(rw, 0, "dividend"));
-  if (!ir::isFloating(argMeta(rw, 0)->dtype)) return Status::error("integer true division is not supported");
-  Builder b(rw);
-  const ir::Arg& y = n.args.size() > 1 ? n.args[1] : sarg(n, 1);
-  if (auto v = y.number()) {
-    LS_ASSIGN_OR_RETURN(r, b.op("aten.mul.Tensor", {ref(rw, 0), 1.0 / *v}));
-    rw.replaceWith(r);
-  } else if (y.ref()) {
-    LS_ASSIGN_OR_RETURN(rec, b.op("aten.reciprocal.default", {*y.ref()}));
-    LS_ASSIGN_OR_RETURN(r, b.op("aten.mul.Tensor", {ref(rw, 0), rec}));
-    rw.replaceWith(r);
-  } else {
-    return Status::error("divisor must be a tensor or a number");
-  }
-  self.rewritten();
-  return Status::ok();
-}
-
-/// Eval-mode batch norm as x * scale + shift with per-channel constants.
-Status decomposeBatchNorm(ArmRewritePass& self, Rewriter& rw) {
-  const ir::Node& n = rw.node();
-  const bool legit = ir::opName(n.op) == "aten._native_batch_norm_legit_no_training.default";
-  if (!legit) {
-    const ir::Arg& tr = sarg(n, 5);
-    if (tr.asBool() && *tr.asBool()) return Status::error("training-mode batch norm cannot be lowered");
-  }
-  auto eps = sarg(n, legit ? 6 : 7).number();
-  LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
-  const ir::TensorMeta& xm = *argMeta(rw, 0);
-  if (xm.rank() < 2 || !eps) return Status::error("batch norm: expected input rank >= 2 and eps");
-  const int64_t C = xm.shape[1];
-  auto vals = [&](int i, double def) -> Result<std::vector<double>> {
-    const ir::Arg& a = sarg(n, i);
-    if (a.isNone()) return std::vector<double>(size_t(C), def);
-    auto t = a.ref() ? valueOfConstant(rw.graph(), *a.ref()) : std::nullopt;
-    if (!t || t->numel() != C)
-      return Status::error(fmt::format("batch norm arg #{}: expected a constant with {} values", i, C));
-    return t->toDoubles();
-  };
-  LS_ASSIGN_OR_RETURN(w, vals(1, 1.0));
-  LS_ASSIGN_OR_RETURN(bi, vals(2, 0.0));
-  LS_ASSIGN_OR_RETURN(rm, vals(3, 0.0));
-  LS_ASSIGN_OR_RETURN(rv, vals(4, 1.0));
-  std::vector<double> scale(static_cast<size_t>(C)), shift(static_cast<size_t>(C));
-  for (size_t c = 0; c < size_t(C); ++c) {
-    scale[c] = w[c] / std::sqrt(rv[c] + *eps);
-    shift[c] = bi[c] - rm[c] * scale[c];
-  }
-  Shape s = Shape::ofRank(xm.rank() - 1, 1);
-  s[0] = C;
-  Builder b(rw);
-  ValueRef sc = b.tensor(exec::Tensor::fromDoubles(xm.dtype, s, scale), "bn_scale");
-  ValueRef sf = b.tensor(exec::Tensor::fromDoubles(xm.dtype, s, shift), "bn_shift");
-  LS_ASSIGN_OR_RETURN(m, b.op("aten.mul.Tensor", {ref(rw, 0), sc}));
-  LS_ASSIGN_OR_RETURN(y, b.op("aten.add.Tensor", {m, sf}));
-  rw.replaceWith({y, ValueRef{}, ValueRef{}});
-  self.rewritten();
-  return Status::ok();
-}
 
 // ---------------------------------------------------------------- linear algebra
 
@@ -456,17 +279,6 @@ Status decomposeAvgPool(ArmRewritePass& self, Rewriter& rw) {
                   {ref(rw, 0), ir::IntList{(*pad)[1], (*pad)[1], (*pad)[0], (*pad)[0]}, 0.0}));
   LS_ASSIGN_OR_RETURN(y, b.op("aten.avg_pool2d.default", {p, sarg(n, 1), sarg(n, 2), ir::IntList{0, 0}, false, true, ir::Arg()}));
   rw.replaceWith(y);
-  self.rewritten();
-  return Status::ok();
-}
-
-Status removeGetItemMaxPool(ArmRewritePass& self, Rewriter& rw) {
-  const ir::Node& n = rw.node();
-  Builder b(rw);
-  std::vector<ir::Arg> args(n.args.begin(), n.args.end());
-  for (int i = int(args.size()); i < 6; ++i) args.push_back(sarg(n, i));
-  LS_ASSIGN_OR_RETURN(y, b.op("aten.max_pool2d.default", std::move(args)));
-  rw.replaceWith({y, ValueRef{}});
   self.rewritten();
   return Status::ok();
 }
@@ -821,162 +633,6 @@ Status matchArgDtype(ArmRewritePass& self, Rewriter& rw) {
 
 // ---------------------------------------------------------------- in-place passes
 
-/// conv + eval batch norm -> one conv with folded weights and bias (upstream FuseBatchNorm2dPass).
-class FuseBatchNorm2dPass : public passes::InPlacePass {
- public:
-  FuseBatchNorm2dPass() : InPlacePass("FuseBatchNorm2dPass", "Folds eval-mode batch norm into the preceding convolution") {
-    targets({"aten.native_batch_norm.default", "aten._native_batch_norm_legit_no_training.default"});
-    fused_ = stat("fused", "batch norms folded into convolutions");
-    kept_ = stat("kept", "batch norms left for DecomposeBatchNormNoStatsPass (no single-use conv producer)");
-  }
-
- protected:
-  Status transform(passes::GraphEditor& ed) override {
-    ir::Graph& g = ed.graph();
-    static const ir::OpId conv = ir::internOp("aten.convolution.default");
-    static const ir::OpId getitem = ir::internOp("operator.getitem");
-    std::vector<ir::NodeId> bns;
-    for (ir::OpId op : targetOps())
-      for (ir::NodeId id : g.nodesOfOp(op)) bns.push_back(id);
-    std::sort(bns.begin(), bns.end(), [&](auto a, auto b) { return g.position(a) < g.position(b); });
-    for (ir::NodeId id : bns) {
-      const ir::Node bn = g.node(id);
-      const bool legit = ir::opName(bn.op) == "aten._native_batch_norm_legit_no_training.default";
-      const ir::Arg& tr = sarg(bn, 5);
-      if (!legit && tr.asBool() && *tr.asBool()) return Status::error(fmt::format("node '{}': training-mode batch norm", bn.name));
-      const ir::ValueRef* in = bn.args.empty() ? nullptr : bn.args[0].ref();
-      const ir::Node* cv = in ? g.find(in->node) : nullptr;
-      // Only output 0 of the batch norm may be read (through getitem 0 or directly).
-      bool onlyOut0 = true;
-      for (ir::NodeId u : g.users(id)) {
-        const ir::Node& un = g.node(u);
-        if (un.op == getitem && un.args.size() > 1 && un.args[1].asInt() && *un.args[1].asInt() == 0) continue;
-        onlyOut0 = false;
-      }
-      if (!cv || cv->op != conv || g.users(cv->id).size() != 1 || !onlyOut0) {
-        bump(kept_);
-        continue;
-      }
-      const ir::Arg& trc = sarg(*cv, 6);
-      auto groups = sarg(*cv, 8).asInt();
-      auto wv = cv->args.size() > 1 && cv->args[1].ref() ? valueOfConstant(g, *cv->args[1].ref()) : std::nullopt;
-      if (!wv || (trc.asBool() && *trc.asBool()) || !groups) {
-        bump(kept_);
-        continue;
-      }
-      auto eps = sarg(bn, legit ? 6 : 7).number();
-      const int64_t C = wv->dim(0);
-      auto vals = [&](int i, double def) -> std::optional<std::vector<double>> {
-        const ir::Arg& a = sarg(bn, i);
-        if (a.isNone()) return std::vector<double>(size_t(C), def);
-        auto t = a.ref() ? valueOfConstant(g, *a.ref()) : std::nullopt;
-        if (!t || t->numel() != C) return std::nullopt;
-        return t->toDoubles();
-      };
-      auto w = vals(1, 1.0), bb = vals(2, 0.0), rm = vals(3, 0.0), rv = vals(4, 1.0);
-      std::optional<std::vector<double>> cb = std::vector<double>(size_t(C), 0.0);
-      if (const ir::ValueRef* br = sarg(*cv, 2).ref()) {
-        auto t = valueOfConstant(g, *br);
-        cb = t ? std::optional(t->toDoubles()) : std::nullopt;
-      }
-      if (!eps || !w || !bb || !rm || !rv || !cb) {
-        bump(kept_);
-        continue;
-      }
-      std::vector<double> nb(static_cast<size_t>(C));
-      const int64_t per = wv->numel() / C;
-      // Scale each output channel of the weight in its own dtype (float32 in place on a copy).
-      exec::Tensor scaled = wv->dtype() == DType::Float32 ? wv->clone() : exec::Tensor(wv->dtype(), wv->shape());
-      float* wf = wv->dtype() == DType::Float32 ? scaled.data<float>() : nullptr;
-      for (int64_t c = 0; c < C; ++c) {
-        double s = (*w)[size_t(c)] / std::sqrt((*rv)[size_t(c)] + *eps);
-        for (int64_t k = 0; k < per; ++k) {
-          const int64_t i = c * per + k;
-          if (wf) wf[i] = float(double(wf[i]) * s);
-          else scaled.setDouble(i, wv->getDouble(i) * s);
-        }
-        nb[size_t(c)] = ((*cb)[size_t(c)] - (*rm)[size_t(c)]) * s + (*bb)[size_t(c)];
-      }
-      const ir::Constant* wc = g.constant(g.node(cv->args[1].ref()->node).target);
-      ir::Constant nw = makeConstant(g.store(), scaled, wc ? wc->fqn : "");
-      ir::Constant nbias = makeConstant(g.store(), exec::Tensor::fromDoubles(wv->dtype(), Shape{C}, nb));
-      ValueRef wref = ed.addConstant(cv->id, std::move(nw), cv->name + "_fused_weight", {cv->id, id});
-      ValueRef bref = ed.addConstant(cv->id, std::move(nbias), cv->name + "_fused_bias", {cv->id, id});
-      std::vector<ir::Arg> args(cv->args.begin(), cv->args.end());
-      args[1] = wref;
-      if (args.size() > 2) args[2] = bref;
-      auto nc = ed.insertBefore(id, "aten.convolution.default", std::move(args), cv->kwargs, cv->name + "_bn", {cv->id, id});
-      if (!nc) return nc.status();
-      std::vector<ir::NodeId> gis;
-      for (ir::NodeId u : g.users(id)) gis.push_back(u);
-      for (ir::NodeId u : gis) {
-        ed.replaceAllUses({u, 0}, *nc);
-        LS_RETURN_IF_ERROR(ed.erase(u));
-      }
-      LS_RETURN_IF_ERROR(ed.erase(id));
-      bump(fused_);
-    }
-    if (ed.changed()) ed.eliminateDeadCode();
-    return Status::ok();
-  }
-
- private:
-  size_t fused_, kept_;
-};
-
-/// Folds shape/layout ops whose inputs are all constants into new constants (weights get
-/// their target layout at compile time). Values come from the data or the synthesised
-/// weights, evaluated with the reference kernels. A retrace pass: linear in graph size.
-Status fuseConstantArgs(ArmRewritePass& self, Rewriter& rw) {
-  const ir::Node& n = rw.node();
-  const ir::Graph& g = rw.graph();
-  const ir::ValueRef* in = n.args.empty() ? nullptr : n.args[0].ref();
-  const ir::Node* src = in ? g.find(in->node) : nullptr;
-  if (!src || src->kind != ir::NodeKind::GetAttr) return Status::ok();
-  // Evaluate the node alone: a graph of its constant inputs and the node itself.
-  ir::Graph mini;
-  mini.shareStore(g.storePtr());
-  std::vector<ir::Arg> args(n.args.begin(), n.args.end());
-  std::map<ir::NodeId, ir::NodeId> remap;
-  for (ir::Arg& a : args) {
-    const ir::ValueRef* r = a.ref();
-    if (!r) continue;
-    const ir::Node& p = g.node(r->node);
-    if (p.kind != ir::NodeKind::GetAttr && !(p.isCall() && p.args.empty())) return Status::ok();
-    auto it = remap.find(p.id);
-    if (it == remap.end()) {
-      ir::Node c = p;
-      c.id = ir::kInvalidNode;
-      if (p.kind == ir::NodeKind::GetAttr) {
-        const ir::Constant* k = g.constant(p.target);
-        if (!k) return Status::ok();
-        mini.setConstant(*k);
-      }
-      it = remap.emplace(p.id, mini.append(std::move(c))).first;
-    }
-    a = ir::ValueRef{it->second, r->output};
-  }
-  ir::Node call = n;
-  call.id = ir::kInvalidNode;
-  call.args = std::move(args);
-  ir::NodeId cid = mini.append(std::move(call));
-  ir::Node out;
-  out.kind = ir::NodeKind::Output;
-  out.name = "output";
-  out.args.push_back(ir::Arg(ir::RefList{ir::ValueRef{cid, 0}}));
-  out.outputs.push_back(mini.node(cid).meta());
-  mini.append(std::move(out));
-  exec::Executor ex(exec::ExecOptions{.threads = 1});
-  auto r = ex.run(mini, {});
-  if (!r) return Status::error(fmt::format("folding failed: {}", r.message()));
-  const ir::Constant* sc = g.constant(src->target);
-  ir::Constant nc = makeConstant(*g.storePtr(), (*r)[0].clone(), sc ? sc->fqn : "");
-  ValueRef v = rw.addConstant(std::move(nc), src->name + "_folded");
-  rw.replaceWith(v);
-  self.rewritten();
-  return Status::ok();
-}
-
 }  // namespace
 
 void registerArmDecompositionPasses(passes::PassRegistry& r) {
@@ -986,23 +642,7 @@ void registerArmDecompositionPasses(passes::PassRegistry& r) {
                      Gate gate = Gate::any()) { r.add(name, [=] { return mk(name, desc, targets, fn, gate); }); };
   rewrite("ConvertToClampPass", "relu/hardtanh -> clamp", {"aten.relu.default", "aten.hardtanh.default"},
           convertToClamp);
-  rewrite("DecomposeHardswishPass", "hardswish -> x * clamp(x + 3, 0, 6) / 6", {"aten.hardswish.default"},
-          decomposeHardswish);
-  rewrite("DecomposeHardsigmoidPass", "hardsigmoid -> clamp(x + 3, 0, 6) / 6", {"aten.hardsigmoid.default"},
-          decomposeHardswish);
-  rewrite("DecomposeSiluPass", "silu -> x * sigmoid(x)", {"aten.silu.default"}, decomposeSilu);
   rewrite("DecomposeGeluPass", "gelu -> erf (exact) or tanh (approximate) form", {"aten.gelu.default"}, decomposeGelu);
-  rewrite("DecomposeMeanDimPass", "mean.dim -> sum * (1/N)", {"aten.mean.dim"}, decomposeMeanDim);
-  rewrite("DecomposeLayerNormPass", "native_layer_norm -> mean, variance, rsqrt, affine",
-          {"aten.native_layer_norm.default"}, decomposeLayerNorm);
-  rewrite("DecomposeSoftmaxPass", "softmax -> exp(x - max) * reciprocal(sum)",
-          {"aten._softmax.default", "aten.softmax.int"}, decomposeSoftmax);
-  rewrite("DecomposeLogSoftmaxPass", "log_softmax -> (x - max) - log(sum(exp(x - max)))",
-          {"aten._log_softmax.default", "aten.log_softmax.int"}, decomposeSoftmax);
-  rewrite("DecomposeDivPass", "div -> mul by reciprocal",
-          {"aten.div.Tensor", "aten.div.Scalar", "aten.div.Tensor_mode"}, decomposeDiv);
-  rewrite("DecomposeBatchNormNoStatsPass", "eval batch norm without a conv producer -> mul + add",
-          {"aten.native_batch_norm.default", "aten._native_batch_norm_legit_no_training.default"}, decomposeBatchNorm);
   rewrite("DecomposeLinearPass", "linear -> view + mm(x, w^T) + bias", {"aten.linear.default"}, decomposeLinear);
   rewrite("DecomposeAddmmPass", "addmm -> mm + add", {"aten.addmm.default"}, decomposeAddmm);
   rewrite("ConvertMmToBmmPass", "mm -> rank-3 bmm with views", {"aten.mm.default"}, convertMmToBmm);
@@ -1014,8 +654,6 @@ void registerArmDecompositionPasses(passes::PassRegistry& r) {
           {"aten.adaptive_avg_pool2d.default", "aten._adaptive_avg_pool2d.default"}, decomposeAdaptiveAvgPool);
   rewrite("DecomposeAvgPool2dPass", "avg_pool2d counting padding -> zero pad + unpadded pool",
           {"aten.avg_pool2d.default"}, decomposeAvgPool);
-  rewrite("RemoveGetItemPass", "max_pool2d_with_indices + getitem(0) -> max_pool2d",
-          {"aten.max_pool2d_with_indices.default"}, removeGetItemMaxPool);
   rewrite("ConvertSplitToSlicePass", "split -> one slice per output (getitems folded)",
           {"aten.split_copy.Tensor", "aten.split_with_sizes_copy.default", "aten.split.Tensor"}, convertSplitToSlice);
   rewrite("DecomposeSelectPass", "select -> slice + view", {"aten.select_copy.int"}, decomposeSelect);
@@ -1043,8 +681,14 @@ void registerArmDecompositionPasses(passes::PassRegistry& r) {
           kBinary, matchArgRanks);
   rewrite("MatchArgDtypePass", "operands of elementwise ops cast to one dtype",
           kBinary, matchArgDtype);
-  r.add("FuseBatchNorm2dPass",
-        [] { return std::make_unique<FuseBatchNorm2dPass>(); });
+  // Batch norm (core/transforms/batch_norm.h) with the Arm options: training mode is an error.
+  r.add("FuseBatchNorm2dPass", [] {
+    return std::make_unique<transforms::FuseBatchNormPass>("FuseBatchNorm2dPass", transforms::BatchNormOptions{});
+  });
+  r.add("DecomposeBatchNormNoStatsPass", [] {
+    return std::make_unique<transforms::DecomposeBatchNormPass>("DecomposeBatchNormNoStatsPass",
+                                                                transforms::BatchNormOptions{});
+  });
   rewrite("DecomposeAsStridedCopyPass",
           "contiguous as_strided_copy -> view_copy",
           {"aten.as_strided_copy.default"}, decomposeAsStrided);
@@ -1059,14 +703,17 @@ void registerArmDecompositionPasses(passes::PassRegistry& r) {
   rewrite("DecomposeFactoriesPass",
           "new_zeros -> constant; fill.Tensor -> view + repeat",
           {"aten.new_zeros.default", "aten.fill.Tensor"}, decomposeFactories);
-  rewrite("FuseConstantArgsPass",
-          "Evaluates shape/layout ops on constants into new constants",
-          {"aten.permute_copy.default", "aten.view_copy.default",
-           "aten.t_copy.default", "aten.transpose_copy.int",
-           "aten.unsqueeze_copy.default", "aten.squeeze_copy.dim",
-           "aten.squeeze_copy.dims", "aten.slice_copy.Tensor",
-           "aten.repeat.default", "tosa.TRANSPOSE", "tosa.RESHAPE"},
-          fuseConstantArgs);
+  // Constant folding (core/transforms/constant_folding.h) of shape/layout ops, TOSA shape
+  // operands evaluated along: weights get their target layout at compile time.
+  r.add("FuseConstantArgsPass", [] {
+    return std::make_unique<transforms::FoldConstantsPass>(
+        "FuseConstantArgsPass", "Evaluates shape/layout ops on constants into new constants",
+        std::vector<std::string>{"aten.permute_copy.default", "aten.view_copy.default", "aten.t_copy.default",
+                                 "aten.transpose_copy.int", "aten.unsqueeze_copy.default", "aten.squeeze_copy.dim",
+                                 "aten.squeeze_copy.dims", "aten.slice_copy.Tensor", "aten.repeat.default",
+                                 "tosa.TRANSPOSE", "tosa.RESHAPE"},
+        transforms::ConstantFoldingOptions{.argLessProducers = true, .nameAfterInput = true});
+  });
 }
 
 } // namespace ls::arm

@@ -244,7 +244,7 @@ XnnpackPartitionPass::XnnpackPartitionPass()
   undelegated_ = stat("undelegated_nodes", "call nodes left outside delegates");
 }
 
-ShouldRun XnnpackPartitionPass::shouldRun(const ir::Graph& g, const passes::PassContext&) const {
+ShouldRun XnnpackPartitionPass::shouldRunImpl(const ir::Graph& g, const passes::PassContext&) const {
   const ir::OpId delegate = ir::internOp(ops::kCallDelegateOp);
   for (const ir::NodePtr& p : g.nodes())
     if (p->isCall() && p->op != delegate && !unsupportedReason(g, *p)) return ShouldRun::yes();

@@ -37,7 +37,7 @@ PartitionReport partitionReport(const ir::Graph& g);
 class XnnpackPartitionPass : public passes::Pass {
  public:
   XnnpackPartitionPass();
-  ShouldRun shouldRun(const ir::Graph& g, const passes::PassContext& ctx) const override;
+  ShouldRun shouldRunImpl(const ir::Graph& g, const passes::PassContext& ctx) const override;
 
  protected:
   passes::PassResult runImpl(ir::Graph& g, passes::PassContext& ctx) override;

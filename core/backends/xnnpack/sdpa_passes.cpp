@@ -178,7 +178,7 @@ LiftConstantScalarOperandsPass::LiftConstantScalarOperandsPass(bool sdpaGuard)
   skippedDtype_ = stat("skipped_dtype", "left alone: bool tensor, or integer tensor with a float scalar");
 }
 
-ShouldRun LiftConstantScalarOperandsPass::shouldRun(const ir::Graph& g, const PassContext&) const {
+ShouldRun LiftConstantScalarOperandsPass::shouldRunImpl(const ir::Graph& g, const PassContext&) const {
   ShouldRun base = targetScan(g);
   if (!base.run) return base;
   for (ir::OpId op : targetOps())

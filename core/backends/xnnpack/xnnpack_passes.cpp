@@ -15,6 +15,9 @@
 #include "core/exec/executor.h"
 #include "core/exec/kernel.h"
 #include "core/passes/pass_manager.h"
+#include "core/transforms/batch_norm.h"
+#include "core/transforms/constant_folding.h"
+#include "core/transforms/decompositions.h"
 
 namespace ls::xnnpack {
 
@@ -58,46 +61,30 @@ Status RemoveNoopExpandCopyPass::rewrite(Rewriter& rw) {
 
 // ---------------------------------------------------------------- DecomposeActivations
 
+namespace {
+transforms::DecomposeOptions activationOptions() {
+  transforms::DecomposeOptions o;
+  o.rejectUnsupported = false;  // non-floating activations stay
+  o.nameAfterNode = true;
+  o.hardsigmoid = transforms::HardsigmoidForm::DivConstants;
+  return o;
+}
+
+Result<bool> decomposeActivation(Rewriter& rw, const transforms::DecomposeOptions& o) {
+  static const ir::OpId kSilu = ir::internOp("aten.silu.default");
+  return rw.node().op == kSilu ? transforms::decomposeSilu(rw, o) : transforms::decomposeHardswish(rw, o);
+}
+}  // namespace
+
 DecomposeActivationsPass::DecomposeActivationsPass()
-    : InPlacePass("DecomposeActivationsPass", "silu -> x * sigmoid(x), hardsigmoid -> clamp(x + 3, 0, 6) / 6") {
-  targets({"aten.silu.default", "aten.hardsigmoid.default"});
+    : DecompositionPass("DecomposeActivationsPass", "silu -> x * sigmoid(x), hardsigmoid -> clamp(x + 3, 0, 6) / 6",
+                        {"aten.silu.default", "aten.hardsigmoid.default"}, decomposeActivation, activationOptions()) {
   silu_ = stat("silu", "silu decomposed");
   hardsigmoid_ = stat("hardsigmoid", "hardsigmoid decomposed");
 }
 
-Status DecomposeActivationsPass::transform(GraphEditor& ed) {
-  ir::Graph& g = ed.graph();
-  for (ir::NodeId id : nodesInOrder(g, targetOps())) {
-    const ir::Node& n = g.node(id);
-    if (!allowedToTransform(n) || n.args.empty() || !n.args[0].ref()) continue;
-    const ir::ValueRef x = *n.args[0].ref();
-    const ir::DType t = g.meta(x).dtype;
-    if (!ir::isFloating(t)) continue;
-    const std::string name = n.name;
-    auto where = [&] { return fmt::format("DecomposeActivations at '{}': ", name); };
-    Result<ir::ValueRef> out = Status::ok();
-    if (isOp(n, "aten.silu.default")) {
-      auto sig = ed.insertBefore(id, "aten.sigmoid.default", {x}, {}, name + "_sigmoid", {id});
-      if (!sig) return sig.status().withContext(where());
-      out = ed.insertBefore(id, "aten.mul.Tensor", {x, *sig}, {}, name + "_mul", {id});
-      bump(silu_);
-    } else {
-      ir::ValueRef three = ed.addConstant(id, makeConstant(g, exec::Tensor::scalar(t, 3.0), ir::ConstantKind::Constant, ""),
-                                          name + "_three", {id});
-      ir::ValueRef six = ed.addConstant(id, makeConstant(g, exec::Tensor::scalar(t, 6.0), ir::ConstantKind::Constant, ""),
-                                        name + "_six", {id});
-      auto add = ed.insertBefore(id, "aten.add.Tensor", {x, three}, {}, name + "_add", {id});
-      if (!add) return add.status().withContext(where());
-      auto cl = ed.insertBefore(id, "aten.clamp.default", {*add, 0.0, 6.0}, {}, name + "_clamp", {id});
-      if (!cl) return cl.status().withContext(where());
-      out = ed.insertBefore(id, "aten.div.Tensor", {*cl, six}, {}, name + "_div", {id});
-      bump(hardsigmoid_);
-    }
-    if (!out) return out.status().withContext(where());
-    ed.replaceAllUses({id, 0}, *out);
-    LS_RETURN_IF_ERROR(ed.erase(id));
-  }
-  return Status::ok();
+void DecomposeActivationsPass::decomposed(const ir::Node& n) {
+  bump(isOp(n, "aten.silu.default") ? silu_ : hardsigmoid_);
 }
 
 // ---------------------------------------------------------------- ConvertToLinear
@@ -149,249 +136,28 @@ Status ConvertToLinearPass::transform(GraphEditor& ed) {
 
 // ---------------------------------------------------------------- ConstProp
 
-namespace {
-constexpr int64_t kConstPropMaxElements = int64_t(1) << 22;
-
-/// A call whose every value input is a get_attr constant, with a kernel, one output, and
-/// not structural (getitem, delegate calls).
-bool foldable(const ir::Graph& g, const ir::Node& n) {
-  static const ir::OpId getitem = ir::internOp("operator.getitem");
-  static const ir::OpId delegate = ir::internOp(ops::kCallDelegateOp);
-  if (!n.isCall() || n.op == getitem || n.op == delegate || n.outputs.size() != 1 || !n.outputs[0].isTensor())
-    return false;
-  bool ok = true, any = false;
-  n.forEachInput([&](const ir::ValueRef& r) {
-    any = true;
-    const ir::Node* p = g.find(r.node);
-    if (!p || p->kind != ir::NodeKind::GetAttr || !g.constant(p->target)) ok = false;
-  });
-  return ok && any && exec::KernelRegistry::instance().find(n.op) != nullptr;
-}
-}  // namespace
-
-ConstPropPass::ConstPropPass()
-    : InPlacePass("ConstPropPass", "Folds ops whose inputs are all constants into new constants") {
-  folded_ = stat("folded", "ops folded into constants");
-  skippedLarge_ = stat("skipped_large", "constant ops left alone because the result is too large");
+std::unique_ptr<passes::Pass> makeConstPropPass() {
+  return std::make_unique<transforms::FoldConstantsPass>(
+      "ConstPropPass", "Folds ops whose inputs are all constants into new constants", std::vector<std::string>{},
+      transforms::ConstantFoldingOptions{.maxElements = int64_t(1) << 22});
 }
 
-ShouldRun ConstPropPass::shouldRun(const ir::Graph& g, const PassContext&) const {
-  for (const ir::NodePtr& p : g.nodes())
-    if (foldable(g, *p)) return ShouldRun::yes();
-  return ShouldRun::no(passes::SkipReason::Precondition, "no op with only constant inputs");
+// ---------------------------------------------------------------- batch norm
+
+transforms::BatchNormOptions batchNormOptions() {
+  transforms::BatchNormOptions o;
+  o.rejectTraining = false;  // left for the partitioner to reject
+  o.foldIntoLinear = true;
+  o.decomposition = transforms::BatchNormDecomposition::DepthwiseConv;
+  return o;
 }
 
-Status ConstPropPass::transform(GraphEditor& ed) {
-  ir::Graph& g = ed.graph();
-  auto cache = std::make_shared<exec::ConstantCache>();
-  exec::Executor ex(exec::ExecOptions{.threads = 1}, cache);
-  std::vector<ir::NodeId> order;
-  for (const ir::NodePtr& p : g.nodes()) order.push_back(p->id);
-  for (ir::NodeId id : order) {
-    if (!g.contains(id)) continue;
-    const ir::Node& n = g.node(id);
-    if (!foldable(g, n) || !allowedToTransform(n)) continue;
-    if (n.outputs[0].numel() > kConstPropMaxElements) {
-      bump(skippedLarge_);
-      continue;
-    }
-    // A one-op graph over copies of the constants, run by the reference executor.
-    ir::Graph mini;
-    mini.shareStore(g.storePtr());
-    std::map<ir::NodeId, ir::NodeId> remap;
-    ir::Node call = n;
-    call.id = ir::kInvalidNode;
-    call.forEachInputMutable([&](ir::ValueRef& r) {
-      auto it = remap.find(r.node);
-      if (it == remap.end()) {
-        const ir::Node& src = g.node(r.node);
-        mini.setConstant(*g.constant(src.target));
-        ir::Node ga = src;
-        ga.id = ir::kInvalidNode;
-        it = remap.emplace(r.node, mini.append(std::move(ga))).first;
-      }
-      r.node = it->second;
-    });
-    ir::ValueRef res{mini.append(std::move(call)), 0};
-    ir::Node out;
-    out.kind = ir::NodeKind::Output;
-    out.name = "output";
-    out.target = "output";
-    out.args.push_back(ir::Arg(ir::RefList{res}));
-    out.outputs.push_back(n.outputs[0]);
-    mini.append(std::move(out));
-    auto r = ex.run(mini, {});
-    if (!r) return Status::error(fmt::format("ConstProp: folding '{}' failed: {}", n.name, r.message()));
-    ir::Constant c = makeConstant(g, (*r)[0], ir::ConstantKind::Constant, "");
-    ir::ValueRef v = ed.addConstant(id, std::move(c), g.node(id).name + "_folded", {id});
-    ed.replaceAllUses({id, 0}, v);
-    LS_RETURN_IF_ERROR(ed.erase(id));
-    bump(folded_);
-  }
-  if (ed.changed()) ed.eliminateDeadCode();
-  return Status::ok();
+std::unique_ptr<passes::Pass> makeFuseBatchNormPass() {
+  return std::make_unique<transforms::FuseBatchNormPass>("FuseBatchNormPass", batchNormOptions());
 }
 
-// ---------------------------------------------------------------- batch norm helpers
-
-namespace {
-
-/// An eval-mode batch norm with constant statistics, consumed only through getitem(., 0).
-struct BatchNormMatch {
-  ir::NodeId bn = ir::kInvalidNode;
-  ir::ValueRef input;
-  std::vector<ir::NodeId> getitems;  ///< getitem(bn, 0) nodes
-  std::vector<double> scale, shift;  ///< y = x * scale + shift per channel
-};
-
-std::optional<BatchNormMatch> matchBatchNorm(const ir::Graph& g, const ir::Node& n) {
-  const bool legit = isOp(n, "aten._native_batch_norm_legit_no_training.default");
-  if (!legit && !isOp(n, "aten.native_batch_norm.default")) return std::nullopt;
-  if (n.args.empty() || !n.args[0].ref()) return std::nullopt;
-  if (!legit) {
-    const ir::Arg* tr = argOr(n, 5, "training");
-    if (!tr || !tr->asBool() || *tr->asBool()) return std::nullopt;
-  }
-  auto eps = numberArg(n, legit ? 6 : 7, "eps", 1e-5);
-  if (!eps) return std::nullopt;
-  BatchNormMatch m;
-  m.bn = n.id;
-  m.input = *n.args[0].ref();
-  const ir::TensorMeta& xm = g.meta(m.input);
-  if (xm.rank() < 2 || !ir::isFloating(xm.dtype)) return std::nullopt;
-  const int64_t C = xm.shape[1];
-  auto vec = [&](size_t i, const char* name, double def) -> std::optional<std::vector<double>> {
-    const ir::Arg* a = argOr(n, i, name);
-    if (!a || a->isNone()) return std::vector<double>(size_t(C), def);
-    const ir::Constant* c = a->ref() ? constantOf(g, *a->ref()) : nullptr;
-    if (!c || c->numel() != C) return std::nullopt;
-    return constantValues(*c).toDoubles();
-  };
-  auto w = vec(1, "weight", 1.0), b = vec(2, "bias", 0.0), mean = vec(3, "running_mean", 0.0),
-       var = vec(4, "running_var", 1.0);
-  if (!w || !b || !mean || !var) return std::nullopt;
-  if (!argOr(n, 3, "running_mean") || !argOr(n, 4, "running_var")) return std::nullopt;
-  for (ir::NodeId u : g.users(n.id)) {
-    const ir::Node& un = g.node(u);
-    if (!isOp(un, "operator.getitem") || un.args.size() < 2 || !un.args[1].asInt()) return std::nullopt;
-    if (*un.args[1].asInt() != 0) {
-      if (!g.users(u).empty()) return std::nullopt;  // saved mean/invstd are used
-      continue;
-    }
-    m.getitems.push_back(u);
-  }
-  m.scale.resize(size_t(C));
-  m.shift.resize(size_t(C));
-  for (size_t c = 0; c < size_t(C); ++c) {
-    m.scale[c] = (*w)[c] / std::sqrt((*var)[c] + *eps);
-    m.shift[c] = (*b)[c] - (*mean)[c] * m.scale[c];
-  }
-  return m;
-}
-
-/// Rewires getitem(bn, 0) users to `v`, then erases the getitems and the batch norm.
-Status replaceBatchNorm(GraphEditor& ed, const BatchNormMatch& m, ir::ValueRef v) {
-  ir::Graph& g = ed.graph();
-  for (ir::NodeId gi : m.getitems) ed.replaceAllUses({gi, 0}, v);
-  std::vector<ir::NodeId> users(g.users(m.bn).begin(), g.users(m.bn).end());
-  for (ir::NodeId u : users) LS_RETURN_IF_ERROR(ed.erase(u));
-  return ed.erase(m.bn);
-}
-
-}  // namespace
-
-// ---------------------------------------------------------------- FuseBatchNorm
-
-FuseBatchNormPass::FuseBatchNormPass()
-    : InPlacePass("FuseBatchNormPass", "Folds eval batch norm into the weights of the preceding conv/linear") {
-  targets({"aten.native_batch_norm.default", "aten._native_batch_norm_legit_no_training.default"});
-  fused_ = stat("fused", "batch norms folded into conv/linear weights");
-}
-
-Status FuseBatchNormPass::transform(GraphEditor& ed) {
-  ir::Graph& g = ed.graph();
-  for (ir::NodeId id : nodesInOrder(g, targetOps())) {
-    if (!allowedToTransform(g.node(id))) continue;
-    auto m = matchBatchNorm(g, g.node(id));
-    if (!m) continue;
-    const ir::Node* p = g.find(m->input.node);
-    if (!p || userCount(g, p->id) != 1 || !allowedToTransform(*p)) continue;
-    const bool conv = isOp(*p, "aten.convolution.default");
-    if (!conv && !isOp(*p, "aten.linear.default")) continue;
-    if (conv) {
-      const ir::Arg* tr = argOr(*p, 6, "transposed");
-      if (!tr || !tr->asBool() || *tr->asBool()) continue;  // transposed weights are [in, out/g, ...]
-    }
-    const ir::Constant* wc = p->args.size() > 1 && p->args[1].ref() ? constantOf(g, *p->args[1].ref()) : nullptr;
-    if (!wc || wc->shape.rank() < 1 || wc->shape[0] != int64_t(m->scale.size()) || !ir::isFloating(wc->dtype))
-      continue;
-    const ir::Arg* bArg = argOr(*p, 2, "bias");
-    const ir::Constant* bc = bArg && bArg->ref() ? constantOf(g, *bArg->ref()) : nullptr;
-    if (bArg && !bArg->isNone() && !bc) continue;  // a computed bias: leave it
-    exec::Tensor w = constantValues(*wc).clone();
-    const int64_t C = int64_t(m->scale.size()), per = w.numel() / std::max<int64_t>(C, 1);
-    if (w.dtype() == ir::DType::Float32) {
-      float* wd = w.data<float>();
-      for (int64_t c = 0; c < C; ++c)
-        for (int64_t i = 0; i < per; ++i) wd[c * per + i] = float(double(wd[c * per + i]) * m->scale[size_t(c)]);
-    } else {
-      for (int64_t c = 0; c < C; ++c)
-        for (int64_t i = 0; i < per; ++i) w.setDouble(c * per + i, w.getDouble(c * per + i) * m->scale[size_t(c)]);
-    }
-    std::vector<double> bias(size_t(C), 0.0);
-    if (bc) bias = constantValues(*bc).toDoubles();
-    if (int64_t(bias.size()) != C) continue;
-    for (int64_t c = 0; c < C; ++c) bias[size_t(c)] = bias[size_t(c)] * m->scale[size_t(c)] + m->shift[size_t(c)];
-    exec::Tensor bt = exec::Tensor::fromDoubles(wc->dtype, ir::Shape{C}, bias);
-    const ir::NodeId pid = p->id;
-    const std::string pname = p->name, wFqn = wc->fqn, bFqn = bc ? bc->fqn : "";  // copies: edits below
-    ir::ValueRef nw = ed.addConstant(pid, makeConstant(g, w, ir::ConstantKind::Parameter, wFqn), pname + "_fused_weight", {pid, id});
-    ir::ValueRef nb = ed.addConstant(pid, makeConstant(g, bt, ir::ConstantKind::Parameter, bFqn), pname + "_fused_bias", {pid, id});
-    std::vector<ir::Arg> args = g.node(pid).args;
-    args[1] = nw;
-    if (args.size() > 2) args[2] = nb;
-    else args.push_back(nb);
-    ed.setArgs(pid, std::move(args));
-    LS_RETURN_IF_ERROR(replaceBatchNorm(ed, *m, {pid, 0}));
-    bump(fused_);
-  }
-  if (ed.changed()) ed.eliminateDeadCode();
-  return Status::ok();
-}
-
-// ---------------------------------------------------------------- DecomposeBatchNorm
-
-DecomposeBatchNormPass::DecomposeBatchNormPass()
-    : InPlacePass("DecomposeBatchNormPass", "Turns a remaining eval batch norm into a 1x1 depthwise convolution") {
-  targets({"aten.native_batch_norm.default", "aten._native_batch_norm_legit_no_training.default"});
-  decomposed_ = stat("decomposed", "batch norms turned into depthwise convolutions");
-}
-
-Status DecomposeBatchNormPass::transform(GraphEditor& ed) {
-  ir::Graph& g = ed.graph();
-  for (ir::NodeId id : nodesInOrder(g, targetOps())) {
-    if (!allowedToTransform(g.node(id))) continue;
-    auto m = matchBatchNorm(g, g.node(id));
-    if (!m) continue;
-    const ir::TensorMeta xm = g.meta(m->input);
-    if (xm.rank() != 3 && xm.rank() != 4) continue;
-    const int k = xm.rank() - 2;
-    const int64_t C = xm.shape[1];
-    ir::Shape ws{C, 1};
-    for (int i = 0; i < k; ++i) ws.push(1);
-    exec::Tensor w = exec::Tensor::fromDoubles(xm.dtype, ws, m->scale);
-    exec::Tensor b = exec::Tensor::fromDoubles(xm.dtype, ir::Shape{C}, m->shift);
-    const std::string name = g.node(id).name;
-    ir::ValueRef wv = ed.addConstant(id, makeConstant(g, w, ir::ConstantKind::Parameter, ""), name + "_dw_weight", {id});
-    ir::ValueRef bv = ed.addConstant(id, makeConstant(g, b, ir::ConstantKind::Parameter, ""), name + "_dw_bias", {id});
-    ir::IntList ones(size_t(k), 1), zeros(size_t(k), 0);
-    auto conv = ed.insertBefore(id, "aten.convolution.default",
-                                {m->input, wv, bv, ones, zeros, ones, false, zeros, C}, {}, name + "_dwconv", {id});
-    if (!conv) return conv.status().withContext(fmt::format("DecomposeBatchNorm at '{}': ", name));
-    LS_RETURN_IF_ERROR(replaceBatchNorm(ed, *m, *conv));
-    bump(decomposed_);
-  }
-  return Status::ok();
+std::unique_ptr<passes::Pass> makeDecomposeBatchNormPass() {
+  return std::make_unique<transforms::DecomposeBatchNormPass>("DecomposeBatchNormPass", batchNormOptions());
 }
 
 // ---------------------------------------------------------------- FuseActivation
@@ -466,7 +232,7 @@ DecomposeConcatenatePass::DecomposeConcatenatePass()
   decomposed_ = stat("decomposed", "cats split into chains");
 }
 
-ShouldRun DecomposeConcatenatePass::shouldRun(const ir::Graph& g, const PassContext&) const {
+ShouldRun DecomposeConcatenatePass::shouldRunImpl(const ir::Graph& g, const PassContext&) const {
   ShouldRun base = targetScan(g);
   if (!base.run) return base;
   for (ir::NodeId id : g.nodesOfOp(targetOps()[0]))
@@ -496,53 +262,6 @@ Status DecomposeConcatenatePass::transform(GraphEditor& ed) {
     ed.replaceAllUses({id, 0}, cur);
     LS_RETURN_IF_ERROR(ed.erase(id));
     bump(decomposed_);
-  }
-  return Status::ok();
-}
-
-// ---------------------------------------------------------------- RemoveGetItem
-
-RemoveGetItemPass::RemoveGetItemPass()
-    : InPlacePass("XnnpackRemoveGetItemPass", "max_pool2d_with_indices / max.dim with unused indices become max_pool2d / amax") {
-  targets({"aten.max_pool2d_with_indices.default", "aten.max.dim"});
-  removed_ = stat("removed", "multi-output ops replaced by their single-output form");
-}
-
-Status RemoveGetItemPass::transform(GraphEditor& ed) {
-  ir::Graph& g = ed.graph();
-  for (ir::NodeId id : nodesInOrder(g, targetOps())) {
-    const ir::Node& n = g.node(id);
-    if (!allowedToTransform(n) || n.args.empty() || !n.args[0].ref()) continue;
-    std::vector<ir::NodeId> values, indices;
-    bool ok = true;
-    for (ir::NodeId u : g.users(id)) {
-      const ir::Node& un = g.node(u);
-      if (!isOp(un, "operator.getitem") || un.args.size() < 2 || !un.args[1].asInt()) ok = false;
-      else if (*un.args[1].asInt() == 0) values.push_back(u);
-      else if (g.users(u).empty()) indices.push_back(u);
-      else ok = false;
-    }
-    if (!ok) continue;
-    Result<ir::ValueRef> r = Status::ok();
-    if (isOp(n, "aten.max.dim")) {
-      const ir::Arg* dimArg = argOr(n, 1, "dim");
-      if (!dimArg || !dimArg->asInt()) continue;
-      const ir::Arg* kd = argOr(n, 2, "keepdim");
-      const bool keep = kd && kd->asBool() ? *kd->asBool() : false;
-      r = ed.insertBefore(id, "aten.amax.default", {*n.args[0].ref(), ir::IntList{*dimArg->asInt()}, keep}, {},
-                          n.name + "_amax", {id});
-    } else {
-      std::vector<ir::Arg> args(n.args.begin(), n.args.end());
-      r = ed.insertBefore(id, "aten.max_pool2d.default", std::move(args), n.kwargs, n.name + "_pool", {id});
-    }
-    if (!r) return r.status().withContext(fmt::format("RemoveGetItem at '{}': ", g.node(id).name));
-    for (ir::NodeId gi : values) {
-      ed.replaceAllUses({gi, 0}, *r);
-      LS_RETURN_IF_ERROR(ed.erase(gi));
-    }
-    for (ir::NodeId gi : indices) LS_RETURN_IF_ERROR(ed.erase(gi));
-    LS_RETURN_IF_ERROR(ed.erase(id));
-    bump(removed_);
   }
   return Status::ok();
 }
@@ -705,12 +424,11 @@ void registerXnnpackPasses(passes::PassRegistry& r) {
   r.add("LiftConstantScalarOperandsPass", [] { return std::make_unique<LiftConstantScalarOperandsPass>(); });
   r.add("ConvertToLinearPass", [] { return std::make_unique<ConvertToLinearPass>(); });
   r.add("ConvertToSDPAPass", [] { return std::make_unique<ConvertToSDPAPass>(); });
-  r.add("ConstPropPass", [] { return std::make_unique<ConstPropPass>(); });
-  r.add("FuseBatchNormPass", [] { return std::make_unique<FuseBatchNormPass>(); });
-  r.add("DecomposeBatchNormPass", [] { return std::make_unique<DecomposeBatchNormPass>(); });
+  r.add("ConstPropPass", makeConstPropPass);
+  r.add("FuseBatchNormPass", makeFuseBatchNormPass);
+  r.add("DecomposeBatchNormPass", makeDecomposeBatchNormPass);
   r.add("FuseActivationPass", [] { return std::make_unique<FuseActivationPass>(); });
   r.add("DecomposeConcatenatePass", [] { return std::make_unique<DecomposeConcatenatePass>(); });
-  r.add("XnnpackRemoveGetItemPass", [] { return std::make_unique<RemoveGetItemPass>(); });
   r.add("ChannelsLastTaggedReshapePass", [] { return std::make_unique<ChannelsLastTaggedReshapePass>(); });
   r.add("RemoveRedundantCopyPass", [] { return std::make_unique<RemoveRedundantCopyPass>(); });
   r.add("XnnpackPartitionPass", [] { return std::make_unique<XnnpackPartitionPass>(); });
@@ -722,7 +440,7 @@ void registerXnnpackPipelines(passes::PipelineRegistry& r) {
          "passes, then the partitioner (delegate subgraphs as call_delegate nodes)",
          {"DecomposeActivationsPass", "RemoveNoopExpandCopyPass", "LiftConstantScalarOperandsPass", "RemoveNoopClonePass", "ConvertToLinearPass",
           "ConvertToSDPAPass", "ConstPropPass", "FuseBatchNormPass", "DecomposeBatchNormPass", "FuseActivationPass",
-          "DecomposeConcatenatePass", "XnnpackRemoveGetItemPass", "CleanupGetItemPass", "ChannelsLastTaggedReshapePass",
+          "DecomposeConcatenatePass", "RemoveGetItemPass", "CleanupGetItemPass", "ChannelsLastTaggedReshapePass",
           "RemoveRedundantCopyPass", "DeadCodeEliminationPass", "XnnpackPartitionPass"}});
 }
 

@@ -8,6 +8,8 @@
 #include "core/passes/backend.h"
 #include "core/passes/editor.h"
 #include "core/passes/retrace.h"
+#include "core/transforms/batch_norm.h"
+#include "core/transforms/decompositions.h"
 
 namespace ls::passes {
 class PassRegistry;
@@ -67,11 +69,11 @@ class RemoveNoopExpandCopyPass : public RetracePass {
 /// edge dialect, which the XNNPACK table therefore never lists: silu(x) -> x * sigmoid(x),
 /// hardsigmoid(x) -> clamp(x + 3, 0, 6) / 6 (3 and 6 as 0-d constants of x's dtype).
 /// Graphs traced with make_fx keep them; without this they break partitions apart.
-class DecomposeActivationsPass : public InPlacePass {
+class DecomposeActivationsPass : public transforms::DecompositionPass {
  public:
   DecomposeActivationsPass();
  protected:
-  Status transform(GraphEditor& ed) override;
+  void decomposed(const ir::Node& n) override;
   size_t silu_, hardsigmoid_;
 };
 
@@ -84,7 +86,7 @@ class LiftConstantScalarOperandsPass : public InPlacePass {
  public:
   /// `sdpaGuard` = false disables the guard (for tests demonstrating why it exists).
   explicit LiftConstantScalarOperandsPass(bool sdpaGuard = true);
-  ShouldRun shouldRun(const ir::Graph& g, const PassContext& ctx) const override;
+  ShouldRun shouldRunImpl(const ir::Graph& g, const PassContext& ctx) const override;
  protected:
   Status transform(GraphEditor& ed) override;
   bool guard_;
@@ -116,37 +118,18 @@ class ConvertToSDPAPass : public InPlacePass {
   std::vector<double> scales_;
 };
 
-/// Folds call nodes whose inputs are all constants into new constants, computed with the
-/// reference executor (constants without data use the values the executor synthesises for
-/// them, so the folded graph computes exactly what the source graph computed).
-class ConstPropPass : public InPlacePass {
- public:
-  ConstPropPass();
-  ShouldRun shouldRun(const ir::Graph& g, const PassContext& ctx) const override;
- protected:
-  Status transform(GraphEditor& ed) override;
-  size_t folded_, skippedLarge_;
-};
+/// "ConstPropPass": folds call nodes whose inputs are all constants into new constants
+/// (core/transforms/constant_folding.h; results above 4M elements stay).
+std::unique_ptr<passes::Pass> makeConstPropPass();
 
-/// conv/linear -> eval batch norm: scales the weight and bias per output channel
-/// (W * gamma/sqrt(var+eps), (b - mean) * gamma/sqrt(var+eps) + beta); the norm disappears.
-class FuseBatchNormPass : public InPlacePass {
- public:
-  FuseBatchNormPass();
- protected:
-  Status transform(GraphEditor& ed) override;
-  size_t fused_;
-};
-
-/// A remaining eval batch norm over a 3-D/4-D input -> 1x1 depthwise convolution with
-/// weight gamma/sqrt(var+eps) and bias beta - mean * gamma/sqrt(var+eps).
-class DecomposeBatchNormPass : public InPlacePass {
- public:
-  DecomposeBatchNormPass();
- protected:
-  Status transform(GraphEditor& ed) override;
-  size_t decomposed_;
-};
+/// XNNPACK's batch norm options (core/transforms/batch_norm.h): folds into conv and linear
+/// weights, a remaining norm becomes a 1x1 depthwise convolution, training mode is kept.
+transforms::BatchNormOptions batchNormOptions();
+/// "FuseBatchNormPass": conv/linear -> eval batch norm folded into the weights.
+std::unique_ptr<passes::Pass> makeFuseBatchNormPass();
+/// "DecomposeBatchNormPass": a remaining eval batch norm over a 3-D/4-D input -> 1x1 depthwise
+/// convolution with weight gamma/sqrt(var+eps) and bias beta - mean * gamma/sqrt(var+eps).
+std::unique_ptr<passes::Pass> makeDecomposeBatchNormPass();
 
 /// relu / hardtanh whose producer (conv, linear, add, sub, mul; single user) can carry an
 /// output clamp: the producer becomes its clamp-fused variant (xnnpack.*_clamp with
@@ -163,20 +146,10 @@ class FuseActivationPass : public InPlacePass {
 class DecomposeConcatenatePass : public InPlacePass {
  public:
   DecomposeConcatenatePass();
-  ShouldRun shouldRun(const ir::Graph& g, const PassContext& ctx) const override;
+  ShouldRun shouldRunImpl(const ir::Graph& g, const PassContext& ctx) const override;
  protected:
   Status transform(GraphEditor& ed) override;
   size_t decomposed_;
-};
-
-/// max_pool2d_with_indices / max.dim whose indices are unused -> max_pool2d / amax, and the
-/// getitem(., 0) disappears.
-class RemoveGetItemPass : public InPlacePass {
- public:
-  RemoveGetItemPass();
- protected:
-  Status transform(GraphEditor& ed) override;
-  size_t removed_;
 };
 
 /// Memory format: NHWC for conv, pools, mean.dim and upsample inputs; NCHW for view,

@@ -1,7 +1,7 @@
 // Helpers shared by the XNNPACK passes.
 #include "core/backends/xnnpack/xnnpack_util.h"
 
-#include "core/exec/synth.h"
+#include "core/transforms/constant_values.h"
 
 namespace ls::xnnpack {
 
@@ -13,27 +13,12 @@ const ir::Node* producer(const ir::Graph& g, const ir::Node& n, size_t i) {
   return r ? g.find(r->node) : nullptr;
 }
 
-const ir::Constant* constantOf(const ir::Graph& g, ir::ValueRef r) {
-  const ir::Node* n = g.find(r.node);
-  if (!n || n->kind != ir::NodeKind::GetAttr) return nullptr;
-  return g.constant(n->target);
-}
+const ir::Constant* constantOf(const ir::Graph& g, ir::ValueRef r) { return transforms::constantBehind(g, r); }
 
-exec::Tensor constantValues(const ir::Constant& c) {
-  if (c.hasData() && c.data->bytes.size() == size_t(c.numel()) * size_t(ir::dtypeSize(c.dtype)))
-    return exec::Tensor::fromBytes(c.dtype, c.shape, c.data->bytes);
-  return exec::synthesizeConstant(c);
-}
+exec::Tensor constantValues(const ir::Constant& c) { return transforms::constantValues(c); }
 
 ir::Constant makeConstant(ir::Graph& g, const exec::Tensor& t, ir::ConstantKind kind, std::string fqn) {
-  ir::Constant c;
-  c.kind = kind;
-  c.fqn = std::move(fqn);
-  c.dtype = t.dtype();
-  c.shape = t.shape();
-  std::vector<uint8_t> bytes(t.bytes(), t.bytes() + t.nbytes());
-  c.data = g.store().intern(std::move(bytes));
-  return c;
+  return transforms::makeConstant(g.store(), t, kind, std::move(fqn));
 }
 
 const ir::Arg* argOr(const ir::Node& n, size_t i, std::string_view name) {

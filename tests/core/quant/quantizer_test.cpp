@@ -235,7 +235,7 @@ TEST(TransformForAnnotation, DecompositionsSkipDisallowedNodes) {
   QuantizeReport rep2;
   ASSERT_TRUE(transformForAnnotation(g2, o, rep2).isOk());
   EXPECT_EQ(count(g2, "aten.silu.default"), 2u);
-  DecomposeSiluPass p;
+  transforms::DecomposeSiluPass p(tfaDecomposeOptions());
   passes::PassContext ctx;
   EXPECT_EQ(p.shouldRun(g2, ctx).reason, passes::SkipReason::TargetsDisallowed);
 }

@@ -91,7 +91,7 @@ ir::Graph layerNormGraph(bool weight, bool bias) {
 TEST(TfaLayerNorm, DecomposesToMeanVarianceRsqrtAndAffine) {
   ir::Graph src = layerNormGraph(true, true);
   ir::Graph g = src;
-  DecomposeLayerNormPass p;
+  transforms::DecomposeLayerNormPass p(tfaDecomposeOptions());
   ASSERT_EQ(runPass(p, g).status, PassStatus::Changed);
   EXPECT_EQ(p.statistics()[0].value, 1);
   EXPECT_EQ(count(g, "aten.native_layer_norm.default"), 0u);
@@ -117,7 +117,7 @@ TEST(TfaLayerNorm, WeightAndBiasAreOptional) {
     SCOPED_TRACE(::testing::Message() << "weight " << w << ", bias " << b);
     ir::Graph src = layerNormGraph(w, b);
     ir::Graph g = src;
-    DecomposeLayerNormPass p;
+    transforms::DecomposeLayerNormPass p(tfaDecomposeOptions());
     ASSERT_EQ(runPass(p, g).status, PassStatus::Changed);
     EXPECT_EQ(count(g, "aten.native_layer_norm.default"), 0u);
     EXPECT_EQ(count(g, "aten.mul.Tensor"), 5u + w);
@@ -137,7 +137,7 @@ TEST(TfaLayerNorm, SeveralNormalizedDims) {
   b.output({y, rstd});
   exec::materializeConstants(b.g);
   ir::Graph src = b.g;
-  DecomposeLayerNormPass p;
+  transforms::DecomposeLayerNormPass p(tfaDecomposeOptions());
   ASSERT_EQ(runPass(p, b.g).status, PassStatus::Changed);
   for (ir::NodeId id : b.g.nodesOfOp(ir::internOp("aten.sum.dim_IntList")))
     EXPECT_EQ(*b.g.node(id).args[1].asIntList(), (IntList{2, 3}));
@@ -149,7 +149,7 @@ TEST(TfaLayerNorm, SkippedWhenAbsentAndDisallowedNodesUntouched) {
   test::GraphBuilder e;
   auto x = e.input("x", {2, 8});
   e.output({e.call("aten.relu.default", {x})});
-  DecomposeLayerNormPass p;
+  transforms::DecomposeLayerNormPass p(tfaDecomposeOptions());
   EXPECT_EQ(skipReason(p, e.g), passes::SkipReason::NoTargetOps);
 
   test::GraphBuilder b;
@@ -184,7 +184,7 @@ TEST(TfaLayerNorm, BadNormalizedShapeIsAnErrorNamingTheNode) {
                ir::TensorMeta(ir::DType::Float32, {2, 1})};
   ir::ValueRef ln{b.g.append(std::move(n)), 0};
   b.output({getitem(b, ln, 0, "y")});
-  DecomposeLayerNormPass p;
+  transforms::DecomposeLayerNormPass p(tfaDecomposeOptions());
   passes::PassResult r = runPass(p, b.g);
   ASSERT_EQ(r.status, PassStatus::Failed);
   EXPECT_NE(r.message.find("'ln_bad'"), std::string::npos) << r.message;
@@ -211,7 +211,7 @@ TEST(TfaSoftmax, DecomposesToTheStableForm) {
     SCOPED_TRACE(op);
     ir::Graph src = softmaxGraph(op, isInt);
     ir::Graph g = src;
-    DecomposeSoftmaxPass p;
+    transforms::DecomposeSoftmaxPass p(tfaDecomposeOptions());
     ASSERT_EQ(runPass(p, g).status, PassStatus::Changed);
     EXPECT_EQ(p.statistics()[0].value, 1);
     EXPECT_EQ(count(g, op), 0u);
@@ -235,7 +235,7 @@ TEST(TfaLogSoftmax, DecomposesToShiftedMinusLogSum) {
     SCOPED_TRACE(op);
     ir::Graph src = softmaxGraph(op, isInt);
     ir::Graph g = src;
-    DecomposeLogSoftmaxPass p;
+    transforms::DecomposeLogSoftmaxPass p(tfaDecomposeOptions());
     ASSERT_EQ(runPass(p, g).status, PassStatus::Changed);
     EXPECT_EQ(p.statistics()[0].value, 1);
     EXPECT_EQ(count(g, op), 0u);
@@ -258,8 +258,8 @@ TEST(TfaSoftmax, SkippedWhenAbsentAndDisallowedOrNonFloat32Untouched) {
   test::GraphBuilder e;
   auto x0 = e.input("x", {2, 8});
   e.output({e.call("aten.relu.default", {x0})});
-  DecomposeSoftmaxPass sp;
-  DecomposeLogSoftmaxPass lp;
+  transforms::DecomposeSoftmaxPass sp(tfaDecomposeOptions());
+  transforms::DecomposeLogSoftmaxPass lp(tfaDecomposeOptions());
   EXPECT_EQ(skipReason(sp, e.g), passes::SkipReason::NoTargetOps);
   EXPECT_EQ(skipReason(lp, e.g), passes::SkipReason::NoTargetOps);
 
@@ -294,7 +294,7 @@ TEST(TfaSoftmax, BadDimIsAnErrorNamingTheNode) {
   n.outputs = {ir::TensorMeta(ir::DType::Float32, {2, 8})};
   ir::ValueRef s{b.g.append(std::move(n)), 0};
   b.output({s});
-  DecomposeSoftmaxPass p;
+  transforms::DecomposeSoftmaxPass p(tfaDecomposeOptions());
   passes::PassResult r = runPass(p, b.g);
   ASSERT_EQ(r.status, PassStatus::Failed);
   EXPECT_NE(r.message.find("'sm_bad'"), std::string::npos) << r.message;

@@ -48,7 +48,7 @@ class ThrowingPass : public Pass {
 class ThrowingShouldRunPass : public Pass {
  public:
   ThrowingShouldRunPass() : Pass("ThrowingShouldRunTestPass", "throws in should_run") {}
-  ShouldRun shouldRun(const ir::Graph&, const PassContext&) const override { throw std::logic_error("bad scan"); }
+  ShouldRun shouldRunImpl(const ir::Graph&, const PassContext&) const override { throw std::logic_error("bad scan"); }
   PassResult runImpl(ir::Graph&, PassContext&) override { return PassResult::unchanged(); }
 };
 

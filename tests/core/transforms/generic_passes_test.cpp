@@ -6,6 +6,7 @@
 #include "core/ir/printer.h"
 #include "core/transforms/generic_passes.h"
 #include "core/passes/pass_manager.h"
+#include "core/transforms/constant_folding.h"
 #include "support/graph_builder.h"
 
 namespace ls {
@@ -119,7 +120,7 @@ TEST(FoldConstantViews, FoldsConstantsWithDataOnly) {
   auto a = b.call("aten.add.Tensor", {x, t});
   auto a2 = b.call("aten.add.Tensor", {a, t2});
   b.output({a2});
-  FoldConstantViewsPass p;
+  transforms::FoldConstantViewsPass p;
   ASSERT_EQ(runPass(p, b.g).status, PassStatus::Changed);
   EXPECT_EQ(b.g.findByName("t"), ir::kInvalidNode);
   EXPECT_NE(b.g.findByName("t2"), ir::kInvalidNode);  // no data: left alone

@@ -12,6 +12,7 @@
 #include "core/io/fxjson.h"
 #include "core/io/lstrace.h"
 #include "core/transforms/generic_passes.h"
+#include "core/transforms/constant_folding.h"
 #include "core/passes/retrace.h"
 #include "support/graph_builder.h"
 

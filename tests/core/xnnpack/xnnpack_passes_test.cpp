@@ -9,6 +9,7 @@
 
 #include "core/backends/xnnpack/xnnpack_ops.h"
 #include "core/backends/xnnpack/xnnpack_util.h"
+#include "core/transforms/remove_getitem.h"
 #include "support/graph_builder.h"
 #include "xnnpack_test_util.h"
 
@@ -312,7 +313,8 @@ TEST(FuseBatchNormAndActivation, MobilenetV2) {
   const ir::Graph src = test::loadGraph(test::realGraphPath("mobilenet_v2"));
   ir::Graph g = src;
   ASSERT_EQ(countOp(g, "aten.native_batch_norm.default"), 52u);
-  xnnpack::FuseBatchNormPass bn;
+  auto bnOwner = xnnpack::makeFuseBatchNormPass();
+  passes::Pass& bn = *bnOwner;
   ASSERT_EQ(runOne(bn, g).status, PassStatus::Changed);
   EXPECT_EQ(countOp(g, "aten.native_batch_norm.default"), 0u);
   EXPECT_EQ(countOp(g, "operator.getitem"), 0u);
@@ -380,9 +382,11 @@ TEST(DecomposeBatchNorm, NormAfterAddBecomesDepthwiseConv) {
   b.output({gi});
   const ir::Graph src = b.g;
   ir::Graph g = b.g;
-  xnnpack::FuseBatchNormPass fuse;
+  auto fuseOwner = xnnpack::makeFuseBatchNormPass();
+  passes::Pass& fuse = *fuseOwner;
   EXPECT_EQ(runOne(fuse, g).status, PassStatus::Unchanged);  // producer is an add
-  xnnpack::DecomposeBatchNormPass p;
+  auto pOwner = xnnpack::makeDecomposeBatchNormPass();
+  passes::Pass& p = *pOwner;
   ASSERT_EQ(runOne(p, g).status, PassStatus::Changed);
   EXPECT_EQ(countOp(g, "aten.native_batch_norm.default"), 0u);
   ASSERT_EQ(countOp(g, "aten.convolution.default"), 1u);
@@ -417,7 +421,7 @@ TEST(DecomposeConcatenate, SevenInputsBecomeAChain) {
 TEST(RemoveGetItem, ResnetMaxPoolLosesItsIndices) {
   const ir::Graph src = test::loadGraph(test::realGraphPath("resnet18"));
   ir::Graph g = src;
-  xnnpack::RemoveGetItemPass p;
+  transforms::RemoveGetItemPass p;
   ASSERT_EQ(runOne(p, g).status, PassStatus::Changed);
   EXPECT_EQ(countOp(g, "aten.max_pool2d_with_indices.default"), 0u);
   EXPECT_EQ(countOp(g, "aten.max_pool2d.default"), 1u);
@@ -436,7 +440,7 @@ TEST(RemoveGetItem, MaxDimWithUnusedIndicesBecomesAmax) {
   b.output({v});
   const ir::Graph src = b.g;
   ir::Graph g = b.g;
-  xnnpack::RemoveGetItemPass p;
+  transforms::RemoveGetItemPass p;
   ASSERT_EQ(runOne(p, g).status, PassStatus::Changed);
   EXPECT_EQ(countOp(g, "aten.max.dim") + countOp(g, "operator.getitem"), 0u);
   EXPECT_EQ(countOp(g, "aten.amax.default"), 1u);
@@ -480,7 +484,8 @@ TEST(ConstProp, FoldsConstantOnlyChainsWithExecutorValues) {
   b.output({y});
   const ir::Graph src = b.g;
   ir::Graph g = b.g;
-  xnnpack::ConstPropPass p;
+  auto pOwner = xnnpack::makeConstPropPass();
+  passes::Pass& p = *pOwner;
   ASSERT_EQ(runOne(p, g).status, PassStatus::Changed);
   EXPECT_EQ(p.statistics()[0].value, 2);
   EXPECT_EQ(countOp(g, "aten.t_copy.default") + countOp(g, "aten.mul.Tensor"), 0u);
@@ -495,7 +500,8 @@ TEST(ConstProp, FoldsConstantOnlyChainsWithExecutorValues) {
 TEST(ChannelsLastTaggedReshape, MobilenetV3LayoutsMeetOnce) {
   ir::Graph src = test::loadGraph(test::realGraphPath("mobilenet_v3_small"));
   ir::Graph g = src;
-  xnnpack::FuseBatchNormPass bn;
+  auto bnOwner = xnnpack::makeFuseBatchNormPass();
+  passes::Pass& bn = *bnOwner;
   xnnpack::ChannelsLastTaggedReshapePass cl;
   xnnpack::RemoveRedundantCopyPass rr;
   runOne(bn, g);

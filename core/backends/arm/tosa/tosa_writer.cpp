@@ -392,7 +392,7 @@ class TosaWriter {
 
   /// A tosa.* call node. Everything about the op comes from the op registry: inputs are the
   /// schema's positional args in order, attributes its kwargs (types, defaults), the output
-  /// rule its meta function; the op table in core/backends/arm/tosa_ops.cpp adds what only
+  /// rule its meta function; the op table in core/backends/arm/tosa/tosa_ops.cpp adds what only
   /// the serialization needs (attribute table layout, shape operands, metadata copies).
   void call(const ir::Node& n) {
     std::string_view specName = *tosaSpecName(n.target);  // nonTosaNodes() ran before
@@ -403,8 +403,8 @@ class TosaWriter {
     if (!ser)
       raise(fmt::format("{}: TOSA operator {} is not supported by this writer ({})", where(n), specName,
                         schema ? "it is in the op registry but has no serialization descriptor: add it to the TOSA op "
-                                 "table in core/backends/arm/tosa_ops.cpp"
-                               : "not in the TOSA op table of core/backends/arm/tosa_ops.cpp"));
+                                 "table in core/backends/arm/tosa/tosa_ops.cpp"
+                               : "not in the TOSA op table of core/backends/arm/tosa/tosa_ops.cpp"));
     if (n.outputs.size() != 1)
       raise(fmt::format("{}: expected exactly one output (TOSA operators have one), got {}", where(n),
                         n.outputs.size()));

@@ -1,0 +1,81 @@
+// Eval-mode batch norm, written once for the Arm pipeline, the XNNPACK pipeline and the
+// quantizer: matching (constant statistics, only output 0 read) into per-channel
+// y = x * scale + shift, folding into the producing convolution (or linear) weights, and
+// decomposition of the batch norms no weight absorbed. BatchNormOptions hold the users' real
+// differences.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/passes/editor.h"
+
+namespace ls::transforms {
+
+/// What a remaining batch norm is decomposed into.
+enum class BatchNormDecomposition : uint8_t {
+  MulAdd,         ///< x * scale + shift with [C, 1, ...] constants (Arm, the quantizer)
+  DepthwiseConv,  ///< a 1x1 depthwise convolution, weight scale, bias shift (XNNPACK; rank 3/4 inputs)
+  COUNT
+};
+
+struct BatchNormOptions {
+  /// Batch norms (and convolutions) flagged kFlagDisallowTransform stay (the quantizer).
+  bool honourDisallowFlag = false;
+  /// Only float32 batch norms / weights (the quantizer); otherwise any floating dtype.
+  bool float32Only = false;
+  /// A training-mode batch norm fails the pass (Arm: it cannot be lowered); false keeps it.
+  bool rejectTraining = true;
+  /// Fold into a producing aten.linear as well as aten.convolution (XNNPACK).
+  bool foldIntoLinear = false;
+  BatchNormDecomposition decomposition = BatchNormDecomposition::MulAdd;
+};
+
+/// An eval-mode batch norm with constant statistics (weight, bias, running mean/var: get_attr
+/// constants or None) read only through getitem(., 0) (other getitems unused), as
+/// y = x * scale + shift per channel: scale = w / sqrt(var + eps), shift = b - mean * scale.
+struct EvalBatchNorm {
+  ir::NodeId bn = ir::kInvalidNode;
+  ir::ValueRef input;
+  std::vector<ir::NodeId> getitems;  ///< getitem(bn, 0) nodes
+  std::vector<double> scale, shift;
+};
+
+/// `n` as an EvalBatchNorm under `o`; nullopt when it is not one (or must stay), an error for a
+/// training-mode batch norm when o.rejectTraining.
+Result<std::optional<EvalBatchNorm>> matchEvalBatchNorm(const ir::Graph& g, const ir::Node& n,
+                                                        const BatchNormOptions& o);
+
+/// conv (not transposed) / linear -> eval batch norm: the producer's weight and bias become
+/// W * scale and b * scale + shift per output channel (new constants "<producer>_fused_weight"
+/// / "_fused_bias"), the producer keeps its id and the batch norm disappears. Only a single-use
+/// producer with constant weight and constant or absent bias. Statistics "fused", "kept".
+class FuseBatchNormPass : public passes::InPlacePass {
+ public:
+  /// `name`: the pipeline's name for this pass.
+  FuseBatchNormPass(std::string name, BatchNormOptions o);
+
+ protected:
+  Status transform(passes::GraphEditor& ed) override;
+
+ private:
+  BatchNormOptions opts_;
+  size_t fused_, kept_;
+};
+
+/// A remaining eval batch norm -> o.decomposition. Statistic "decomposed".
+class DecomposeBatchNormPass : public passes::InPlacePass {
+ public:
+  DecomposeBatchNormPass(std::string name, BatchNormOptions o);
+
+ protected:
+  Status transform(passes::GraphEditor& ed) override;
+
+ private:
+  BatchNormOptions opts_;
+  size_t decomposed_;
+};
+
+}  // namespace ls::transforms

@@ -1,0 +1,69 @@
+// Constant folding, written once: a call node whose inputs are all constants is evaluated by
+// the reference executor into a new constant (constants without data count with the values
+// the executor synthesises for them, so the folded graph computes what the source computed).
+// The Arm pipeline's FuseConstantArgsPass, XNNPACK's ConstProp and the generic
+// FoldConstantViewsPass are this pass with their targets and ConstantFoldingOptions.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/exec/tensor.h"
+#include "core/passes/editor.h"
+
+namespace ls::passes {
+class PassRegistry;
+}  // namespace ls::passes
+
+namespace ls::transforms {
+
+struct ConstantFoldingOptions {
+  /// Inputs may also be arg-less call nodes (tosa.CONST_SHAPE), evaluated along (Arm).
+  bool argLessProducers = false;
+  /// Constants without data stay unfolded (their values are synthesised from their name, and
+  /// the graph keeps them shape-only) (generic).
+  bool requireData = false;
+  /// Results with more elements stay unfolded (0: no limit) (XNNPACK).
+  int64_t maxElements = 0;
+  /// The folded constant is named after its first constant input ("<w>_folded", Arm) instead
+  /// of after the folded node.
+  bool nameAfterInput = false;
+};
+
+/// Values of `n` evaluated by the reference executor over its inputs, which must all be
+/// get_attr constants of `g` (or arg-less calls when `argLessProducers`): the first output.
+Result<exec::Tensor> evaluateOnConstants(const ir::Graph& g, const ir::Node& n, bool argLessProducers = false);
+
+/// Folds every foldable call of a target op (no targets: of any op with a reference kernel,
+/// except getitem and delegate calls) in graph order, so chains fold in one run. The new
+/// constant keeps the fqn and kind of the node's first constant input. Statistics "folded",
+/// "skipped_no_data", "skipped_large".
+class FoldConstantsPass : public passes::InPlacePass {
+ public:
+  FoldConstantsPass(std::string name, std::string desc, std::vector<std::string> targetOps,
+                    ConstantFoldingOptions o);
+  /// Without target ops: runs when some call has only constant inputs.
+  passes::ShouldRun shouldRunImpl(const ir::Graph& g, const passes::PassContext& ctx) const override;
+
+ protected:
+  Status transform(passes::GraphEditor& ed) override;
+
+ private:
+  /// The first constant input of `n` when every input is a constant (see options), else null.
+  const ir::Node* foldable(const ir::Graph& g, const ir::Node& n) const;
+  ConstantFoldingOptions opts_;
+  size_t folded_, skippedNoData_, skippedLarge_;
+};
+
+/// The generic pipeline's pass: shape-only ops (t/transpose/permute/view/unsqueeze/squeeze) on
+/// constants that carry data; shape-only constants are left alone.
+class FoldConstantViewsPass : public FoldConstantsPass {
+ public:
+  FoldConstantViewsPass();
+};
+
+/// Registers FoldConstantViewsPass.
+void registerConstantFoldingPasses(passes::PassRegistry& r);
+
+}  // namespace ls::transforms

@@ -1,0 +1,24 @@
+// Values of graph constants for the shared transforms: a constant's data, or the values the
+// reference executor synthesises for a shape-only one (so folded weights are exactly what the
+// source graph runs with), and new constants from tensors.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "core/exec/tensor.h"
+#include "core/ir/graph.h"
+
+namespace ls::transforms {
+
+/// Values of a constant: its data, or exec::synthesizeConstant() (what the executor uses).
+exec::Tensor constantValues(const ir::Constant& c);
+/// The constant behind a get_attr value, or null.
+const ir::Constant* constantBehind(const ir::Graph& g, ir::ValueRef r);
+/// Values of a value produced by a get_attr constant; nullopt otherwise.
+std::optional<exec::Tensor> valueOfConstant(const ir::Graph& g, ir::ValueRef r);
+/// A constant holding `t`'s bytes, interned in `store` (its name is given when it is added).
+ir::Constant makeConstant(ir::ConstantStore& store, const exec::Tensor& t,
+                          ir::ConstantKind kind = ir::ConstantKind::Constant, std::string fqn = {});
+
+}  // namespace ls::transforms

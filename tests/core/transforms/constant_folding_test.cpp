@@ -1,0 +1,106 @@
+// Constant folding (core/transforms/constant_folding.h): chains fold in one run with the
+// executor's values, targets restrict what folds, and each option (data required, arg-less
+// producers, size limit, naming) behaves as documented.
+#include "core/transforms/constant_folding.h"
+
+#include <gtest/gtest.h>
+
+#include "transforms_test_util.h"
+
+namespace ls::transforms {
+namespace {
+
+using ir::IntList;
+using passes::PassStatus;
+using test::countOp;
+using test::runPassOn;
+
+/// x[4,3] + (t(w) * t(w)), w a [3,4] parameter (shape-only unless `data`).
+struct ConstChain {
+  test::GraphBuilder b;
+  ir::ValueRef x, t, mul;
+};
+ConstChain chain(bool data) {
+  ConstChain c;
+  c.x = c.b.input("x", {4, 3});
+  auto w = data ? c.b.constant("w", ir::DType::Float32, {3, 4}, test::ramp(12)) : c.b.parameter("w", {3, 4});
+  c.t = c.b.call("aten.t_copy.default", {w}, {}, "t");
+  c.mul = c.b.call("aten.mul.Tensor", {c.t, c.t}, {}, "sq");
+  auto y = c.b.call("aten.add.Tensor", {c.x, c.mul}, {}, "y");
+  c.b.output({y});
+  return c;
+}
+
+TEST(ConstantFolding, AnyOpFoldsChainsWithExecutorValues) {
+  ConstChain c = chain(/*data=*/false);
+  const ir::Graph before = c.b.g;
+  FoldConstantsPass p("ConstPropPass", "all ops", {}, {});
+  ASSERT_EQ(runPassOn(p, c.b.g).status, PassStatus::Changed);
+  EXPECT_EQ(p.statistics()[0].value, 2);
+  EXPECT_EQ(countOp(c.b.g, "aten.t_copy.default") + countOp(c.b.g, "aten.mul.Tensor"), 0u);
+  EXPECT_EQ(countOp(c.b.g, "aten.add.Tensor"), 1u);  // reads the input: stays
+  EXPECT_NE(c.b.g.constant("sq_folded"), nullptr);
+  EXPECT_EQ(c.b.g.constant("sq_folded")->fqn, "w");  // identity of the first constant input
+  EXPECT_EQ(c.b.g.constant("w"), nullptr);           // dead after folding
+  test::expectVerified(c.b.g);
+  EXPECT_EQ(test::maxRelDiff(before, c.b.g), 0.0);
+  EXPECT_EQ(p.shouldRun(c.b.g, passes::PassContext{}).reason, passes::SkipReason::Precondition);
+}
+
+TEST(ConstantFolding, TargetsAndNamingAfterTheInput) {
+  ConstChain c = chain(/*data=*/true);
+  const ir::Graph before = c.b.g;
+  ConstantFoldingOptions o;
+  o.nameAfterInput = true;
+  FoldConstantsPass p("FuseConstantArgsPass", "views", {"aten.t_copy.default"}, o);
+  ASSERT_EQ(runPassOn(p, c.b.g).status, PassStatus::Changed);
+  EXPECT_EQ(countOp(c.b.g, "aten.t_copy.default"), 0u);
+  EXPECT_EQ(countOp(c.b.g, "aten.mul.Tensor"), 1u);  // not a target
+  EXPECT_NE(c.b.g.constant("w_folded"), nullptr);
+  EXPECT_LT(test::maxRelDiff(before, c.b.g), 1e-7);
+}
+
+TEST(ConstantFolding, RequireDataAndSizeLimit) {
+  ConstChain shapeOnly = chain(/*data=*/false);
+  FoldConstantViewsPass views;
+  EXPECT_EQ(runPassOn(views, shapeOnly.b.g).status, PassStatus::Unchanged);
+  EXPECT_EQ(views.statistics()[1].value, 1);  // skipped_no_data
+  ConstChain withData = chain(/*data=*/true);
+  EXPECT_EQ(runPassOn(views, withData.b.g).status, PassStatus::Changed);
+  EXPECT_NE(withData.b.g.constant("t_folded"), nullptr);
+
+  ConstChain big = chain(/*data=*/true);
+  ConstantFoldingOptions small;
+  small.maxElements = 4;
+  FoldConstantsPass p("ConstPropPass", "small only", {}, small);
+  EXPECT_EQ(runPassOn(p, big.b.g).status, PassStatus::Unchanged);
+  EXPECT_EQ(p.statistics()[2].value, 1);  // skipped_large: t (sq then reads a computed value)
+}
+
+TEST(ConstantFolding, ArgLessProducersAreEvaluatedAlongOnlyWhenAllowed) {
+  test::GraphBuilder b;
+  auto w = b.constant("w", ir::DType::Float32, {2, 6}, test::ramp(12));
+  auto shape = b.call("tosa.CONST_SHAPE", {}, {{"values", ir::Arg(IntList{3, 4})}}, "shape");
+  auto r = b.call("tosa.RESHAPE", {w, shape}, {}, "reshape");
+  b.output({r});
+  const ir::Graph before = b.g;
+  ir::Graph g = b.g;
+  FoldConstantsPass strict("Fold", "reshape", {"tosa.RESHAPE"}, {});
+  EXPECT_EQ(runPassOn(strict, g).status, PassStatus::Unchanged);
+  ConstantFoldingOptions o;
+  o.argLessProducers = true;
+  FoldConstantsPass arm("Fold", "reshape", {"tosa.RESHAPE"}, o);
+  ASSERT_EQ(runPassOn(arm, g).status, PassStatus::Changed);
+  EXPECT_EQ(countOp(g, "tosa.RESHAPE") + countOp(g, "tosa.CONST_SHAPE"), 0u);
+  EXPECT_EQ(test::maxRelDiff(before, g), 0.0);
+}
+
+TEST(ConstantFolding, EvaluateRejectsNonConstantInputs) {
+  ConstChain c = chain(/*data=*/true);
+  auto r = evaluateOnConstants(c.b.g, c.b.g.node(c.b.g.findByName("y")));
+  ASSERT_FALSE(r.isOk());
+  EXPECT_NE(r.message().find("'y'"), std::string::npos) << r.message();
+}
+
+}  // namespace
+}  // namespace ls::transforms
