@@ -228,7 +228,16 @@ NodeId Graph::findByName(std::string_view name) const {
 
 Node& Graph::cow(size_t pos) {
   NodePtr& p = nodes_[pos];
-  if (p.use_count() > 1) p = std::make_shared<Node>(*p);
+  if (p.use_count() > 1) {
+    NodePtr copy = std::make_shared<Node>(*p);
+    // The name index holds views into the names of the nodes this graph owns: re-point the
+    // key at the copy before the shared version (which another graph may free) is released.
+    if (namesValid_) {
+      byName_.erase(std::string_view(p->name));
+      byName_.emplace(std::string_view(copy->name), copy->id);
+    }
+    p = std::move(copy);
+  }
   return const_cast<Node&>(*p);  // every Node is created non-const by make_shared<Node>
 }
 

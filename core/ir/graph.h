@@ -175,7 +175,9 @@ class Graph {
   std::vector<NodePtr> nodes_;
   NodeId nextId_ = 0;
   std::vector<std::vector<NodeId>> opIndex_;  // by OpId
-  mutable std::unordered_map<std::string_view, NodeId> byName_;  // views into node names
+  /// Views into the names of nodes this graph holds; cow() re-points a key when it copies a
+  /// node, erase/rename/insert keep it in step, so a key never outlives its string.
+  mutable std::unordered_map<std::string_view, NodeId> byName_;
   mutable bool namesValid_ = false;
   mutable std::unordered_map<std::string, size_t> nameSuffixHint_;  // uniqueName: next suffix to try per base
   mutable std::vector<int32_t> pos_;  // by NodeId
