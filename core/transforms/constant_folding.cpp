@@ -61,23 +61,27 @@ FoldConstantsPass::FoldConstantsPass(std::string name, std::string desc, std::ve
   skippedLarge_ = stat("skipped_large", "candidates left alone because the result is too large");
 }
 
-const ir::Node* FoldConstantsPass::foldable(const ir::Graph& g, const ir::Node& n) const {
-  static const ir::OpId kGetitem = ir::internOp("operator.getitem");
-  static const ir::OpId kDelegate = ir::internOp(exec::kCallDelegateOp);
-  if (!n.isCall() || n.op == kGetitem || n.op == kDelegate || n.outputs.size() != 1 || !n.outputs[0].isTensor())
-    return nullptr;
-  if (targetOps().empty() ? exec::KernelRegistry::instance().find(n.op) == nullptr : !isTargeted(n.op)) return nullptr;
+const ir::Node* constantInputsOf(const ir::Graph& g, const ir::Node& n, bool argLessProducers) {
   const ir::Node* first = nullptr;
   bool ok = true;
   n.forEachInput([&](const ir::ValueRef& r) {
     const ir::Node* p = g.find(r.node);
     if (p && p->kind == ir::NodeKind::GetAttr && g.constant(p->target)) {
       if (!first) first = p;
-    } else if (!(opts_.argLessProducers && p && p->isCall() && p->args.empty())) {
+    } else if (!(argLessProducers && p && p->isCall() && p->args.empty())) {
       ok = false;
     }
   });
   return ok ? first : nullptr;
+}
+
+const ir::Node* FoldConstantsPass::foldable(const ir::Graph& g, const ir::Node& n) const {
+  static const ir::OpId kGetitem = ir::internOp("operator.getitem");
+  static const ir::OpId kDelegate = ir::internOp(exec::kCallDelegateOp);
+  if (!n.isCall() || n.op == kGetitem || n.op == kDelegate || n.outputs.size() != 1 || !n.outputs[0].isTensor())
+    return nullptr;
+  if (targetOps().empty() ? exec::KernelRegistry::instance().find(n.op) == nullptr : !isTargeted(n.op)) return nullptr;
+  return constantInputsOf(g, n, opts_.argLessProducers);
 }
 
 passes::ShouldRun FoldConstantsPass::shouldRunImpl(const ir::Graph& g, const passes::PassContext& ctx) const {
@@ -128,6 +132,45 @@ Status FoldConstantsPass::transform(passes::GraphEditor& ed) {
     bump(folded_);
   }
   if (ed.changed()) ed.eliminateDeadCode();
+  return Status::ok();
+}
+
+FoldConstantsRetracePass::FoldConstantsRetracePass(std::string name, std::string desc,
+                                                   std::vector<std::string> targetOps, ConstantFoldingOptions o)
+    : RetracePass(std::move(name), std::move(desc)), opts_(o) {
+  targets(targetOps);
+  folded_ = stat("folded", "ops folded into constants");
+  skippedNoData_ = stat("skipped_no_data", "candidates left alone because a constant has no data");
+  skippedLarge_ = stat("skipped_large", "candidates left alone because the result is too large");
+}
+
+Status FoldConstantsRetracePass::rewrite(passes::Rewriter& rw) {
+  const ir::Node& n = rw.node();
+  const ir::Graph& g = rw.graph();
+  if (n.outputs.size() != 1 || !n.outputs[0].isTensor() || !allowedToTransform(n)) return Status::ok();
+  const ir::Node* src = constantInputsOf(g, n, opts_.argLessProducers);
+  if (!src) return Status::ok();
+  if (opts_.requireData) {
+    bool allData = true;
+    n.forEachInput([&](const ir::ValueRef& r) {
+      const ir::Constant* c = constantBehind(g, r);
+      allData = allData && (!c || c->hasData());
+    });
+    if (!allData) {
+      bump(skippedNoData_);
+      return Status::ok();
+    }
+  }
+  if (opts_.maxElements > 0 && n.outputs[0].numel() > opts_.maxElements) {
+    bump(skippedLarge_);
+    return Status::ok();
+  }
+  auto values = evaluateOnConstants(g, n, opts_.argLessProducers);
+  if (!values) return values.status().withContext(fmt::format("{}: folding failed: ", name()));
+  const ir::Constant& sc = *g.constant(src->target);
+  ir::Constant c = makeConstant(*g.storePtr(), *values, sc.kind, sc.fqn);
+  rw.replaceWith(rw.addConstant(std::move(c), (opts_.nameAfterInput ? src->name : n.name) + "_folded"));
+  bump(folded_);
   return Status::ok();
 }
 

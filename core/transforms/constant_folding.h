@@ -11,6 +11,7 @@
 
 #include "core/exec/tensor.h"
 #include "core/passes/editor.h"
+#include "core/passes/retrace.h"
 
 namespace ls::passes {
 class PassRegistry;
@@ -55,6 +56,27 @@ class FoldConstantsPass : public passes::InPlacePass {
   ConstantFoldingOptions opts_;
   size_t folded_, skippedNoData_, skippedLarge_;
 };
+
+/// The same fold as a retrace pass over target ops (Arm's FuseConstantArgsPass): each fold is
+/// one hot-node rewrite while the engine rebuilds the graph, so many folds on a large graph
+/// stay linear (the in-place driver pays O(graph) index rebuilds per fold). Chains fold in one
+/// run as well: a folded node's users see the new constant. Same options and statistics.
+class FoldConstantsRetracePass : public passes::RetracePass {
+ public:
+  FoldConstantsRetracePass(std::string name, std::string desc, std::vector<std::string> targetOps,
+                           ConstantFoldingOptions o);
+
+ protected:
+  Status rewrite(passes::Rewriter& rw) override;
+
+ private:
+  ConstantFoldingOptions opts_;
+  size_t folded_, skippedNoData_, skippedLarge_;
+};
+
+/// The first constant input of call `n` when every tensor input is a get_attr constant of `g`
+/// (or an arg-less call with `argLessProducers`), else null. Shared by both drivers.
+const ir::Node* constantInputsOf(const ir::Graph& g, const ir::Node& n, bool argLessProducers);
 
 /// The generic pipeline's pass: shape-only ops (t/transpose/permute/view/unsqueeze/squeeze) on
 /// constants that carry data; shape-only constants are left alone.

@@ -706,7 +706,7 @@ void registerArmDecompositionPasses(passes::PassRegistry& r) {
   // Constant folding (core/transforms/constant_folding.h) of shape/layout ops, TOSA shape
   // operands evaluated along: weights get their target layout at compile time.
   r.add("FuseConstantArgsPass", [] {
-    return std::make_unique<transforms::FoldConstantsPass>(
+    return std::make_unique<transforms::FoldConstantsRetracePass>(
         "FuseConstantArgsPass", "Evaluates shape/layout ops on constants into new constants",
         std::vector<std::string>{"aten.permute_copy.default", "aten.view_copy.default", "aten.t_copy.default",
                                  "aten.transpose_copy.int", "aten.unsqueeze_copy.default", "aten.squeeze_copy.dim",
