@@ -41,10 +41,6 @@ Status fusedClampMeta(ops::MetaCtx& c) {
 }
 
 void registerAll(ops::OpRegistry& r) {
-  auto add = [&](std::string_view text, ops::MetaFn fn) {
-    Status st = r.add(text, fn);
-    if (!st) fmt::print(stderr, "lowerscope: bad xnnpack schema: {}\n", st.message());
-  };
   for (const FusedPair& p : kFused) {
     if (r.find(p.fused)) continue;
     const ops::OpSchema* base = r.find(p.base);
