@@ -78,6 +78,19 @@ void PipelineView::draw(ViewState& s) {
   ImGui::Text("%zu passes: %d changed, %d unchanged, %d skipped, %d failed", t.records.size(), tot.changed, tot.unchanged,
               tot.skipped, tot.failed);
   ImGui::Text("total %s  (showing %zu)", viewmodel::formatDuration(t.totalNs).c_str(), visible_.size());
+  // The run that prepared this one's source (INT: the quantizer's passes), and the way back.
+  if (s.pipelineTrace) {
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme::kChanged), "Run before the pipeline: %s", t.pipeline.c_str());
+    ImGui::SameLine();
+    if (ImGui::SmallButton("back to pipeline")) s.preparationRequest = false;
+  } else if (t.preparation) {
+    const trace::Trace& q = *t.preparation;
+    trace::Trace::Totals qt = q.totals();
+    ImGui::TextWrapped("Prepared by %s: %zu passes (%d changed), %s", q.pipeline.c_str(), q.records.size(), qt.changed,
+                       viewmodel::formatDuration(q.totalNs).c_str());
+    ImGui::SameLine();
+    if (ImGui::SmallButton("show")) s.preparationRequest = true;
+  }
 
   if (tot.failed) {
     // The failure stays visible (not only on hover): the first failed pass and its message.

@@ -45,6 +45,9 @@ struct ViewState {
   // ---- data (immutable, shared)
   viewmodel::TracePtr trace;         ///< run A (the one stepped through)
   viewmodel::TracePtr compareTrace;  ///< run B for the timing comparison (may be null)
+  /// While `trace` shows the run that prepared the pipeline's source (Trace::preparation, the
+  /// quantizer's passes), the pipeline run itself; null otherwise.
+  viewmodel::TracePtr pipelineTrace;
   std::string labelA = "A", labelB = "B";
 
   // ---- selection
@@ -61,6 +64,8 @@ struct ViewState {
   bool centerRequested = false;  ///< centre the graph view on selectedNode
   bool tabChangeRequested = false;
   std::optional<viewmodel::RunConfig> compareRequest;  ///< run B with this config
+  /// Show the preparation run (true) or the pipeline run again (false); the shell swaps.
+  std::optional<bool> preparationRequest;
   std::optional<CaptureRequest> capture;
   std::string statusMessage;  ///< last export / action result for the status bar
 

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "app/cli/commands.h"
+#include "core/quant/quantizer.h"
 #include "core/backends/xnnpack/partitioner.h"
 #include "core/io/lsg.h"
 #include "core/io/lstrace.h"
@@ -93,7 +94,10 @@ int runLower(const LowerCommand& cmd) {
   auto prepared = lowering.prepare(std::move(source));
   if (!prepared) return fail(prepared.message());
   reportQuantize(*prepared);
-  auto outcome = lowering.run(std::move(prepared->graph), model);
+  const std::vector<passes::PassRecord> quantizePasses = prepared->quantizePasses;
+  const std::string quantizeSummary = prepared->quantizeSummary;
+  const int64_t quantizeNs = prepared->quantizeNs;
+  auto outcome = lowering.run(std::move(*prepared), model);
   if (!outcome) return fail(outcome.message());
   const passes::RunResult& res = outcome->result;
   ir::Graph& g = outcome->finalGraph;
@@ -142,6 +146,10 @@ int runLower(const LowerCommand& cmd) {
     s.options = cfg.engine;
     s.records = res.records;
     s.totalNs = res.totalNs;
+    s.quantizePipeline = quant::kQuantizePipelineName;
+    s.quantizeSummary = quantizeSummary;
+    s.quantizePasses = quantizePasses;
+    s.quantizeNs = quantizeNs;
     s.finalGraph = &g;
     if (cmd.pipeline == "xnnpack") {
       xnnpack::PartitionReport pr = xnnpack::partitionReport(g);

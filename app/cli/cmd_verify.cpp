@@ -136,6 +136,7 @@ int runVerify(const VerifyCommand& cmd) {
   if (!prepared) return usageError(prepared.message());
   reportQuantize(*prepared);
   g = std::move(prepared->graph);
+  std::shared_ptr<const trace::Trace> preparation = prepared->preparation;
 
   size_t passCount = 0;
   auto prefixes = verify::registryPrefixes(cmd.pipeline, cmd.disabled, &passCount);
@@ -170,7 +171,10 @@ int runVerify(const VerifyCommand& cmd) {
   session::RunHooks hooks;
   if (cmd.each) hooks.instrumentations.push_back(&each);
   auto tRun = std::chrono::steady_clock::now();
-  auto outcome = lowering.run(std::move(g), model, hooks);
+  session::Prepared run;
+  run.graph = std::move(g);
+  run.preparation = std::move(preparation);
+  auto outcome = lowering.run(std::move(run), model, hooks);
   if (!outcome) return usageError(outcome.message());
   const double runMs = msSince(tRun);
   const passes::RunResult& res = outcome->result;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "app/cli/commands.h"
+#include "core/quant/quantizer.h"
 
 namespace ls::cli {
 
@@ -23,8 +24,15 @@ session::SessionConfig sessionConfig(const LowerCommand& cmd) {
 
 void reportQuantize(const session::Prepared& p) {
   if (p.alreadyQuantized) fmt::print("input already holds quantize/dequantize ops: using it as it is\n");
-  if (p.quantized)
-    fmt::print("quantized the float graph for --profile int (--no-quantize keeps it float): {}\n", p.quantizeSummary);
+  if (!p.quantized) return;
+  fmt::print("quantized the float graph for --profile int (--no-quantize keeps it float): {}\n", p.quantizeSummary);
+  fmt::print("quantizer passes (pipeline {}, {:.3f} ms):\n", quant::kQuantizePipelineName, double(p.quantizeNs) / 1e6);
+  for (const passes::PassRecord& r : p.quantizePasses) {
+    std::string nodes =
+        r.ran() || r.status == passes::PassStatus::Failed ? fmt::format("{} -> {}", r.nodesBefore, r.nodesAfter) : "";
+    fmt::print("  q{:<2} {:<40} {:<10} {:<20} {:>9.3f}  {}\n", r.index, r.name, passes::passStatusName(r.status),
+               passes::skipReasonName(r.reason), double(r.totalNs()) / 1e6, nodes);
+  }
 }
 
 }  // namespace ls::cli

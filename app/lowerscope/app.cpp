@@ -164,9 +164,14 @@ void App::openCompareTrace(const std::string& path) {
 }
 
 void App::adoptTrace(viewmodel::TracePtr t) {
-  state_.trace = std::move(t);
   state_.compareTrace.reset();
+  state_.pipelineTrace.reset();
   state_.labelA = viewmodel::describe(config_);
+  showRun(std::move(t));
+}
+
+void App::showRun(viewmodel::TracePtr t) {
+  state_.trace = std::move(t);
   state_.pinnedPass = viewers::kNoPin;
   state_.subgraphPath.clear();
   state_.fitRequested = true;
@@ -224,6 +229,10 @@ void App::pollJobs() {
       state_.tab = viewers::CenterTab::Timing;
       state_.tabChangeRequested = true;
     }
+  }
+  if (state_.preparationRequest) {
+    if (Status st = showPreparation(*state_.preparationRequest); !st) state_.statusMessage = st.message();
+    state_.preparationRequest.reset();
   }
   if (state_.compareRequest) {
     pendingCompare_ = state_.compareRequest;

@@ -61,6 +61,9 @@ class App final : private ScriptHost {
   void startCompare(const viewmodel::RunConfig& cfg);
   void pollJobs();
   void adoptTrace(viewmodel::TracePtr t);
+  /// Makes `t` the stepped run (selection clamped, layouts requested, window title); keeps the
+  /// comparison. adoptTrace = a new run A; showPreparation swaps with the preparation run.
+  void showRun(viewmodel::TracePtr t);
   void showError(const std::string& msg);
   std::string exportBase() const;
   /// Writes the current run as lstrace, csv, md, chrome or dot (the selected snapshot).
@@ -94,6 +97,7 @@ class App final : private ScriptHost {
   std::vector<std::string> subgraphPath() const override { return state_.subgraphPath; }
   void enterSubgraph(const std::string& name) override;
   void leaveSubgraph() override;
+  Status showPreparation(bool on) override;
   void showView(const std::string& name) override;
   void setSearch(const std::string& text) override;
   bool searchStep(int dir) override;

@@ -29,6 +29,24 @@ void App::leaveSubgraph() {
   if (!state_.subgraphPath.empty()) state_.subgraphPath.pop_back();
 }
 
+Status App::showPreparation(bool on) {
+  if (on == bool(state_.pipelineTrace)) return Status::ok();
+  if (on) {
+    if (!state_.trace || !state_.trace->preparation) return Status::error("this run has no preparation run");
+    viewmodel::TracePtr prep = state_.trace->preparation;
+    state_.pipelineTrace = state_.trace;
+    state_.selectedPass = int(prep->records.size()) - 1;
+    showRun(std::move(prep));
+  } else {
+    viewmodel::TracePtr run = std::exchange(state_.pipelineTrace, nullptr);
+    state_.selectedPass = -1;
+    showRun(std::move(run));
+  }
+  state_.selectedNode = ir::kInvalidNode;
+  state_.statusMessage = on ? "showing the quantizer's passes (the run before the pipeline)" : "back to the pipeline run";
+  return Status::ok();
+}
+
 void App::showView(const std::string& name) {
   if (name == "graph") state_.tab = viewers::CenterTab::Graph, state_.tabChangeRequested = true;
   else if (name == "timing") state_.tab = viewers::CenterTab::Timing, state_.tabChangeRequested = true;

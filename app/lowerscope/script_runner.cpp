@@ -186,6 +186,9 @@ Status ScriptRunner::execute(ScriptHost& host, const ScriptCommand& c) {
       if (host.subgraphPath().empty()) return Status::error("not inside a nested graph");
       host.leaveSubgraph();
       return Status::ok();
+    case ScriptOp::Stage:
+      LS_RETURN_IF_ERROR(needTrace());
+      return host.showPreparation(c.arg == "quantizer");
     case ScriptOp::CompareTrace:
       LS_RETURN_IF_ERROR(needTrace());
       host.openCompareTrace(resolve(c.arg));
@@ -227,6 +230,7 @@ Status ScriptRunner::expect(ScriptHost& host, const ScriptCommand& c) {
     bool ok = c.arg2 == "empty" ? n == 0 : n > 0;
     return ok ? Status::ok() : fail(fmt::format("{} changed/added/removed nodes", n));
   }
+  if (c.arg == "pipeline") return trace->pipeline == c.arg2 ? Status::ok() : fail(trace->pipeline);
   if (c.arg == "graph") {
     std::vector<std::string> path = host.subgraphPath();
     std::string cur = path.empty() ? "main" : path.back();

@@ -64,6 +64,9 @@ class ScriptHost {
   virtual std::vector<std::string> subgraphPath() const = 0;
   virtual void enterSubgraph(const std::string& name) = 0;  ///< opens it in place and fits
   virtual void leaveSubgraph() = 0;
+  /// Shows the run that prepared run A's source (Trace::preparation: the quantizer's passes)
+  /// as the stepped run (true), or run A again (false). Errors when there is no such run.
+  virtual Status showPreparation(bool on) = 0;
 
   // ---- views
   /// "graph" | "timing" (centre tab) | "pipeline" | "inspector" (side panels).

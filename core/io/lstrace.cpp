@@ -21,12 +21,12 @@ static_assert(sizeof(kLstraceIdentifier) == flatbuffers::kFileIdentifierLength +
 namespace {
 
 constexpr uint32_t kVersionMajor = 1;
-constexpr uint32_t kVersionMinor = 0;
+constexpr uint32_t kVersionMinor = 1;
 constexpr uint32_t kVersion = (kVersionMajor << 16) | kVersionMinor;
 constexpr char kProducer[] = "lowerscope";
 // Root + snapshots vector + one Graph (see lsg.cpp: 7 levels + 3 per nested subgraph).
-constexpr flatbuffers::uoffset_t kMaxVerifyDepth = 72;
-static_assert(9 + 3 * kMaxSubgraphNesting <= kMaxVerifyDepth);
+constexpr flatbuffers::uoffset_t kMaxVerifyDepth = 74;
+static_assert(11 + 3 * kMaxSubgraphNesting <= kMaxVerifyDepth);  // +2: preparation run
 
 
 bool sameNode(const ir::Node& a, const ir::Node& b) {
@@ -58,24 +58,28 @@ bool looksLikeTrace(std::string_view bytes) {
   return bytes.size() >= 8 && std::memcmp(bytes.data() + 4, kLstraceIdentifier, 4) == 0;
 }
 
-Result<std::string> serializeTrace(const trace::Trace& t) {
-  if (!t.source) return Status::error("cannot serialise trace: it has no source graph");
-  size_t guess = t.source->size() * 160 * (1 + t.snapshots.size());
-  flatbuffers::FlatBufferBuilder b(std::max<size_t>(4096, std::min<size_t>(guess, size_t(1) << 28)));
-  BlobTableWriter blobs(b);
-  auto source = writeGraph(b, *t.source, &blobs);
-  if (!source) return Status::error("cannot serialise trace source graph: " + source.message());
-  std::vector<flatbuffers::Offset<fb::Graph>> snaps;
+namespace {
+
+using SnapshotOffsets = std::vector<flatbuffers::Offset<fb::Graph>>;
+
+Result<SnapshotOffsets> writeSnapshots(flatbuffers::FlatBufferBuilder& b, const trace::Trace& t,
+                                       BlobTableWriter& blobs, std::string_view what) {
+  SnapshotOffsets snaps;
   snaps.reserve(t.snapshots.size());
   for (size_t i = 0; i < t.snapshots.size(); ++i) {
-    if (!t.snapshots[i]) return Status::error(fmt::format("cannot serialise trace: snapshot {} is empty", i));
+    if (!t.snapshots[i]) return Status::error(fmt::format("cannot serialise {}: snapshot {} is empty", what, i));
     auto s = writeGraph(b, *t.snapshots[i], &blobs);
-    if (!s) return Status::error(fmt::format("cannot serialise trace snapshot {}: {}", i, s.message()));
+    if (!s) return Status::error(fmt::format("cannot serialise {} snapshot {}: {}", what, i, s.message()));
     snaps.push_back(*s);
   }
+  return snaps;
+}
+
+flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::PassRecord>>> writeRecords(
+    flatbuffers::FlatBufferBuilder& b, const std::vector<trace::PassRecord>& records) {
   std::vector<flatbuffers::Offset<fb::PassRecord>> recs;
-  recs.reserve(t.records.size());
-  for (const trace::PassRecord& r : t.records) {
+  recs.reserve(records.size());
+  for (const trace::PassRecord& r : records) {
     std::vector<flatbuffers::Offset<fb::TraceStat>> stats;
     for (const trace::StatValue& s : r.stats)
       stats.push_back(fb::CreateTraceStat(b, b.CreateString(s.name), b.CreateString(s.description), s.value));
@@ -109,7 +113,42 @@ Result<std::string> serializeTrace(const trace::Trace& t) {
     if (r.semantic.checked) rb.add_semantic(sem);
     recs.push_back(rb.Finish());
   }
-  auto recVec = b.CreateVector(recs);
+  return b.CreateVector(recs);
+}
+
+}  // namespace
+
+Result<std::string> serializeTrace(const trace::Trace& t) {
+  if (!t.source) return Status::error("cannot serialise trace: it has no source graph");
+  const trace::Trace* prep = t.preparation.get();
+  if (prep && !prep->source) return Status::error("cannot serialise trace: its preparation run has no source graph");
+  size_t guess = t.source->size() * 160 * (1 + t.snapshots.size() + (prep ? 1 + prep->snapshots.size() : 0));
+  flatbuffers::FlatBufferBuilder b(std::max<size_t>(4096, std::min<size_t>(guess, size_t(1) << 28)));
+  BlobTableWriter blobs(b);
+  auto source = writeGraph(b, *t.source, &blobs);
+  if (!source) return Status::error("cannot serialise trace source graph: " + source.message());
+  LS_ASSIGN_OR_RETURN(snaps, writeSnapshots(b, t, blobs, "trace"));
+  auto recVec = writeRecords(b, t.records);
+  flatbuffers::Offset<fb::PreparationRun> prepRun;
+  if (prep) {
+    auto psource = writeGraph(b, *prep->source, &blobs);
+    if (!psource) return Status::error("cannot serialise the preparation run's source graph: " + psource.message());
+    LS_ASSIGN_OR_RETURN(psnaps, writeSnapshots(b, *prep, blobs, "preparation run"));
+    auto precs = writeRecords(b, prep->records);
+    auto psnapVec = b.CreateVector(psnaps);
+    auto ppipeline = b.CreateString(prep->pipeline);
+    auto pmodel = b.CreateString(prep->model);
+    fb::PreparationRunBuilder pb(b);
+    pb.add_pipeline(ppipeline);
+    pb.add_model(pmodel);
+    pb.add_profile(uint8_t(prep->profile));
+    pb.add_target(uint8_t(prep->target));
+    pb.add_total_ns(prep->totalNs);
+    pb.add_source(*psource);
+    pb.add_records(precs);
+    pb.add_snapshots(psnapVec);
+    prepRun = pb.Finish();
+  }
   auto snapVec = b.CreateVector(snaps);
   auto blobVec = blobs.finish();
   if (blobs.full()) return Status::error("cannot serialise trace: constant data exceeds the 1 GiB limit");
@@ -131,6 +170,7 @@ Result<std::string> serializeTrace(const trace::Trace& t) {
   fbld.add_records(recVec);
   fbld.add_snapshots(snapVec);
   fbld.add_blobs(blobVec);
+  if (prep) fbld.add_preparation(prepRun);
   fb::FinishLstraceFileBuffer(b, fbld.Finish());
   return std::string(reinterpret_cast<const char*>(b.GetBufferPointer()), b.GetSize());
 }
@@ -141,47 +181,19 @@ Status saveTrace(const trace::Trace& t, const std::string& path) {
   return writeFileAtomic(path, *bytes);
 }
 
-Result<trace::Trace> loadTraceBytes(std::string_view bytes, const std::string& sourceName) {
-  auto fbytes = FlatbufferBytes::open(bytes, sourceName, kLstraceIdentifier, "an .lstrace trace", "an .lstrace file");
-  if (!fbytes) return fbytes.status();
-  const uint8_t* data = fbytes->data();
-  flatbuffers::Verifier verifier(data, bytes.size(), fbytes->verifierOptions(kMaxVerifyDepth));
-  if (!fb::VerifyLstraceFileBuffer(verifier))
-    return Status::error(sourceName + ": corrupt .lstrace file (flatbuffers verification failed: truncated or damaged)");
+namespace {
 
-  const fb::LstraceFile* file = fb::GetLstraceFile(data);
-  uint32_t major = file->version() >> 16, minor = file->version() & 0xffff;
-  if (major == 0 || major > kVersionMajor)
-    return Status::error(fmt::format("{}: unsupported .lstrace format version {}.{} (this build reads {}.x)",
-                                     sourceName, major, minor, kVersionMajor));
-  if (!file->source()) return Status::error(sourceName + ": .lstrace file has no source graph");
-  if (file->profile() >= uint8_t(passes::Profile::COUNT))
-    return Status::error(fmt::format("{}: invalid profile {} (expected 0..{})", sourceName, file->profile(),
-                                     int(passes::Profile::COUNT) - 1));
-  if (file->target() >= uint8_t(passes::Target::COUNT))
-    return Status::error(fmt::format("{}: invalid target {} (expected 0..{})", sourceName, file->target(),
-                                     int(passes::Target::COUNT) - 1));
-
-  trace::Trace t;
-  t.model = file->model() ? file->model()->str() : "";
-  t.pipeline = file->pipeline() ? file->pipeline()->str() : "";
-  t.profile = passes::Profile(file->profile());
-  t.target = passes::Target(file->target());
-  t.options.skip = file->opt_skip();
-  t.options.fastCopy = file->opt_fast_copy();
-  t.options.cache = file->opt_cache();
-  t.totalNs = file->total_ns();
-
-  BlobTableReader blobs(file->blobs(), std::make_shared<ir::ConstantStore>());
-  ReadGraphOptions ro;
-  ro.blobs = &blobs;
-  auto src = readGraph(file->source(), sourceName + " (source graph)", ro);
+/// Reads one run (source graph, snapshots sharing nodes with their predecessor, records) into `t`.
+Status readRun(const fb::Graph* source, const flatbuffers::Vector<flatbuffers::Offset<fb::Graph>>* snapshots,
+               const flatbuffers::Vector<flatbuffers::Offset<fb::PassRecord>>* records, const std::string& sourceName,
+               const ReadGraphOptions& ro, trace::Trace& t) {
+  auto src = readGraph(source, sourceName + " (source graph)", ro);
   if (!src) return src.status();
   t.source = std::make_shared<const ir::Graph>(std::move(*src));
   const ir::Graph* prev = t.source.get();
-  if (file->snapshots()) {
-    for (flatbuffers::uoffset_t i = 0; i < file->snapshots()->size(); ++i) {
-      auto g = readGraph(file->snapshots()->Get(i), fmt::format("{} (snapshot {})", sourceName, i), ro);
+  if (snapshots) {
+    for (flatbuffers::uoffset_t i = 0; i < snapshots->size(); ++i) {
+      auto g = readGraph(snapshots->Get(i), fmt::format("{} (snapshot {})", sourceName, i), ro);
       if (!g) return g.status();
       auto shared = std::make_shared<const ir::Graph>(shareWith(std::move(*g), *prev));
       t.snapshots.push_back(shared);
@@ -189,9 +201,9 @@ Result<trace::Trace> loadTraceBytes(std::string_view bytes, const std::string& s
     }
   }
   int32_t nsnap = int32_t(t.snapshots.size());
-  if (file->records()) {
-    for (flatbuffers::uoffset_t i = 0; i < file->records()->size(); ++i) {
-      const fb::PassRecord* fr = file->records()->Get(i);
+  if (records) {
+    for (flatbuffers::uoffset_t i = 0; i < records->size(); ++i) {
+      const fb::PassRecord* fr = records->Get(i);
       trace::PassRecord r;
       r.index = fr->index();
       r.name = fr->name() ? fr->name()->str() : "";
@@ -235,6 +247,60 @@ Result<trace::Trace> loadTraceBytes(std::string_view bytes, const std::string& s
       }
       t.records.push_back(std::move(r));
     }
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+Result<trace::Trace> loadTraceBytes(std::string_view bytes, const std::string& sourceName) {
+  auto fbytes = FlatbufferBytes::open(bytes, sourceName, kLstraceIdentifier, "an .lstrace trace", "an .lstrace file");
+  if (!fbytes) return fbytes.status();
+  const uint8_t* data = fbytes->data();
+  flatbuffers::Verifier verifier(data, bytes.size(), fbytes->verifierOptions(kMaxVerifyDepth));
+  if (!fb::VerifyLstraceFileBuffer(verifier))
+    return Status::error(sourceName + ": corrupt .lstrace file (flatbuffers verification failed: truncated or damaged)");
+
+  const fb::LstraceFile* file = fb::GetLstraceFile(data);
+  uint32_t major = file->version() >> 16, minor = file->version() & 0xffff;
+  if (major == 0 || major > kVersionMajor)
+    return Status::error(fmt::format("{}: unsupported .lstrace format version {}.{} (this build reads {}.x)",
+                                     sourceName, major, minor, kVersionMajor));
+  if (!file->source()) return Status::error(sourceName + ": .lstrace file has no source graph");
+  if (file->profile() >= uint8_t(passes::Profile::COUNT))
+    return Status::error(fmt::format("{}: invalid profile {} (expected 0..{})", sourceName, file->profile(),
+                                     int(passes::Profile::COUNT) - 1));
+  if (file->target() >= uint8_t(passes::Target::COUNT))
+    return Status::error(fmt::format("{}: invalid target {} (expected 0..{})", sourceName, file->target(),
+                                     int(passes::Target::COUNT) - 1));
+
+  trace::Trace t;
+  t.model = file->model() ? file->model()->str() : "";
+  t.pipeline = file->pipeline() ? file->pipeline()->str() : "";
+  t.profile = passes::Profile(file->profile());
+  t.target = passes::Target(file->target());
+  t.options.skip = file->opt_skip();
+  t.options.fastCopy = file->opt_fast_copy();
+  t.options.cache = file->opt_cache();
+  t.totalNs = file->total_ns();
+
+  BlobTableReader blobs(file->blobs(), std::make_shared<ir::ConstantStore>());
+  ReadGraphOptions ro;
+  ro.blobs = &blobs;
+  LS_RETURN_IF_ERROR(readRun(file->source(), file->snapshots(), file->records(), sourceName, ro, t));
+  if (const fb::PreparationRun* pr = file->preparation()) {
+    const std::string where = sourceName + " (preparation run)";
+    if (!pr->source()) return Status::error(where + ": it has no source graph");
+    if (pr->profile() >= uint8_t(passes::Profile::COUNT) || pr->target() >= uint8_t(passes::Target::COUNT))
+      return Status::error(fmt::format("{}: invalid profile {} or target {}", where, pr->profile(), pr->target()));
+    auto prep = std::make_shared<trace::Trace>();
+    prep->pipeline = pr->pipeline() ? pr->pipeline()->str() : "";
+    prep->model = pr->model() ? pr->model()->str() : "";
+    prep->profile = passes::Profile(pr->profile());
+    prep->target = passes::Target(pr->target());
+    prep->totalNs = pr->total_ns();
+    LS_RETURN_IF_ERROR(readRun(pr->source(), pr->snapshots(), pr->records(), where, ro, *prep));
+    t.preparation = std::move(prep);
   }
   return t;
 }

@@ -1,6 +1,8 @@
 // JSON summary of a pipeline run.
 #include "core/io/summary.h"
 
+#include <array>
+
 #include "core/util/json_writer.h"
 
 namespace ls::io {
@@ -14,17 +16,12 @@ std::map<std::string, int64_t> opHistogram(const ir::Graph& g, bool includeNeste
   return h;
 }
 
-std::string runSummaryJson(const RunSummary& s) {
-  JsonWriter w;
-  w.beginObject();
-  w.field("model", s.model).field("pipeline", s.pipeline);
-  w.field("profile", passes::profileName(s.profile)).field("target", passes::targetName(s.target));
-  w.key("options").beginObject();
-  w.field("skip", s.options.skip).field("fast_copy", s.options.fastCopy).field("cache", s.options.cache);
-  w.endObject();
-  w.key("passes").beginArray();
+namespace {
+
+/// One JSON object per record; returns {ran, skipped, changed, failed}.
+std::array<int, 4> writeRecords(JsonWriter& w, const std::vector<trace::PassRecord>& records) {
   int ran = 0, skipped = 0, changed = 0, failed = 0;
-  for (const trace::PassRecord& r : s.records) {
+  for (const trace::PassRecord& r : records) {
     w.beginObject();
     w.field("index", r.index).field("name", r.name).field("status", passes::passStatusName(r.status));
     w.field("reason", passes::skipReasonName(r.reason));
@@ -57,6 +54,30 @@ std::string runSummaryJson(const RunSummary& s) {
       default: break;
     }
   }
+  return {ran, skipped, changed, failed};
+}
+
+}  // namespace
+
+std::string runSummaryJson(const RunSummary& s) {
+  JsonWriter w;
+  w.beginObject();
+  w.field("model", s.model).field("pipeline", s.pipeline);
+  w.field("profile", passes::profileName(s.profile)).field("target", passes::targetName(s.target));
+  w.key("options").beginObject();
+  w.field("skip", s.options.skip).field("fast_copy", s.options.fastCopy).field("cache", s.options.cache);
+  w.endObject();
+  if (!s.quantizePasses.empty()) {
+    w.key("quantize").beginObject();
+    w.field("pipeline", s.quantizePipeline).field("summary", s.quantizeSummary);
+    w.field("ms", double(s.quantizeNs) / 1e6);
+    w.key("passes").beginArray();
+    writeRecords(w, s.quantizePasses);
+    w.endArray();
+    w.endObject();
+  }
+  w.key("passes").beginArray();
+  const auto [ran, skipped, changed, failed] = writeRecords(w, s.records);
   w.endArray();
   w.key("totals").beginObject();
   w.field("ms", double(s.totalNs) / 1e6).field("ran", ran).field("skipped", skipped);

@@ -18,6 +18,11 @@ struct RunSummary {
   passes::EngineOptions options;
   std::vector<trace::PassRecord> records;
   int64_t totalNs = 0;
+  /// INT profile over a float graph: the quantizer's run before the pipeline ("quantize":
+  /// {pipeline, summary, ms, passes[]} in the JSON; omitted when empty).
+  std::string quantizePipeline, quantizeSummary;
+  std::vector<trace::PassRecord> quantizePasses;
+  int64_t quantizeNs = 0;
   const ir::Graph* finalGraph = nullptr;
   /// Extra top-level fields under "final" (e.g. delegates), written as integers / op counts.
   std::map<std::string, int64_t> finalExtras;

@@ -156,14 +156,6 @@ transforms::BatchNormOptions batchNormOptions() {
   return o;
 }
 
-Result<size_t> runBatchNormPass(passes::Pass& p, ir::Graph& g) {
-  passes::PassContext ctx;
-  ctx.profile = passes::Profile::INT;
-  passes::PassResult r = p.run(g, ctx);
-  if (r.status == passes::PassStatus::Failed) return Status::error("quantizer: " + r.message);
-  return size_t(p.statistics()[0].value);
-}
-
 // ---------------------------------------------------------------- annotation
 
 struct UnionFind {
@@ -529,37 +521,164 @@ bool quantizationDisabled(const ir::Graph& g, const ir::Node& n, const QuantizeO
   return !o.global;
 }
 
-Status transformForAnnotation(ir::Graph& g, const QuantizeOptions& o, QuantizeReport& report) {
-  // TOSAQuantizer._set_disallow_tfa_for_nodes: the flag is "this node's config is None".
-  report.disallowed = 0;
-  std::vector<std::pair<NodeId, bool>> flags;
-  for (const ir::NodePtr& p : g.nodes()) flags.emplace_back(p->id, quantizationDisabled(g, *p, o));
-  for (auto [id, off] : flags) {
-    const bool has = g.node(id).hasFlag(ir::kFlagDisallowTransform);
-    if (has != off) {
-      ir::Node& n = g.mutableNode(id);
-      n.flags = off ? (n.flags | ir::kFlagDisallowTransform) : (n.flags & ~uint32_t(ir::kFlagDisallowTransform));
-    }
-    report.disallowed += off;
+namespace {
+
+/// TOSAQuantizer._set_disallow_tfa_for_nodes: every node whose quantisation config is None
+/// gets kFlagDisallowTransform, every other node loses it. The transform-for-annotation passes
+/// that follow honour the flag, so float-only parts stay untouched.
+class SetDisallowTfaForNodesPass : public passes::Pass {
+ public:
+  SetDisallowTfaForNodesPass(const QuantizeOptions& o, QuantizeReport& report)
+      : Pass("SetDisallowTfaForNodesPass", "flag nodes without a quantization config: transforms leave them float"),
+        o_(o),
+        report_(report) {
+    flagged_ = stat("disallowed", "nodes without a quantization config (stay float)");
+    changed_ = stat("flags_changed", "nodes whose disallow-transform flag changed");
   }
-  passes::PassManager pm;
-  pm.pipelineName = "quantizer-transform-for-annotation";
+
+ protected:
+  passes::PassResult runImpl(ir::Graph& g, passes::PassContext&) override {
+    report_.disallowed = 0;
+    std::vector<std::pair<NodeId, bool>> flags;
+    for (const ir::NodePtr& p : g.nodes()) flags.emplace_back(p->id, quantizationDisabled(g, *p, o_));
+    for (auto [id, off] : flags) {
+      const bool has = g.node(id).hasFlag(ir::kFlagDisallowTransform);
+      if (has != off) {
+        ir::Node& n = g.mutableNode(id);
+        n.flags = off ? (n.flags | ir::kFlagDisallowTransform) : (n.flags & ~uint32_t(ir::kFlagDisallowTransform));
+        bump(changed_);
+      }
+      report_.disallowed += off;
+    }
+    bump(flagged_, int64_t(report_.disallowed));
+    return passes::PassResult::of(statistics()[changed_].value > 0);
+  }
+
+ private:
+  const QuantizeOptions& o_;
+  QuantizeReport& report_;
+  size_t flagged_, changed_;
+};
+
+/// prepare_pt2e's batch-norm handling as a pass of the quantizer's run: runs the shared fold
+/// or decomposition (core/transforms/batch_norm.h) under its own name, targets and statistics,
+/// and stores its first counter (batch norms changed) in the report.
+class CountedPass : public passes::Pass {
+ public:
+  CountedPass(std::unique_ptr<passes::Pass> inner, size_t& counter)
+      : Pass(inner->name(), inner->description()), inner_(std::move(inner)), counter_(counter) {
+    std::vector<std::string> ops;
+    for (ir::OpId op : inner_->targetOps()) ops.emplace_back(ir::opName(op));
+    targets(ops);
+    checkAllowed(inner_->checksAllowedToTransform());
+    appliesTo(inner_->applicability());
+    for (const passes::Statistic& st : inner_->statistics()) stat(st.name, st.description);
+  }
+  bool allowedToTransform(const ir::Node& n) const override { return inner_->allowedToTransform(n); }
+
+ protected:
+  passes::ShouldRun shouldRunImpl(const ir::Graph& g, const passes::PassContext& ctx) const override {
+    return inner_->shouldRun(g, ctx);
+  }
+  passes::PassResult runImpl(ir::Graph& g, passes::PassContext& ctx) override {
+    passes::PassResult r = inner_->run(g, ctx);
+    const auto& st = inner_->statistics();
+    for (size_t i = 0; i < st.size() && i < statistics().size(); ++i) bump(i, st[i].value);
+    if (!st.empty()) counter_ = size_t(st[0].value);
+    return r;
+  }
+
+ private:
+  std::unique_ptr<passes::Pass> inner_;
+  size_t& counter_;
+};
+
+Status annotateCalibrateConvert(ir::Graph& g, const QuantizeOptions& o, QuantizeReport& report);
+
+/// prepare_pt2e annotation, min/max calibration over seeded runs and convert_pt2e (q/dq pairs,
+/// int8 per-channel weights, int32 biases, folded constant operands) as one pass.
+class QuantizePt2ePass : public passes::Pass {
+ public:
+  QuantizePt2ePass(const QuantizeOptions& o, QuantizeReport& report)
+      : Pass("QuantizePt2ePass",
+             "annotate (TOSAQuantizer rules), calibrate min/max observers on seeded runs, convert: q/dq pairs, "
+             "int8 per-channel weights, int32 biases"),
+        o_(o),
+        report_(report) {
+    annotated_ = stat("annotated_nodes", "nodes given a quantization annotation");
+    observers_ = stat("observers", "distinct activation observers (distinct activation qparams)");
+    qdq_ = stat("qdq_pairs", "activation values given a quantize/dequantize pair or a folded int8 constant");
+    weights_ = stat("per_channel_weights", "conv/linear weights quantized per output channel to int8");
+    biases_ = stat("int32_biases", "biases quantized to int32 (input scale x weight scale)");
+    folded_ = stat("folded_constants", "float constant operands folded to int8 constants");
+    calib_ = stat("calibration_runs", "seeded runs of the reference executor observing min/max");
+  }
+
+ protected:
+  passes::PassResult runImpl(ir::Graph& g, passes::PassContext&) override {
+    Status s = annotateCalibrateConvert(g, o_, report_);
+    if (!s.isOk()) return passes::PassResult::failed(s.message());
+    bump(annotated_, int64_t(report_.annotatedNodes));
+    bump(observers_, int64_t(report_.observers));
+    bump(qdq_, int64_t(report_.quantizedValues));
+    bump(weights_, int64_t(report_.perChannelWeights));
+    bump(biases_, int64_t(report_.int32Biases));
+    bump(folded_, int64_t(report_.foldedConstants));
+    bump(calib_, o_.calibrationRuns);
+    return passes::PassResult::changed();
+  }
+
+ private:
+  const QuantizeOptions& o_;
+  QuantizeReport& report_;
+  size_t annotated_, observers_, qdq_, weights_, biases_, folded_, calib_;
+};
+
+/// The transform-for-annotation part of the quantizer's run: the flag pass, the built-in
+/// decompositions, then the extra passes by name.
+Status addTfaPasses(passes::PassManager& pm, const QuantizeOptions& o, QuantizeReport& report) {
+  pm.add(std::make_unique<SetDisallowTfaForNodesPass>(o, report));
   for (auto& p : builtinTfaPasses()) pm.add(std::move(p));
   for (const std::string& name : o.extraTfaPasses) {
     auto p = passes::PassRegistry::instance().create(name);
     if (!p) return Status::error(fmt::format("transform for annotation: unknown pass '{}'", name));
     pm.add(std::move(p));
   }
+  return Status::ok();
+}
+
+/// Runs `pm` over `g` as the quantizer's own pipeline (INT profile, structural verifier after
+/// every changed pass, statistics, then the caller's instrumentations).
+Result<passes::RunResult> runQuantizerPipeline(passes::PassManager& pm, ir::Graph& g,
+                                               const std::vector<passes::Instrumentation*>& instrumentations) {
   passes::VerifierInstrumentation verifier;
+  passes::StatisticsInstrumentation stats;
   pm.addInstrumentation(&verifier);
+  pm.addInstrumentation(&stats);  // before the caller's recorders, so records carry the counters
+  for (passes::Instrumentation* i : instrumentations) pm.addInstrumentation(i);
   passes::PassContext ctx;
   ctx.profile = passes::Profile::INT;
   ops::InferenceCache cache;
   ctx.cache = &cache;
-  passes::RunResult res = pm.run(g, ctx);
+  return pm.run(g, ctx);
+}
+
+void collectChanged(const passes::RunResult& res, size_t first, size_t count, QuantizeReport& report) {
+  for (size_t i = first; i < std::min(res.records.size(), first + count); ++i)
+    if (res.records[i].status == passes::PassStatus::Changed) report.tfaChanged.push_back(res.records[i].name);
+}
+
+}  // namespace
+
+Status transformForAnnotation(ir::Graph& g, const QuantizeOptions& o, QuantizeReport& report) {
+  passes::PassManager pm;
+  pm.pipelineName = kQuantizePipelineName;
+  LS_RETURN_IF_ERROR(addTfaPasses(pm, o, report));
+  const size_t count = pm.passes().size();
+  LS_ASSIGN_OR_RETURN(res, runQuantizerPipeline(pm, g, {}));
   if (res.failedIndex >= 0) return Status::error("transform for annotation: " + res.failure);
-  for (const auto& r : res.records)
-    if (r.status == passes::PassStatus::Changed) report.tfaChanged.push_back(r.name);
+  // The flag pass is not a transform: tfaChanged lists the decompositions that changed.
+  collectChanged(res, 1, count - 1, report);
   return Status::ok();
 }
 
@@ -640,7 +759,8 @@ class Rebuilder {
 
 }  // namespace
 
-Result<QuantizeReport> quantizeGraph(ir::Graph& g, const QuantizeOptions& o) {
+Result<QuantizeReport> quantizeGraph(ir::Graph& g, const QuantizeOptions& o,
+                                     const std::vector<passes::Instrumentation*>& instrumentations) {
   QuantizeReport report;
   if (exec::hasQuantOps(g)) {
     report.alreadyQuantized = true;
@@ -648,16 +768,32 @@ Result<QuantizeReport> quantizeGraph(ir::Graph& g, const QuantizeOptions& o) {
   }
   if (o.calibrationRuns < 1) return Status::error("quantizer: calibrationRuns must be at least 1");
   exec::materializeConstants(g);
-  LS_RETURN_IF_ERROR(transformForAnnotation(g, o, report));
-  if (o.foldBatchNorm) {
-    transforms::FuseBatchNormPass fold("FuseBatchNorm2dPass", batchNormOptions());
-    LS_ASSIGN_OR_RETURN(folded, runBatchNormPass(fold, g));
-    report.batchNormsFolded = folded;
+  passes::PassManager pm;
+  pm.pipelineName = kQuantizePipelineName;
+  LS_RETURN_IF_ERROR(addTfaPasses(pm, o, report));
+  const size_t tfaCount = pm.passes().size();
+  if (o.foldBatchNorm)
+    pm.add(std::make_unique<CountedPass>(
+        std::make_unique<transforms::FuseBatchNormPass>("FuseBatchNorm2dPass", batchNormOptions()),
+        report.batchNormsFolded));
+  pm.add(std::make_unique<CountedPass>(
+      std::make_unique<transforms::DecomposeBatchNormPass>("DecomposeBatchNormNoStatsPass", batchNormOptions()),
+      report.batchNormsDecomposed));
+  pm.add(std::make_unique<QuantizePt2ePass>(o, report));
+  LS_ASSIGN_OR_RETURN(res, runQuantizerPipeline(pm, g, instrumentations));
+  if (res.failedIndex >= 0) {
+    if (size_t(res.failedIndex) < tfaCount) return Status::error("transform for annotation: " + res.failure);
+    return Status::error("quantizer: " + res.failure);
   }
-  transforms::DecomposeBatchNormPass decompose("DecomposeBatchNormNoStatsPass", batchNormOptions());
-  LS_ASSIGN_OR_RETURN(decomposed, runBatchNormPass(decompose, g));
-  report.batchNormsDecomposed = decomposed;
+  collectChanged(res, 1, tfaCount - 1, report);
+  report.passes = std::move(res.records);
+  report.totalNs = res.totalNs;
+  return report;
+}
 
+namespace {
+
+Status annotateCalibrateConvert(ir::Graph& g, const QuantizeOptions& o, QuantizeReport& report) {
   Annotation ann = annotate(g, o);
   report.annotatedNodes = ann.annotatedNodes;
 
@@ -838,8 +974,9 @@ Result<QuantizeReport> quantizeGraph(ir::Graph& g, const QuantizeOptions& o) {
   report.observers = usedRoots.size();
   g = std::move(rb.graph());
   removeDeadConstants(g);
-  LS_RETURN_IF_ERROR(passes::VerifierInstrumentation::verifyGraph(g).withContext("quantizer produced an invalid graph: "));
-  return report;
+  return Status::ok();  // the quantizer's run verifies the graph after this pass
 }
+
+}  // namespace
 
 }  // namespace ls::quant

@@ -26,6 +26,8 @@
 #include <vector>
 
 #include "core/ir/graph.h"
+#include "core/passes/pass_manager.h"
+#include "core/passes/pass_record.h"
 #include "core/util/status.h"
 
 namespace ls::quant {
@@ -79,6 +81,9 @@ struct QuantizeReport {
   /// int8 per-tensor constants feeding dequantize_per_tensor (foldWeightQuantize).
   size_t foldedConstants = 0;
   size_t perChannelWeights = 0, int32Biases = 0;
+  /// One record per pass of the quantizer's run (status, ms, node counts, statistics).
+  std::vector<passes::PassRecord> passes;
+  int64_t totalNs = 0;
   /// One line, e.g. "74 activation q/dq pairs (52 observers), 53 per-channel int8 weights, 53 int32
   /// biases, 2 per-tensor int8 constants, ...".
   std::string summary() const;
@@ -95,9 +100,20 @@ bool quantizationDisabled(const ir::Graph& g, const ir::Node& n, const QuantizeO
 /// the others), then runs the transform-for-annotation passes. Fills disallowed/tfaChanged.
 Status transformForAnnotation(ir::Graph& g, const QuantizeOptions& o, QuantizeReport& report);
 
+/// The name of the quantizer's own pipeline run, as it appears in a trace.
+inline constexpr const char* kQuantizePipelineName = "quantize-pt2e";
+
 /// Quantises `g` in place (steps 1-5). Shape-only constants are materialised first (their
 /// synthesised values become data). A graph with quantized_decomposed ops is left unchanged
 /// (report.alreadyQuantized). Errors name the node.
-Result<QuantizeReport> quantizeGraph(ir::Graph& g, const QuantizeOptions& o = {});
+///
+/// The steps run as passes of a PassManager (pipeline kQuantizePipelineName, INT profile,
+/// structural verifier after every changed pass): SetDisallowTfaForNodesPass, the
+/// transform-for-annotation decompositions (and extraTfaPasses), FuseBatchNorm2dPass (when
+/// foldBatchNorm), DecomposeBatchNormNoStatsPass, QuantizePt2ePass (annotate, calibrate,
+/// convert). `instrumentations` observe that run like any pipeline's (a TraceRecorder there
+/// records the quantizer's changes pass by pass; LoweringSession does this).
+Result<QuantizeReport> quantizeGraph(ir::Graph& g, const QuantizeOptions& o = {},
+                                     const std::vector<passes::Instrumentation*>& instrumentations = {});
 
 }  // namespace ls::quant

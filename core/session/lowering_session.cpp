@@ -52,10 +52,22 @@ Result<Prepared> LoweringSession::prepare(ir::Graph g) const {
       } else {
         quant::QuantizeOptions o;
         o.seed = cfg_.seed;
-        auto rep = quant::quantizeGraph(g, o);
+        trace::TraceRecorder recorder;
+        std::vector<passes::Instrumentation*> instr;
+        if (cfg_.recordTrace) instr.push_back(&recorder);
+        auto rep = quant::quantizeGraph(g, o, instr);
         if (!rep) return Status::error("quantizing the float graph for the INT profile failed: " + rep.message());
         p.quantized = true;
         p.quantizeSummary = rep->summary();
+        p.quantizePasses = rep->passes;
+        p.quantizeNs = rep->totalNs;
+        if (cfg_.recordTrace) {
+          trace::Trace t = recorder.take();
+          t.pipeline = quant::kQuantizePipelineName;
+          t.profile = passes::Profile::INT;
+          t.target = cfg_.target;
+          p.preparation = std::make_shared<const trace::Trace>(std::move(t));
+        }
       }
     }
     if (cfg_.materializeConstants) exec::materializeConstants(g);
@@ -67,6 +79,11 @@ Result<Prepared> LoweringSession::prepare(ir::Graph g) const {
 }
 
 Result<Outcome> LoweringSession::run(ir::Graph g, const std::string& model, const RunHooks& hooks) const {
+  return runWith(std::move(g), model, hooks, nullptr);
+}
+
+Result<Outcome> LoweringSession::runWith(ir::Graph g, const std::string& model, const RunHooks& hooks,
+                                         std::shared_ptr<const trace::Trace> preparation) const {
   LS_ASSIGN_OR_RETURN(pm, buildPassManager());
   passes::PassContext ctx;
   ctx.profile = cfg_.profile;
@@ -100,22 +117,34 @@ Result<Outcome> LoweringSession::run(ir::Graph g, const std::string& model, cons
     t.profile = cfg_.profile;
     t.target = cfg_.target;
     t.options = cfg_.engine;
+    if (preparation && preparation->model.empty()) {
+      auto prep = std::make_shared<trace::Trace>(*preparation);
+      prep->model = model;
+      preparation = std::move(prep);
+    }
+    t.preparation = std::move(preparation);
     o.trace = std::make_shared<const trace::Trace>(std::move(t));
   }
   o.finalGraph = std::move(g);
   return o;
 }
 
+Result<Outcome> LoweringSession::run(Prepared p, const std::string& model, const RunHooks& hooks) const {
+  return runWith(std::move(p.graph), model, hooks, std::move(p.preparation));
+}
+
 Result<Outcome> LoweringSession::lower(ir::Graph g, const std::string& model, const RunHooks& hooks,
                                        Prepared* prepared) const {
   LS_ASSIGN_OR_RETURN(p, prepare(std::move(g)));
-  ir::Graph work = std::move(p.graph);
   if (prepared) {
     prepared->quantized = p.quantized;
     prepared->quantizeSummary = p.quantizeSummary;
     prepared->alreadyQuantized = p.alreadyQuantized;
+    prepared->preparation = p.preparation;
+    prepared->quantizePasses = p.quantizePasses;
+    prepared->quantizeNs = p.quantizeNs;
   }
-  return run(std::move(work), model, hooks);
+  return run(std::move(p), model, hooks);
 }
 
 }  // namespace ls::session

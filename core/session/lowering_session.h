@@ -45,7 +45,14 @@ struct Prepared {
   ir::Graph graph;
   bool quantized = false;    ///< the session quantized a float graph
   std::string quantizeSummary;  ///< the quantizer's one-line report when quantized
+  /// The quantizer's passes (one record each) and their total time, when quantized.
+  std::vector<passes::PassRecord> quantizePasses;
+  int64_t quantizeNs = 0;
   bool alreadyQuantized = false;  ///< INT profile, but the input already held q/dq ops
+  /// The quantizer's passes recorded as their own run (source: the float graph; final graph:
+  /// `graph`), when the session quantized and records traces; attached to the pipeline's
+  /// trace as Trace::preparation by run(Prepared, ...).
+  std::shared_ptr<const trace::Trace> preparation;
 };
 
 /// Hooks of one run (all optional). Extra instrumentations run after the structural
@@ -85,12 +92,17 @@ class LoweringSession {
   /// Runs the pipeline over a prepared graph. Never throws: an exception thrown by a pass
   /// is that pass failing (PassManager), one thrown anywhere else in the run is an error.
   Result<Outcome> run(ir::Graph g, const std::string& model, const RunHooks& hooks = {}) const;
+  /// Runs the pipeline over `p.graph` and attaches p.preparation (the quantizer's recorded
+  /// passes) to the trace.
+  Result<Outcome> run(Prepared p, const std::string& model, const RunHooks& hooks = {}) const;
 
-  /// prepare + run.
+  /// prepare + run. `prepared` (optional) receives what prepare reported (not the graph).
   Result<Outcome> lower(ir::Graph g, const std::string& model, const RunHooks& hooks = {},
                         Prepared* prepared = nullptr) const;
 
  private:
+  Result<Outcome> runWith(ir::Graph g, const std::string& model, const RunHooks& hooks,
+                          std::shared_ptr<const trace::Trace> preparation) const;
   SessionConfig cfg_;
 };
 

@@ -36,6 +36,11 @@ struct Trace {
   std::shared_ptr<const ir::Graph> source;
   std::vector<PassRecord> records;
   std::vector<std::shared_ptr<const ir::Graph>> snapshots;
+  /// What prepared `source` before this pipeline, recorded as a run of its own: for the INT
+  /// profile over a float graph, the quantizer's passes (pipeline "quantize-pt2e": transform
+  /// for annotation, batch-norm folding, annotate/calibrate/convert), whose final graph is this
+  /// trace's source. Null when nothing prepared the graph.
+  std::shared_ptr<const Trace> preparation;
 
   /// The graph after pass `passIndex` (-1: the source graph).
   const ir::Graph& graphAfter(int passIndex) const;

@@ -81,6 +81,15 @@ class FakeHost : public ScriptHost {
   std::vector<std::string> subgraphPath() const override { return path; }
   void enterSubgraph(const std::string& n) override { path.push_back(n), log("enter " + n); }
   void leaveSubgraph() override { path.pop_back(), log("leave"); }
+  viewmodel::TracePtr pipelineRun;  ///< run A while the preparation run is shown
+  Status showPreparation(bool on) override {
+    if (on == bool(pipelineRun)) return Status::ok();
+    if (on && (!run || !run->preparation)) return Status::error("this run has no preparation run");
+    if (on) pipelineRun = std::exchange(run, run->preparation);
+    else run = std::exchange(pipelineRun, nullptr);
+    log(on ? "stage quantizer" : "stage pipeline");
+    return Status::ok();
+  }
   void showView(const std::string& n) override { log("view " + n); }
   void setSearch(const std::string& t) override { log("search " + t); }
   bool searchStep(int dir) override { return log(fmt::format("search step {}", dir)), true; }
@@ -257,6 +266,32 @@ TEST(ScriptRunner, RelativePathsFallBackToTheScriptDirectory) {
                                    "compare-trace base.lstrace",  // exists nowhere: as written
                                    "open /abs/x.lsg"};
   EXPECT_EQ(h.calls, want);
+}
+
+TEST(ScriptRunner, StageSwitchesToThePreparationRunAndBack) {
+  FakeHost h;
+  auto prep = std::make_shared<trace::Trace>(test::syntheticTrace("cu"));
+  prep->pipeline = "quantize-pt2e";
+  auto a = std::make_shared<trace::Trace>(test::syntheticTrace("cusc"));
+  a->pipeline = "tosa";
+  a->preparation = prep;
+  h.run = a;
+  auto r = ScriptRunner::parse("expect pipeline tosa\nstage quantizer\nexpect pipeline quantize-pt2e\nstage pipeline\n"
+                               "expect pipeline tosa\n",
+                               "t.lsscript");
+  ASSERT_TRUE(r.isOk()) << r.message();
+  for (int i = 0; i < 20 && !r->done(); ++i) r->step(h);
+  EXPECT_FALSE(r->failed()) << r->error();
+  EXPECT_EQ(h.calls, (std::vector<std::string>{"stage quantizer", "stage pipeline"}));
+  // A run without one: the script fails naming the line.
+  h.run = std::make_shared<const trace::Trace>(test::syntheticTrace("cu"));
+  auto r2 = ScriptRunner::parse("stage quantizer\n", "t.lsscript");
+  ASSERT_TRUE(r2.isOk());
+  for (int i = 0; i < 20 && !r2->done(); ++i) r2->step(h);
+  ASSERT_TRUE(r2->failed());
+  EXPECT_NE(r2->error().find("t.lsscript:1"), std::string::npos) << r2->error();
+  EXPECT_NE(r2->error().find("no preparation run"), std::string::npos) << r2->error();
+  EXPECT_FALSE(ScriptRunner::parse("stage sideways\n", "t.lsscript").isOk());
 }
 
 }  // namespace

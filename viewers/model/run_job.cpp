@@ -131,7 +131,7 @@ RunJob::Outcome RunJob::runNow(std::shared_ptr<const ir::Graph> source, const st
     session::RunHooks hooks;
     hooks.cancel = cancel;
     hooks.progress = progress;
-    auto outcome = lowering.run(std::move(prepared->graph), model, hooks);
+    auto outcome = lowering.run(std::move(*prepared), model, hooks);
     if (!outcome) {
       o.trace = Status::error(outcome.message());
       return o;
@@ -140,6 +140,11 @@ RunJob::Outcome RunJob::runNow(std::shared_ptr<const ir::Graph> source, const st
     if (t.source) buildAllIndices(*t.source);
     for (const auto& s : t.snapshots)
       if (s) buildAllIndices(*s);
+    if (t.preparation) {
+      if (t.preparation->source) buildAllIndices(*t.preparation->source);
+      for (const auto& s : t.preparation->snapshots)
+        if (s) buildAllIndices(*s);
+    }
     // A cancel seen inside a pass stops it with an error; either way the run was cancelled.
     o.cancelled = outcome->result.cancelled || (cancel && cancel->load());
     o.trace = TracePtr(outcome->trace);

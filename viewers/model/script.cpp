@@ -14,7 +14,7 @@ constexpr std::array<std::string_view, size_t(ScriptOp::COUNT)> kOpNames = {
     "open", "pipeline", "profile", "target", "run", "wait",
     "select pass", "next pass", "prev pass", "next changed", "prev changed", "first pass", "last pass",
     "select node", "pin pass", "unpin", "view", "filter", "search", "search next", "search prev",
-    "compare", "fit", "zoom", "export comparison", "export chart", "frames", "next change", "prev change", "expect", "key", "export run", "enter", "leave", "compare-trace"};
+    "compare", "fit", "zoom", "export comparison", "export chart", "frames", "next change", "prev change", "expect", "key", "export run", "enter", "leave", "compare-trace", "stage"};
 static_assert(kOpNames.size() == size_t(ScriptOp::COUNT));
 
 std::vector<std::string> splitWords(std::string_view line) {
@@ -209,6 +209,10 @@ Result<std::vector<ScriptCommand>> parseScript(std::string_view text, std::strin
       c.arg = rest(w, 1);
     } else if (w0 == "leave") {
       c.op = ScriptOp::Leave;
+    } else if (w0 == "stage") {
+      if (!need(2) || (w1 != "quantizer" && w1 != "pipeline")) return err("expected: stage quantizer|pipeline");
+      c.op = ScriptOp::Stage;
+      c.arg = w1;
     } else if (w0 == "fit") {
       c.op = ScriptOp::Fit;
     } else if (w0 == "zoom") {
@@ -248,12 +252,15 @@ Result<std::vector<ScriptCommand>> parseScript(std::string_view text, std::strin
       else if (w1 == "diff" && need(3) && (w[2] == "empty" || w[2] == "nonempty")) c.arg2 = w[2];
       else if (w1 == "node" && w.size() >= 3) c.arg2 = rest(w, 2);
       else if (w1 == "graph" && need(3)) c.arg2 = w[2];
+      else if (w1 == "pipeline" && need(3)) c.arg2 = w[2];
       else if ((w1 == "error" || w1 == "help") && need(2)) {
       } else if (w1 == "min" && need(4) && parseInt(w[3], c.number) &&
                  (w[2] == "drawn-nodes" || w[2] == "drawn-labels" || w[2] == "compare-rows" || w[2] == "visible-passes"))
         c.arg2 = w[2];
       else
-        return err("expected: expect pass-status S | diff empty|nonempty | node NAME | min WHAT N | graph NAME | error | help");
+        return err(
+            "expected: expect pass-status S | diff empty|nonempty | node NAME | min WHAT N | graph NAME | pipeline NAME | "
+            "error | help");
     } else {
       return err("unknown command");
     }

@@ -20,6 +20,8 @@
 //   compare-trace PATH           load a saved run (.lstrace) as B
 //   fit | zoom FACTOR            graph view camera
 //   enter NAME | leave           open a nested graph of the shown graph in place / go back
+//   stage quantizer|pipeline     show the run that prepared the pipeline's source (the
+//                                quantizer's passes, INT profile) / the pipeline run again
 //   export comparison csv|json|md|chrome PATH | export chart PATH.png
 //   export run lstrace|csv|md|chrome|dot PATH   the current run (dot: the selected snapshot)
 //   frames N                     render N frames before the next command
@@ -32,6 +34,7 @@
 //   expect error                 an error dialog is showing (e.g. a corrupt file)
 //   expect help                  the Help/Keys overlay is showing
 //   expect graph NAME            the graph view shows nested graph NAME (main: the top graph)
+//   expect pipeline NAME         the shown run's pipeline (e.g. quantize-pt2e, tosa)
 // RUN-OPTIONS: --no-skip --no-fast-copy --no-cache --skip --fast-copy --no-quantize --quantize --pipeline NAME
 //              --profile fp|int --target generic|u55|u85 --disable PASS
 #pragma once
@@ -50,7 +53,7 @@ enum class ScriptOp : uint8_t {
   Open, Pipeline, Profile, Target, Run, Wait,
   SelectPass, NextPass, PrevPass, NextChanged, PrevChanged, FirstPass, LastPass,
   SelectNode, Pin, Unpin, View, Filter, Search, SearchNext, SearchPrev,
-  Compare, Fit, Zoom, ExportComparison, ExportChart, Frames, NextChange, PrevChange, Expect, Key, ExportRun, Enter, Leave, CompareTrace,
+  Compare, Fit, Zoom, ExportComparison, ExportChart, Frames, NextChange, PrevChange, Expect, Key, ExportRun, Enter, Leave, CompareTrace, Stage,
   COUNT
 };
 std::string_view scriptOpName(ScriptOp op);

@@ -7,6 +7,8 @@
 #include <stdexcept>
 
 #include "core/exec/compare.h"
+#include "core/io/lstrace.h"
+#include "core/quant/quantizer.h"
 #include "core/passes/pass_manager.h"
 #include "core/session/lowering_session.h"
 #include "support/graph_builder.h"
@@ -169,6 +171,94 @@ TEST(LoweringSession, ExtraInstrumentationsRunAndStructuralVerifyCatchesStaleMet
   ASSERT_TRUE(o.isOk());
   EXPECT_EQ(counter.after + counter.skipped, 5);
   EXPECT_FALSE(o->failed());
+}
+
+TEST(LoweringSession, IntQuantizationIsRecordedAsItsOwnRunOfPassesBeforeThePipeline) {
+  session::SessionConfig c;
+  c.pipeline = "tosa";
+  c.profile = Profile::INT;
+  c.passLimit = 3;
+  session::LoweringSession s(c);
+  session::Prepared prepared;
+  auto o = s.lower(realGraph("resnet18.fxjson.json"), "resnet18", {}, &prepared);
+  ASSERT_TRUE(o.isOk()) << o.message();
+  ASSERT_TRUE(o->trace);
+  ASSERT_TRUE(o->trace->preparation);
+  const trace::Trace& q = *o->trace->preparation;
+  EXPECT_EQ(q.pipeline, quant::kQuantizePipelineName);
+  EXPECT_EQ(q.model, "resnet18");
+  ASSERT_FALSE(q.records.empty());
+  // The quantizer's steps, as passes: the flag pass first, the convert last; resnet18's batch
+  // norms are folded by the quantizer's own FuseBatchNorm2dPass.
+  EXPECT_EQ(q.records.front().name, "SetDisallowTfaForNodesPass");
+  EXPECT_EQ(q.records.back().name, "QuantizePt2ePass");
+  EXPECT_EQ(q.records.back().status, PassStatus::Changed);
+  bool foldedBn = false;
+  for (const auto& r : q.records) foldedBn |= r.name == "FuseBatchNorm2dPass" && r.status == PassStatus::Changed;
+  EXPECT_TRUE(foldedBn);
+  int64_t qdq = -1;
+  for (const auto& st : q.records.back().stats)
+    if (st.name == "qdq_pairs") qdq = st.value;
+  EXPECT_GT(qdq, 0);
+  // Its source is the float graph; its final graph is the pipeline's source.
+  EXPECT_FALSE(exec::hasQuantOps(*q.source));
+  EXPECT_TRUE(exec::hasQuantOps(*o->trace->source));
+  EXPECT_EQ(q.finalGraph().size(), o->trace->source->size());
+  // The same records reach callers that do not record traces (CLI table, JSON summary).
+  ASSERT_EQ(prepared.quantizePasses.size(), q.records.size());
+  for (size_t i = 0; i < q.records.size(); ++i) EXPECT_EQ(prepared.quantizePasses[i].name, q.records[i].name);
+  EXPECT_GT(prepared.quantizeNs, 0);
+
+  // .lstrace keeps the preparation run.
+  auto bytes = io::serializeTrace(*o->trace);
+  ASSERT_TRUE(bytes.isOk()) << bytes.message();
+  auto back = io::loadTraceBytes(*bytes, "mem.lstrace");
+  ASSERT_TRUE(back.isOk()) << back.message();
+  ASSERT_TRUE(back->preparation);
+  EXPECT_EQ(back->preparation->pipeline, q.pipeline);
+  EXPECT_EQ(back->preparation->model, q.model);
+  ASSERT_EQ(back->preparation->records.size(), q.records.size());
+  for (size_t i = 0; i < q.records.size(); ++i) {
+    EXPECT_EQ(back->preparation->records[i].name, q.records[i].name);
+    EXPECT_EQ(back->preparation->records[i].status, q.records[i].status);
+    EXPECT_EQ(back->preparation->records[i].stats, q.records[i].stats);
+  }
+  EXPECT_EQ(back->preparation->snapshots.size(), q.snapshots.size());
+  EXPECT_EQ(back->preparation->source->size(), q.source->size());
+  EXPECT_EQ(back->preparation->finalGraph().size(), back->source->size());
+  EXPECT_EQ(back->records.size(), o->trace->records.size());
+
+  // FP, or a graph that is already quantized: nothing prepared it.
+  c.profile = Profile::FP;
+  auto fp = session::LoweringSession(c).lower(realGraph("resnet18.fxjson.json"), "resnet18");
+  ASSERT_TRUE(fp.isOk());
+  EXPECT_FALSE(fp->trace->preparation);
+  auto fpBytes = io::serializeTrace(*fp->trace);
+  ASSERT_TRUE(fpBytes.isOk());
+  auto fpBack = io::loadTraceBytes(*fpBytes, "fp.lstrace");
+  ASSERT_TRUE(fpBack.isOk());
+  EXPECT_FALSE(fpBack->preparation);
+}
+
+TEST(LoweringSession, QuantizeGraphRefusesBadOptionsAndReportsItsPasses) {
+  // calibrationRuns < 1 is refused before the run; a good run reports every pass it ran.
+  test::GraphBuilder b;
+  auto x = b.input("x", {1, 3, 8, 8});
+  auto w = b.parameter("w", {4, 3, 3, 3});
+  auto y = b.call("aten.convolution.default", {x, w, ir::Arg(), ir::IntList{1, 1}, ir::IntList{1, 1}, ir::IntList{1, 1},
+                                                  false, ir::IntList{0, 0}, int64_t(1)});
+  b.output({y});
+  ir::Graph g = std::move(b.g);
+  quant::QuantizeOptions o;
+  o.calibrationRuns = 0;
+  auto bad = quant::quantizeGraph(g, o);
+  ASSERT_FALSE(bad.isOk());
+  EXPECT_NE(bad.message().find("calibrationRuns"), std::string::npos);
+  auto good = quant::quantizeGraph(g);
+  ASSERT_TRUE(good.isOk()) << good.message();
+  ASSERT_FALSE(good->passes.empty());
+  EXPECT_EQ(good->passes.back().name, "QuantizePt2ePass");
+  EXPECT_EQ(good->perChannelWeights, 1u);
 }
 
 }  // namespace
