@@ -56,6 +56,7 @@ App::App(AppOptions opts, GLFWwindow* window) : opts_(std::move(opts)), window_(
       return;
     }
     script_ = std::make_unique<ScriptRunner>(std::move(runner).value());
+    script_->setKeepGoing(opts_.scriptKeepGoing);
   }
   // A script that opens its own file does not need the sample first.
   bool scriptOpens = script_ && script_->opensFile();
@@ -289,7 +290,10 @@ void App::frame() {
   drawDialogs();
   if (showHelp_) drawHelp();
   if (scriptRunning() && !exit_) {
+    const size_t errorsBefore = script_->errors().size();
     script_->step(*this);
+    for (size_t i = errorsBefore; i < script_->errors().size(); ++i)
+      fmt::print(stderr, "lowerscope: (keep going) {}\n", script_->errors()[i]);
     if (script_->failed()) {
       fmt::print(stderr, "lowerscope: {}\n", script_->error());
       exit_ = true;

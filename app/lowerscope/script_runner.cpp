@@ -65,8 +65,12 @@ void ScriptRunner::step(ScriptHost& host) {
     const ScriptCommand& c = commands_[pos_++];
     Status st = execute(host, c);
     if (!st) {
-      error_ = fmt::format("{}:{}: '{}': {}", path_, c.line, c.text, st.message());
-      return;
+      std::string msg = fmt::format("{}:{}: '{}': {}", path_, c.line, c.text, st.message());
+      if (!keepGoing_) {
+        error_ = std::move(msg);
+        return;
+      }
+      errors_.push_back(std::move(msg));
     }
     // Selection changes need a frame so views react before the next command.
     frames_ = std::max(frames_, 1);

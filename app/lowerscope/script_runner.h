@@ -110,6 +110,11 @@ class ScriptRunner {
   /// command stops the script (failed()).
   void step(ScriptHost& host);
 
+  /// Keep going after a failing command (the action fuzzer: random commands often do not
+  /// apply): the failure is collected in errors() and the next command runs.
+  void setKeepGoing(bool on) { keepGoing_ = on; }
+  /// Failures collected in keep-going mode, one "SCRIPT:LINE: 'TEXT': message" each.
+  const std::vector<std::string>& errors() const { return errors_; }
   bool done() const { return done_; }
   bool failed() const { return !error_.empty(); }
   /// "SCRIPT:LINE: 'TEXT': message" of the failed command.
@@ -135,7 +140,9 @@ class ScriptRunner {
   bool waiting_ = false;  // for host.idle()
   int frames_ = 0;        // frames to render before the next command
   bool done_ = false;
+  bool keepGoing_ = false;
   std::string error_;
+  std::vector<std::string> errors_;
 };
 
 }  // namespace ls::app

@@ -294,5 +294,20 @@ TEST(ScriptRunner, StageSwitchesToThePreparationRunAndBack) {
   EXPECT_FALSE(ScriptRunner::parse("stage sideways\n", "t.lsscript").isOk());
 }
 
+TEST(ScriptRunner, KeepGoingCollectsFailuresAndRunsTheRest) {
+  FakeHost h;
+  h.run = h.next;
+  auto r = ScriptRunner::parse("select pass NoSuchPass\nleave\nfit\n", "k.lsscript");
+  ASSERT_TRUE(r.isOk());
+  r->setKeepGoing(true);
+  for (int i = 0; i < 20 && !r->done(); ++i) r->step(h);
+  EXPECT_TRUE(r->done());
+  EXPECT_FALSE(r->failed());
+  ASSERT_EQ(r->errors().size(), 2u);
+  EXPECT_NE(r->errors()[0].find("k.lsscript:1"), std::string::npos) << r->errors()[0];
+  EXPECT_NE(r->errors()[1].find("k.lsscript:2"), std::string::npos) << r->errors()[1];
+  EXPECT_EQ(h.calls.back(), "fit");
+}
+
 }  // namespace
 }  // namespace ls::app
