@@ -1,12 +1,14 @@
 // lowerscope-cli lower: run a pipeline over a graph, print one row per pass and totals.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <map>
 
 #include "app/cli/commands.h"
 #include "core/quant/quantizer.h"
 #include "core/backends/xnnpack/partitioner.h"
+#include "core/exec/synth.h"
 #include "core/io/lsg.h"
 #include "core/io/lstrace.h"
 #include "core/io/summary.h"
@@ -126,6 +128,23 @@ int runLower(const LowerCommand& cmd) {
              res.records.empty() ? g.size() : res.records.front().nodesBefore, g.size(), outcome->cacheHits,
              outcome->cacheMisses);
 
+  // Quantized graph I/O (INT: ExtractIOQuantizationPass): the caller quantizes the inputs and
+  // dequantizes the outputs with these parameters, outside the graph.
+  {
+    std::vector<std::string> io;
+    auto describe = [](const std::string& what, const std::string& name, const ir::TensorMeta& m) {
+      return fmt::format("{} {} {} (scale {:.9g}, zero point {})", what, name, ir::dtypeName(m.dtype), m.quant->scales[0],
+                         m.quant->zeroPoints.empty() ? 0 : m.quant->zeroPoints[0]);
+    };
+    for (const ir::NodePtr& p : g.nodes())
+      if (p->kind == ir::NodeKind::Placeholder && !p->outputs.empty() && exec::isQuantizedIO(p->outputs[0]))
+        io.push_back(describe("input", p->name, p->outputs[0]));
+    if (const ir::Node* out = g.outputNode(); out && !out->args.empty())
+      if (const ir::RefList* l = out->args[0].asRefList())
+        for (const ir::ValueRef& r : *l)
+          if (!r.isNone() && exec::isQuantizedIO(g.meta(r))) io.push_back(describe("output", g.node(r.node).name, g.meta(r)));
+    if (!io.empty()) fmt::print("quantized graph I/O (quantize/dequantize run outside the graph): {}\n", fmt::join(io, "; "));
+  }
   if (cmd.pipeline == "xnnpack" && !failed) {
     xnnpack::PartitionReport pr = xnnpack::partitionReport(g);
     fmt::print("xnnpack: {} delegates, {} delegated nodes\n", pr.delegates, pr.delegatedNodes);

@@ -158,6 +158,19 @@ Status dequantizePerChannel(KernelCtx& c) {
 
 }  // namespace
 
+Tensor quantizePerTensor(const Tensor& x, const ir::QuantParams& q) {
+  QParam p;
+  const double s = q.scales.empty() ? 1.0 : q.scales[0];
+  p.invScale = float(1.0 / s);  // as the kernel does for a number scale
+  p.scale = float(s);
+  p.zeroPoint = q.zeroPoints.empty() ? 0 : q.zeroPoints[0];
+  Tensor out(q.storage, x.shape());
+  std::vector<float> buf;
+  const float* xd = floatData(x, buf);
+  for (int64_t i = 0; i < out.numel(); ++i) out.setInt(i, quantizeOne(xd[i], p, q.qmin, q.qmax));
+  return out;
+}
+
 void registerQuantKernels(KernelRegistry& r) {
   r.registerKernel("quantized_decomposed.quantize_per_tensor.default", quantizePerTensor);
   r.registerKernel("quantized_decomposed.quantize_per_tensor.tensor", quantizePerTensor);

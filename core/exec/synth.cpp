@@ -75,7 +75,29 @@ Tensor synthesizeConstant(const ir::Constant& c) {
   return t;
 }
 
+bool isQuantizedIO(const ir::TensorMeta& m) {
+  return m.quant && m.quant->scheme == ir::QScheme::PerTensor && !m.quant->scales.empty() &&
+         !ir::isFloating(m.dtype) && m.dtype != DType::Bool && m.dtype == m.quant->storage;
+}
+
+std::vector<Tensor> adaptInputs(const ir::Graph& g, std::vector<Tensor> inputs) {
+  size_t i = 0;
+  for (const ir::NodePtr& p : g.nodes()) {
+    if (p->kind != ir::NodeKind::Placeholder) continue;
+    if (i >= inputs.size()) break;
+    Tensor& t = inputs[i++];
+    if (t.defined() && ir::isFloating(t.dtype()) && isQuantizedIO(p->meta(0))) t = quantizePerTensor(t, *p->meta(0).quant);
+  }
+  return inputs;
+}
+
 Tensor synthesizeInput(const ir::TensorMeta& meta, uint64_t seed) {
+  if (isQuantizedIO(meta)) {
+    ir::TensorMeta f = meta;
+    f.dtype = DType::Float32;
+    f.quant.reset();
+    return quantizePerTensor(synthesizeInput(f, seed), *meta.quant);
+  }
   Tensor t(meta.dtype, meta.shape);
   SplitMix64 rng(seed);
   if (!ir::isFloating(meta.dtype)) {

@@ -73,8 +73,25 @@ ConstantRole constantRole(const ir::Constant& c);
 Tensor synthesizeConstant(const ir::Constant& c);
 
 /// Values for a graph input: floats uniform [-1, 1), bool 0/1, integers in [0, 3]; seeded
-/// by `seed` only (the caller derives one seed per input, e.g. with inputSeed()).
+/// by `seed` only (the caller derives one seed per input, e.g. with inputSeed()). A quantized
+/// input (integer dtype with per-tensor qparams, e.g. the int8 inputs of an INT TOSA graph
+/// whose boundary quantize was moved out) gets the float values a float input would get,
+/// quantized with its qparams: the same seed gives the quantized graph exactly what the
+/// float graph's own quantize would compute.
 Tensor synthesizeInput(const ir::TensorMeta& meta, uint64_t seed);
+
+/// x quantized per tensor as quantized_decomposed.quantize_per_tensor computes it
+/// (round half to even of x * float(1/scale), + zero point, clamped to [qmin, qmax]), stored
+/// as q.storage. Uses q.scales[0] / q.zeroPoints[0].
+Tensor quantizePerTensor(const Tensor& x, const ir::QuantParams& q);
+
+/// True for a value the graph takes or returns quantized: integer storage with per-tensor
+/// qparams recorded in its metadata.
+bool isQuantizedIO(const ir::TensorMeta& m);
+
+/// Inputs for `g` from inputs made for a float version of it: a float tensor given for a
+/// quantized input (isQuantizedIO) is quantized with that input's qparams; the rest as given.
+std::vector<Tensor> adaptInputs(const ir::Graph& g, std::vector<Tensor> inputs);
 
 /// Seed of input #index for a run seeded with `seed`.
 uint64_t inputSeed(uint64_t seed, size_t index);

@@ -89,6 +89,33 @@ std::string runSummaryJson(const RunSummary& s) {
     w.key("op_histogram").beginObject();
     for (auto& [op, n] : opHistogram(*s.finalGraph)) w.field(op, n);
     w.endObject();
+    // The graph's inputs and outputs: what a caller feeds and reads, with the qparams of a
+    // quantized one (INT: the boundary quantize/dequantize that run outside the graph).
+    auto ioValue = [&](const std::string& name, const ir::TensorMeta& m) {
+      w.beginObject();
+      w.field("name", name).field("dtype", ir::dtypeName(m.dtype));
+      w.key("shape").beginArray();
+      for (int64_t d : m.shape.dims()) w.value(d);
+      w.endArray();
+      if (m.quant && m.quant->scheme == ir::QScheme::PerTensor && !m.quant->scales.empty()) {
+        w.key("quant").beginObject();
+        w.field("scale", m.quant->scales[0]).field("zero_point", m.quant->zeroPoints.empty() ? 0 : m.quant->zeroPoints[0]);
+        w.field("qmin", m.quant->qmin).field("qmax", m.quant->qmax);
+        w.endObject();
+      }
+      w.endObject();
+    };
+    const ir::Graph& fg = *s.finalGraph;
+    w.key("inputs").beginArray();
+    for (const ir::NodePtr& p : fg.nodes())
+      if (p->kind == ir::NodeKind::Placeholder && !p->outputs.empty()) ioValue(p->name, p->outputs[0]);
+    w.endArray();
+    w.key("outputs").beginArray();
+    if (const ir::Node* out = fg.outputNode(); out && !out->args.empty())
+      if (const ir::RefList* l = out->args[0].asRefList())
+        for (const ir::ValueRef& r : *l)
+          if (!r.isNone()) ioValue(fg.node(r.node).name, fg.meta(r));
+    w.endArray();
   }
   for (auto& [k, v] : s.finalExtras) w.field(k, v);
   for (auto& [k, m] : s.finalMaps) {

@@ -154,7 +154,7 @@ CheckResult Reference::compare(const std::vector<Tensor>& actual) const {
 CheckResult Reference::check(const ir::Graph& g) const {
   int64_t t0 = nowNs();
   Executor ex(ExecOptions{.threads = opts_.threads, .exactAccumulation = opts_.quantSteps}, constants_);
-  auto out = ex.run(g, inputs_);
+  auto out = ex.run(g, adaptInputs(g, inputs_));  // quantized inputs get the source's values quantized
   CheckResult r;
   if (!out) {
     r.semantic.checked = true;
@@ -216,7 +216,7 @@ void VerifyEachInstrumentation::beforePipeline(const passes::RunInfo& info, cons
   }
   if (opts_.reuseValues && !haveAll) {
     Executor ex(ExecOptions{.threads = opts_.threads, .exactAccumulation = opts_.quantSteps}, ref_->constants());
-    auto vals = ex.runAll(g, ref_->inputs());
+    auto vals = ex.runAll(g, adaptInputs(g, ref_->inputs()));
     if (vals) {
       all = std::move(vals).value();
       haveAll = true;
@@ -282,7 +282,7 @@ Status VerifyEachInstrumentation::afterPass(const passes::Pass& p, trace::PassRe
       return &prev;
     };
     Executor ex(ExecOptions{.threads = opts_.threads, .exactAccumulation = opts_.quantSteps}, ref_->constants());
-    auto all = ex.runAll(g, ref_->inputs(), reuse);
+    auto all = ex.runAll(g, adaptInputs(g, ref_->inputs()), reuse);
     reused_ += reusedNow;
     computed_ += computedNow;
     if (!all) {

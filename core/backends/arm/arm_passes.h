@@ -44,6 +44,23 @@ class FuseTosaTransposesPass : public passes::InPlacePass {
   size_t identity_, inverse_, composed_, propagated_;
 };
 
+/// INT profile: the graph takes and returns int8, as the TOSA graph upstream's partitioner hands
+/// to Vela (the boundary quantize/dequantize stay outside the delegate). A graph input read only
+/// by quantize_per_tensor nodes with one set of qparams becomes an int8 input annotated with
+/// them (the quantizes go); an output slot filled by a dequantize_per_tensor of an int8 value
+/// returns that value (annotated with the dequantize's qparams). Inputs with another reader
+/// and outputs of any other kind stay as they are (the float islands check counts them).
+class ExtractIOQuantizationPass : public passes::InPlacePass {
+ public:
+  ExtractIOQuantizationPass();
+
+ protected:
+  Status transform(passes::GraphEditor& ed) override;
+
+ private:
+  size_t inputs_, outputs_;
+};
+
 /// One distinct node per graph-output slot (upstream EnsureUniqueOutputNodesPass, PR 18866):
 /// a value that fills several output slots gets a tosa.IDENTITY per extra slot.
 class EnsureUniqueOutputNodesPass : public passes::InPlacePass {

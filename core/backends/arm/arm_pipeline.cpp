@@ -21,9 +21,10 @@ namespace {
 /// permutes around NHWC-only operators).
 std::vector<std::string> commonPrefix() {
   return {
-      // 1. node transforms before Q/DQ folding (INT: quantised unary ops become TABLEs before the
-      //    float decompositions below would take them apart)
-      "InsertTableOpsPass", "RemoveNoopClonePass", "CleanupGetItemPass", "ConvertToClampPass", "DecomposeLayerNormPass",
+      // 1. node transforms before Q/DQ folding (INT: int8 graph I/O first, the boundary q/dq
+      //    leave the graph as upstream's partitioner leaves them outside the delegate; quantised
+      //    unary ops become TABLEs before the float decompositions below would take them apart)
+      "ExtractIOQuantizationPass", "InsertTableOpsPass", "RemoveNoopClonePass", "CleanupGetItemPass", "ConvertToClampPass", "DecomposeLayerNormPass",
       "DecomposeMeanDimPass", "DecomposeHardswishPass", "DecomposeHardsigmoidPass", "DecomposeSiluPass",
       "DecomposeGeluPass", "DecomposeAsStridedCopyPass", "DecomposeMaskedFillPass", "DecomposeRollPass",
       "DecomposeSliceScatterPass", "DecomposeFactoriesPass",
