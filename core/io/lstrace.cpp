@@ -183,6 +183,11 @@ Status saveTrace(const trace::Trace& t, const std::string& path) {
 
 namespace {
 
+/// Times in a trace are durations of real runs: at most ~11.6 days each, and the sum over a
+/// run's records stays far from int64 overflow (Trace::totals, timing views and exports add them).
+constexpr int64_t kMaxTimeNs = int64_t(1) << 50;
+constexpr int64_t kMaxRunNs = int64_t(1) << 61;
+
 /// Reads one run (source graph, snapshots sharing nodes with their predecessor, records) into `t`.
 Status readRun(const fb::Graph* source, const flatbuffers::Vector<flatbuffers::Offset<fb::Graph>>* snapshots,
                const flatbuffers::Vector<flatbuffers::Offset<fb::PassRecord>>* records, const std::string& sourceName,
@@ -201,6 +206,9 @@ Status readRun(const fb::Graph* source, const flatbuffers::Vector<flatbuffers::O
     }
   }
   int32_t nsnap = int32_t(t.snapshots.size());
+  int64_t total = 0;
+  if (t.totalNs < 0 || t.totalNs > kMaxRunNs)
+    return Status::error(fmt::format("{}: total time {} ns is out of range (0..{})", sourceName, t.totalNs, kMaxRunNs));
   if (records) {
     for (flatbuffers::uoffset_t i = 0; i < records->size(); ++i) {
       const fb::PassRecord* fr = records->Get(i);
@@ -216,6 +224,16 @@ Status readRun(const fb::Graph* source, const flatbuffers::Vector<flatbuffers::O
       if (fr->snapshot() < -1 || fr->snapshot() >= nsnap)
         return Status::error(fmt::format("{}: pass record {} ('{}'): snapshot index {} out of range (-1..{})",
                                          sourceName, i, r.name, fr->snapshot(), nsnap - 1));
+      for (auto [what, ns] : {std::pair<const char*, int64_t>{"start", fr->start_ns()}, {"scan", fr->scan_ns()},
+                              {"run", fr->run_ns()}, {"verify", fr->verify_ns()},
+                              {"semantic check", fr->semantic() ? fr->semantic()->exec_ns() : 0}})
+        if (ns < 0 || ns > kMaxTimeNs)
+          return Status::error(fmt::format("{}: pass record {} ('{}'): {} time {} ns is out of range (0..{})", sourceName,
+                                           i, r.name, what, ns, kMaxTimeNs));
+      total += fr->scan_ns() + fr->run_ns() + fr->verify_ns();
+      if (total > kMaxRunNs)
+        return Status::error(fmt::format("{}: pass record {} ('{}'): the run's pass times add up beyond {} ns",
+                                         sourceName, i, r.name, kMaxRunNs));
       r.status = passes::PassStatus(fr->status());
       r.reason = passes::SkipReason(fr->reason());
       r.message = fr->message() ? fr->message()->str() : "";
