@@ -30,7 +30,8 @@ class GraphEditor {
   ir::Graph& graph() { return g_; }
   const ir::Graph& graph() const { return g_; }
 
-  /// Inserts a call node before/after `anchor`; metadata inferred immediately.
+  /// Inserts a call node before/after `anchor`; metadata inferred immediately. The engine
+  /// primitives: passes build nodes through passes::NodeBuilder (node_builder.h).
   Result<ir::ValueRef> insertBefore(ir::NodeId anchor, std::string_view op, std::vector<ir::Arg> args,
                                     std::vector<ir::Kwarg> kwargs = {}, std::string_view nameHint = {},
                                     std::vector<ir::NodeId> derivedFrom = {});

@@ -25,6 +25,7 @@ class Rewriter {
   const PassContext& context() const { return ctx_; }
 
   /// Emits a new call node (metadata inferred); provenance: this pass, derived from node().
+  /// The engine primitive: passes build nodes through passes::NodeBuilder (node_builder.h).
   Result<ir::ValueRef> emit(std::string_view op, std::vector<ir::Arg> args, std::vector<ir::Kwarg> kwargs = {},
                             std::string_view nameHint = {});
   /// Adds a constant (Constant + get_attr node) and returns its value.

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "core/ops/registry.h"
+#include "core/passes/node_builder.h"
 #include "core/transforms/constant_values.h"
 
 namespace ls::transforms {
@@ -159,10 +160,10 @@ Status FuseBatchNormPass::transform(passes::GraphEditor& ed) {
     exec::Tensor bt = exec::Tensor::fromDoubles(wc->dtype, ir::Shape{C}, bias);
     const ir::NodeId pid = p->id;
     const std::string pname = p->name, wFqn = wc->fqn, bFqn = bc ? bc->fqn : "";  // copies: edits below
-    ir::ValueRef nw = ed.addConstant(pid, makeConstant(g.store(), w, ir::ConstantKind::Parameter, wFqn),
-                                     pname + "_fused_weight", {pid, id});
-    ir::ValueRef nb = ed.addConstant(pid, makeConstant(g.store(), bt, ir::ConstantKind::Parameter, bFqn),
-                                     pname + "_fused_bias", {pid, id});
+    passes::NodeBuilder build(ed, pid);
+    build.setDerivedFrom({pid, id});
+    ir::ValueRef nw = build.constant(makeConstant(g.store(), w, ir::ConstantKind::Parameter, wFqn), pname + "_fused_weight");
+    ir::ValueRef nb = build.constant(makeConstant(g.store(), bt, ir::ConstantKind::Parameter, bFqn), pname + "_fused_bias");
     std::vector<ir::Arg> args = g.node(pid).args;
     args[1] = nw;
     if (args.size() > 2) args[2] = nb;
@@ -198,6 +199,7 @@ Status DecomposeBatchNormPass::transform(passes::GraphEditor& ed) {
     const ir::TensorMeta xm = g.meta(m->input);
     const int64_t C = xm.shape[1];
     Result<ir::ValueRef> out = Status::ok();
+    passes::NodeBuilder build(ed, id);
     if (opts_.decomposition == BatchNormDecomposition::DepthwiseConv) {
       if (xm.rank() != 3 && xm.rank() != 4) continue;
       const int k = xm.rank() - 2;
@@ -205,20 +207,18 @@ Status DecomposeBatchNormPass::transform(passes::GraphEditor& ed) {
       for (int i = 0; i < k; ++i) ws.push(1);
       exec::Tensor w = exec::Tensor::fromDoubles(xm.dtype, ws, m->scale);
       exec::Tensor b = exec::Tensor::fromDoubles(xm.dtype, ir::Shape{C}, m->shift);
-      ir::ValueRef wv = ed.addConstant(id, makeConstant(g.store(), w, ir::ConstantKind::Parameter), name + "_dw_weight", {id});
-      ir::ValueRef bv = ed.addConstant(id, makeConstant(g.store(), b, ir::ConstantKind::Parameter), name + "_dw_bias", {id});
+      ir::ValueRef wv = build.constant(makeConstant(g.store(), w, ir::ConstantKind::Parameter), name + "_dw_weight");
+      ir::ValueRef bv = build.constant(makeConstant(g.store(), b, ir::ConstantKind::Parameter), name + "_dw_bias");
       ir::IntList ones(size_t(k), 1), zeros(size_t(k), 0);
-      out = ed.insertBefore(id, "aten.convolution.default", {m->input, wv, bv, ones, zeros, ones, false, zeros, C}, {},
-                            name + "_dwconv", {id});
+      out = build.op("aten.convolution.default", {m->input, wv, bv, ones, zeros, ones, false, zeros, C}, {},
+                     name + "_dwconv");
     } else {
       ir::Shape s = ir::Shape::ofRank(xm.rank() - 1, 1);
       s[0] = C;
-      ir::ValueRef sc = ed.addConstant(id, makeConstant(g.store(), exec::Tensor::fromDoubles(xm.dtype, s, m->scale)),
-                                       "bn_scale", {id});
-      ir::ValueRef sf = ed.addConstant(id, makeConstant(g.store(), exec::Tensor::fromDoubles(xm.dtype, s, m->shift)),
-                                       "bn_shift", {id});
-      out = ed.insertBefore(id, "aten.mul.Tensor", {m->input, sc}, {}, "mul", {id});
-      if (out) out = ed.insertBefore(id, "aten.add.Tensor", {*out, sf}, {}, "add", {id});
+      ir::ValueRef sc = build.constant(makeConstant(g.store(), exec::Tensor::fromDoubles(xm.dtype, s, m->scale)), "bn_scale");
+      ir::ValueRef sf = build.constant(makeConstant(g.store(), exec::Tensor::fromDoubles(xm.dtype, s, m->shift)), "bn_shift");
+      out = build.op("aten.mul.Tensor", {m->input, sc}, {}, "mul");
+      if (out) out = build.op("aten.add.Tensor", {*out, sf}, {}, "add");
     }
     if (!out) return out.status().withContext(where());
     LS_RETURN_IF_ERROR(replaceBatchNorm(ed, *m, *out));

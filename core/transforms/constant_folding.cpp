@@ -8,6 +8,7 @@
 
 #include "core/exec/executor.h"
 #include "core/exec/kernel.h"
+#include "core/passes/node_builder.h"
 #include "core/passes/pass_manager.h"
 #include "core/transforms/constant_values.h"
 
@@ -126,7 +127,9 @@ Status FoldConstantsPass::transform(passes::GraphEditor& ed) {
     const ir::Constant& sc = *g.constant(src->target);
     ir::Constant c = makeConstant(g.store(), *values, sc.kind, sc.fqn);
     const std::string base = (opts_.nameAfterInput ? src->name : n.name) + "_folded";
-    ir::ValueRef v = ed.addConstant(id, std::move(c), base, {id, src->id});
+    passes::NodeBuilder build(ed, id);
+    build.setDerivedFrom({id, src->id});
+    ir::ValueRef v = build.constant(std::move(c), base);
     ed.replaceAllUses({id, 0}, v);
     LS_RETURN_IF_ERROR(ed.erase(id));
     bump(folded_);
@@ -169,7 +172,7 @@ Status FoldConstantsRetracePass::rewrite(passes::Rewriter& rw) {
   if (!values) return values.status().withContext(fmt::format("{}: folding failed: ", name()));
   const ir::Constant& sc = *g.constant(src->target);
   ir::Constant c = makeConstant(*g.storePtr(), *values, sc.kind, sc.fqn);
-  rw.replaceWith(rw.addConstant(std::move(c), (opts_.nameAfterInput ? src->name : n.name) + "_folded"));
+  rw.replaceWith(passes::NodeBuilder(rw).constant(std::move(c), (opts_.nameAfterInput ? src->name : n.name) + "_folded"));
   bump(folded_);
   return Status::ok();
 }

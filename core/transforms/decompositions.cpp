@@ -7,6 +7,7 @@
 
 #include "core/exec/tensor.h"
 #include "core/ops/registry.h"
+#include "core/passes/node_builder.h"
 #include "core/passes/pass_manager.h"
 #include "core/transforms/constant_values.h"
 
@@ -57,28 +58,32 @@ Result<int64_t> reducedCount(const ir::TensorMeta& m, ir::IntList& dims, std::st
 /// keepdim) * (1 / count), so the sum gets its own observer when quantised.
 Result<ir::ValueRef> emitMean(Rewriter& rw, const DecomposeOptions& o, ir::ValueRef x, const ir::IntList& dims,
                               bool keepdim, int64_t count) {
-  LS_ASSIGN_OR_RETURN(sum, rw.emit("aten.sum.dim_IntList", {x, dims, keepdim}, {}, hint(rw, o, "sum")));
-  return rw.emit("aten.mul.Tensor", {sum, 1.0 / double(count)}, {}, hint(rw, o, "mul"));
+  passes::NodeBuilder nb(rw);
+  LS_ASSIGN_OR_RETURN(sum, nb.op("aten.sum.dim_IntList", {x, dims, keepdim}, {}, hint(rw, o, "sum")));
+  return nb.op("aten.mul.Tensor", {sum, 1.0 / double(count)}, {}, hint(rw, o, "mul"));
 }
 
 /// A 0-d constant of dtype t holding v.
 ir::ValueRef scalarConstant(Rewriter& rw, const DecomposeOptions& o, ir::DType t, double v, std::string_view what) {
-  return rw.addConstant(makeConstant(*rw.graph().storePtr(), exec::Tensor::scalar(t, v)), hint(rw, o, what));
+  passes::NodeBuilder nb(rw);
+  return nb.constant(makeConstant(*rw.graph().storePtr(), exec::Tensor::scalar(t, v)), hint(rw, o, what));
 }
 
 }  // namespace
 
 Result<bool> decomposeSilu(Rewriter& rw, const DecomposeOptions& o) {
+  passes::NodeBuilder nb(rw);
   LS_ASSIGN_OR_RETURN(x, tensorInput(rw, "silu"));
   const ir::DType t = rw.meta(x).dtype;
   if (!supportedDtype(t, o)) return unsupported(o, fmt::format("silu of a {} tensor", ir::dtypeName(t)));
-  LS_ASSIGN_OR_RETURN(sig, rw.emit("aten.sigmoid.default", {x}, {}, hint(rw, o, "sigmoid")));
-  LS_ASSIGN_OR_RETURN(mul, rw.emit("aten.mul.Tensor", {x, sig}, {}, hint(rw, o, "mul")));
+  LS_ASSIGN_OR_RETURN(sig, nb.op("aten.sigmoid.default", {x}, {}, hint(rw, o, "sigmoid")));
+  LS_ASSIGN_OR_RETURN(mul, nb.op("aten.mul.Tensor", {x, sig}, {}, hint(rw, o, "mul")));
   rw.replaceWith(mul);
   return true;
 }
 
 Result<bool> decomposeHardswish(Rewriter& rw, const DecomposeOptions& o) {
+  passes::NodeBuilder nb(rw);
   static const ir::OpId kHardsigmoid = ir::internOp("aten.hardsigmoid.default");
   const bool sigmoidOnly = rw.node().op == kHardsigmoid;
   const char* what = sigmoidOnly ? "hardsigmoid" : "hardswish";
@@ -90,21 +95,21 @@ Result<bool> decomposeHardswish(Rewriter& rw, const DecomposeOptions& o) {
   if (o.hardsigmoid == HardsigmoidForm::DivConstants) {
     ir::ValueRef three = scalarConstant(rw, o, t, 3.0, "three");
     ir::ValueRef six = scalarConstant(rw, o, t, 6.0, "six");
-    LS_ASSIGN_OR_RETURN(a, rw.emit("aten.add.Tensor", {x, three}, {}, hint(rw, o, "add")));
-    LS_ASSIGN_OR_RETURN(c, rw.emit("aten.clamp.default", {a, 0.0, 6.0}, {}, hint(rw, o, "clamp")));
-    LS_ASSIGN_OR_RETURN(d, rw.emit("aten.div.Tensor", {c, six}, {}, hint(rw, o, "div")));
+    LS_ASSIGN_OR_RETURN(a, nb.op("aten.add.Tensor", {x, three}, {}, hint(rw, o, "add")));
+    LS_ASSIGN_OR_RETURN(c, nb.op("aten.clamp.default", {a, 0.0, 6.0}, {}, hint(rw, o, "clamp")));
+    LS_ASSIGN_OR_RETURN(d, nb.op("aten.div.Tensor", {c, six}, {}, hint(rw, o, "div")));
     s = d;
   } else {
-    LS_ASSIGN_OR_RETURN(a, rw.emit("aten.add.Tensor", {x, 3.0}, {}, hint(rw, o, "add")));
-    LS_ASSIGN_OR_RETURN(c, rw.emit("aten.clamp.default", {a, 0.0, 6.0}, {}, hint(rw, o, "clamp")));
-    LS_ASSIGN_OR_RETURN(m, rw.emit("aten.mul.Tensor", {c, 1.0 / 6.0}, {}, hint(rw, o, "mul")));
+    LS_ASSIGN_OR_RETURN(a, nb.op("aten.add.Tensor", {x, 3.0}, {}, hint(rw, o, "add")));
+    LS_ASSIGN_OR_RETURN(c, nb.op("aten.clamp.default", {a, 0.0, 6.0}, {}, hint(rw, o, "clamp")));
+    LS_ASSIGN_OR_RETURN(m, nb.op("aten.mul.Tensor", {c, 1.0 / 6.0}, {}, hint(rw, o, "mul")));
     s = m;
   }
   if (sigmoidOnly) {
     rw.replaceWith(s);
     return true;
   }
-  LS_ASSIGN_OR_RETURN(y, rw.emit("aten.mul.Tensor", {x, s}, {}, hint(rw, o, "mul")));
+  LS_ASSIGN_OR_RETURN(y, nb.op("aten.mul.Tensor", {x, s}, {}, hint(rw, o, "mul")));
   rw.replaceWith(y);
   return true;
 }
@@ -128,6 +133,7 @@ Result<bool> decomposeMeanDim(Rewriter& rw, const DecomposeOptions& o) {
 }
 
 Result<bool> decomposeLayerNorm(Rewriter& rw, const DecomposeOptions& o) {
+  passes::NodeBuilder nb(rw);
   const ir::Node& n = rw.node();
   LS_ASSIGN_OR_RETURN(x, tensorInput(rw, "native_layer_norm"));
   const ir::TensorMeta& m = rw.meta(x);
@@ -155,21 +161,21 @@ Result<bool> decomposeLayerNorm(Rewriter& rw, const DecomposeOptions& o) {
   if (count <= 0) return unsupported(o, "native_layer_norm over an empty slice");
 
   LS_ASSIGN_OR_RETURN(mean, emitMean(rw, o, x, dims, true, count));
-  LS_ASSIGN_OR_RETURN(d, rw.emit("aten.sub.Tensor", {x, mean}, {}, hint(rw, o, "sub")));
-  LS_ASSIGN_OR_RETURN(d2, rw.emit("aten.mul.Tensor", {d, d}, {}, hint(rw, o, "mul")));
+  LS_ASSIGN_OR_RETURN(d, nb.op("aten.sub.Tensor", {x, mean}, {}, hint(rw, o, "sub")));
+  LS_ASSIGN_OR_RETURN(d2, nb.op("aten.mul.Tensor", {d, d}, {}, hint(rw, o, "mul")));
   LS_ASSIGN_OR_RETURN(var, emitMean(rw, o, d2, dims, true, count));  // biased variance, as layer_norm
-  LS_ASSIGN_OR_RETURN(ve, rw.emit("aten.add.Tensor", {var, *eps}, {}, hint(rw, o, "add")));
-  LS_ASSIGN_OR_RETURN(rstd, rw.emit("aten.rsqrt.default", {ve}, {}, hint(rw, o, "rsqrt")));
-  LS_ASSIGN_OR_RETURN(normed, rw.emit("aten.mul.Tensor", {d, rstd}, {}, hint(rw, o, "mul")));
+  LS_ASSIGN_OR_RETURN(ve, nb.op("aten.add.Tensor", {var, *eps}, {}, hint(rw, o, "add")));
+  LS_ASSIGN_OR_RETURN(rstd, nb.op("aten.rsqrt.default", {ve}, {}, hint(rw, o, "rsqrt")));
+  LS_ASSIGN_OR_RETURN(normed, nb.op("aten.mul.Tensor", {d, rstd}, {}, hint(rw, o, "mul")));
   ir::ValueRef y = normed;
   // The weight and bias have normalized_shape, the trailing dims of x: they broadcast as they
   // are (no view to rank r needed, unlike upstream's explicit view_copy).
   if (const ir::ValueRef* wr = w.ref()) {
-    LS_ASSIGN_OR_RETURN(t, rw.emit("aten.mul.Tensor", {y, *wr}, {}, hint(rw, o, "mul")));
+    LS_ASSIGN_OR_RETURN(t, nb.op("aten.mul.Tensor", {y, *wr}, {}, hint(rw, o, "mul")));
     y = t;
   }
   if (const ir::ValueRef* br = b.ref()) {
-    LS_ASSIGN_OR_RETURN(t, rw.emit("aten.add.Tensor", {y, *br}, {}, hint(rw, o, "add")));
+    LS_ASSIGN_OR_RETURN(t, nb.op("aten.add.Tensor", {y, *br}, {}, hint(rw, o, "add")));
     y = t;
   }
   // Outputs 1 and 2 of native_layer_norm are the keepdim mean and rstd: users reading them
@@ -201,6 +207,7 @@ Result<bool> decomposeLayerNorm(Rewriter& rw, const DecomposeOptions& o) {
 // log_softmax is used for; x - amax keeps the logits' own resolution and the log only sees
 // the sum, in [1, N].
 Result<bool> decomposeSoftmax(Rewriter& rw, const DecomposeOptions& o) {
+  passes::NodeBuilder nb(rw);
   const ir::Node& n = rw.node();
   const bool log = ir::opName(n.op).find("log_softmax") != std::string::npos;
   const char* what = log ? "log_softmax" : "softmax";
@@ -214,23 +221,24 @@ Result<bool> decomposeSoftmax(Rewriter& rw, const DecomposeOptions& o) {
   ir::IntList dims{*dim};
   LS_ASSIGN_OR_RETURN(count, reducedCount(m, dims, what));
   (void)count;
-  LS_ASSIGN_OR_RETURN(mx, rw.emit("aten.amax.default", {x, dims, true}, {}, hint(rw, o, "amax")));
-  LS_ASSIGN_OR_RETURN(sh, rw.emit("aten.sub.Tensor", {x, mx}, {}, hint(rw, o, "sub")));
-  LS_ASSIGN_OR_RETURN(e, rw.emit("aten.exp.default", {sh}, {}, hint(rw, o, "exp")));
-  LS_ASSIGN_OR_RETURN(s, rw.emit("aten.sum.dim_IntList", {e, dims, true}, {}, hint(rw, o, "sum")));
+  LS_ASSIGN_OR_RETURN(mx, nb.op("aten.amax.default", {x, dims, true}, {}, hint(rw, o, "amax")));
+  LS_ASSIGN_OR_RETURN(sh, nb.op("aten.sub.Tensor", {x, mx}, {}, hint(rw, o, "sub")));
+  LS_ASSIGN_OR_RETURN(e, nb.op("aten.exp.default", {sh}, {}, hint(rw, o, "exp")));
+  LS_ASSIGN_OR_RETURN(s, nb.op("aten.sum.dim_IntList", {e, dims, true}, {}, hint(rw, o, "sum")));
   if (log) {
-    LS_ASSIGN_OR_RETURN(l, rw.emit("aten.log.default", {s}, {}, hint(rw, o, "log")));
-    LS_ASSIGN_OR_RETURN(y, rw.emit("aten.sub.Tensor", {sh, l}, {}, hint(rw, o, "sub")));
+    LS_ASSIGN_OR_RETURN(l, nb.op("aten.log.default", {s}, {}, hint(rw, o, "log")));
+    LS_ASSIGN_OR_RETURN(y, nb.op("aten.sub.Tensor", {sh, l}, {}, hint(rw, o, "sub")));
     rw.replaceWith(y);
   } else {
-    LS_ASSIGN_OR_RETURN(r, rw.emit("aten.reciprocal.default", {s}, {}, hint(rw, o, "reciprocal")));
-    LS_ASSIGN_OR_RETURN(y, rw.emit("aten.mul.Tensor", {e, r}, {}, hint(rw, o, "mul")));
+    LS_ASSIGN_OR_RETURN(r, nb.op("aten.reciprocal.default", {s}, {}, hint(rw, o, "reciprocal")));
+    LS_ASSIGN_OR_RETURN(y, nb.op("aten.mul.Tensor", {e, r}, {}, hint(rw, o, "mul")));
     rw.replaceWith(y);
   }
   return true;
 }
 
 Result<bool> decomposeDiv(Rewriter& rw, const DecomposeOptions& o) {
+  passes::NodeBuilder nb(rw);
   static const ir::OpId kTensorMode = ir::internOp("aten.div.Tensor_mode");
   const ir::Node& n = rw.node();
   if (n.op == kTensorMode && !ops::schemaArg(n, 2).isNone())
@@ -241,15 +249,15 @@ Result<bool> decomposeDiv(Rewriter& rw, const DecomposeOptions& o) {
   const ir::Arg& b = ops::schemaArg(n, 1);
   if (auto v = b.number()) {
     if (*v == 0.0) return unsupported(o, "division by a literal 0");
-    LS_ASSIGN_OR_RETURN(mul, rw.emit("aten.mul.Tensor", {a, 1.0 / *v}, {}, hint(rw, o, "mul")));
+    LS_ASSIGN_OR_RETURN(mul, nb.op("aten.mul.Tensor", {a, 1.0 / *v}, {}, hint(rw, o, "mul")));
     rw.replaceWith(mul);
     return true;
   }
   const ir::ValueRef* br = b.ref();
   if (!br) return Status::error("div: the divisor must be a tensor or a number");
   if (!ir::isFloating(rw.meta(*br).dtype)) return unsupported(o, "division by an integer tensor");
-  LS_ASSIGN_OR_RETURN(rec, rw.emit("aten.reciprocal.default", {*br}, {}, hint(rw, o, "reciprocal")));
-  LS_ASSIGN_OR_RETURN(mul, rw.emit("aten.mul.Tensor", {a, rec}, {}, hint(rw, o, "mul")));
+  LS_ASSIGN_OR_RETURN(rec, nb.op("aten.reciprocal.default", {*br}, {}, hint(rw, o, "reciprocal")));
+  LS_ASSIGN_OR_RETURN(mul, nb.op("aten.mul.Tensor", {a, rec}, {}, hint(rw, o, "mul")));
   rw.replaceWith(mul);
   return true;
 }

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "core/ops/registry.h"
+#include "core/passes/node_builder.h"
 #include "core/passes/pass_manager.h"
 
 namespace ls::transforms {
@@ -39,14 +40,15 @@ Status RemoveGetItemPass::transform(passes::GraphEditor& ed) {
     }
     if (!ok) continue;
     Result<ir::ValueRef> r = Status::ok();
+    passes::NodeBuilder build(ed, id);
     if (n.op == kMaxDim) {
       const int64_t* dim = ops::schemaArg(n, 1).asInt();
       if (!dim) continue;
       const bool* kd = ops::schemaArg(n, 2).asBool();
-      r = ed.insertBefore(id, "aten.amax.default", {*n.args[0].ref(), ir::IntList{*dim}, kd && *kd}, {}, "amax", {id});
+      r = build.op("aten.amax.default", {*n.args[0].ref(), ir::IntList{*dim}, kd && *kd}, {}, "amax");
     } else {
       std::vector<ir::Arg> args(n.args.begin(), n.args.end());
-      r = ed.insertBefore(id, "aten.max_pool2d.default", std::move(args), n.kwargs, "max_pool2d", {id});
+      r = build.op("aten.max_pool2d.default", std::move(args), n.kwargs, "max_pool2d");
     }
     if (!r) return r.status().withContext(fmt::format("RemoveGetItemPass at '{}': ", g.node(id).name));
     for (ir::NodeId gi : values) {

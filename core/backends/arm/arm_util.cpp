@@ -16,25 +16,6 @@
 
 namespace ls::arm {
 
-Result<ValueRef> Builder::op(std::string_view opName, std::vector<Arg> args, std::vector<Kwarg> kwargs,
-                             std::string_view hint) {
-  if (rw_) return rw_->emit(opName, std::move(args), std::move(kwargs), hint);
-  Result<ValueRef> r = after_ ? ed_->insertAfter(anchor_, opName, std::move(args), std::move(kwargs), hint, {anchor_})
-                              : ed_->insertBefore(anchor_, opName, std::move(args), std::move(kwargs), hint, {anchor_});
-  if (r && after_) anchor_ = r->node;  // keep emission order
-  return r;
-}
-
-ValueRef Builder::constant(ir::Constant c, std::string_view hint) {
-  if (rw_) return rw_->addConstant(std::move(c), hint);
-  // Constants have no inputs: placing them before the anchor is always valid.
-  return ed_->addConstant(anchor_, std::move(c), hint, {anchor_});
-}
-
-const ir::TensorMeta& Builder::meta(ValueRef r) const { return rw_ ? rw_->meta(r) : ed_->graph().meta(r); }
-const ir::Graph& Builder::graph() const { return rw_ ? rw_->graph() : ed_->graph(); }
-ir::ConstantStore& Builder::store() const { return *graph().storePtr(); }
-
 Result<ValueRef> Builder::constShape(std::vector<int64_t> values) {
   return op("tosa.CONST_SHAPE", {}, {{"values", Arg(ir::IntList(std::move(values)))}}, "shape");
 }

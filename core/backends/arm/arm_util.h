@@ -1,5 +1,5 @@
-// Helpers shared by the Arm TOSA passes: a node builder over the retrace Rewriter or the
-// in-place GraphEditor, constant materialisation (data or the executor's synthesised values,
+// Helpers shared by the Arm TOSA passes: the node builder with TOSA operand helpers (over
+// passes::NodeBuilder), constant materialisation (data or the executor's synthesised values,
 // so lowered weights are exactly the ones the source graph runs with), TOSA operand helpers
 // (CONST_SHAPE, zero points, MUL shift), per-tensor q/dq matching of the INT passes and the
 // pass base with profile/target gates.
@@ -13,8 +13,7 @@
 
 #include "core/backends/arm/tosa/tosa_ops.h"
 #include "core/exec/tensor.h"
-#include "core/passes/editor.h"
-#include "core/passes/retrace.h"
+#include "core/passes/node_builder.h"
 
 /// `LS_ASSIGN_OR_RETURN(v, expr)`: declares `v` as the value of a Result, or returns its error status.
 
@@ -30,20 +29,11 @@ using ir::Arg;
 using ir::Kwarg;
 using ir::ValueRef;
 
-/// Emits nodes through a Rewriter (placed before the hot node) or a GraphEditor (placed
-/// before/after an anchor, in emission order).
-class Builder {
+/// passes::NodeBuilder plus the TOSA operand helpers the Arm passes share (CONST_SHAPE, scalar
+/// constants, zero points, MUL shift, TRANSPOSE/RESHAPE/MUL/ADD shorthands).
+class Builder : public passes::NodeBuilder {
  public:
-  explicit Builder(passes::Rewriter& rw) : rw_(&rw) {}
-  Builder(passes::GraphEditor& ed, ir::NodeId anchor, bool after = false)
-      : ed_(&ed), anchor_(anchor), after_(after) {}
-
-  Result<ValueRef> op(std::string_view op, std::vector<Arg> args, std::vector<Kwarg> kwargs = {},
-                      std::string_view hint = {});
-  ValueRef constant(ir::Constant c, std::string_view hint);
-  const ir::TensorMeta& meta(ValueRef r) const;
-  const ir::Graph& graph() const;
-  ir::ConstantStore& store() const;
+  using passes::NodeBuilder::NodeBuilder;
 
   // ---- TOSA operands ----
   Result<ValueRef> constShape(std::vector<int64_t> values);
@@ -60,12 +50,6 @@ class Builder {
   Result<ValueRef> mul(ValueRef a, ValueRef b);
   Result<ValueRef> mulScalar(ValueRef a, double v);
   Result<ValueRef> addScalar(ValueRef a, double v);
-
- private:
-  passes::Rewriter* rw_ = nullptr;
-  passes::GraphEditor* ed_ = nullptr;
-  ir::NodeId anchor_ = ir::kInvalidNode;
-  bool after_ = false;
 };
 
 /// Values of a constant: its data, or synthesizeConstant() (what the executor would use).

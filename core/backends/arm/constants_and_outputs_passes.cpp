@@ -196,7 +196,9 @@ Status EnsureUniqueOutputNodesPass::transform(passes::GraphEditor& ed) {
   for (size_t i = 0; i < slots.size(); ++i) {
     const ir::ValueRef r = slots[i];
     if (r.isNone() || seen.insert({r.node, r.output}).second) continue;
-    auto id = ed.insertBefore(outId, "tosa.IDENTITY", {r}, {}, "output_identity", {r.node});
+    Builder build(ed, outId);
+    build.setDerivedFrom({r.node});
+    auto id = build.op("tosa.IDENTITY", {r}, {}, "output_identity");
     if (!id) return id.status();
     ed.replaceOutputSlot(i, *id);
     bump(inserted_);

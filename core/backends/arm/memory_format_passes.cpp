@@ -345,7 +345,7 @@ Status ToTosaMemoryFormatPass::transform(passes::GraphEditor& ed) {
     keepPerTensorQuant(g, n.meta(), *conv);
     // Logical users read one boundary TRANSPOSE back to NCHW (one per producer).
     const ir::TensorMeta& cm = g.meta(*conv);
-    Builder after(ed, conv->node, true);
+    Builder after(ed, conv->node, Builder::Placement::After);
     auto back = onlyUnitDimsMove(cm.shape, kToNchw) ? after.reshape(*conv, n.meta().shape) : after.transpose(*conv, kToNchw);
     if (!back) return back.status();
     ed.replaceAllUses({id, 0}, *back);

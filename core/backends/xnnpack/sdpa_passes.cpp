@@ -9,6 +9,7 @@
 #include "core/backends/xnnpack/xnnpack_ops.h"
 #include "core/backends/xnnpack/xnnpack_passes.h"
 #include "core/backends/xnnpack/xnnpack_util.h"
+#include "core/passes/node_builder.h"
 
 namespace ls::xnnpack {
 
@@ -221,7 +222,7 @@ Status LiftConstantScalarOperandsPass::transform(GraphEditor& ed) {
       bump(skippedDtype_);
       continue;
     }
-    ir::ValueRef c = ed.addConstant(id, makeConstant(g, t, ir::ConstantKind::Constant, ""), n.name + "_scalar", {id});
+    ir::ValueRef c = passes::NodeBuilder(ed, id).constant(makeConstant(g, t, ir::ConstantKind::Constant, ""), n.name + "_scalar");
     const ir::Node& cur = g.node(id);  // addConstant may have moved nodes
     std::vector<ir::Arg> args = cur.args;
     std::vector<ir::Kwarg> kwargs = cur.kwargs;
@@ -285,8 +286,9 @@ Status ConvertToSDPAPass::transform(GraphEditor& ed) {
     if (key) {
       k = *key;
     } else {
-      auto t = ed.insertBefore(m.bmm2, "aten.transpose_copy.int", {kT, int64_t(-2), int64_t(-1)}, {},
-                               g.node(m.bmm1).name + "_key", {m.bmm1});
+      passes::NodeBuilder build(ed, m.bmm2);
+      build.setDerivedFrom({m.bmm1});
+      auto t = build.op("aten.transpose_copy.int", {kT, int64_t(-2), int64_t(-1)}, {}, g.node(m.bmm1).name + "_key");
       if (!t) return t.status().withContext(fmt::format("ConvertToSDPA at '{}': ", g.node(m.bmm1).name));
       k = *t;
     }

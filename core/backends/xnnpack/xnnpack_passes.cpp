@@ -14,6 +14,7 @@
 #include "core/backends/xnnpack/xnnpack_util.h"
 #include "core/exec/executor.h"
 #include "core/exec/kernel.h"
+#include "core/passes/node_builder.h"
 #include "core/passes/pass_manager.h"
 #include "core/transforms/batch_norm.h"
 #include "core/transforms/constant_folding.h"
@@ -249,13 +250,14 @@ Status DecomposeConcatenatePass::transform(GraphEditor& ed) {
     const ir::RefList all = *l;
     const int64_t dim = numberArg(n, 1, "dim", 0.0).value_or(0.0);
     ir::RefList first(all.begin(), all.begin() + kMaxConcatInputs);
-    auto acc = ed.insertBefore(id, "aten.cat.default", {first, dim}, {}, n.name + "_part", {id});
+    passes::NodeBuilder build(ed, id);
+    auto acc = build.op("aten.cat.default", {first, dim}, {}, n.name + "_part");
     if (!acc) return acc.status().withContext(fmt::format("DecomposeConcatenate at '{}': ", n.name));
     ir::ValueRef cur = *acc;
     for (size_t i = kMaxConcatInputs; i < all.size(); i += kMaxConcatInputs - 1) {
       ir::RefList next{cur};
       for (size_t j = i; j < std::min(all.size(), i + kMaxConcatInputs - 1); ++j) next.push_back(all[j]);
-      auto r = ed.insertBefore(id, "aten.cat.default", {next, dim}, {}, g.node(id).name + "_part", {id});
+      auto r = build.op("aten.cat.default", {next, dim}, {}, g.node(id).name + "_part");
       if (!r) return r.status().withContext(fmt::format("DecomposeConcatenate at '{}': ", g.node(id).name));
       cur = *r;
     }
@@ -363,7 +365,9 @@ Status ChannelsLastTaggedReshapePass::transform(GraphEditor& ed) {
       } else {
         ir::EnumArg mf{ir::EnumKind::MemoryFormat, toNhwc ? kMemoryFormatChannelsLast : kMemoryFormatContiguous};
         const std::string base = g.node(r.node).name + (toNhwc ? "_to_nhwc" : "_to_nchw");
-        auto c = ed.insertBefore(id, "aten.clone.default", {r}, {{"memory_format", mf}}, base, {r.node});
+        passes::NodeBuilder build(ed, id);
+        build.setDerivedFrom({r.node});
+        auto c = build.op("aten.clone.default", {r}, {{"memory_format", mf}}, base);
         if (!c) return c.status().withContext(fmt::format("ChannelsLastTaggedReshape at '{}': ", g.node(id).name));
         conv = *c;
         converted[{key(r), toNhwc}] = conv;
