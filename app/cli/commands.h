@@ -22,6 +22,8 @@ Result<ir::Graph> load(const std::string& path, bool quiet = false);
 
 int cmdImport(const std::string& in, const std::string& out);
 int cmdPrint(const std::string& in, bool modules);
+/// Lists the registered passes (description, target ops, applicability, pipelines).
+int cmdPasses(bool json, bool namesOnly);
 int cmdInfo(const std::string& in, bool json, bool checkShapes, const std::string& jsonOut);
 
 /// Options of `lower` (shared by `verify` and `bench` later).

@@ -47,6 +47,11 @@ int main(int argc, char** argv) {
   bool printModules = false;
   print->add_flag("--modules", printModules, "group the lines by the module that produced each node (meta.module)");
 
+  auto* passesCmd = app.add_subcommand("passes", "List every registered pass: description, target ops, profiles/targets, pipelines");
+  bool namesOnly = false;
+  passesCmd->add_flag("--json", json, "print the list as JSON");
+  passesCmd->add_flag("--names", namesOnly, "print only the names, one per line");
+
   LowerCommand* lower = addLowerCommand(app);
   BenchCommand* bench = addBenchCommand(app);
   TraceCommands* traceCmds = addTraceCommands(app);
@@ -57,6 +62,7 @@ int main(int argc, char** argv) {
   if (*imp) return cmdImport(in, out);
   if (*info) return cmdInfo(in, json, checkShapes, jsonOut);
   if (*print) return cmdPrint(in, printModules);
+  if (*passesCmd) return cmdPasses(json, namesOnly);
   if (selected(*lower)) return runLower(*lower);
   if (selected(*bench)) return runBench(*bench);
   if (selected(*verify)) return runVerify(*verify);

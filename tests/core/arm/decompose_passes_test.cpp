@@ -1,34 +1,23 @@
-// Focused tests of Arm decomposition passes that only the real-model tests covered: each
-// removes its target op, keeps the graph's values (reference executor), verifies, and is
-// skipped with no-target-ops on a graph without its target.
+// Focused tests of the Arm decomposition passes (house style, tests/core/arm/pass_cases.h):
+// each changes what it should, keeps the graph's values (reference executor), verifies, keeps
+// untargeted nodes, is skipped with no-target-ops on a graph without its target, and names the
+// node on input it does not support.
 #include <gtest/gtest.h>
 
-#include <functional>
-
-#include "core/exec/compare.h"
-#include "core/exec/executor.h"
-#include "core/exec/synth.h"
-#include "core/passes/pass_manager.h"
-#include "support/graph_builder.h"
+#include "tests/core/arm/pass_cases.h"
 
 namespace ls::arm {
 namespace {
 
+using ir::DType;
 using ir::IntList;
+using test::opCount;
+using test::PassCase;
+using test::ramp;
 
-struct Case {
-  const char* pass;
-  const char* target;
-  std::function<ir::ValueRef(test::GraphBuilder&)> build;
-};
+ir::Arg none() { return ir::Arg(); }
 
-std::vector<double> ramp(int64_t n) {
-  std::vector<double> v(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) v[size_t(i)] = 0.1 * double((i * 7) % 13) - 0.5;
-  return v;
-}
-
-std::vector<Case> cases() {
+std::vector<PassCase> cases() {
   return {
       {"ConvertTransposeToPermutePass", "aten.t_copy.default",
        [](test::GraphBuilder& b) { return b.call("aten.t_copy.default", {b.input("x", {3, 5})}); }},
@@ -44,63 +33,106 @@ std::vector<Case> cases() {
        [](test::GraphBuilder& b) { return b.call("aten.mm.default", {b.input("a", {3, 4}), b.input("m", {4, 5})}); }},
       {"DecomposeLinearPass", "aten.linear.default",
        [](test::GraphBuilder& b) {
-         auto w = b.constant("w", ir::DType::Float32, {5, 4}, ramp(20));
-         auto bias = b.constant("bias", ir::DType::Float32, {5}, ramp(5));
+         auto w = b.constant("w", DType::Float32, {5, 4}, ramp(20));
+         auto bias = b.constant("bias", DType::Float32, {5}, ramp(5));
          return b.call("aten.linear.default", {b.input("x", {2, 4}), w, bias});
        }},
       {"DecomposeAddmmPass", "aten.addmm.default",
        [](test::GraphBuilder& b) {
-         auto bias = b.constant("bias", ir::DType::Float32, {5}, ramp(5));
+         auto bias = b.constant("bias", DType::Float32, {5}, ramp(5));
          return b.call("aten.addmm.default", {bias, b.input("a", {3, 4}), b.input("m", {4, 5})});
        }},
+      {"DecomposeAsStridedCopyPass", "aten.as_strided_copy.default",
+       [](test::GraphBuilder& b) {
+         return b.call("aten.as_strided_copy.default", {b.input("x", {2, 6}), IntList{3, 4}, IntList{4, 1}});
+       }},
+      {"DecomposeAvgPool2dPass", "aten.avg_pool2d.default",
+       [](test::GraphBuilder& b) {  // padding counted in the average: zero PAD + unpadded pool
+         return b.call("aten.avg_pool2d.default",
+                       {b.input("x", {1, 2, 6, 6}), IntList{3, 3}, IntList{1, 1}, IntList{1, 1}, false, true});
+       },
+       [](const ir::Graph&, const ir::Graph& g) {
+         EXPECT_EQ(opCount(g, "aten.constant_pad_nd.default"), 1u);
+         for (ir::NodeId id : g.nodesOfOp(ir::internOp("aten.avg_pool2d.default")))
+           EXPECT_EQ(*ops::schemaArg(g.node(id), 3).asIntList(), (IntList{0, 0}));
+       }},
+      {"DecomposeFactoriesPass", "aten.new_zeros.default",
+       [](test::GraphBuilder& b) {
+         auto z = b.call("aten.new_zeros.default", {b.input("x", {4}), IntList{2, 3}});
+         return b.call("aten.add.Tensor", {b.input("y", {2, 3}), z});
+       }},
+      {"DecomposeFactoriesPass", "aten.fill.Tensor",
+       [](test::GraphBuilder& b) { return b.call("aten.fill.Tensor", {b.input("x", {2, 3}), b.input("v", {})}); }},
+      {"DecomposeGroupedConvPass", "aten.convolution.default",
+       [](test::GraphBuilder& b) {
+         auto w = b.constant("w", DType::Float32, {6, 2, 3, 3}, ramp(108));
+         auto bias = b.constant("bias", DType::Float32, {6}, ramp(6));
+         return b.call("aten.convolution.default", {b.input("x", {1, 4, 5, 5}), w, bias, IntList{1, 1}, IntList{1, 1},
+                                                    IntList{1, 1}, false, IntList{0, 0}, int64_t(2)});
+       },
+       [](const ir::Graph&, const ir::Graph& g) {
+         const auto convs = g.nodesOfOp(ir::internOp("aten.convolution.default"));
+         EXPECT_EQ(convs.size(), 2u);  // one per group
+         for (ir::NodeId id : convs) EXPECT_EQ(*ops::schemaArg(g.node(id), 8).asInt(), 1);
+         EXPECT_EQ(opCount(g, "aten.cat.default"), 1u);
+       },
+       1e-5},
+      {"DecomposeMaskedFillPass", "aten.masked_fill.Scalar",
+       [](test::GraphBuilder& b) {
+         return b.call("aten.masked_fill.Scalar", {b.input("x", {2, 3}), b.input("m", DType::Bool, {2, 3}), 0.5});
+       }},
+      {"DecomposeMaskedFillPass", "aten.ne.Scalar",
+       [](test::GraphBuilder& b) { return b.call("aten.ne.Scalar", {b.input("x", DType::Int32, {2, 3}), int64_t(1)}); }},
+      {"DecomposeSliceScatterPass", "aten.slice_scatter.default",
+       [](test::GraphBuilder& b) {
+         return b.call("aten.slice_scatter.default",
+                       {b.input("x", {4, 6}), b.input("s", {4, 2}), int64_t(1), int64_t(2), int64_t(4), int64_t(1)});
+       }},
+      {"ConvertSplitToSlicePass", "aten.split_copy.Tensor",
+       [](test::GraphBuilder& b) {
+         auto s = b.call("aten.split_copy.Tensor", {b.input("x", {4, 6}), int64_t(2), int64_t(1)});
+         auto g0 = b.call("operator.getitem", {s, int64_t(0)});
+         auto g2 = b.call("operator.getitem", {s, int64_t(2)});
+         return b.call("aten.sub.Tensor", {g0, g2});
+       },
+       [](const ir::Graph&, const ir::Graph& g) {
+         EXPECT_EQ(opCount(g, "aten.split_copy.Tensor"), 0u);
+         EXPECT_EQ(opCount(g, "operator.getitem"), 0u);
+         EXPECT_GE(opCount(g, "aten.slice_copy.Tensor"), 2u);
+       }},
+      {"Conv1dUnsqueezePass", "aten.convolution.default",
+       [](test::GraphBuilder& b) {
+         auto w = b.constant("w", DType::Float32, {4, 3, 3}, ramp(36));
+         auto bias = b.constant("bias", DType::Float32, {4}, ramp(4));
+         return b.call("aten.convolution.default", {b.input("x", {1, 3, 10}), w, bias, IntList{2}, IntList{1},
+                                                    IntList{1}, false, IntList{0}, int64_t(1)});
+       },
+       [](const ir::Graph&, const ir::Graph& g) {
+         for (ir::NodeId id : g.nodesOfOp(ir::internOp("aten.convolution.default")))
+           EXPECT_EQ(g.node(id).meta(0).rank(), 4) << "a 2-D convolution of height 1";
+       },
+       1e-5},
   };
 }
 
-passes::ShouldRun shouldRun(const std::string& name, const ir::Graph& g) {
-  auto p = passes::PassRegistry::instance().create(name);
-  passes::PassContext ctx;
-  return p->shouldRun(g, ctx);
+TEST(ArmDecomposeFocused, ChangesWhatItShouldKeepsValuesAndVerifies) {
+  for (const PassCase& c : cases()) test::runCase(c);
 }
 
-TEST(ArmDecomposeFocused, RemovesItsTargetKeepsValuesAndVerifies) {
-  for (const Case& c : cases()) {
-    SCOPED_TRACE(c.pass);
-    test::GraphBuilder b;
-    b.output({c.build(b)});
-    const ir::Graph before = b.g;
-    ir::Graph g = b.g;
-    ASSERT_EQ(g.nodesOfOp(ir::internOp(c.target)).size(), 1u);
-    auto p = passes::PassRegistry::instance().create(c.pass);
-    ASSERT_TRUE(p);
-    ops::InferenceCache cache;
-    passes::PassContext ctx;
-    ctx.cache = &cache;
-    ASSERT_TRUE(p->shouldRun(g, ctx).run);
-    passes::PassResult r = p->run(g, ctx);
-    ASSERT_EQ(r.status, passes::PassStatus::Changed) << r.message;
-    EXPECT_EQ(g.nodesOfOp(ir::internOp(c.target)).size(), 0u);
-    Status st = passes::VerifierInstrumentation::verifyGraph(g);
-    EXPECT_TRUE(st.isOk()) << st.message();
-    exec::Executor ex({}, std::make_shared<exec::ConstantCache>());
-    auto in = exec::synthesizeInputs(before, 5);
-    auto want = ex.run(before, in);
-    auto got = ex.run(g, in);
-    ASSERT_TRUE(want.isOk()) << want.message();
-    ASSERT_TRUE(got.isOk()) << got.message();
-    exec::CompareResult cmp = exec::compareOutputs(*got, *want);
-    EXPECT_LE(cmp.maxRelToMax, 1e-6);
-    EXPECT_EQ(g.outputNode()->meta(0), before.outputNode()->meta(0));
-  }
-}
+TEST(ArmDecomposeFocused, SkippedWithoutItsTargetOp) { test::expectSkippedWithoutTarget(cases()); }
 
-TEST(ArmDecomposeFocused, SkippedWithoutItsTargetOp) {
-  test::GraphBuilder b;
-  b.output({b.call("aten.relu.default", {b.input("x", {2, 3})})});
-  for (const Case& c : cases()) {
-    passes::ShouldRun s = shouldRun(c.pass, b.g);
-    EXPECT_FALSE(s.run) << c.pass;
-    EXPECT_EQ(s.reason, passes::SkipReason::NoTargetOps) << c.pass;
-  }
+TEST(ArmDecomposeFocused, UnsupportedInputIsAnErrorNamingTheNode) {
+  // as_strided_copy with strides that are not contiguous has no TOSA lowering.
+  std::string m = test::failureOf("DecomposeAsStridedCopyPass", [](test::GraphBuilder& b) {
+    return b.call("aten.as_strided_copy.default", {b.input("x", {4, 4}), IntList{2, 2}, IntList{1, 4}});
+  });
+  EXPECT_NE(m.find("as_strided_copy"), std::string::npos) << m;
+  EXPECT_NE(m.find("non-contiguous"), std::string::npos) << m;
+  // ... nor with a storage offset.
+  m = test::failureOf("DecomposeAsStridedCopyPass", [](test::GraphBuilder& b) {
+    return b.call("aten.as_strided_copy.default", {b.input("x", {4, 4}), IntList{2, 2}, IntList{2, 1}, int64_t(3)});
+  });
+  EXPECT_NE(m.find("storage offset"), std::string::npos) << m;
 }
 
 }  // namespace
