@@ -50,7 +50,7 @@ namespace {
 
 /// --tosa: the pipeline output must be pure TOSA; shape-only weights get the values the
 /// reference executor synthesises for them (reported). Returns false after printing the error.
-bool writeTosa(const ir::Graph& g, const std::string& path, bool quiet) {
+bool writeTosa(const ir::Graph& g, const std::string& path, bool quiet, bool integerOnly) {
   std::vector<std::string> bad = io::nonTosaNodes(g);
   if (!bad.empty()) {
     std::string msg = fmt::format("--tosa {}: the lowered graph is not pure TOSA; {} node(s) with other ops:", path,
@@ -66,6 +66,7 @@ bool writeTosa(const ir::Graph& g, const std::string& path, bool quiet) {
   }
   io::TosaWriteOptions opts;
   opts.synthesizeMissingData = true;
+  opts.integerOnly = integerOnly;  // checked against PRO-INT alone before any byte is written
   io::TosaWriteReport rep;
   Status st = io::saveTosa(g, path, opts, &rep);
   if (!st) {
@@ -155,7 +156,10 @@ int runLower(const LowerCommand& cmd) {
     Status st = io::saveLsg(g, cmd.graphOut);
     if (!st) rc = fail(st.message());
   }
-  if (!cmd.tosaOut.empty() && !failed) rc = writeTosa(g, cmd.tosaOut, cmd.quiet) ? rc : 1;
+  if (!cmd.tosaOut.empty() && !failed) rc = writeTosa(g, cmd.tosaOut, cmd.quiet,
+                           cfg.profile == passes::Profile::INT && cfg.target != passes::Target::Generic)
+                      ? rc
+                      : 1;
   if (!cmd.jsonOut.empty()) {
     io::RunSummary s;
     s.model = model;

@@ -24,6 +24,9 @@ int cmdImport(const std::string& in, const std::string& out);
 int cmdPrint(const std::string& in, bool modules);
 /// Lists the registered passes (description, target ops, applicability, pipelines).
 int cmdPasses(bool json, bool namesOnly);
+/// Checks a .tosa file against the TOSA 1.0 specification (profile int|fp, level 8k|none).
+int cmdTosaCheck(const std::string& path, const std::string& profile, const std::string& level,
+                 const std::vector<std::string>& extensions, bool json);
 int cmdInfo(const std::string& in, bool json, bool checkShapes, const std::string& jsonOut);
 
 /// Options of `lower` (shared by `verify` and `bench` later).

@@ -52,6 +52,16 @@ int main(int argc, char** argv) {
   passesCmd->add_flag("--json", json, "print the list as JSON");
   passesCmd->add_flag("--names", namesOnly, "print only the names, one per line");
 
+  auto* tosaCheck = app.add_subcommand("tosa-check", "Check a .tosa file (any tool's) against the TOSA 1.0 specification: "
+                                                    "operand types per profile, ranks, level limits, ERROR_IF rules");
+  std::string tcProfile = "fp", tcLevel = "8k";
+  std::vector<std::string> tcExtensions;
+  tosaCheck->add_option("file", in, "TOSA 1.0 flatbuffer (.tosa)")->required();
+  tosaCheck->add_option("--profile", tcProfile, "int (PRO-INT only) or fp (PRO-FP and PRO-INT)")->capture_default_str();
+  tosaCheck->add_option("--level", tcLevel, "8k or none")->capture_default_str();
+  tosaCheck->add_option("--extension", tcExtensions, "allow an extension too (EXT-INT16, EXT-BF16, ...); repeatable");
+  tosaCheck->add_flag("--json", json, "print the report as JSON");
+
   LowerCommand* lower = addLowerCommand(app);
   BenchCommand* bench = addBenchCommand(app);
   TraceCommands* traceCmds = addTraceCommands(app);
@@ -63,6 +73,7 @@ int main(int argc, char** argv) {
   if (*info) return cmdInfo(in, json, checkShapes, jsonOut);
   if (*print) return cmdPrint(in, printModules);
   if (*passesCmd) return cmdPasses(json, namesOnly);
+  if (*tosaCheck) return cmdTosaCheck(in, tcProfile, tcLevel, tcExtensions, json);
   if (selected(*lower)) return runLower(*lower);
   if (selected(*bench)) return runBench(*bench);
   if (selected(*verify)) return runVerify(*verify);

@@ -9,6 +9,8 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "core/io/lsg.h"
@@ -89,6 +91,52 @@ TEST(CliTosa, NonTosaPipelineOutputExitsOneListingNodes) {
       << c.out;
   EXPECT_NE(c.out.find("(aten.convolution.default)"), std::string::npos) << c.out;
   EXPECT_FALSE(fsys::exists(tosa));
+  fsys::remove_all(dir);
+}
+
+TEST(CliTosaCheck, OurFilesAreLegalAndBadFilesAreClearErrors) {
+  fsys::path dir = tmpDir();
+  const std::string model = std::string(LS_ASSETS_DIR) + "/graphs/mobilenet_v3_small.fxjson.json";
+  for (const char* profile : {"fp", "int"}) {
+    fsys::path tosa = dir / (std::string("m_") + profile + ".tosa");
+    CliRun w = runCli("lower " + model + " -q --pipeline tosa --profile " + profile + " --tosa " + tosa.string());
+    ASSERT_EQ(w.code, 0) << w.out;
+    CliRun c = runCli("tosa-check " + tosa.string() + " --profile " + profile);
+    EXPECT_EQ(c.code, 0) << c.out;
+    EXPECT_NE(c.out.find("legal TOSA 1.0"), std::string::npos) << c.out;
+    CliRun j = runCli("tosa-check " + tosa.string() + " --profile " + profile + " --json");
+    EXPECT_EQ(j.code, 0) << j.out;
+    EXPECT_NE(j.out.find("\"legal\": true"), std::string::npos) << j.out;
+  }
+  // The FP file under the integer-only profile: every float operator is a violation, exit 1.
+  CliRun fpAsInt = runCli("tosa-check " + (dir / "m_fp.tosa").string() + " --profile int");
+  EXPECT_EQ(fpAsInt.code, 1) << fpAsInt.out;
+  EXPECT_NE(fpAsInt.out.find("for PRO-INT"), std::string::npos) << fpAsInt.out;
+  EXPECT_NE(fpAsInt.out.find("fp32_t"), std::string::npos) << fpAsInt.out;
+
+  // Truncated, garbled and non-TOSA files: a clear error naming the file, exit 1, no crash.
+  std::string good;
+  {
+    std::ifstream in(dir / "m_int.tosa", std::ios::binary);
+    good.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  auto write = [&](const std::string& name, const std::string& bytes) {
+    fsys::path p = dir / name;
+    std::ofstream(p, std::ios::binary) << bytes;
+    return p.string();
+  };
+  std::string garbled = good;
+  for (size_t i = 64; i < garbled.size(); i += 97) garbled[i] = char(garbled[i] ^ 0x5a);
+  for (const std::string& p : {write("trunc.tosa", good.substr(0, good.size() / 3)), write("garbled.tosa", garbled),
+                               write("text.tosa", "this is not a flatbuffer at all"), write("empty.tosa", ""),
+                               (dir / "missing.tosa").string()}) {
+    CliRun c = runCli("tosa-check " + p);
+    EXPECT_EQ(c.code, 1) << p << ": " << c.out;
+    EXPECT_NE(c.out.find(fsys::path(p).filename().string()), std::string::npos) << c.out;
+  }
+  CliRun badOpt = runCli("tosa-check " + (dir / "m_fp.tosa").string() + " --level 16k");
+  EXPECT_NE(badOpt.code, 0);
+  EXPECT_NE(badOpt.out.find("--level"), std::string::npos) << badOpt.out;
   fsys::remove_all(dir);
 }
 

@@ -908,10 +908,14 @@ Status decomposeQdq(ArmRewritePass& self, passes::Rewriter& rw) {
     ValueRef v = q;
     int64_t tmin = outT == DType::Int8 ? -128 : outT == DType::UInt8 ? 0 : outT == DType::Int16 ? -32768 : INT32_MIN;
     int64_t tmax = outT == DType::Int8 ? 127 : outT == DType::UInt8 ? 255 : outT == DType::Int16 ? 32767 : INT32_MAX;
-    // Always clamp: TOSA CAST between integer types does not saturate.
+    // Always clamp: TOSA CAST between integer types does not saturate. TOSA 1.0 defines CLAMP
+    // for int8/int16/float only, so the int32 value is clamped with MAXIMUM and MINIMUM
+    // (PRO-INT and PRO-FP both define them for int32).
     {
-      LS_ASSIGN_OR_RETURN(cl, b.op("tosa.CLAMP", {v}, {{"min_val", lo ? *lo : tmin}, {"max_val", hi ? *hi : tmax}, {"nan_mode", "PROPAGATE"}}));
-      v = cl;
+      const int rank = b.meta(v).rank();
+      LS_ASSIGN_OR_RETURN(mx, b.op("tosa.MAXIMUM", {v, b.scalar(DType::Int32, double(lo ? *lo : tmin), rank, "qmin")}));
+      LS_ASSIGN_OR_RETURN(mn, b.op("tosa.MINIMUM", {mx, b.scalar(DType::Int32, double(hi ? *hi : tmax), rank, "qmax")}));
+      v = mn;
     }
     if (outT != DType::Int32) {
       LS_ASSIGN_OR_RETURN(c, b.op("tosa.CAST", {v}, {{"dtype", ir::Arg(ir::EnumArg{ir::EnumKind::DType, int32_t(outT)})}}));

@@ -16,6 +16,7 @@
 
 #include <iostream>
 
+#include "core/backends/arm/tosa/tosa_validate.h"
 #include "core/backends/arm/arm_util.h"
 #include "core/backends/arm/tosa/tosa_ops.h"
 #include "core/exec/synth.h"
@@ -62,6 +63,23 @@ TEST_P(TosaIntRealGraph, LowersToIntegerTosaWithinQuantisationSteps) {
   for (const ir::NodePtr& p : low.nodes())
     if (p->isCall() && !isTosaOp(p->op)) nonTosa += p->name + " (" + ir::opName(p->op) + ") ";
   EXPECT_EQ(nonTosa, "");
+  // Legal TOSA 1.0 at level 8K, in memory and as written: PRO-INT alone for the models with no
+  // float island (every bundled one), with int8 graph inputs and outputs.
+  {
+    TosaCheckOptions check;
+    check.profile = c.integerOnly ? TosaCheckOptions::Profile::Int : TosaCheckOptions::Profile::Fp;
+    std::vector<TosaViolation> v = validateTosaGraph(low, check);
+    EXPECT_TRUE(v.empty()) << formatViolations(v, check);
+    auto bytes = io::serializeTosa(low);
+    ASSERT_TRUE(bytes.isOk()) << bytes.message();
+    auto info = io::readTosaBytes(*bytes, std::string(c.model) + ".tosa");
+    ASSERT_TRUE(info.isOk()) << info.message();
+    std::vector<TosaViolation> fv = validateTosaFile(*info, check);
+    EXPECT_TRUE(fv.empty()) << formatViolations(fv, check);
+    for (const std::string& in : info->mainBlock()->inputs) EXPECT_EQ(info->mainBlock()->tensor(in)->dtype, "INT8") << in;
+    for (const std::string& out : info->mainBlock()->outputs)
+      EXPECT_EQ(info->mainBlock()->tensor(out)->dtype, "INT8") << out;
+  }
   // Integer convolutions: int8 operands, int32 accumulators.
   size_t convs = 0;
   std::string floatConvs;

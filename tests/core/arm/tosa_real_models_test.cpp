@@ -6,6 +6,7 @@
 #include <chrono>
 #include <iostream>
 
+#include "core/backends/arm/tosa/tosa_validate.h"
 #include "core/backends/arm/tosa/tosa_ops.h"
 #include "core/exec/compare.h"
 #include "core/exec/executor.h"
@@ -70,6 +71,10 @@ TEST_P(TosaRealGraph, LowersToPureTosaWithEqualOutputs) {
   ASSERT_EQ(low.run.failedIndex, -1) << low.run.failure;
   EXPECT_EQ(nonTosa(low.graph), "") << "non-TOSA nodes remain";
   ASSERT_TRUE(passes::VerifierInstrumentation::verifyGraph(low.graph).isOk());
+  {  // legal TOSA 1.0 (PRO-FP/PRO-INT) at level 8K
+    std::vector<TosaViolation> v = validateTosaGraph(low.graph);
+    EXPECT_TRUE(v.empty()) << formatViolations(v, {});
+  }
   // FuseTosaTransposesPass invariants on the result: no identity TRANSPOSE and no TRANSPOSE
   // feeding another one (those are cancelled or composed).
   static const ir::OpId tr = ir::internOp("tosa.TRANSPOSE");

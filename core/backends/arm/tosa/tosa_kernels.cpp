@@ -3,6 +3,7 @@
 // accumulate in int32 with zero points subtracted, RESCALE applies apply_scale_32/16 with
 // SINGLE_ROUND / DOUBLE_ROUND and saturates to the output type, TABLE looks up int8 tables.
 #include "core/backends/arm/tosa/tosa_kernels.h"
+#include "core/backends/arm/tosa/tosa_validate.h"
 
 #include <algorithm>
 #include <cmath>
@@ -772,65 +773,81 @@ Status resizeK(KernelCtx& c) {
   return Status::ok();
 }
 
+/// Every TOSA kernel first checks its node against the specification (tosa_validate.h:
+/// types for PRO-INT, PRO-FP and EXT-INT16, ranks, ERROR_IF rules; no level limits), so the
+/// reference executor refuses what a conforming implementation refuses instead of agreeing
+/// with an illegal graph.
+template <exec::KernelFn F>
+Status checkedK(exec::KernelCtx& c) {
+  TosaCheckOptions o;
+  o.profile = TosaCheckOptions::Profile::Fp;
+  o.extensions = {"EXT-INT16"};
+  o.level8k = false;
+  o.skipNonTosaTypes = true;
+  std::vector<TosaViolation> v = validateTosaNode(c.graph(), c.node(), o);
+  if (!v.empty()) return c.error("illegal in TOSA {}: {}", tosaSpecVersion(), v.front().message);
+  return F(c);
+}
+
 }  // namespace
 
 void registerTosaKernels(exec::KernelRegistry& r) {
-  r.registerKernel("tosa.CONST", constK);
-  r.registerKernel("tosa.CONST_SHAPE", constShapeK);
-  r.registerKernel("tosa.TRANSPOSE", transposeK);
-  r.registerKernel("tosa.RESHAPE", reshapeK);
-  r.registerKernel("tosa.IDENTITY", identityK);
-  r.registerKernel("tosa.CAST", castK);
-  r.registerKernel("tosa.RESCALE", rescaleK);
-  r.registerKernel("tosa.SLICE", sliceK);
-  r.registerKernel("tosa.PAD", padK);
-  r.registerKernel("tosa.TILE", tileK);
-  r.registerKernel("tosa.REVERSE", reverseK);
-  r.registerKernel("tosa.CONCAT", concatK);
-  r.registerKernel("tosa.GATHER", gatherK);
-  r.registerKernel("tosa.ADD", binaryK<BinOp::Add>);
-  r.registerKernel("tosa.SUB", binaryK<BinOp::Sub>);
-  r.registerKernel("tosa.MUL", binaryK<BinOp::Mul>);
-  r.registerKernel("tosa.MAXIMUM", binaryK<BinOp::Max>);
-  r.registerKernel("tosa.MINIMUM", binaryK<BinOp::Min>);
-  r.registerKernel("tosa.POW", binaryK<BinOp::Pow>);
-  r.registerKernel("tosa.INTDIV", binaryK<BinOp::IntDiv>);
-  r.registerKernel("tosa.EQUAL", binaryK<BinOp::Eq>);
-  r.registerKernel("tosa.GREATER", binaryK<BinOp::Gt>);
-  r.registerKernel("tosa.GREATER_EQUAL", binaryK<BinOp::Ge>);
-  r.registerKernel("tosa.LOGICAL_AND", binaryK<BinOp::And>);
-  r.registerKernel("tosa.LOGICAL_OR", binaryK<BinOp::Or>);
-  r.registerKernel("tosa.LOGICAL_XOR", binaryK<BinOp::Xor>);
-  r.registerKernel("tosa.LOGICAL_NOT", unaryK<UnOp::Not>);
-  r.registerKernel("tosa.ABS", unaryK<UnOp::Abs>);
-  r.registerKernel("tosa.CEIL", unaryK<UnOp::Ceil>);
-  r.registerKernel("tosa.FLOOR", unaryK<UnOp::Floor>);
-  r.registerKernel("tosa.EXP", unaryK<UnOp::Exp>);
-  r.registerKernel("tosa.LOG", unaryK<UnOp::Log>);
-  r.registerKernel("tosa.RECIPROCAL", unaryK<UnOp::Recip>);
-  r.registerKernel("tosa.RSQRT", unaryK<UnOp::Rsqrt>);
-  r.registerKernel("tosa.SIN", unaryK<UnOp::Sin>);
-  r.registerKernel("tosa.COS", unaryK<UnOp::Cos>);
-  r.registerKernel("tosa.TANH", unaryK<UnOp::Tanh>);
-  r.registerKernel("tosa.SIGMOID", unaryK<UnOp::Sigmoid>);
-  r.registerKernel("tosa.ERF", unaryK<UnOp::Erf>);
-  r.registerKernel("tosa.NEGATE", negateK);
-  r.registerKernel("tosa.CLAMP", clampK);
-  r.registerKernel("tosa.SELECT", selectK);
-  r.registerKernel("tosa.TABLE", tableK);
-  r.registerKernel("tosa.REDUCE_SUM", reduceK<RedOp::Sum>);
-  r.registerKernel("tosa.REDUCE_MAX", reduceK<RedOp::Max>);
-  r.registerKernel("tosa.REDUCE_MIN", reduceK<RedOp::Min>);
-  r.registerKernel("tosa.REDUCE_PRODUCT", reduceK<RedOp::Prod>);
-  r.registerKernel("tosa.REDUCE_ANY", reduceK<RedOp::Any>);
-  r.registerKernel("tosa.REDUCE_ALL", reduceK<RedOp::All>);
-  r.registerKernel("tosa.CONV2D", conv2dK);
-  r.registerKernel("tosa.DEPTHWISE_CONV2D", depthwiseK);
-  r.registerKernel("tosa.TRANSPOSE_CONV2D", transposeConvK);
-  r.registerKernel("tosa.MATMUL", matmulK);
-  r.registerKernel("tosa.AVG_POOL2D", poolK<true>);
-  r.registerKernel("tosa.MAX_POOL2D", poolK<false>);
-  r.registerKernel("tosa.RESIZE", resizeK);
+  r.registerKernel("tosa.CONST", checkedK<constK>);
+  r.registerKernel("tosa.CONST_SHAPE", checkedK<constShapeK>);
+  r.registerKernel("tosa.TRANSPOSE", checkedK<transposeK>);
+  r.registerKernel("tosa.RESHAPE", checkedK<reshapeK>);
+  r.registerKernel("tosa.IDENTITY", checkedK<identityK>);
+  r.registerKernel("tosa.CAST", checkedK<castK>);
+  r.registerKernel("tosa.RESCALE", checkedK<rescaleK>);
+  r.registerKernel("tosa.SLICE", checkedK<sliceK>);
+  r.registerKernel("tosa.PAD", checkedK<padK>);
+  r.registerKernel("tosa.TILE", checkedK<tileK>);
+  r.registerKernel("tosa.REVERSE", checkedK<reverseK>);
+  r.registerKernel("tosa.CONCAT", checkedK<concatK>);
+  r.registerKernel("tosa.GATHER", checkedK<gatherK>);
+  r.registerKernel("tosa.ADD", checkedK<binaryK<BinOp::Add>>);
+  r.registerKernel("tosa.SUB", checkedK<binaryK<BinOp::Sub>>);
+  r.registerKernel("tosa.MUL", checkedK<binaryK<BinOp::Mul>>);
+  r.registerKernel("tosa.MAXIMUM", checkedK<binaryK<BinOp::Max>>);
+  r.registerKernel("tosa.MINIMUM", checkedK<binaryK<BinOp::Min>>);
+  r.registerKernel("tosa.POW", checkedK<binaryK<BinOp::Pow>>);
+  r.registerKernel("tosa.INTDIV", checkedK<binaryK<BinOp::IntDiv>>);
+  r.registerKernel("tosa.EQUAL", checkedK<binaryK<BinOp::Eq>>);
+  r.registerKernel("tosa.GREATER", checkedK<binaryK<BinOp::Gt>>);
+  r.registerKernel("tosa.GREATER_EQUAL", checkedK<binaryK<BinOp::Ge>>);
+  r.registerKernel("tosa.LOGICAL_AND", checkedK<binaryK<BinOp::And>>);
+  r.registerKernel("tosa.LOGICAL_OR", checkedK<binaryK<BinOp::Or>>);
+  r.registerKernel("tosa.LOGICAL_XOR", checkedK<binaryK<BinOp::Xor>>);
+  r.registerKernel("tosa.LOGICAL_NOT", checkedK<unaryK<UnOp::Not>>);
+  r.registerKernel("tosa.ABS", checkedK<unaryK<UnOp::Abs>>);
+  r.registerKernel("tosa.CEIL", checkedK<unaryK<UnOp::Ceil>>);
+  r.registerKernel("tosa.FLOOR", checkedK<unaryK<UnOp::Floor>>);
+  r.registerKernel("tosa.EXP", checkedK<unaryK<UnOp::Exp>>);
+  r.registerKernel("tosa.LOG", checkedK<unaryK<UnOp::Log>>);
+  r.registerKernel("tosa.RECIPROCAL", checkedK<unaryK<UnOp::Recip>>);
+  r.registerKernel("tosa.RSQRT", checkedK<unaryK<UnOp::Rsqrt>>);
+  r.registerKernel("tosa.SIN", checkedK<unaryK<UnOp::Sin>>);
+  r.registerKernel("tosa.COS", checkedK<unaryK<UnOp::Cos>>);
+  r.registerKernel("tosa.TANH", checkedK<unaryK<UnOp::Tanh>>);
+  r.registerKernel("tosa.SIGMOID", checkedK<unaryK<UnOp::Sigmoid>>);
+  r.registerKernel("tosa.ERF", checkedK<unaryK<UnOp::Erf>>);
+  r.registerKernel("tosa.NEGATE", checkedK<negateK>);
+  r.registerKernel("tosa.CLAMP", checkedK<clampK>);
+  r.registerKernel("tosa.SELECT", checkedK<selectK>);
+  r.registerKernel("tosa.TABLE", checkedK<tableK>);
+  r.registerKernel("tosa.REDUCE_SUM", checkedK<reduceK<RedOp::Sum>>);
+  r.registerKernel("tosa.REDUCE_MAX", checkedK<reduceK<RedOp::Max>>);
+  r.registerKernel("tosa.REDUCE_MIN", checkedK<reduceK<RedOp::Min>>);
+  r.registerKernel("tosa.REDUCE_PRODUCT", checkedK<reduceK<RedOp::Prod>>);
+  r.registerKernel("tosa.REDUCE_ANY", checkedK<reduceK<RedOp::Any>>);
+  r.registerKernel("tosa.REDUCE_ALL", checkedK<reduceK<RedOp::All>>);
+  r.registerKernel("tosa.CONV2D", checkedK<conv2dK>);
+  r.registerKernel("tosa.DEPTHWISE_CONV2D", checkedK<depthwiseK>);
+  r.registerKernel("tosa.TRANSPOSE_CONV2D", checkedK<transposeConvK>);
+  r.registerKernel("tosa.MATMUL", checkedK<matmulK>);
+  r.registerKernel("tosa.AVG_POOL2D", checkedK<poolK<true>>);
+  r.registerKernel("tosa.MAX_POOL2D", checkedK<poolK<false>>);
+  r.registerKernel("tosa.RESIZE", checkedK<resizeK>);
 }
 
 }  // namespace ls::arm

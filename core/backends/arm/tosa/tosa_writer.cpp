@@ -1,6 +1,7 @@
 // TOSA 1.0 flatbuffer writer and reader (schema: core/backends/arm/tosa/schema/tosa.fbs).
 #include "core/io/flatbuffer_file.h"
 #include "core/backends/arm/tosa/tosa_writer.h"
+#include "core/backends/arm/tosa/tosa_validate.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -773,7 +774,17 @@ Result<std::string> serializeTosa(const ir::Graph& g, const TosaWriteOptions& op
   r = TosaWriteReport{};
   try {
     TosaWriter w(g, options, r);
-    return w.run();
+    Result<std::string> bytes = w.run();  // the writer's own structural errors come first
+    if (bytes && options.checkLegality) {
+      arm::TosaCheckOptions check;
+      check.profile = options.integerOnly ? arm::TosaCheckOptions::Profile::Int : arm::TosaCheckOptions::Profile::Fp;
+      // Nodes that are not TOSA at all are the writer's own error below (it names them).
+      std::vector<arm::TosaViolation> illegal;
+      for (arm::TosaViolation& v : arm::validateTosaGraph(g, check))
+        if (v.message.rfind("not a TOSA operator", 0) != 0) illegal.push_back(std::move(v));
+      if (!illegal.empty()) return Status::error("cannot write TOSA: " + arm::formatViolations(illegal, check, 20));
+    }
+    return bytes;
   } catch (const WriteError& e) {
     return Status::error("cannot write TOSA: " + e.message);
   } catch (const std::exception& e) {  // allocation failure, flatbuffers size assertions

@@ -40,6 +40,10 @@ struct TosaWriteOptions {
   /// error naming them; true -> write the values the reference executor synthesises for them
   /// (exec::synthesizeConstant, seeded by name) and list them in the report.
   bool synthesizeMissingData = false;
+  /// Legality check before any byte is written (tosa_validate.h): PRO-INT only for an
+  /// integer-only target; `checkLegality` false skips it (tests of the writer's own errors).
+  bool checkLegality = true;
+  bool integerOnly = false;
 };
 
 struct TosaWriteReport {
