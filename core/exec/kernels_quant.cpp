@@ -158,6 +158,16 @@ Status dequantizePerChannel(KernelCtx& c) {
 
 }  // namespace
 
+Tensor dequantizePerTensor(const Tensor& q, const ir::QuantParams& qp) {
+  QParam p;
+  p.scale = float(qp.scales.empty() ? 1.0 : qp.scales[0]);
+  p.zeroPoint = qp.zeroPoints.empty() ? 0 : qp.zeroPoints[0];
+  Tensor out(DType::Float32, q.shape());
+  float* o = out.data<float>();
+  for (int64_t i = 0; i < out.numel(); ++i) o[i] = dequantizeOne(q.getInt(i), p);
+  return out;
+}
+
 Tensor quantizePerTensor(const Tensor& x, const ir::QuantParams& q) {
   QParam p;
   const double s = q.scales.empty() ? 1.0 : q.scales[0];

@@ -91,6 +91,20 @@ std::vector<Tensor> adaptInputs(const ir::Graph& g, std::vector<Tensor> inputs) 
   return inputs;
 }
 
+std::vector<Tensor> adaptOutputs(const ir::Graph& g, std::vector<Tensor> outputs, const std::vector<Tensor>& like) {
+  const ir::Node* out = g.outputNode();
+  const ir::RefList* slots = out && !out->args.empty() ? out->args[0].asRefList() : nullptr;
+  if (!slots) return outputs;
+  for (size_t i = 0; i < outputs.size() && i < slots->size() && i < like.size(); ++i) {
+    const ir::ValueRef r = (*slots)[i];
+    if (r.isNone() || !outputs[i].defined() || !like[i].defined()) continue;
+    const ir::TensorMeta& m = g.meta(r);
+    if (isQuantizedIO(m) && !ir::isFloating(outputs[i].dtype()) && ir::isFloating(like[i].dtype()))
+      outputs[i] = dequantizePerTensor(outputs[i], *m.quant);
+  }
+  return outputs;
+}
+
 Tensor synthesizeInput(const ir::TensorMeta& meta, uint64_t seed) {
   if (isQuantizedIO(meta)) {
     ir::TensorMeta f = meta;

@@ -93,6 +93,15 @@ bool isQuantizedIO(const ir::TensorMeta& m);
 /// quantized input (isQuantizedIO) is quantized with that input's qparams; the rest as given.
 std::vector<Tensor> adaptInputs(const ir::Graph& g, std::vector<Tensor> inputs);
 
+/// x dequantized per tensor as quantized_decomposed.dequantize_per_tensor computes it
+/// ((q - zero point) * scale in float32), as float32.
+Tensor dequantizePerTensor(const Tensor& q, const ir::QuantParams& p);
+
+/// Outputs of `g` comparable with outputs `like` of a float version of it: an integer output
+/// of a quantized output slot (isQuantizedIO) whose counterpart in `like` is a float is
+/// dequantized with that slot's qparams; the rest as given.
+std::vector<Tensor> adaptOutputs(const ir::Graph& g, std::vector<Tensor> outputs, const std::vector<Tensor>& like);
+
 /// Seed of input #index for a run seeded with `seed`.
 uint64_t inputSeed(uint64_t seed, size_t index);
 

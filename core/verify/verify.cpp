@@ -162,7 +162,7 @@ CheckResult Reference::check(const ir::Graph& g) const {
     r.executionFailed = true;
     r.message = "the graph does not run: " + out.message();
   } else {
-    r = compare(*out);
+    r = compare(adaptOutputs(g, std::move(*out), outputs_));  // quantized outputs dequantized with their qparams
   }
   r.semantic.execNs = nowNs() - t0;
   return r;
@@ -291,7 +291,7 @@ Status VerifyEachInstrumentation::afterPass(const passes::Pass& p, trace::PassRe
       res.executionFailed = true;
       res.message = "the graph does not run: " + all.message();
     } else {
-      res = ref_->compare(all->outputs);
+      res = ref_->compare(adaptOutputs(g, all->outputs, ref_->outputs()));
       // The new values become the memo for the next pass.
       memo_->graph = g;
       memo_->values = std::move(all).value();

@@ -898,6 +898,35 @@ Status decomposeQdq(ArmRewritePass& self, passes::Rewriter& rw) {
   } else {
     const DType outT = n.meta().dtype;
     auto lo = sarg(n, perChannel ? 4 : 3).asInt(), hi = sarg(n, perChannel ? 5 : 4).asInt();
+    int64_t tlo = outT == DType::Int8 ? -128 : outT == DType::UInt8 ? 0 : outT == DType::Int16 ? -32768 : INT32_MIN;
+    int64_t thi = outT == DType::Int8 ? 127 : outT == DType::UInt8 ? 255 : outT == DType::Int16 ? 32767 : INT32_MAX;
+    // A quantized constant is an integer constant (folded as quantize_per_tensor / _per_channel
+    // compute it: round half to even of x * (1/scale) in float32, + zero point, clamped), so an
+    // INT graph computes nothing in float for its constant operands (layer scales, embeddings).
+    if (auto cv = valueOfConstant(rw.graph(), *xr)) {
+      exec::Tensor qt(outT, cv->shape());
+      const int64_t C = perChannel ? xm.shape[axis] : 1;
+      int64_t inner = 1;
+      if (perChannel)
+        for (int d = axis + 1; d < rank; ++d) inner *= xm.shape[d];
+      const int64_t qlo = lo ? *lo : tlo, qhi = hi ? *hi : thi;
+      for (int64_t i = 0; i < qt.numel(); ++i) {
+        const size_t c = perChannel ? size_t((i / inner) % C) : 0;
+        const float invScale = perChannel ? 1.0f / float(scales[c]) : float(1.0 / scales[c]);
+        const float v = float(cv->getDouble(i)) * invScale;
+        int64_t q;
+        if (std::isnan(v)) {
+          q = std::clamp(zps[c], qlo, qhi);
+        } else {
+          const float r = std::nearbyint(v) + float(zps[c]);
+          q = r <= float(qlo) ? qlo : r >= float(qhi) ? qhi : int64_t(r);
+        }
+        qt.setInt(i, q);
+      }
+      rw.replaceWith(b.tensor(qt, "quantized"));
+      self.rewritten();
+      return Status::ok();
+    }
     LS_ASSIGN_OR_RETURN(s, b.mul(*xr, b.tensor(param(inv), "inv_scale")));
     // round(x * (1/s)) (CAST rounds to nearest, ties to even, as torch.round), then + zp in int32.
     LS_ASSIGN_OR_RETURN(r, b.op("tosa.CAST", {s}, {{"dtype", ir::Arg(ir::EnumArg{ir::EnumKind::DType, int32_t(DType::Int32)})}}));

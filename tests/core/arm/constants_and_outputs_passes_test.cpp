@@ -99,6 +99,18 @@ TEST(ExtractIOQuantizationPass, InputsAndOutputsBecomeInt8WithTheirQParams) {
   verify::CheckResult c = ref->check(r.g);
   EXPECT_TRUE(c.semantic.equivalent) << c.message;
   EXPECT_EQ(c.semantic.maxSteps, 0.0);
+  // Against the float model (x -> relu), the int8 outputs are dequantized with their own qparams:
+  // the error is the quantisation error (within a step of either scale), never a silent 0 from
+  // comparing int8 with float.
+  test::GraphBuilder fb;
+  fb.output({fb.call("aten.relu.default", {fb.input("x", {1, 4, 6, 6})})});
+  verify::VerifyOptions fo;
+  auto fref = verify::Reference::compute(fb.g, fo);
+  ASSERT_TRUE(fref.isOk()) << fref.message();
+  verify::CheckResult fc = fref->check(r.g);
+  ASSERT_FALSE(fc.executionFailed) << fc.message;
+  EXPECT_GT(fc.semantic.maxAbsError, 0.0);
+  EXPECT_LE(fc.semantic.maxAbsError, 0.02 + 1e-6);
 }
 
 TEST(ExtractIOQuantizationPass, InputWithAFloatReaderOrTwoQParamsStaysFloat) {
