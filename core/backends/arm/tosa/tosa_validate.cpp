@@ -76,7 +76,17 @@ struct Operand {
 
 struct OpView {
   std::string op;     ///< spec name
-  std::string where;
+  /// Where the operator is, formatted only when a violation is reported (the check runs on
+  /// every node of every graph written and every TOSA kernel call).
+  const std::string* prefix = nullptr;  ///< nested-graph path ("" for the main graph)
+  std::string_view nodeName;            ///< graph: the node's name
+  const io::TosaRegionInfo* region = nullptr;  ///< file: region, block and operator index
+  const io::TosaBlockInfo* block = nullptr;
+  size_t index = 0;
+  std::string where() const {
+    if (block) return fmt::format("region '{}' block '{}' operator #{}", region->name, block->name, index);
+    return fmt::format("{}node '{}'", prefix ? *prefix : std::string(), nodeName);
+  }
   std::vector<Operand> inputs, outputs;
   std::map<std::string, std::vector<int64_t>> intAttrs;  ///< int and int-list attributes
 };
@@ -266,7 +276,7 @@ class Checker {
     for (const std::string& e : o_.extensions) p += "+" + e;
     return p;
   }
-  void add(const OpView& v, std::string msg) { out_.push_back({v.where, v.op, std::move(msg)}); }
+  void add(const OpView& v, std::string msg) { out_.push_back({v.where(), v.op, std::move(msg)}); }
 
   const Operand* operand(const std::vector<std::pair<const ArgSpec*, const Operand*>>& bound, std::string_view name) {
     for (auto [a, x] : bound)
@@ -401,7 +411,8 @@ void checkNode(const ir::Graph& g, const ir::Node& n, const std::string& prefix,
                std::vector<TosaViolation>& out) {
   {
     OpView v;
-    v.where = fmt::format("{}node '{}'", prefix, n.name);
+    v.prefix = &prefix;
+    v.nodeName = n.name;
     if (n.kind == ir::NodeKind::GetAttr) {
       v.op = "CONST";
       for (const ir::TensorMeta& m : n.outputs) v.outputs.push_back(Operand{specType(m.dtype), m.shape.toVector()});
@@ -411,7 +422,7 @@ void checkNode(const ir::Graph& g, const ir::Node& n, const std::string& prefix,
     if (!n.isCall()) return;
     const TosaSerialization* ser = tosaSerialization(n.op);
     if (!ser) {
-      out.push_back({v.where, std::string(ir::opName(n.op)), "not a TOSA operator (no TOSA lowering)"});
+      out.push_back({v.where(), std::string(ir::opName(n.op)), "not a TOSA operator (no TOSA lowering)"});
       return;
     }
     v.op = ser->specName;
@@ -468,7 +479,8 @@ std::vector<TosaViolation> validateTosaGraph(const ir::Graph& g, const TosaCheck
 std::vector<TosaViolation> validateTosaNode(const ir::Graph& g, const ir::Node& n, const TosaCheckOptions& o) {
   std::vector<TosaViolation> out;
   Checker ck(o, out);
-  checkNode(g, n, "", ck, out);
+  static const std::string kMain;
+  checkNode(g, n, kMain, ck, out);
   return out;
 }
 
@@ -497,7 +509,9 @@ std::vector<TosaViolation> validateTosaFile(const io::TosaFileInfo& f, const Tos
         const io::TosaOperatorInfo& op = block.operators[i];
         OpView v;
         v.op = op.op;
-        v.where = fmt::format("region '{}' block '{}' operator #{}", region.name, block.name, i);
+        v.region = &region;
+        v.block = &block;
+        v.index = i;
         for (const std::string& n : op.inputs) v.inputs.push_back(operand(n));
         for (const std::string& n : op.outputs) v.outputs.push_back(operand(n));
         for (const auto& [k, val] : op.attributes) {
