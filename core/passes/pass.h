@@ -46,6 +46,7 @@ struct EngineOptions {
   bool skip = true;      ///< honour should_run (off: every pass runs, the upstream baseline)
   bool fastCopy = true;  ///< copy cold nodes with their metadata (off: re-infer every node)
   bool cache = true;     ///< memoise meta inference
+  bool operator==(const EngineOptions&) const = default;
 };
 
 /// What a pass sees besides the graph. Owned by the PassManager for one pipeline run.

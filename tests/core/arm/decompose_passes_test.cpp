@@ -15,7 +15,6 @@ using test::opCount;
 using test::PassCase;
 using test::ramp;
 
-ir::Arg none() { return ir::Arg(); }
 
 std::vector<PassCase> cases() {
   return {
