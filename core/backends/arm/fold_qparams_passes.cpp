@@ -941,9 +941,9 @@ Status decomposeQdq(ArmRewritePass& self, passes::Rewriter& rw) {
     // for int8/int16/float only, so the int32 value is clamped with MAXIMUM and MINIMUM
     // (PRO-INT and PRO-FP both define them for int32).
     {
-      const int rank = b.meta(v).rank();
-      LS_ASSIGN_OR_RETURN(mx, b.op("tosa.MAXIMUM", {v, b.scalar(DType::Int32, double(lo ? *lo : tmin), rank, "qmin")}));
-      LS_ASSIGN_OR_RETURN(mn, b.op("tosa.MINIMUM", {mx, b.scalar(DType::Int32, double(hi ? *hi : tmax), rank, "qmax")}));
+      const int vr = b.meta(v).rank();
+      LS_ASSIGN_OR_RETURN(mx, b.op("tosa.MAXIMUM", {v, b.scalar(DType::Int32, double(lo ? *lo : tmin), vr, "qmin")}));
+      LS_ASSIGN_OR_RETURN(mn, b.op("tosa.MINIMUM", {mx, b.scalar(DType::Int32, double(hi ? *hi : tmax), vr, "qmax")}));
       v = mn;
     }
     if (outT != DType::Int32) {

@@ -197,6 +197,25 @@ TEST(TosaValidate, LevelLimitsAndErrorIfRules) {
   ASSERT_FALSE(v.empty());
   EXPECT_NE(v[0].message.find("MAX_KERNEL"), std::string::npos) << v[0].message;
 
+  // Dimensions whose product overflows int64 (a fuzzer's file): reported as too many elements,
+  // without overflowing while counting; a dilation x kernel product is checked the same way.
+  io::TosaFileInfo huge;
+  io::TosaBlockInfo hb;
+  hb.name = "main";
+  hb.tensors = {{"a", {int64_t(1) << 40, int64_t(1) << 40, 3}, "FP32"}, {"b", {int64_t(1) << 40, int64_t(1) << 40, 3}, "FP32"}};
+  io::TosaOperatorInfo sig;
+  sig.op = "SIGMOID";
+  sig.inputs = {"a"};
+  sig.outputs = {"b"};
+  hb.operators = {sig};
+  hb.inputs = {"a"};
+  huge.regions.push_back({"main", {hb}});
+  TosaCheckOptions nolevel;
+  nolevel.level8k = false;
+  auto hv = validateTosaFile(huge, nolevel);
+  ASSERT_EQ(hv.size(), 2u) << formatViolations(hv, nolevel);
+  EXPECT_NE(hv[0].message.find("more than 2^63"), std::string::npos) << hv[0].message;
+
   // RESCALE with a shift outside [2, 62] (ERROR_IF), from a graph with constant operands.
   test::GraphBuilder r;
   auto xi = r.input("x", DType::Int32, {4});

@@ -221,10 +221,12 @@ class Checker {
       if (rmin >= 0 && rank < rmin) add(v, fmt::format("'{}' has rank {}, at least {} needed", a->name, rank, rmin));
       int64_t elems = 1;
       bool big = false;
-      for (int64_t d : x->shape) {
-        if (d > 0 && elems > (int64_t(1) << 62) / d) big = true;
-        elems *= std::max<int64_t>(d, 1);
-      }
+      for (int64_t d : x->shape)
+        if (__builtin_mul_overflow(elems, std::max<int64_t>(d, 1), &elems) || elems > (int64_t(1) << 62)) {
+          big = true;  // the count is reported as at least 2^62; multiplying on would overflow
+          elems = int64_t(1) << 62;
+          break;
+        }
       if (big || (lv_.maxLog2Size < 63 && elems > (int64_t(1) << lv_.maxLog2Size)))
         add(v, fmt::format("'{}' has {} elements, more than 2^{} (MAX_LOG2_SIZE)", a->name, elems, lv_.maxLog2Size));
     }
@@ -343,7 +345,8 @@ class Checker {
         else k.assign(w->shape.begin() + 1, w->shape.end() - 1);
         for (size_t i = 0; i < k.size(); ++i) {
           int64_t d = dil != v.intAttrs.end() && i < dil->second.size() ? dil->second[i] : 1;
-          if (d * k[i] > lv_.maxKernel)
+          int64_t dk = 0;
+          if (__builtin_mul_overflow(d, k[i], &dk) || dk > lv_.maxKernel)
             add(v, fmt::format("dilation x kernel {} x {} is above {} (MAX_KERNEL)", d, k[i], lv_.maxKernel));
         }
       }
@@ -352,7 +355,8 @@ class Checker {
       if (const Operand* sc = operand(bound, "scale"); sc && sc->values && sc->values->size() == 4) {
         const auto& q = *sc->values;
         for (int i = 0; i < 2; ++i)
-          if (q[size_t(2 * i + 1)] > 0 && q[size_t(2 * i)] > lv_.maxScale * q[size_t(2 * i + 1)])
+          if (int64_t lim = 0; q[size_t(2 * i + 1)] > 0 &&
+                               !__builtin_mul_overflow(lv_.maxScale, q[size_t(2 * i + 1)], &lim) && q[size_t(2 * i)] > lim)
             add(v, fmt::format("scale {}/{} is above {} (MAX_SCALE)", q[size_t(2 * i)], q[size_t(2 * i + 1)],
                                lv_.maxScale));
       }
