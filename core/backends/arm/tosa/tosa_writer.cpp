@@ -1082,7 +1082,9 @@ Result<TosaFileInfo> readTosaBytes(std::string_view bytes, const std::string& so
             tinfo.hasData = true;
             tinfo.data = bytesOf(t->data());
             int64_t numel = 1;
-            for (int64_t d : tinfo.shape) numel = std::min<int64_t>(numel * std::max<int64_t>(d, 0), int64_t(1) << 40);
+            for (int64_t d : tinfo.shape)  // capped at 2^40: no file holds that many bytes, and no product overflows
+              if (__builtin_mul_overflow(numel, std::max<int64_t>(d, 0), &numel) || numel > (int64_t(1) << 40))
+                numel = int64_t(1) << 40;
             int64_t want = t->type() == tosa::DType::INT4 ? (numel + 1) / 2 : numel * tosaElementBytes(t->type());
             if (int64_t(tinfo.data.size()) != want)
               return err(fmt::format("{}: tensor '{}' ({} {}) holds {} data bytes, expected {}", at, tinfo.name,
