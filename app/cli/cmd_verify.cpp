@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "app/cli/commands.h"
+#include "core/backends/arm/tosa/tosa_import.h"
 #include "core/exec/executor.h"
 #include "core/exec/synth.h"
 #include "core/verify/verify.h"
@@ -30,6 +31,7 @@ struct VerifyCommand {
   double rtol = 1e-4, atol = 1e-5;
   int64_t maxSteps = 1;
   int64_t limit = -1;
+  std::string tosaOut;
 };
 
 namespace {
@@ -96,6 +98,9 @@ VerifyCommand* addVerifyCommand(CLI::App& app) {
   s->add_flag("--against-float", cmd.againstFloat,
               "with --profile int on a float graph: also report how far the quantized source and the lowered graph "
               "are from the float model (the cost of quantisation vs the cost of the integer lowering)");
+  s->add_option("--tosa", cmd.tosaOut,
+                 "also write the lowered graph as a TOSA 1.0 file, read it back and require that it computes the "
+                 "lowered graph's outputs bit for bit on the same inputs (int8 for --profile int)");
   s->add_flag("--no-quantize", cmd.noQuantize,
               "with --profile int: do not quantize a float graph first (it is verified as it is)");
   return &cmd;
@@ -263,6 +268,23 @@ int runVerify(const VerifyCommand& cmd) {
                fg.sourceAbs, fg.sourceAbs / denom, fg.maxFloat, fg.loweredAbs, fg.loweredAbs / denom);
     gap = fg;
   }
+  // The file as written: read back like any .tosa and run on the inputs the lowered graph takes.
+  std::optional<arm::TosaFileRun> fileRun;
+  if (!cmd.tosaOut.empty() && res.failedIndex < 0) {
+    auto bytes = io::serializeTosa(g);
+    if (!bytes) {
+      fmt::print("tosa file: not written: {}\n", bytes.message());
+      equivalent = false;
+    } else {
+      const std::string name = cmd.tosaOut.substr(cmd.tosaOut.find_last_of('/') + 1);
+      auto fr = arm::runTosaFileAgainst(g, *bytes, name, exec::adaptInputs(g, ref->inputs()));
+      if (!fr) return usageError(fr.message());
+      fmt::print("tosa file {}: {}\n", cmd.tosaOut, fr->message);
+      equivalent = equivalent && fr->identical;
+      fileRun = std::move(fr).value();
+      if (Status st = writeFileAtomic(cmd.tosaOut, *bytes); !st) return usageError(st.message());
+    }
+  }
   fmt::print("result: {} (pipeline {:.1f} ms, total {:.1f} ms)\n", equivalent ? "EQUIVALENT" : "NOT EQUIVALENT", runMs,
              msSince(t0));
 
@@ -277,6 +299,11 @@ int runVerify(const VerifyCommand& cmd) {
     writeSemantic(w, final.semantic);
     w.field("message", final.message);
     w.endObject();
+    if (fileRun) {
+      w.key("tosa_file").beginObject();
+      w.field("path", cmd.tosaOut).field("bit_identical", fileRun->identical).field("message", fileRun->message);
+      w.endObject();
+    }
     if (gap) {
       w.key("against_float").beginObject();
       w.field("max_abs_float", gap->maxFloat).field("quantized_source_max_abs", gap->sourceAbs);

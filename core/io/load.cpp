@@ -1,17 +1,63 @@
 // Format dispatch for graph files.
 #include "core/io/load.h"
 
+#include <mutex>
+
 #include "core/io/lsg.h"
 #include "core/util/atomic_file.h"
 
 namespace ls::io {
 
+namespace {
+std::mutex& formatsMutex() {
+  static std::mutex m;
+  return m;
+}
+std::vector<GraphFormat>& formats() {
+  static std::vector<GraphFormat> v;
+  return v;
+}
+bool endsWith(std::string_view s, std::string_view suffix) {
+  return !suffix.empty() && s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+}  // namespace
+
+void registerGraphFormat(GraphFormat f) {
+  std::lock_guard<std::mutex> lock(formatsMutex());
+  for (GraphFormat& g : formats())
+    if (g.name == f.name) {
+      g = std::move(f);
+      return;
+    }
+  formats().push_back(std::move(f));
+}
+
+std::vector<std::string> graphFormatNames() {
+  std::lock_guard<std::mutex> lock(formatsMutex());
+  std::vector<std::string> out;
+  for (const GraphFormat& f : formats()) out.push_back(f.name + " (" + f.extension + ")");
+  return out;
+}
+
+Result<ir::Graph> loadGraphBytes(std::string_view bytes, const std::string& sourceName, ImportReport* report) {
+  if (looksLikeLsg(bytes)) return loadLsgBytes(bytes, sourceName);
+  std::vector<GraphFormat> fs;
+  {
+    std::lock_guard<std::mutex> lock(formatsMutex());
+    fs = formats();
+  }
+  for (const GraphFormat& f : fs)
+    if (f.sniff && f.sniff(bytes)) return f.load(bytes, sourceName);
+  for (const GraphFormat& f : fs)
+    if (endsWith(sourceName, f.extension)) return f.load(bytes, sourceName);
+  return importFxJson(bytes, sourceName, report);
+}
+
 Result<ir::Graph> loadGraphFile(const std::string& path, ImportReport* report) {
   auto bytes = readFile(path);
   if (!bytes) return bytes.status();
   std::string name = path.substr(path.find_last_of('/') + 1);
-  if (looksLikeLsg(bytes.value())) return loadLsgBytes(bytes.value(), name);
-  return importFxJson(bytes.value(), name, report);
+  return loadGraphBytes(bytes.value(), name, report);
 }
 
 }  // namespace ls::io

@@ -1,14 +1,39 @@
-// Opens any graph file Lowerscope reads: .lsg (sniffed by identifier) or fxjson.
+// Opens any graph file Lowerscope reads: .lsg (sniffed by identifier), fxjson, and the formats a
+// backend registers (e.g. the Arm backend's TOSA 1.0 flatbuffers), so io never names a backend.
 #pragma once
 
+#include <functional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "core/io/fxjson.h"
 #include "core/ir/graph.h"
 
 namespace ls::io {
 
-/// Loads `path` as .lsg when it carries the LSG1 identifier, else as fxjson. Errors name the file.
+/// A graph format a backend adds. `sniff` says whether bytes are in the format (checked before
+/// the extension, so a renamed file still opens); `extension` (with its dot) picks the format for
+/// bytes no sniffer claims, so a broken file of the format gets that format's error.
+struct GraphFormat {
+  std::string name;
+  std::string extension;
+  std::function<bool(std::string_view bytes)> sniff;
+  std::function<Result<ir::Graph>(std::string_view bytes, const std::string& sourceName)> load;
+};
+
+/// Adds or replaces (by name) a format. Thread-safe; call at start-up, from a backend's registration.
+void registerGraphFormat(GraphFormat f);
+
+/// The registered formats' names and extensions ("tosa (.tosa)"), for help texts.
+std::vector<std::string> graphFormatNames();
+
+/// Loads `path`: .lsg when it carries the LSG1 identifier, a registered format when its sniffer
+/// claims the bytes or the path has its extension, else fxjson. Errors name the file.
 Result<ir::Graph> loadGraphFile(const std::string& path, ImportReport* report = nullptr);
+
+/// The same for bytes already read; `sourceName` is used in errors and as the model's name.
+Result<ir::Graph> loadGraphBytes(std::string_view bytes, const std::string& sourceName,
+                                 ImportReport* report = nullptr);
 
 }  // namespace ls::io

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <initializer_list>
+#include <limits>
 #include <memory>
 #include <span>
 #include <string>
@@ -54,9 +55,12 @@ class Shape {
     --rank_;
   }
   void resize(int r) { rank_ = uint8_t(r); }
+  /// Product of the dims; saturates at INT64_MAX instead of overflowing (shapes read from files
+  /// or built from their shape constants can be anything; a saturated count fails every size check).
   int64_t numel() const {
     int64_t n = 1;
-    for (int i = 0; i < rank_; ++i) n *= d_[i];
+    for (int i = 0; i < rank_; ++i)
+      if (__builtin_mul_overflow(n, d_[i], &n)) return std::numeric_limits<int64_t>::max();
     return n;
   }
   bool operator==(const Shape& o) const {

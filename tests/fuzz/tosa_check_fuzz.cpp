@@ -1,10 +1,12 @@
 // libFuzzer target for `tosa-check`: any bytes are read as a TOSA 1.0 flatbuffer and, when they
-// decode, validated against the specification at both levels and profiles: never a crash.
+// decode, validated against the specification at both levels and profiles, opened as a graph
+// (the .tosa importer, with the registry's shape rules) and written again: never a crash.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 
+#include "core/backends/arm/tosa/tosa_import.h"
 #include "core/backends/arm/tosa/tosa_validate.h"
 #include "core/backends/arm/tosa/tosa_writer.h"
 #include "core/session/builtin.h"
@@ -26,5 +28,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       auto v = ls::arm::validateTosaFile(*info, o);
       (void)ls::arm::formatViolations(v, o);
     }
+  auto g = ls::arm::tosaFileToGraph(*info, "fuzz.tosa");
+  if (g) (void)ls::io::serializeTosa(*g);
   return 0;
 }
