@@ -313,6 +313,13 @@ Status linear(MetaCtx& c) {
   Shape s = x->shape;
   if (w->rank() == 2) s[s.rank() - 1] = w->shape[0];
   else s.erase(s.rank() - 1);
+  // The bias is added to the product: it must broadcast to the output's shape (torch errors otherwise).
+  if (c.isTensor(2)) {
+    LS_ASSIGN_OR_RETURN(b, c.tensor(2));
+    auto bs = broadcastShapes(s, b->shape);
+    if (!bs || *bs != s)
+      return c.error("linear: bias {} does not broadcast to the output {}", ir::toString(b->shape), ir::toString(s));
+  }
   c.out.push_back(withShape(x->dtype, s));
   return Status::ok();
 }

@@ -119,14 +119,17 @@ Result<bool> decomposeMeanDim(Rewriter& rw, const DecomposeOptions& o) {
   LS_ASSIGN_OR_RETURN(x, tensorInput(rw, "mean.dim"));
   const ir::TensorMeta& m = rw.meta(x);
   if (!supportedDtype(m.dtype, o)) return unsupported(o, fmt::format("mean.dim of a {} tensor", ir::dtypeName(m.dtype)));
-  if (!ops::schemaArg(n, 3).isNone()) return unsupported(o, "mean.dim with an explicit dtype");
+  // mean.default(x, *, dtype) is the mean over every dim (keepdim false).
+  static const ir::OpId kMeanAll = ir::internOp("aten.mean.default");
+  const bool all = n.op == kMeanAll;
+  if (!ops::schemaArg(n, all ? 1 : 3).isNone()) return unsupported(o, "mean with an explicit dtype");
   ir::IntList dims;
-  if (const ir::IntList* d = ops::schemaArg(n, 1).asIntList()) dims = *d;
+  if (const ir::IntList* d = all ? nullptr : ops::schemaArg(n, 1).asIntList()) dims = *d;
   if (dims.empty())
     for (int d = 0; d < m.rank(); ++d) dims.push_back(d);
   LS_ASSIGN_OR_RETURN(count, reducedCount(m, dims, "mean.dim"));
   if (count <= 0) return unsupported(o, "mean.dim over an empty slice");
-  const bool* kd = ops::schemaArg(n, 2).asBool();
+  const bool* kd = all ? nullptr : ops::schemaArg(n, 2).asBool();
   LS_ASSIGN_OR_RETURN(mean, emitMean(rw, o, x, dims, kd && *kd, count));
   rw.replaceWith(mean);
   return true;
@@ -293,7 +296,8 @@ DecomposeHardsigmoidPass::DecomposeHardsigmoidPass(DecomposeOptions o)
                         {"aten.hardsigmoid.default"}, decomposeHardswish, o) {}
 
 DecomposeMeanDimPass::DecomposeMeanDimPass(DecomposeOptions o)
-    : DecompositionPass("DecomposeMeanDimPass", "mean.dim -> sum.dim_IntList * (1/N)", {"aten.mean.dim"},
+    : DecompositionPass("DecomposeMeanDimPass", "mean.dim / mean -> sum.dim_IntList * (1/N)",
+                        {"aten.mean.dim", "aten.mean.default"},
                         decomposeMeanDim, o) {}
 
 DecomposeLayerNormPass::DecomposeLayerNormPass(DecomposeOptions o)

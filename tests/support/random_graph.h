@@ -10,9 +10,10 @@
 // small; broadcasting, shared weights, fan-out and duplicate graph outputs are drawn at random.
 //
 // runCase lowers a graph through one pipeline/profile with the structural verifier and
-// semantic verify-each on, and says whether something broke (a finding: a pass threw, the
-// verifier failed, a pass changed the outputs, a lowered graph does not run) or the pipeline
-// refused the graph with an error (an unsupported op: not a finding).
+// semantic verify-each on, and says whether something broke (a finding: a pass threw or failed,
+// the verifier failed, a pass changed the outputs, a lowered graph does not run, the quantizer
+// failed) or the pipeline's support check refused the graph (CheckTosaOperatorSupportPass
+// naming an op or type the target cannot take: not a finding, it is counted).
 #pragma once
 
 #include <cstddef>
@@ -68,7 +69,7 @@ std::vector<RunCase> allRunCases();
 struct CaseResult {
   enum class Kind { Lowered, Refused, SourceDoesNotRun, Finding };
   Kind kind = Kind::Lowered;
-  std::string category;  ///< for findings: "threw", "verifier", "semantic", "session"
+  std::string category;  ///< findings: "threw", "pass-error", "verifier", "semantic", "preparation", "session"
   std::string message;
 };
 

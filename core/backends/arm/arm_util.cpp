@@ -21,7 +21,7 @@ Result<ValueRef> Builder::constShape(std::vector<int64_t> values) {
 }
 
 ValueRef Builder::scalar(ir::DType t, double v, int rank, std::string_view hint) {
-  ir::Shape s = ir::Shape::ofRank(std::max(rank, 1), 1);
+  ir::Shape s = ir::Shape::ofRank(std::max(rank, 0), 1);  // the rank of the value it combines with (0 too)
   exec::Tensor x = exec::Tensor::fromDoubles(t, s, {v});
   return tensor(x, hint);
 }

@@ -93,6 +93,21 @@ Status decomposeGelu(ArmRewritePass& self, Rewriter& rw) {
   return Status::ok();
 }
 
+/// leaky_relu(x, slope) = clamp(x, 0, None) + slope * clamp(x, None, 0) (upstream's
+/// DecomposeLeakyReLUPass; under INT a quantised leaky_relu is a TABLE before this runs).
+Status decomposeLeakyRelu(ArmRewritePass& self, Rewriter& rw) {
+  LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
+  const double slope = sarg(rw.node(), 1).number().value_or(0.01);
+  Builder b(rw);
+  LS_ASSIGN_OR_RETURN(pos, b.op("aten.clamp.default", {ref(rw, 0), 0.0, ir::Arg()}));
+  LS_ASSIGN_OR_RETURN(neg, b.op("aten.clamp.default", {ref(rw, 0), ir::Arg(), 0.0}));
+  LS_ASSIGN_OR_RETURN(scaled, b.op("aten.mul.Tensor", {neg, slope}));
+  LS_ASSIGN_OR_RETURN(y, b.op("aten.add.Tensor", {pos, scaled}));
+  rw.replaceWith(y);
+  self.rewritten();
+  return Status::ok();
+}
+
 // ---------------------------------------------------------------- reductions / norms
 
 // ---------------------------------------------------------------- linear algebra
@@ -643,6 +658,8 @@ void registerArmDecompositionPasses(passes::PassRegistry& r) {
   rewrite("ConvertToClampPass", "relu/hardtanh -> clamp", {"aten.relu.default", "aten.hardtanh.default"},
           convertToClamp);
   rewrite("DecomposeGeluPass", "gelu -> erf (exact) or tanh (approximate) form", {"aten.gelu.default"}, decomposeGelu);
+  rewrite("DecomposeLeakyReLUPass", "leaky_relu -> clamp(x, 0) + slope * clamp(x, max=0)",
+          {"aten.leaky_relu.default"}, decomposeLeakyRelu);
   rewrite("DecomposeLinearPass", "linear -> view + mm(x, w^T) + bias", {"aten.linear.default"}, decomposeLinear);
   rewrite("DecomposeAddmmPass", "addmm -> mm + add", {"aten.addmm.default"}, decomposeAddmm);
   rewrite("ConvertMmToBmmPass", "mm -> rank-3 bmm with views", {"aten.mm.default"}, convertMmToBmm);

@@ -866,7 +866,7 @@ Status decomposeQdq(ArmRewritePass& self, passes::Rewriter& rw) {
     scales = {qp->scale};
     zps = {qp->zp};
   }
-  Shape ps = Shape::ofRank(std::max(rank, 1), 1);
+  Shape ps = Shape::ofRank(rank, 1);  // same rank as x (TOSA broadcasts equal ranks only; rank 0 included)
   if (perChannel) ps[axis] = int64_t(scales.size());
   auto param = [&](const std::vector<double>& v) {
     exec::Tensor t(DType::Float32, ps);

@@ -76,6 +76,14 @@ std::vector<PassCase> cases() {
          EXPECT_EQ(opCount(g, "aten.cat.default"), 1u);
        },
        1e-5},
+      {"DecomposeLeakyReLUPass", "aten.leaky_relu.default",
+       [](test::GraphBuilder& b) {
+         return b.call("aten.leaky_relu.default", {b.constant("x", DType::Float32, {2, 5}, ramp(10)), 0.2});
+       },
+       [](const ir::Graph&, const ir::Graph& g) {
+         EXPECT_EQ(opCount(g, "aten.leaky_relu.default"), 0u);
+         EXPECT_EQ(opCount(g, "aten.clamp.default"), 2u);
+       }},
       {"DecomposeMaskedFillPass", "aten.masked_fill.Scalar",
        [](test::GraphBuilder& b) {
          return b.call("aten.masked_fill.Scalar", {b.input("x", {2, 3}), b.input("m", DType::Bool, {2, 3}), 0.5});

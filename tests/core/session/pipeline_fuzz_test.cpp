@@ -12,6 +12,7 @@
 #include <set>
 
 #include "core/io/fxjson.h"
+#include "core/ops/registry.h"
 #include "core/passes/pass_manager.h"
 #include "core/util/atomic_file.h"
 #include "support/random_graph.h"
@@ -63,7 +64,9 @@ TEST(PipelineFuzz, RandomGraphsThroughEveryPipelineWithVerifyEach) {
                     << "\nreproduce: " << c.command(path);
     }
   }
-  for (const auto& [name, k] : counts) {
+  for (const auto& entry : counts) {
+    const std::string& name = entry.first;
+    const std::map<CaseResult::Kind, int>& k = entry.second;
     auto get = [&](CaseResult::Kind kind) { return k.count(kind) ? k.at(kind) : 0; };
     const int lowered = get(CaseResult::Kind::Lowered), refused = get(CaseResult::Kind::Refused);
     std::cout << "[ pipeline-fuzz ] " << name << ": lowered " << lowered << ", refused " << refused
@@ -100,6 +103,86 @@ TEST(PipelineFuzz, MinimiseKeepsTheFailureAndShrinks) {
     return;
   }
   GTEST_SKIP() << "no seed produced a large graph with a mean";
+}
+
+/// Test-only passes the oracle must catch: one turns relu into neg (values change), one throws,
+/// one fails with an error on a graph the pipeline should take.
+class BreakReluTestPass : public passes::Pass {
+ public:
+  BreakReluTestPass() : Pass("BreakReluTestPass", "relu -> neg (wrong on purpose)") {}
+  passes::PassResult runImpl(ir::Graph& g, passes::PassContext&) override {
+    bool changed = false;
+    for (ir::NodeId id : g.nodesOfOp(ir::internOp("aten.relu.default"))) {
+      g.setOp(id, ir::internOp("aten.neg.default"), "aten.neg.default");
+      changed = true;
+    }
+    return passes::PassResult::of(changed);
+  }
+};
+class ThrowTestPass : public passes::Pass {
+ public:
+  ThrowTestPass() : Pass("ThrowTestPass", "throws") {}
+  passes::PassResult runImpl(ir::Graph&, passes::PassContext&) override { throw std::runtime_error("boom"); }
+};
+class FailTestPass : public passes::Pass {
+ public:
+  FailTestPass() : Pass("FailTestPass", "fails") {}
+  passes::PassResult runImpl(ir::Graph&, passes::PassContext&) override {
+    return passes::PassResult::failed("rank mismatch");
+  }
+};
+
+TEST(PipelineFuzz, TheOracleCatchesAWrongPassAThrowingPassAndAFailingPass) {
+  auto& passes = passes::PassRegistry::instance();
+  passes.add("BreakReluTestPass", [] { return std::make_unique<BreakReluTestPass>(); });
+  passes.add("ThrowTestPass", [] { return std::make_unique<ThrowTestPass>(); });
+  passes.add("FailTestPass", [] { return std::make_unique<FailTestPass>(); });
+  auto& pipelines = passes::PipelineRegistry::instance();
+  pipelines.add({"fuzz-oracle-wrong", "test", {"BreakReluTestPass"}});
+  pipelines.add({"fuzz-oracle-throw", "test", {"ThrowTestPass"}});
+  pipelines.add({"fuzz-oracle-fail", "test", {"FailTestPass"}});
+  (void)passes.takeErrors();
+  (void)pipelines.takeErrors();
+  // x -> relu -> (sum with a second input) -> output, built by hand so the relu is live.
+  ir::Graph g;
+  auto placeholder = [&](const std::string& name) {
+    ir::Node n;
+    n.kind = ir::NodeKind::Placeholder;
+    n.name = n.target = name;
+    n.outputs.push_back(ir::TensorMeta(ir::DType::Float32, ir::Shape({2, 8})));
+    return ir::ValueRef{g.append(std::move(n)), 0};
+  };
+  ir::ValueRef x = placeholder("x"), y = placeholder("y");
+  auto callOp = [&](const std::string& op, std::vector<ir::Arg> args) {
+    ir::Node n;
+    n.kind = ir::NodeKind::Call;
+    n.op = ir::internOp(op);
+    n.target = op;
+    n.name = g.uniqueName("n");
+    n.args = std::move(args);
+    EXPECT_TRUE(ops::inferNode(g, n, n.outputs).isOk());
+    return ir::ValueRef{g.append(std::move(n)), 0};
+  };
+  ir::ValueRef r = callOp("aten.relu.default", {x});
+  ir::ValueRef s = callOp("aten.add.Tensor", {r, y});
+  ir::Node out;
+  out.kind = ir::NodeKind::Output;
+  out.name = out.target = "output";
+  out.args.push_back(ir::Arg(ir::RefList{s}));
+  out.outputs.push_back(g.meta(s));
+  g.append(std::move(out));
+
+  EXPECT_EQ(runCase(g, {"generic"}).kind, CaseResult::Kind::Lowered);
+  CaseResult wrong = runCase(g, {"fuzz-oracle-wrong"});
+  EXPECT_EQ(wrong.kind, CaseResult::Kind::Finding) << wrong.message;
+  EXPECT_EQ(wrong.category, "semantic") << wrong.message;
+  CaseResult thrown = runCase(g, {"fuzz-oracle-throw"});
+  EXPECT_EQ(thrown.category, "threw") << thrown.message;
+  CaseResult failed = runCase(g, {"fuzz-oracle-fail"});
+  EXPECT_EQ(failed.category, "pass-error") << failed.message;
+  // The minimiser keeps the relu (the failure needs it).
+  ir::Graph m = minimise(g, [](const ir::Graph& h) { return runCase(h, {"fuzz-oracle-wrong"}).kind == CaseResult::Kind::Finding; });
+  EXPECT_FALSE(m.nodesOfOp(ir::internOp("aten.relu.default")).empty());
 }
 
 }  // namespace

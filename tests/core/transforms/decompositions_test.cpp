@@ -48,6 +48,8 @@ TEST(Decompositions, EachReplacesItsOpAndKeepsValues) {
        {{"aten.clamp.default", 1}, {"aten.mul.Tensor", 1}, {"aten.add.Tensor", 1}}},
       {[] { return std::make_unique<DecomposeMeanDimPass>(); }, "aten.mean.dim", {IntList{-1, 1}, true},
        {{"aten.sum.dim_IntList", 1}, {"aten.mul.Tensor", 1}}},
+      {[] { return std::make_unique<DecomposeMeanDimPass>(); }, "aten.mean.default", {},
+       {{"aten.sum.dim_IntList", 1}, {"aten.mul.Tensor", 1}}},
       {[] { return std::make_unique<DecomposeSoftmaxPass>(); }, "aten._softmax.default", {int64_t(-1), false},
        {{"aten.amax.default", 1}, {"aten.exp.default", 1}, {"aten.reciprocal.default", 1}}},
       {[] { return std::make_unique<DecomposeLogSoftmaxPass>(); }, "aten._log_softmax.default", {int64_t(1), false},
