@@ -26,7 +26,7 @@ std::vector<std::string> commonPrefix() {
       //    unary ops become TABLEs before the float decompositions below would take them apart)
       "ExtractIOQuantizationPass", "InsertTableOpsPass", "RemoveNoopClonePass", "CleanupGetItemPass", "ConvertToClampPass", "DecomposeLayerNormPass",
       "DecomposeMeanDimPass", "DecomposeHardswishPass", "DecomposeHardsigmoidPass", "DecomposeSiluPass",
-      "DecomposeGeluPass", "DecomposeLeakyReLUPass", "DecomposeAsStridedCopyPass", "DecomposeMaskedFillPass", "DecomposeRollPass",
+      "DecomposeGeluPass", "DecomposeLeakyReLUPass", "DecomposeRoundPass", "DecomposeAsStridedCopyPass", "DecomposeMaskedFillPass", "DecomposeRollPass",
       "DecomposeSliceScatterPass", "DecomposeFactoriesPass",
       // 2. Q/DQ fold + rescale (INT profile only): quantised conv/linear/matmul/sum/elementwise
       //    ops to integer TOSA before the float decompositions below could split them

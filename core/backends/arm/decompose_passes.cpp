@@ -108,6 +108,36 @@ Status decomposeLeakyRelu(ArmRewritePass& self, Rewriter& rw) {
   return Status::ok();
 }
 
+/// round(x), half to even as torch.round: with fl = floor(x) and frac = x - fl (both exact in
+/// float), the result is fl + 1 when frac > 0.5 or when frac == 0.5 and fl is odd, else fl.
+/// (Upstream's DecomposeRoundPass uses floor(x + 0.5) / ceil(x - 0.5), which rounds ties away
+/// from zero and loses odd integers from 2^23 on, where x + 0.5 is not representable.)
+Status decomposeRound(ArmRewritePass& self, Rewriter& rw) {
+  LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
+  if (!ir::isFloating(argMeta(rw, 0)->dtype)) {  // round of an integer tensor is the tensor
+    rw.replaceWith(ref(rw, 0));
+    self.rewritten();
+    return Status::ok();
+  }
+  Builder b(rw);
+  LS_ASSIGN_OR_RETURN(fl, b.op("aten.floor.default", {ref(rw, 0)}));
+  LS_ASSIGN_OR_RETURN(frac, b.op("aten.sub.Tensor", {ref(rw, 0), fl}));
+  LS_ASSIGN_OR_RETURN(half, b.op("aten.mul.Tensor", {fl, 0.5}));
+  LS_ASSIGN_OR_RETURN(halfFloor, b.op("aten.floor.default", {half}));
+  LS_ASSIGN_OR_RETURN(even, b.op("aten.mul.Tensor", {halfFloor, 2.0}));
+  LS_ASSIGN_OR_RETURN(parity, b.op("aten.sub.Tensor", {fl, even}));
+  LS_ASSIGN_OR_RETURN(above, b.op("aten.gt.Scalar", {frac, 0.5}));
+  LS_ASSIGN_OR_RETURN(tie, b.op("aten.eq.Scalar", {frac, 0.5}));
+  LS_ASSIGN_OR_RETURN(odd, b.op("aten.eq.Scalar", {parity, 1.0}));
+  LS_ASSIGN_OR_RETURN(tieOdd, b.op("aten.logical_and.default", {tie, odd}));
+  LS_ASSIGN_OR_RETURN(up, b.op("aten.logical_or.default", {above, tieOdd}));
+  LS_ASSIGN_OR_RETURN(next, b.op("aten.add.Tensor", {fl, 1.0}));
+  LS_ASSIGN_OR_RETURN(y, b.op("aten.where.self", {up, next, fl}));
+  rw.replaceWith(y);
+  self.rewritten();
+  return Status::ok();
+}
+
 // ---------------------------------------------------------------- reductions / norms
 
 // ---------------------------------------------------------------- linear algebra
@@ -660,6 +690,8 @@ void registerArmDecompositionPasses(passes::PassRegistry& r) {
   rewrite("DecomposeGeluPass", "gelu -> erf (exact) or tanh (approximate) form", {"aten.gelu.default"}, decomposeGelu);
   rewrite("DecomposeLeakyReLUPass", "leaky_relu -> clamp(x, 0) + slope * clamp(x, max=0)",
           {"aten.leaky_relu.default"}, decomposeLeakyRelu);
+  rewrite("DecomposeRoundPass", "round (half to even) -> floor, parity and where", {"aten.round.default"},
+          decomposeRound);
   rewrite("DecomposeLinearPass", "linear -> view + mm(x, w^T) + bias", {"aten.linear.default"}, decomposeLinear);
   rewrite("DecomposeAddmmPass", "addmm -> mm + add", {"aten.addmm.default"}, decomposeAddmm);
   rewrite("ConvertMmToBmmPass", "mm -> rank-3 bmm with views", {"aten.mm.default"}, convertMmToBmm);

@@ -45,7 +45,8 @@ const std::vector<TableOp>& tableOps() {
       {"aten.reciprocal.default", "reciprocal"},   {"aten.rsqrt.default", "rsqrt"},
       {"aten.sin.default", "sin"},                 {"aten.cos.default", "cos"},
       {"aten.floor.default", "floor"},             {"aten.ceil.default", "ceil"},
-      {"aten.pow.Tensor_Scalar", "pow"},          {"aten.leaky_relu.default", "leaky_relu"}};
+      {"aten.pow.Tensor_Scalar", "pow"},          {"aten.leaky_relu.default", "leaky_relu"},
+      {"aten.round.default", "round"}};
   return t;
 }
 

@@ -84,6 +84,14 @@ std::vector<PassCase> cases() {
          EXPECT_EQ(opCount(g, "aten.leaky_relu.default"), 0u);
          EXPECT_EQ(opCount(g, "aten.clamp.default"), 2u);
        }},
+      {"DecomposeRoundPass", "aten.round.default",
+       [](test::GraphBuilder& b) {
+         // Ties round to even (torch.round), odd integers beyond 2^23 stay themselves.
+         return b.call("aten.round.default",
+                       {b.constant("x", DType::Float32, {12},
+                                   {-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 0.49, -0.51, 8388609.0, -8388611.0, 3.7, 0.0})});
+       },
+       nullptr, 0.0},
       {"DecomposeMaskedFillPass", "aten.masked_fill.Scalar",
        [](test::GraphBuilder& b) {
          return b.call("aten.masked_fill.Scalar", {b.input("x", {2, 3}), b.input("m", DType::Bool, {2, 3}), 0.5});
