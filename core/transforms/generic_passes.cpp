@@ -18,8 +18,10 @@ using namespace passes;
 // ---------------------------------------------------------------- RemoveNoopClone
 
 RemoveNoopClonePass::RemoveNoopClonePass()
-    : RetracePass("RemoveNoopClonePass", "Removes clone/alias/lift_fresh copies that leave metadata unchanged") {
-  targets({"aten.clone.default", "aten.lift_fresh_copy.default", "aten.alias_copy.default", "aten.detach_copy.default"});
+    : RetracePass("RemoveNoopClonePass",
+                  "Removes clone/alias/lift_fresh/_to_copy copies that leave metadata (dtype, shape) unchanged") {
+  targets({"aten.clone.default", "aten.lift_fresh_copy.default", "aten.alias_copy.default", "aten.detach_copy.default",
+           "aten._to_copy.default"});
   removed_ = stat("removed", "value-identity copies removed");
 }
 

@@ -492,8 +492,12 @@ Status exirToTosa(ArmRewritePass& self, Rewriter& rw) {
     y = v;
   } else if (op == "aten._to_copy.default") {
     LS_ASSIGN_OR_RETURN(x, tensorArg(rw, 0, "input"));
-    LS_ASSIGN_OR_RETURN(v, b.op("tosa.CAST", {x}, {{"dtype", ir::Arg(ir::EnumArg{ir::EnumKind::DType, int32_t(n.meta().dtype)})}}));
-    y = v;
+    if (rw.meta(x).dtype == n.meta().dtype) {
+      y = x;  // a copy to the same type: TOSA has no same-type CAST
+    } else {
+      LS_ASSIGN_OR_RETURN(v, b.op("tosa.CAST", {x}, {{"dtype", ir::Arg(ir::EnumArg{ir::EnumKind::DType, int32_t(n.meta().dtype)})}}));
+      y = v;
+    }
   } else {
     return Status::error(fmt::format("no TOSA lowering for {}", op));
   }

@@ -77,6 +77,24 @@ TEST(PipelineFuzz, RandomGraphsThroughEveryPipelineWithVerifyEach) {
   }
 }
 
+/// Every case the fuzzer found (tests/data/fuzz_regress_*.fxjson.json, minimised graphs) runs
+/// through every pipeline without a finding.
+TEST(PipelineFuzz, FoundCasesStayFixed) {
+  size_t files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(LS_TEST_DATA_DIR)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("fuzz_regress_", 0) != 0) continue;
+    ++files;
+    auto g = io::importFxJsonFile(entry.path().string());
+    ASSERT_TRUE(g.isOk()) << g.message();
+    for (const RunCase& c : allRunCases()) {
+      CaseResult r = runCase(*g, c);
+      EXPECT_NE(r.kind, CaseResult::Kind::Finding) << name << ", " << c.describe() << ": " << r.message;
+    }
+  }
+  EXPECT_GE(files, 1u);
+}
+
 TEST(PipelineFuzz, GraphsAreValidAndDeterministic) {
   for (uint64_t seed = 0; seed < 50; ++seed) {
     Entropy a(seed), b(seed);

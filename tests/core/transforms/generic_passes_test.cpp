@@ -54,6 +54,21 @@ TEST(RemoveNoopClone, KeepsACloneThatChangesDimOrder) {
   EXPECT_EQ(count(b.g, "aten.clone.default"), 1u);
 }
 
+TEST(RemoveNoopClone, RemovesASameTypeToCopyAndKeepsACast) {
+  // Found by the pipeline fuzzer: a same-type _to_copy became an fp32 -> fp32 TOSA CAST, which
+  // TOSA 1.0 does not define.
+  test::GraphBuilder b;
+  auto x = b.input("x", {2, 3});
+  auto same = b.call("aten._to_copy.default", {x}, {}, "same");
+  auto cast = b.call("aten._to_copy.default", {same}, {{"dtype", ir::Arg(ir::EnumArg{ir::EnumKind::DType, int32_t(ir::DType::Int32)})}}, "cast");
+  b.output({same, cast});
+  RemoveNoopClonePass p;
+  ASSERT_EQ(runPass(p, b.g).status, PassStatus::Changed);
+  EXPECT_EQ(b.g.findByName("same"), ir::kInvalidNode);
+  EXPECT_NE(b.g.findByName("cast"), ir::kInvalidNode);
+  EXPECT_EQ(count(b.g, "aten._to_copy.default"), 1u);
+}
+
 TEST(RemoveNoopView, OnlyTrueNoops) {
   test::GraphBuilder b;
   auto x = b.input("x", {1, 4, 4});
