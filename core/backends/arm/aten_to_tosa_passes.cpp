@@ -438,6 +438,9 @@ Status exirToTosa(ArmRewritePass& self, Rewriter& rw) {
   } else if (op == "aten.clamp.default") {
     LS_ASSIGN_OR_RETURN(x, tensorArg(rw, 0, "input"));
     auto lo = sarg(n, 1).number(), hi = sarg(n, 2).number();
+    // torch.clamp with min > max gives max everywhere (min(max(x, min), max)); TOSA CLAMP
+    // requires min <= max, and CLAMP(x, max, max) is that (NaN still propagates).
+    if (lo && hi && *lo > *hi) lo = hi;
     const bool fp = ir::isFloating(rw.meta(x).dtype);
     double dlo = fp ? double(std::numeric_limits<float>::lowest()) : double(INT32_MIN);
     double dhi = fp ? double(std::numeric_limits<float>::max()) : double(INT32_MAX);

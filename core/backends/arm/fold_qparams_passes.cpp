@@ -90,10 +90,12 @@ Result<ValueRef> requantize(Builder& b, ValueRef x, const QP& in, const QP& out)
 
 /// CLAMP in the quantised domain of `out` for float bounds [lo, hi] (always within qmin/qmax).
 Result<ValueRef> clampQ(Builder& b, ValueRef x, const Act& a, const QP& out) {
+  // Each bound quantised and clamped to [qmin, qmax] (what quantizing the float result gives:
+  // bounds beyond the range collapse onto its edge); min > max is torch's "max everywhere".
   int64_t lo = out.qmin, hi = out.qmax;
-  if (std::isfinite(a.lo)) lo = std::max<int64_t>(lo, out.zp + std::llround(a.lo / out.scale));
-  if (std::isfinite(a.hi)) hi = std::min<int64_t>(hi, out.zp + std::llround(a.hi / out.scale));
-  if (lo > hi) return Status::error("activation bounds are empty in the quantised domain");
+  if (std::isfinite(a.lo)) lo = std::clamp<int64_t>(out.zp + std::llround(a.lo / out.scale), out.qmin, out.qmax);
+  if (std::isfinite(a.hi)) hi = std::clamp<int64_t>(out.zp + std::llround(a.hi / out.scale), out.qmin, out.qmax);
+  if (lo > hi) lo = hi;
   return b.op("tosa.CLAMP", {x}, {{"min_val", lo}, {"max_val", hi}, {"nan_mode", "PROPAGATE"}});
 }
 
