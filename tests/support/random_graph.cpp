@@ -211,6 +211,10 @@ class Generator {
     ValueRef x = pick();
     const Shape s = meta(x).shape;
     const int64_t r = s.rank();
+    if (r == 0) {  // a 0-d value (a full reduction): elementwise ops only
+      generic(x);
+      return;
+    }
     auto d = [&] { return int64_t(e_.below(uint32_t(r))) - (e_.coin() ? r : 0); };  // negative dims too
     switch (e_.below(16)) {
       case 0: {  // convolution (grouped / depthwise, strided, padded, with or without bias)
