@@ -73,7 +73,11 @@ struct CaseResult {
   std::string message;
 };
 
-/// Lowers `g` through `c` with the structural verifier and verify-each (seeded inputs).
+/// Lowers `g` through `c` with the structural verifier and verify-each (seeded inputs). FP:
+/// outputs within verify's float tolerance after every pass. INT: within 2 quantisation steps
+/// of the quantized source, or else no further from the float model than the quantized source
+/// is (x1.25, the real-model tests' rule): integer arithmetic on an ill-conditioned graph may
+/// move an output many steps without being wrong.
 CaseResult runCase(const ir::Graph& g, const RunCase& c, uint64_t seed = 1);
 
 /// The smallest graph found that keeps `stillFails` true: `g` with its outputs cut to one value
