@@ -110,6 +110,9 @@ Status powTensorScalar(MetaCtx& c) {
 
 Status whereSelf(MetaCtx& c) {
   LS_ASSIGN_OR_RETURN(cond, c.tensor(0));
+  // torch: "where expected condition to be a boolean tensor" (uint8 was accepted with a warning).
+  if (cond->dtype != DType::Bool && cond->dtype != DType::UInt8)
+    return c.error("where: condition must be bool, got {}", ir::dtypeName(cond->dtype));
   Shape s = cond->shape;
   TypePromotion tp;
   const TensorMeta* first = nullptr;

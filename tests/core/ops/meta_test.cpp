@@ -79,6 +79,21 @@ TEST(Elementwise, BroadcastAndErrors) {
   EXPECT_NE(err.find("aten.mul.Tensor"), std::string::npos) << err;
 }
 
+TEST(Elementwise, WhereNeedsABoolConditionAndLinearABroadcastableBias) {
+  // Both found by the pipeline fuzzer: torch rejects these, so must the shape rules.
+  GraphBuilder b;
+  auto x = b.input("x", {2, 3});
+  auto cond = b.input("m", ir::DType::Bool, {2, 3});
+  EXPECT_EQ(b.meta("aten.where.self", {cond, x, x}), "f32[2,3]");
+  std::string err = b.meta("aten.where.self", {x, x, x});
+  EXPECT_NE(err.find("condition must be bool, got float32"), std::string::npos) << err;
+  auto w = b.input("w", {4, 3});
+  EXPECT_EQ(b.meta("aten.linear.default", {x, w, b.input("bias", {4})}), "f32[2,4]");
+  EXPECT_EQ(b.meta("aten.linear.default", {x, w, b.input("bias1", {1, 4})}), "f32[2,4]");
+  err = b.meta("aten.linear.default", {x, w, b.input("bias5", {1, 5})});
+  EXPECT_NE(err.find("does not broadcast to the output"), std::string::npos) << err;
+}
+
 TEST(Unary, SameAndFloatPromoting) {
   GraphBuilder b;
   auto f = b.input("f", {2, 3});
