@@ -1090,6 +1090,7 @@ Status gather(MetaCtx& c) {
 Status sliceScatter(MetaCtx& c) {
   LS_ASSIGN_OR_RETURN(x, c.tensor(0));
   LS_ASSIGN_OR_RETURN(src, c.tensor(1));
+  if (x->rank() == 0) return c.error("slice_scatter: slice() cannot be applied to a 0-dim tensor");
   LS_ASSIGN_OR_RETURN(d, c.getInt(2));
   auto w = wrapDim(d, x->rank());
   if (!w) return c.error("{}: {}", c.argDesc(2), w.message());
@@ -1105,6 +1106,7 @@ Status sliceScatter(MetaCtx& c) {
 Status selectScatter(MetaCtx& c) {
   LS_ASSIGN_OR_RETURN(x, c.tensor(0));
   LS_ASSIGN_OR_RETURN(src, c.tensor(1));
+  if (x->rank() == 0) return c.error("select_scatter: select() cannot be applied to a 0-dim tensor");
   LS_ASSIGN_OR_RETURN(d, c.getInt(2));
   auto w = wrapDim(d, x->rank());
   if (!w) return c.error("{}: {}", c.argDesc(2), w.message());

@@ -23,6 +23,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const std::vector<RunCase> cases = allRunCases();
   Entropy e(data, size);
   ls::ir::Graph g = randomGraph(e);
+  // Sanitizer findings abort inside a pass, before minimisation: LS_PIPELINE_FUZZ_DUMP=path
+  // writes each generated graph first, so such a crash can be replayed with lowerscope-cli.
+  if (const char* dump = std::getenv("LS_PIPELINE_FUZZ_DUMP"))
+    (void)ls::writeFileAtomic(dump, ls::io::exportFxJson(g));
   for (const RunCase& c : cases) {
     CaseResult r = runCase(g, c);
     if (r.kind != CaseResult::Kind::Finding) continue;

@@ -334,6 +334,11 @@ TEST(Shape, CatPadRollIndex) {
   EXPECT_EQ(b.meta("aten.slice_scatter.default", {x, src, int64_t(2), int64_t(0), int64_t(2)}), "f32[1,3,8,8]");
   EXPECT_NE(b.meta("aten.slice_scatter.default", {x, src, int64_t(2), int64_t(0), int64_t(3)}).find("must have the shape"),
             std::string::npos);
+  // torch: slice()/select() cannot be applied to a 0-dim tensor (a pipeline fuzzer finding: the
+  // reference kernel indexed the strides of a 0-d input)
+  auto s0 = b.input("s0", {});
+  EXPECT_NE(b.meta("aten.slice_scatter.default", {s0, s0}).find("0-dim"), std::string::npos);
+  EXPECT_NE(b.meta("aten.select_scatter.default", {s0, s0, int64_t(0), int64_t(0)}).find("0-dim"), std::string::npos);
 }
 
 TEST(Factories, NewZerosFillFull) {

@@ -7,6 +7,7 @@
 // refused tests nothing.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -150,15 +151,30 @@ class FailTestPass : public passes::Pass {
   }
 };
 
+/// INT: moves the zero point of the last dequantize by 6 steps (every output off by 6 steps).
+class ShiftZeroPointTestPass : public passes::Pass {
+ public:
+  ShiftZeroPointTestPass() : Pass("ShiftZeroPointTestPass", "zero point + 6 (wrong on purpose)") {}
+  passes::PassResult runImpl(ir::Graph& g, passes::PassContext&) override {
+    auto dq = g.nodesOfOp(ir::internOp("quantized_decomposed.dequantize_per_tensor.default"));
+    if (dq.empty()) return passes::PassResult::of(false);
+    ir::Node& n = g.mutableNode(*std::max_element(dq.begin(), dq.end()));
+    n.args[2] = ir::Arg(int64_t(*n.args[2].number()) + 6);
+    return passes::PassResult::of(true);
+  }
+};
+
 TEST(PipelineFuzz, TheOracleCatchesAWrongPassAThrowingPassAndAFailingPass) {
   auto& passes = passes::PassRegistry::instance();
   passes.add("BreakReluTestPass", [] { return std::make_unique<BreakReluTestPass>(); });
   passes.add("ThrowTestPass", [] { return std::make_unique<ThrowTestPass>(); });
   passes.add("FailTestPass", [] { return std::make_unique<FailTestPass>(); });
+  passes.add("ShiftZeroPointTestPass", [] { return std::make_unique<ShiftZeroPointTestPass>(); });
   auto& pipelines = passes::PipelineRegistry::instance();
   pipelines.add({"fuzz-oracle-wrong", "test", {"BreakReluTestPass"}});
   pipelines.add({"fuzz-oracle-throw", "test", {"ThrowTestPass"}});
   pipelines.add({"fuzz-oracle-fail", "test", {"FailTestPass"}});
+  pipelines.add({"fuzz-oracle-zp", "test", {"ShiftZeroPointTestPass"}});
   (void)passes.takeErrors();
   (void)pipelines.takeErrors();
   // x -> relu -> (sum with a second input) -> output, built by hand so the relu is live.
@@ -198,6 +214,13 @@ TEST(PipelineFuzz, TheOracleCatchesAWrongPassAThrowingPassAndAFailingPass) {
   EXPECT_EQ(thrown.category, "threw") << thrown.message;
   CaseResult failed = runCase(g, {"fuzz-oracle-fail"});
   EXPECT_EQ(failed.category, "pass-error") << failed.message;
+  // INT: a lowering 6 steps off is caught; the tolerance for ill-conditioned graphs (the
+  // quantized source's own change for one step of rounding in its intermediates) stays below.
+  const RunCase intCase{"fuzz-oracle-zp", passes::Profile::INT, passes::Target::U55};
+  EXPECT_EQ(runCase(g, {"generic", passes::Profile::INT, passes::Target::U55}).kind, CaseResult::Kind::Lowered);
+  CaseResult shifted = runCase(g, intCase);
+  EXPECT_EQ(shifted.kind, CaseResult::Kind::Finding) << shifted.message;
+  EXPECT_EQ(shifted.category, "semantic") << shifted.message;
   // The minimiser keeps the relu (the failure needs it).
   ir::Graph m = minimise(g, [](const ir::Graph& h) { return runCase(h, {"fuzz-oracle-wrong"}).kind == CaseResult::Kind::Finding; });
   EXPECT_FALSE(m.nodesOfOp(ir::internOp("aten.relu.default")).empty());
