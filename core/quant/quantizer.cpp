@@ -48,10 +48,13 @@ bool isConvOrLinear(std::string_view op) {
 }
 bool isReluLike(std::string_view op) { return in(op, {"aten.relu.default", "aten.hardtanh.default"}); }
 bool isMatmulOrMul(std::string_view op) {
-  return in(op, {"aten.matmul.default", "aten.mm.default", "aten.bmm.default", "aten.mul.Tensor"});
+  return in(op, {"aten.matmul.default", "aten.mm.default", "aten.bmm.default", "aten.mul.Tensor", "aten.mul.Scalar"});
 }
 bool isAddLike(std::string_view op) {
-  return in(op, {"aten.add.Tensor", "aten.sub.Tensor", "aten.minimum.default", "aten.maximum.default"});
+  // The .Scalar forms are the .Tensor forms with a number operand (upstream turns them into
+  // those before annotation, ReplaceScalarWithTensorByProfilePass).
+  return in(op, {"aten.add.Tensor", "aten.sub.Tensor", "aten.add.Scalar", "aten.sub.Scalar", "aten.minimum.default",
+                 "aten.maximum.default"});
 }
 bool isOneToOne(std::string_view op) {
   return in(op, {"aten.abs.default", "aten.ceil.default", "aten.erf.default", "aten.exp.default", "aten.floor.default",
@@ -70,7 +73,9 @@ bool isSharedInput(std::string_view op) {
                  "aten.chunk.default", "aten.contiguous.default", "aten.upsample_nearest2d.vec",
                  "aten.upsample_bilinear2d.vec", "aten.pad.default",
                  "aten.constant_pad_nd.default", "aten.amax.default", "aten.amin.default", "aten.clamp.default",
-                 "aten.clamp.Tensor"});
+                 "aten.clamp.Tensor",
+                 // neg flips the range but keeps its magnitude: upstream shares the input's qparams
+                 "aten.neg.default"});
 }
 bool isParentShared(std::string_view op) {
   return in(op, {"aten.hardtanh.default", "aten.relu.default", "aten.mean.default", "aten.mean.dim",

@@ -189,6 +189,8 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
     move_ = stat("data_movement", "view/permute/slice/cat/... on int8");
     matmul_ = stat("matmul", "linear/addmm/mm/bmm/matmul lowered to int8 MATMUL + RESCALE");
     sum_ = stat("sum", "sum lowered to int32 REDUCE_SUM between RESCALEs");
+    minMax_ = stat("min_max", "minimum/maximum lowered to int32 MINIMUM/MAXIMUM between RESCALEs");
+    neg_ = stat("neg", "neg lowered to int8 NEGATE");
   }
  protected:
   // One retrace (linear in the graph): each quantize is a hot node; the folded integer ops are
@@ -229,6 +231,14 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
         return addSubScalar(b, m, *core, act, *outQ, op == "aten.sub.Tensor");
       return addSub(b, m, *core, act, *outQ, op == "aten.sub.Tensor");
     }
+    if (op == "aten.neg.default" && !act) return neg(b, m, *core, *outQ);
+    // Python-scalar forms (torch.mul(x, 2.0) exports as mul.Scalar): the scalar stays exact in
+    // the integer arithmetic, as for the .Tensor forms with a number operand.
+    if ((op == "aten.add.Scalar" || op == "aten.sub.Scalar") && core->args.size() > 1)
+      return addSubScalar(b, m, *core, act, *outQ, op == "aten.sub.Scalar");
+    if (op == "aten.mul.Scalar" && core->args.size() > 1) return mulScalar(b, m, *core, act, *outQ);
+    if (op == "aten.minimum.default" || op == "aten.maximum.default")
+      return minMax(b, m, *core, act, *outQ, op == "aten.maximum.default");
     if (op == "aten.mul.Tensor") {
       if (core->args.size() > 1 && core->args[1].number()) return mulScalar(b, m, *core, act, *outQ);
       return mul(b, m, *core, act, *outQ);
@@ -423,6 +433,38 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
     LS_ASSIGN_OR_RETURN(y, rescale(b, s, common / out.scale, 0, DType::Int8, out.zp));
     LS_ASSIGN_OR_RETURN(r, withActivation(b, y, act, out));
     bump(add_);
+    return std::optional<ValueRef>{r};
+  }
+
+  /// neg: int8 NEGATE with the input's zero point on both sides (-(q - zp) + zp, clipped, is
+  /// what quantizing the negated float with the same qparams gives; the quantizer shares them),
+  /// then a RESCALE if the output's qparams differ.
+  Result<std::optional<ValueRef>> neg(Builder& b, Matcher& m, const ir::Node& n, const QP& out) {
+    auto in = n.args.empty() ? std::nullopt : m.dqInput(n.args[0]);
+    if (!in) return std::optional<ValueRef>{};
+    LS_ASSIGN_OR_RETURN(y, b.op("tosa.NEGATE", {in->src, b.zeroPoint(DType::Int8, in->qp.zp),
+                                                b.zeroPoint(DType::Int8, in->qp.zp)}));
+    LS_ASSIGN_OR_RETURN(r, requantize(b, y, in->qp, out));
+    bump(neg_);
+    return std::optional<ValueRef>{r};
+  }
+
+  /// minimum/maximum: TOSA 1.0 defines MINIMUM/MAXIMUM on int32 only in PRO-INT, so both int8
+  /// inputs are RESCALEd to int32 at addSub's common scale (exact when they share qparams, as
+  /// the quantizer makes them), selected there and RESCALEd to the output's qparams.
+  Result<std::optional<ValueRef>> minMax(Builder& b, Matcher& m, const ir::Node& n, std::optional<Act> act,
+                                         const QP& out, bool isMax) {
+    if (n.args.size() < 2) return std::optional<ValueRef>{};
+    auto a = m.dqInput(n.args[0]), c = m.dqInput(n.args[1]);
+    if (!a || !c) return std::optional<ValueRef>{};
+    if (!matchRanks(b, *a, *c)) return std::optional<ValueRef>{};
+    const double common = 2.0 * std::max(a->qp.scale, c->qp.scale) / double(1 << 20);
+    LS_ASSIGN_OR_RETURN(ra, rescale(b, a->src, a->qp.scale / common, a->qp.zp, DType::Int32, 0));
+    LS_ASSIGN_OR_RETURN(rc, rescale(b, c->src, c->qp.scale / common, c->qp.zp, DType::Int32, 0));
+    LS_ASSIGN_OR_RETURN(s, b.op(isMax ? "tosa.MAXIMUM" : "tosa.MINIMUM", {ra, rc}));
+    LS_ASSIGN_OR_RETURN(y, rescale(b, s, common / out.scale, 0, DType::Int8, out.zp));
+    LS_ASSIGN_OR_RETURN(r, withActivation(b, y, act, out));
+    bump(minMax_);
     return std::optional<ValueRef>{r};
   }
 
@@ -830,7 +872,7 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
     return std::optional<ValueRef>{r};
   }
 
-  size_t conv_, add_, mul_, act_, pool_, move_, matmul_, sum_;
+  size_t conv_, add_, mul_, act_, pool_, move_, matmul_, sum_, minMax_, neg_;
 };
 
 // ---------------------------------------------------------------- remaining q/dq

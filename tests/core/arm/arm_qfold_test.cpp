@@ -262,6 +262,53 @@ TEST(FoldAndAnnotateQParamsPass, LinearMatmulSumAndScalarOpsInInteger) {
   }
 }
 
+TEST(FoldAndAnnotateQParamsPass, MinMaxNegAndScalarFormsInInteger) {
+  // minimum/maximum (int32 only in PRO-INT: RESCALEd there and back), neg (int8 NEGATE with the
+  // zero point on both sides) and the Python-scalar forms mul/add/sub.Scalar: all integer TOSA,
+  // within one step of the fake-quantised source (min/max/neg exactly).
+  test::GraphBuilder b;
+  auto x = b.input("x", DType::Int8, {2, 3, 4});
+  auto y = b.input("y", DType::Int8, {3, 4});
+  auto dx = b.call(kDq, {x, 0.05, 3, -128, 127, dt(DType::Int8)});
+  auto dy = b.call(kDq, {y, 0.05, 3, -128, 127, dt(DType::Int8)});
+  auto mn = b.call("aten.minimum.default", {dx, dy});
+  auto q1 = b.call(kQ, {mn, 0.05, 3, -128, 127, dt(DType::Int8)});
+  auto mx = b.call("aten.maximum.default", {dx, dx});
+  auto q2 = b.call(kQ, {mx, 0.05, 3, -128, 127, dt(DType::Int8)});
+  auto ng = b.call("aten.neg.default", {dx});
+  auto q3 = b.call(kQ, {ng, 0.05, 3, -128, 127, dt(DType::Int8)});
+  auto ng2 = b.call("aten.neg.default", {dy});
+  auto q4 = b.call(kQ, {ng2, 0.07, -5, -128, 127, dt(DType::Int8)});
+  auto ms = b.call("aten.mul.Scalar", {dx, -1.5});
+  auto q5 = b.call(kQ, {ms, 0.08, 0, -128, 127, dt(DType::Int8)});
+  auto as = b.call("aten.add.Scalar", {dx, 0.3});
+  auto q6 = b.call(kQ, {as, 0.05, -2, -128, 127, dt(DType::Int8)});
+  auto ss = b.call("aten.sub.Scalar", {dy, 0.3});
+  auto q7 = b.call(kQ, {ss, 0.05, 4, -128, 127, dt(DType::Int8)});
+  b.output({q1, q2, q3, q4, q5, q6, q7});
+  ir::Graph g = b.g;
+  ir::Graph before = g;
+  Outcome o = runPass("FoldAndAnnotateQParamsPass", g, passes::Profile::INT);
+  ASSERT_EQ(o.result.status, PassStatus::Changed) << o.result.message;
+  EXPECT_EQ(count(g, kQ) + count(g, kDq), 0u);
+  EXPECT_EQ(count(g, "tosa.MINIMUM"), 1u);
+  EXPECT_EQ(count(g, "tosa.MAXIMUM"), 1u);
+  EXPECT_EQ(count(g, "tosa.NEGATE"), 2u);
+  for (const char* op : {"tosa.MINIMUM", "tosa.MAXIMUM"})
+    for (ir::NodeId id : g.nodesOfOp(ir::internOp(op))) EXPECT_EQ(g.node(id).meta().dtype, DType::Int32) << op;
+  for (ir::NodeId id : g.nodesOfOp(ir::internOp("tosa.NEGATE"))) EXPECT_EQ(g.node(id).meta().dtype, DType::Int8);
+  for (const ir::NodePtr& p : g.nodes())
+    if (p->isCall()) {
+      EXPECT_FALSE(ir::isFloating(p->meta().dtype)) << p->name << " computes in float";
+    }
+  Status st = passes::VerifierInstrumentation::verifyGraph(g);
+  EXPECT_TRUE(st.isOk()) << st.message();
+  for (uint64_t seed : {1, 2, 3, 4}) {
+    exec::CompareResult c = compareRuns(before, g, seed);
+    EXPECT_LE(c.maxSteps, 1) << c.message;
+  }
+}
+
 TEST(FoldAndAnnotateQParamsPass, Conv1dRunsAsInt8Conv2dOfHeightOne) {
   test::GraphBuilder b;
   auto x = b.input("x", DType::Int8, {1, 4, 20});

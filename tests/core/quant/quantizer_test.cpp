@@ -100,6 +100,34 @@ TEST(Quantizer, SmallGraphGetsTheQdqOpsPt2eWouldInsert) {
   EXPECT_TRUE(passes::VerifierInstrumentation::verifyGraph(g).isOk());
 }
 
+TEST(Quantizer, NegSharesItsInputsQParamsAndScalarFormsAreAnnotated) {
+  // neg keeps the magnitude of its input's range (upstream: shared input qspec); mul/add/sub
+  // .Scalar are annotated as the .Tensor forms with a number operand.
+  test::GraphBuilder b;
+  auto x = b.input("x", {2, 8});
+  auto n = b.call("aten.neg.default", {x}, {}, "neg");
+  auto m = b.call("aten.mul.Scalar", {x, 0.5}, {}, "mul");
+  auto a = b.call("aten.add.Scalar", {x, 2.0}, {}, "add");
+  auto s = b.call("aten.sub.Scalar", {x, 1.0}, {}, "sub");
+  b.output({n, m, a, s});
+  ir::Graph g = b.g;
+  auto rep = quantizeGraph(g);
+  ASSERT_TRUE(rep.isOk()) << rep.message();
+  EXPECT_EQ(rep->annotatedNodes, 4u);
+  for (const char* name : {"neg", "mul", "add", "sub"}) {
+    const ir::Node& node = g.node(g.findByName(name));
+    EXPECT_EQ(ir::opName(producer(g, node.args[0])->op), kDQ) << name << " reads a dequantized input";
+    ASSERT_EQ(g.users(node.id).size(), 1u) << name;
+    EXPECT_EQ(ir::opName(g.node(g.users(node.id)[0]).op), kQ) << name << " output is quantized";
+  }
+  // neg's output quantize has its input's qparams.
+  const ir::Node& neg = g.node(g.findByName("neg"));
+  const ir::Node& q = g.node(g.users(neg.id)[0]);
+  const ir::Node* dq = producer(g, neg.args[0]);
+  EXPECT_EQ(q.args[1].number(), dq->args[1].number());
+  EXPECT_EQ(q.args[2].number(), dq->args[2].number());
+}
+
 TEST(Quantizer, WeightsArePerChannelSymmetricInt8AndBiasIsInt32WithDerivedScale) {
   ir::Graph fp = smallGraph();
   exec::materializeConstants(fp);

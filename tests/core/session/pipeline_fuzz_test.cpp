@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -50,7 +52,15 @@ TEST(PipelineFuzz, RandomGraphsThroughEveryPipelineWithVerifyEach) {
     for (const RunCase& c : cases) {
       CaseResult r = runCase(g, c);
       ++counts[c.describe()][r.kind];
-      if (r.kind == CaseResult::Kind::Refused) ++refusals[c.describe()][refusalReason(r.message)];
+      if (r.kind == CaseResult::Kind::Refused) {
+        ++refusals[c.describe()][refusalReason(r.message)];
+        // LS_PIPELINE_FUZZ_REFUSED=dir keeps each refused graph (what op coverage is missing).
+        if (const char* dir = std::getenv("LS_PIPELINE_FUZZ_REFUSED")) {
+          std::string tag = c.describe();
+          std::replace_if(tag.begin(), tag.end(), [](char ch) { return !std::isalnum((unsigned char)ch); }, '_');
+          (void)writeFileAtomic(fmt::format("{}/refused_{}_seed{}.fxjson.json", dir, tag, seed), io::exportFxJson(g));
+        }
+      }
       if (r.kind != CaseResult::Kind::Finding || findings >= 3) continue;
       ++findings;
       ir::Graph small = minimise(g, [&](const ir::Graph& h) {
