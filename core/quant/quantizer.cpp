@@ -60,7 +60,9 @@ bool isOneToOne(std::string_view op) {
   return in(op, {"aten.abs.default", "aten.ceil.default", "aten.erf.default", "aten.exp.default", "aten.floor.default",
                  "aten.log.default", "aten.reciprocal.default", "aten.rsqrt.default", "aten.sigmoid.default",
                  "aten.tanh.default", "aten.sum.dim_IntList", "aten.hardsigmoid.default", "aten.hardswish.default",
-                 "aten.full_like.default", "aten.pow.Tensor_Scalar", "aten.gelu.default"});
+                 "aten.full_like.default", "aten.pow.Tensor_Scalar", "aten.gelu.default",
+                 // one int8 TABLE each in the Arm lowering (upstream decomposes these two first)
+                 "aten.leaky_relu.default", "aten.round.default"});
 }
 bool isSharedInput(std::string_view op) {
   return in(op, {"aten.squeeze.default", "aten.squeeze_copy.default", "aten.squeeze_copy.dim", "aten.squeeze.dim",
@@ -77,14 +79,16 @@ bool isSharedInput(std::string_view op) {
                  // neg flips the range but keeps its magnitude: upstream shares the input's qparams
                  "aten.neg.default"});
 }
-bool isParentShared(std::string_view op) {
-  return in(op, {"aten.hardtanh.default", "aten.relu.default", "aten.mean.default", "aten.mean.dim",
-                 "aten.permute.default", "aten.permute_copy.default", "aten.avg_pool2d.default",
-                 "aten.max_pool2d.default", "aten.max_pool2d_with_indices.default", "aten.full.default",
-                 "aten.flatten.using_ints", "aten.dropout.default", "operator.getitem"});
-}
+bool isParentShared(std::string_view op) { return in(op, {"aten.full.default", "operator.getitem"}); }
+/// Upstream's _one_to_one_shared_input_or_input_act_qspec: the output shares the input's
+/// qparams, and an input no other rule annotated (a graph input, say) gets an observer of its own.
 bool isSharedInputOrAct(std::string_view op) {
-  return in(op, {"aten.adaptive_avg_pool2d.default", "aten._adaptive_avg_pool2d.default", "aten.alias_copy.default"});
+  return in(op, {"aten.adaptive_avg_pool2d.default", "aten._adaptive_avg_pool2d.default", "aten.alias_copy.default",
+                 "aten.alias.default", "aten.clone.default", "aten.hardtanh.default", "aten.relu.default",
+                 "aten.mean.default", "aten.mean.dim", "aten.permute.default", "aten.permute_copy.default",
+                 "aten.avg_pool2d.default", "aten.max_pool2d.default", "aten.max_pool2d_with_indices.default",
+                 "aten.flatten.using_ints", "aten.dropout.default", "aten.pixel_shuffle.default",
+                 "aten.pixel_unshuffle.default"});
 }
 bool isCat(std::string_view op) { return in(op, {"aten.cat.default", "aten.concatenate.default", "aten.stack.default"}); }
 bool isCompare(std::string_view op) {

@@ -191,6 +191,7 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
     sum_ = stat("sum", "sum lowered to int32 REDUCE_SUM between RESCALEs");
     minMax_ = stat("min_max", "minimum/maximum lowered to int32 MINIMUM/MAXIMUM between RESCALEs");
     neg_ = stat("neg", "neg lowered to int8 NEGATE");
+    abs_ = stat("abs", "abs lowered to int32 ABS between RESCALEs");
   }
  protected:
   // One retrace (linear in the graph): each quantize is a hot node; the folded integer ops are
@@ -232,6 +233,7 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
       return addSub(b, m, *core, act, *outQ, op == "aten.sub.Tensor");
     }
     if (op == "aten.neg.default" && !act) return neg(b, m, *core, *outQ);
+    if (op == "aten.abs.default" && !act) return abs(b, m, *core, *outQ);
     // Python-scalar forms (torch.mul(x, 2.0) exports as mul.Scalar): the scalar stays exact in
     // the integer arithmetic, as for the .Tensor forms with a number operand.
     if ((op == "aten.add.Scalar" || op == "aten.sub.Scalar") && core->args.size() > 1)
@@ -447,6 +449,18 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
     LS_ASSIGN_OR_RETURN(r, requantize(b, y, in->qp, out));
     bump(neg_);
     return std::optional<ValueRef>{r};
+  }
+
+  /// abs: PRO-INT has ABS on int32 only: the int8 input RESCALEd to int32 without its zero
+  /// point, ABS, RESCALEd by s_in / s_out to the output's qparams.
+  Result<std::optional<ValueRef>> abs(Builder& b, Matcher& m, const ir::Node& n, const QP& out) {
+    auto in = n.args.empty() ? std::nullopt : m.dqInput(n.args[0]);
+    if (!in) return std::optional<ValueRef>{};
+    LS_ASSIGN_OR_RETURN(x, rescale(b, in->src, 1.0, in->qp.zp, DType::Int32, 0));
+    LS_ASSIGN_OR_RETURN(a, b.op("tosa.ABS", {x}));
+    LS_ASSIGN_OR_RETURN(y, rescale(b, a, in->qp.scale / out.scale, 0, DType::Int8, out.zp));
+    bump(abs_);
+    return std::optional<ValueRef>{y};
   }
 
   /// minimum/maximum: TOSA 1.0 defines MINIMUM/MAXIMUM on int32 only in PRO-INT, so both int8
@@ -872,7 +886,7 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
     return std::optional<ValueRef>{r};
   }
 
-  size_t conv_, add_, mul_, act_, pool_, move_, matmul_, sum_, minMax_, neg_;
+  size_t conv_, add_, mul_, act_, pool_, move_, matmul_, sum_, minMax_, neg_, abs_;
 };
 
 // ---------------------------------------------------------------- remaining q/dq

@@ -262,8 +262,8 @@ TEST(FoldAndAnnotateQParamsPass, LinearMatmulSumAndScalarOpsInInteger) {
   }
 }
 
-TEST(FoldAndAnnotateQParamsPass, MinMaxNegAndScalarFormsInInteger) {
-  // minimum/maximum (int32 only in PRO-INT: RESCALEd there and back), neg (int8 NEGATE with the
+TEST(FoldAndAnnotateQParamsPass, MinMaxNegAbsAndScalarFormsInInteger) {
+  // minimum/maximum and abs (int32 only in PRO-INT: RESCALEd there and back), neg (int8 NEGATE with the
   // zero point on both sides) and the Python-scalar forms mul/add/sub.Scalar: all integer TOSA,
   // within one step of the fake-quantised source (min/max/neg exactly).
   test::GraphBuilder b;
@@ -285,12 +285,16 @@ TEST(FoldAndAnnotateQParamsPass, MinMaxNegAndScalarFormsInInteger) {
   auto q6 = b.call(kQ, {as, 0.05, -2, -128, 127, dt(DType::Int8)});
   auto ss = b.call("aten.sub.Scalar", {dy, 0.3});
   auto q7 = b.call(kQ, {ss, 0.05, 4, -128, 127, dt(DType::Int8)});
-  b.output({q1, q2, q3, q4, q5, q6, q7});
+  auto ab = b.call("aten.abs.default", {dy});
+  auto q8 = b.call(kQ, {ab, 0.03, -128, -128, 127, dt(DType::Int8)});
+  b.output({q1, q2, q3, q4, q5, q6, q7, q8});
   ir::Graph g = b.g;
   ir::Graph before = g;
   Outcome o = runPass("FoldAndAnnotateQParamsPass", g, passes::Profile::INT);
   ASSERT_EQ(o.result.status, PassStatus::Changed) << o.result.message;
   EXPECT_EQ(count(g, kQ) + count(g, kDq), 0u);
+  EXPECT_EQ(count(g, "tosa.ABS"), 1u);
+  for (ir::NodeId id : g.nodesOfOp(ir::internOp("tosa.ABS"))) EXPECT_EQ(g.node(id).meta().dtype, DType::Int32);
   EXPECT_EQ(count(g, "tosa.MINIMUM"), 1u);
   EXPECT_EQ(count(g, "tosa.MAXIMUM"), 1u);
   EXPECT_EQ(count(g, "tosa.NEGATE"), 2u);
