@@ -92,7 +92,8 @@ bool isSharedInputOrAct(std::string_view op) {
 }
 bool isCat(std::string_view op) { return in(op, {"aten.cat.default", "aten.concatenate.default", "aten.stack.default"}); }
 bool isCompare(std::string_view op) {
-  return in(op, {"aten.eq.Tensor", "aten.ge.Tensor", "aten.gt.Tensor", "aten.le.Tensor", "aten.lt.Tensor"});
+  return in(op, {"aten.eq.Tensor", "aten.ge.Tensor", "aten.gt.Tensor", "aten.le.Tensor", "aten.lt.Tensor",
+                 "aten.eq.Scalar", "aten.ge.Scalar", "aten.gt.Scalar", "aten.le.Scalar", "aten.lt.Scalar"});
 }
 
 bool isFloatTensor(const ir::TensorMeta& m) { return m.dtype == DType::Float32; }

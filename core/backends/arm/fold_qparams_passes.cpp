@@ -179,8 +179,11 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
                     "(int8 CONV2D/DEPTHWISE_CONV2D/MATMUL + RESCALE, int32 ADD/SUB/MUL/REDUCE_SUM, RESIZE, CLAMP, "
                     "int8 pools and views); the folded float ops are left dead for the DeadCodeEliminationPass "
                     "that follows it") {
-    targets({kQ});
+    std::vector<std::string> t = {kQ};
+    for (const auto& [op, tosaOp] : kCompares) t.push_back(op);
+    targets(t);
     appliesTo(passes::Applicability::intOnly());
+    compare_ = stat("compare", "comparisons of int8 values lowered to int32 EQUAL/GREATER/GREATER_EQUAL");
     conv_ = stat("conv", "convolutions lowered to int8 CONV2D/DEPTHWISE_CONV2D + RESCALE");
     add_ = stat("add_sub", "add/sub lowered to int32 ADD/SUB between RESCALEs");
     mul_ = stat("mul", "mul lowered to int32 MUL between RESCALEs");
@@ -192,12 +195,18 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
     minMax_ = stat("min_max", "minimum/maximum lowered to int32 MINIMUM/MAXIMUM between RESCALEs");
     neg_ = stat("neg", "neg lowered to int8 NEGATE");
     abs_ = stat("abs", "abs lowered to int32 ABS between RESCALEs");
+    select_ = stat("select", "where lowered to int8 SELECT");
   }
  protected:
   // One retrace (linear in the graph): each quantize is a hot node; the folded integer ops are
   // emitted in its place, reading the int8 sources of the dequantizes.
   Status rewrite(passes::Rewriter& rw) override {
     const ir::Node& q = rw.node();
+    if (q.op != ir::internOp(kQ)) {  // a comparison: bool output, no qparams of its own
+      LS_ASSIGN_OR_RETURN(c, foldCompare(rw, q));
+      if (c) rw.replaceWith(*c);
+      return Status::ok();
+    }
     auto r = foldOne(rw, q);
     if (!r) return r.status();
     if (!r.value()) return Status::ok();
@@ -234,6 +243,7 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
     }
     if (op == "aten.neg.default" && !act) return neg(b, m, *core, *outQ);
     if (op == "aten.abs.default" && !act) return abs(b, m, *core, *outQ);
+    if (op == "aten.where.self" && !act) return where(b, m, *core, *outQ);
     // Python-scalar forms (torch.mul(x, 2.0) exports as mul.Scalar): the scalar stays exact in
     // the integer arithmetic, as for the .Tensor forms with a number operand.
     if ((op == "aten.add.Scalar" || op == "aten.sub.Scalar") && core->args.size() > 1)
@@ -448,6 +458,73 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
                                                 b.zeroPoint(DType::Int8, in->qp.zp)}));
     LS_ASSIGN_OR_RETURN(r, requantize(b, y, in->qp, out));
     bump(neg_);
+    return std::optional<ValueRef>{r};
+  }
+
+  /// aten comparison -> TOSA op; lt/le are GREATER/GREATER_EQUAL with the operands swapped.
+  static constexpr std::pair<const char*, const char*> kCompares[] = {
+      {"aten.eq.Tensor", "tosa.EQUAL"},  {"aten.ge.Tensor", "tosa.GREATER_EQUAL"}, {"aten.gt.Tensor", "tosa.GREATER"},
+      {"aten.le.Tensor", "tosa.GREATER_EQUAL"}, {"aten.lt.Tensor", "tosa.GREATER"}, {"aten.eq.Scalar", "tosa.EQUAL"},
+      {"aten.ge.Scalar", "tosa.GREATER_EQUAL"}, {"aten.gt.Scalar", "tosa.GREATER"},
+      {"aten.le.Scalar", "tosa.GREATER_EQUAL"}, {"aten.lt.Scalar", "tosa.GREATER"}};
+
+  /// A comparison of dequantized int8 values (or of one with a number): PRO-INT compares int32
+  /// only, so both sides are RESCALEd to int32 at addSub's common scale (the number rounded to
+  /// it) and compared there; the bool result replaces the float comparison.
+  Result<std::optional<ValueRef>> foldCompare(passes::Rewriter& rw, const ir::Node& n) {
+    const std::string& op = ir::opName(n.op);
+    const char* tosaOp = nullptr;
+    for (const auto& [a, t] : kCompares)
+      if (op == a) tosaOp = t;
+    if (!tosaOp || n.args.size() < 2) return std::optional<ValueRef>{};
+    Matcher m(rw.graph(), &rw.sourceGraph());
+    Builder b(rw);
+    auto a = m.dqInput(n.args[0]);
+    if (!a) return std::optional<ValueRef>{};
+    ValueRef lhs, rhs;
+    if (auto v = n.args[1].number()) {
+      if (!std::isfinite(*v)) return std::optional<ValueRef>{};
+      const double common = 2.0 * std::max(a->qp.scale, std::abs(*v) / 127.0) / double(1 << 20);
+      const double vi = std::round(*v / common);
+      if (std::abs(vi) > 2147483647.0) return std::optional<ValueRef>{};
+      LS_ASSIGN_OR_RETURN(ra, rescale(b, a->src, a->qp.scale / common, a->qp.zp, DType::Int32, 0));
+      lhs = ra;
+      rhs = b.scalar(DType::Int32, vi, b.meta(ra).rank(), "other");
+    } else {
+      auto c = m.dqInput(n.args[1]);
+      if (!c || !matchRanks(b, *a, *c)) return std::optional<ValueRef>{};
+      const double common = 2.0 * std::max(a->qp.scale, c->qp.scale) / double(1 << 20);
+      LS_ASSIGN_OR_RETURN(ra, rescale(b, a->src, a->qp.scale / common, a->qp.zp, DType::Int32, 0));
+      LS_ASSIGN_OR_RETURN(rc, rescale(b, c->src, c->qp.scale / common, c->qp.zp, DType::Int32, 0));
+      lhs = ra;
+      rhs = rc;
+    }
+    const bool swap = op.rfind("aten.lt.", 0) == 0 || op.rfind("aten.le.", 0) == 0;
+    LS_ASSIGN_OR_RETURN(r, b.op(tosaOp, {swap ? rhs : lhs, swap ? lhs : rhs}, {}, n.name));
+    bump(compare_);
+    return std::optional<ValueRef>{r};
+  }
+
+  /// where(cond, a, b) of int8 values: SELECT on int8 (PRO-INT) with both branches brought to the
+  /// output's qparams (the quantizer shares them, so usually no RESCALE).
+  Result<std::optional<ValueRef>> where(Builder& b, Matcher& m, const ir::Node& n, const QP& out) {
+    if (n.args.size() < 3 || !n.args[0].ref()) return std::optional<ValueRef>{};
+    const ValueRef cond = *n.args[0].ref();
+    if (b.meta(cond).dtype != DType::Bool) return std::optional<ValueRef>{};
+    auto x = m.dqInput(n.args[1]), y = m.dqInput(n.args[2]);
+    if (!x || !y || !matchRanks(b, *x, *y)) return std::optional<ValueRef>{};
+    LS_ASSIGN_OR_RETURN(rx, requantize(b, x->src, x->qp, out));
+    LS_ASSIGN_OR_RETURN(ry, requantize(b, y->src, y->qp, out));
+    ValueRef c = cond;
+    const int rank = std::max(b.meta(rx).rank(), b.meta(ry).rank());
+    if (b.meta(c).rank() < rank) {
+      std::vector<int64_t> s(size_t(rank - b.meta(c).rank()), 1);
+      for (int64_t d : b.meta(c).shape.toVector()) s.push_back(d);
+      LS_ASSIGN_OR_RETURN(rc, b.reshape(c, ir::Shape(s)));
+      c = rc;
+    }
+    LS_ASSIGN_OR_RETURN(r, b.op("tosa.SELECT", {c, rx, ry}));
+    bump(select_);
     return std::optional<ValueRef>{r};
   }
 
@@ -886,7 +963,7 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
     return std::optional<ValueRef>{r};
   }
 
-  size_t conv_, add_, mul_, act_, pool_, move_, matmul_, sum_, minMax_, neg_, abs_;
+  size_t conv_, add_, mul_, act_, pool_, move_, matmul_, sum_, minMax_, neg_, abs_, compare_, select_;
 };
 
 // ---------------------------------------------------------------- remaining q/dq

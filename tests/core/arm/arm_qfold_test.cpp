@@ -313,6 +313,50 @@ TEST(FoldAndAnnotateQParamsPass, MinMaxNegAbsAndScalarFormsInInteger) {
   }
 }
 
+TEST(FoldAndAnnotateQParamsPass, ComparisonsInInt32AndWhereAsInt8Select) {
+  // gt/lt of two int8 values with different qparams, ge/eq against numbers: int32 comparisons
+  // (PRO-INT), each giving the bool the fake-quantised source gives; where over int8 values is
+  // an int8 SELECT.
+  test::GraphBuilder b;
+  auto x = b.input("x", DType::Int8, {2, 3, 4});
+  auto y = b.input("y", DType::Int8, {3, 4});
+  auto dx = b.call(kDq, {x, 0.05, 3, -128, 127, dt(DType::Int8)});
+  auto dy = b.call(kDq, {y, 0.03, -7, -128, 127, dt(DType::Int8)});
+  auto gt = b.call("aten.gt.Tensor", {dx, dy});
+  auto lt = b.call("aten.lt.Tensor", {dx, dy});
+  auto ge = b.call("aten.ge.Scalar", {dx, 0.25});
+  auto eq = b.call("aten.eq.Scalar", {dx, 0.0});
+  auto dy2 = b.call(kDq, {y, 0.05, 3, -128, 127, dt(DType::Int8)});
+  auto w = b.call("aten.where.self", {gt, dx, dy2});
+  auto qw = b.call(kQ, {w, 0.05, 3, -128, 127, dt(DType::Int8)});
+  b.output({gt, lt, ge, eq, qw});
+  ir::Graph g = b.g;
+  ir::Graph before = g;
+  Outcome o = runPass("FoldAndAnnotateQParamsPass", g, passes::Profile::INT);
+  ASSERT_EQ(o.result.status, PassStatus::Changed) << o.result.message;
+  EXPECT_EQ(count(g, kQ) + count(g, kDq), 0u);
+  EXPECT_EQ(count(g, "tosa.GREATER"), 2u);
+  EXPECT_EQ(count(g, "tosa.GREATER_EQUAL"), 1u);
+  EXPECT_EQ(count(g, "tosa.EQUAL"), 1u);
+  EXPECT_EQ(count(g, "tosa.SELECT"), 1u);
+  for (const char* op : {"tosa.GREATER", "tosa.GREATER_EQUAL", "tosa.EQUAL"})
+    for (ir::NodeId id : g.nodesOfOp(ir::internOp(op))) {
+      EXPECT_EQ(g.node(id).meta().dtype, DType::Bool);
+      EXPECT_EQ(g.meta(*g.node(id).args[0].ref()).dtype, DType::Int32) << op;
+    }
+  for (ir::NodeId id : g.nodesOfOp(ir::internOp("tosa.SELECT"))) EXPECT_EQ(g.node(id).meta().dtype, DType::Int8);
+  for (const ir::NodePtr& p : g.nodes())
+    if (p->isCall()) {
+      EXPECT_FALSE(ir::isFloating(p->meta().dtype)) << p->name << " computes in float";
+    }
+  Status st = passes::VerifierInstrumentation::verifyGraph(g);
+  EXPECT_TRUE(st.isOk()) << st.message();
+  for (uint64_t seed : {1, 2, 3, 4}) {
+    exec::CompareResult c = compareRuns(before, g, seed);
+    EXPECT_EQ(c.maxSteps, 0) << c.message;  // bools identical, the select exact
+  }
+}
+
 TEST(FoldAndAnnotateQParamsPass, Conv1dRunsAsInt8Conv2dOfHeightOne) {
   test::GraphBuilder b;
   auto x = b.input("x", DType::Int8, {1, 4, 20});
