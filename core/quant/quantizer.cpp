@@ -256,16 +256,27 @@ std::optional<WeightUse> convOrLinearParts(const ir::Graph& g, const ir::Node& n
                (top == "aten.permute_copy.default" && t.args.size() > 1 && t.args[1].asIntList() &&
                 *t.args[1].asIntList() == ir::IntList{1, 0});
     NodeId wn = ir::kInvalidNode;
-    const ir::Constant* w = isT && !t.args.empty() ? constantOf(g, t.args[0], &wn) : nullptr;
-    if (!w || w->shape.rank() != 2 || g.users(t.id).size() != 1) return std::nullopt;
-    u.weightReader = t.id;
-    u.weightArg = 0;
+    const ir::Constant* w = nullptr;
+    if (isT && !t.args.empty()) {
+      w = constantOf(g, t.args[0], &wn);
+      if (!w || w->shape.rank() != 2 || g.users(t.id).size() != 1) return std::nullopt;
+      u.weightReader = t.id;
+      u.weightArg = 0;
+      u.axis = 0;  // [out, in]
+    } else {
+      // addmm(bias, x, W) with a constant [in, out] W: per output channel along dim 1.
+      w = constantOf(g, n.args[2], &wn);
+      if (!w || w->shape.rank() != 2 || w->dtype != DType::Float32) return std::nullopt;
+      u.weightReader = n.id;
+      u.weightArg = 2;
+      u.axis = 1;
+    }
     u.weightNode = wn;
-    u.axis = 0;
     u.inputValue = x->node;
+    const int64_t outChannels = w->shape[u.axis];
     NodeId bn = ir::kInvalidNode;
     const ir::Constant* b = constantOf(g, n.args[0], &bn);
-    if (b && b->shape.rank() == 1 && b->shape[0] == w->shape[0] && b->dtype == DType::Float32) {
+    if (b && b->shape.rank() == 1 && b->shape[0] == outChannels && b->dtype == DType::Float32) {
       u.biasArg = 0;
       u.biasNode = bn;
     } else if (!b) {

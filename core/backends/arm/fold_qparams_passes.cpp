@@ -772,7 +772,7 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
       const bool isT = top == "aten.t_copy.default" || top == "aten.t.default" ||
                        (top == "aten.permute_copy.default" && sints(*t, 1) == std::vector<int64_t>{1, 0}) ||
                        (top == "aten.transpose_copy.int" && g.meta(*t->args[0].ref()).rank() == 2);
-      if (!isT) return std::nullopt;
+      if (!isT) return inOutWeight(g, *t);
       wa = &t->args[0];
     }
     const ir::ValueRef* wr = wa->ref();
@@ -780,6 +780,18 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
     auto w = quantConstant(g, *wa, g.meta(*wr).shape[0]);
     if (!w || w->values.dtype() != DType::Int8) return std::nullopt;
     return w;
+  }
+
+  /// A constant [in, out] weight quantized per output channel (dequantize_per_channel along
+  /// axis 1, as the quantizer does for addmm(bias, x, W)), returned as [out, in].
+  static std::optional<QConst> inOutWeight(const ir::Graph& g, const ir::Node& dq) {
+    auto axis = sarg(dq, 3).asInt();
+    if (dq.op != ir::internOp(kDqc) || !axis || *axis != 1 || dq.args.empty() || !dq.args[0].ref()) return std::nullopt;
+    auto v = valueOfConstant(g, *dq.args[0].ref());
+    if (!v || v->dtype() != DType::Int8 || v->rank() != 2 || !zeroPointsAllZero(g, dq)) return std::nullopt;
+    auto s = channelScales(g, dq, v->dim(1));
+    if (!s) return std::nullopt;
+    return QConst{permuteTensor(*v, {1, 0}), std::move(*s)};
   }
 
   /// linear / addmm / mm / bmm / matmul on int8: TOSA MATMUL (rank 3, zero points as

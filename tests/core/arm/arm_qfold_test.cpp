@@ -357,6 +357,42 @@ TEST(FoldAndAnnotateQParamsPass, ComparisonsInInt32AndWhereAsInt8Select) {
   }
 }
 
+TEST(FoldAndAnnotateQParamsPass, AddmmWithAnInOutWeightPerChannelAlongDim1) {
+  // addmm(bias, x, W) with a constant [in, out] W (no transpose node): the quantizer quantizes W
+  // per output channel along dim 1; the fold reads it as [out, in] and lowers to int8 MATMUL.
+  test::GraphBuilder b;
+  const double sx = 0.05;
+  const int64_t K = 6, O = 4;
+  auto x = b.input("x", DType::Int8, {3, K});
+  auto dx = b.call(kDq, {x, sx, 3, -128, 127, dt(DType::Int8)});
+  std::vector<double> sw, sb;
+  for (int64_t c = 0; c < O; ++c) sw.push_back(0.002 + 0.0007 * double(c)), sb.push_back(sw.back() * sx);
+  auto w = constant(b, "w", {K, O}, ints(K * O, 255, 127), DType::Int8);
+  auto wsc = constant(b, "ws", {O}, sw, DType::Float32);
+  auto wz = constant(b, "wz", {O}, std::vector<double>(size_t(O), 0.0), DType::Int64);
+  auto bq = constant(b, "bq", {O}, ints(O, 4001, 2000, 613), DType::Int32);
+  auto bs = constant(b, "bs", {O}, sb, DType::Float32);
+  auto dw = b.call(kDqc, {w, wsc, wz, 1, -127, 127, dt(DType::Int8)});
+  auto db = b.call(kDqc, {bq, bs, wz, 0, INT32_MIN, INT32_MAX, dt(DType::Int32)});
+  auto mm = b.call("aten.addmm.default", {db, dx, dw});
+  auto q = b.call(kQ, {mm, 0.04, -2, -128, 127, dt(DType::Int8)});
+  b.output({q});
+  ir::Graph g = b.g;
+  ir::Graph before = g;
+  Outcome o = runPass("FoldAndAnnotateQParamsPass", g, passes::Profile::INT);
+  ASSERT_EQ(o.result.status, PassStatus::Changed) << o.result.message;
+  EXPECT_EQ(count(g, "aten.addmm.default"), 0u);
+  EXPECT_EQ(count(g, "tosa.MATMUL"), 1u);
+  for (const ir::NodePtr& p : g.nodes())
+    if (p->isCall()) {
+      EXPECT_FALSE(ir::isFloating(p->meta().dtype)) << p->name << " computes in float";
+    }
+  for (uint64_t seed : {1, 2, 3}) {
+    exec::CompareResult c = compareRuns(before, g, seed);
+    EXPECT_LE(c.maxSteps, 1) << c.message;
+  }
+}
+
 TEST(FoldAndAnnotateQParamsPass, Conv1dRunsAsInt8Conv2dOfHeightOne) {
   test::GraphBuilder b;
   auto x = b.input("x", DType::Int8, {1, 4, 20});
