@@ -898,14 +898,34 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
       auto dil = sints(n, 4, 2);
       if (dil && ((*dil)[0] != 1 || (*dil)[1] != 1)) return std::optional<ValueRef>{};
     }
-    if (((*pad)[0] || (*pad)[1]) && !excludePad) return std::optional<ValueRef>{};
-    int64_t padEnd[2];
+    // count_include_pad: the zero padding is made explicit (int8 zero point, float 0) so it is
+    // counted, as upstream's DecomposeAvgPool2dPass does.
+    const bool explicitPad = !excludePad && ((*pad)[0] || (*pad)[1]);
+    const int64_t P[2] = {explicitPad ? (*pad)[0] : 0, explicitPad ? (*pad)[1] : 0};
+    if (explicitPad) (*pad)[0] = (*pad)[1] = 0;
+    int64_t H[2], padEnd[2];
     for (int i = 0; i < 2; ++i) {
-      padEnd[i] = (om.shape[2 + i] - 1) * (*stride)[size_t(i)] + (*k)[size_t(i)] - xm.shape[2 + i] - (*pad)[size_t(i)];
-      if (padEnd[i] < 0 || padEnd[i] >= (*k)[size_t(i)]) return std::optional<ValueRef>{};
+      H[i] = xm.shape[2 + i] + 2 * P[i];
+      padEnd[i] = (om.shape[2 + i] - 1) * (*stride)[size_t(i)] + (*k)[size_t(i)] - H[i] - (*pad)[size_t(i)];
+      if (padEnd[i] >= (*k)[size_t(i)]) return std::optional<ValueRef>{};
       if (padEnd[i] > 0 && !excludePad) return std::optional<ValueRef>{};
     }
-    LS_ASSIGN_OR_RETURN(xt, permute(b, in->src, kToNhwc));
+    ValueRef src = in->src;
+    if (explicitPad) {
+      LS_ASSIGN_OR_RETURN(pd, b.op("aten.constant_pad_nd.default",
+                                   {src, ir::IntList{P[1], P[1], P[0], P[0]}, double(in->qp.zp)}));
+      src = pd;
+    }
+    for (int i = 0; i < 2; ++i)
+      if (padEnd[i] < 0) {
+        // The last -padEnd rows (columns) are in no window (floor mode): sliced off, as
+        // upstream's SizeAdjustInputPass does, so TOSA's exact-division rule holds.
+        LS_ASSIGN_OR_RETURN(sl, b.op("aten.slice_copy.Tensor",
+                                     {src, int64_t(2 + i), int64_t(0), H[i] + padEnd[i], int64_t(1)}));
+        src = sl;
+        padEnd[i] = 0;
+      }
+    LS_ASSIGN_OR_RETURN(xt, permute(b, src, kToNhwc));
     std::vector<ir::Kwarg> attrs = {{"kernel", ir::IntList(*k)},
                                     {"stride", ir::IntList(*stride)},
                                     {"pad", ir::IntList{(*pad)[0], padEnd[0], (*pad)[1], padEnd[1]}}};

@@ -393,6 +393,45 @@ TEST(FoldAndAnnotateQParamsPass, AddmmWithAnInOutWeightPerChannelAlongDim1) {
   }
 }
 
+TEST(FoldAndAnnotateQParamsPass, PoolsWithUnreadRowsAndCountedPaddingInInteger) {
+  // max pool 2x2/2 over 7x3 (the last row and column are in no window: sliced off so TOSA's
+  // exact division holds) and avg pool 3x3/1 pad 1 counting the padding (explicit int8 zero
+  // point padding): int8 pools, exact against the fake-quantised source.
+  test::GraphBuilder b;
+  auto x = b.input("x", DType::Int8, {1, 2, 7, 3});
+  auto dx = b.call(kDq, {x, 0.05, 3, -128, 127, dt(DType::Int8)});
+  auto mp = b.call("aten.max_pool2d.default", {dx, IntList{2, 2}, IntList{2, 2}});
+  auto q1 = b.call(kQ, {mp, 0.05, 3, -128, 127, dt(DType::Int8)});
+  auto ap = b.call("aten.avg_pool2d.default", {dx, IntList{3, 3}, IntList{1, 1}, IntList{1, 1}});
+  auto q2 = b.call(kQ, {ap, 0.05, 3, -128, 127, dt(DType::Int8)});
+  b.output({q1, q2});
+  ir::Graph g = b.g;
+  ir::Graph before = g;
+  Outcome o = runPass("FoldAndAnnotateQParamsPass", g, passes::Profile::INT);
+  ASSERT_EQ(o.result.status, PassStatus::Changed) << o.result.message;
+  EXPECT_EQ(count(g, "tosa.MAX_POOL2D"), 1u);
+  EXPECT_EQ(count(g, "tosa.AVG_POOL2D"), 1u);
+  EXPECT_EQ(count(g, "aten.constant_pad_nd.default"), 1u);
+  EXPECT_EQ(count(g, "aten.slice_copy.Tensor"), 2u);
+  for (const char* op : {"tosa.MAX_POOL2D", "tosa.AVG_POOL2D"})
+    for (ir::NodeId id : g.nodesOfOp(ir::internOp(op))) {
+      EXPECT_EQ(g.node(id).meta().dtype, DType::Int8) << op;
+      const ir::IntList* pad = nullptr;
+      for (const ir::Kwarg& k : g.node(id).kwargs)
+        if (k.name == "pad") pad = k.value.asIntList();
+      ASSERT_NE(pad, nullptr) << op;
+      EXPECT_EQ(*pad, (ir::IntList{0, 0, 0, 0})) << op;
+    }
+  for (const ir::NodePtr& p : g.nodes())
+    if (p->isCall()) {
+      EXPECT_FALSE(ir::isFloating(p->meta().dtype)) << p->name << " computes in float";
+    }
+  for (uint64_t seed : {1, 2, 3}) {
+    exec::CompareResult c = compareRuns(before, g, seed);
+    EXPECT_LE(c.maxSteps, 1) << c.message;
+  }
+}
+
 TEST(FoldAndAnnotateQParamsPass, Conv1dRunsAsInt8Conv2dOfHeightOne) {
   test::GraphBuilder b;
   auto x = b.input("x", DType::Int8, {1, 4, 20});
