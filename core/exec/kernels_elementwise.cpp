@@ -132,6 +132,18 @@ LS_UNARY(erfK, std::erf(x))
 LS_UNARY(sinK, std::sin(x))
 LS_UNARY(cosK, std::cos(x))
 LS_UNARY(tanhK, std::tanh(x))
+LS_UNARY(tanK, std::tan(x))
+LS_UNARY(sinhK, std::sinh(x))
+LS_UNARY(coshK, std::cosh(x))
+LS_UNARY(asinK, std::asin(x))
+LS_UNARY(acosK, std::acos(x))
+LS_UNARY(atanK, std::atan(x))
+LS_UNARY(asinhK, std::asinh(x))
+LS_UNARY(acoshK, std::acosh(x))
+LS_UNARY(atanhK, std::atanh(x))
+LS_UNARY(expm1K, std::expm1(x))
+LS_UNARY(log1pK, std::log1p(x))
+LS_UNARY(signK, x > T(0) ? T(1) : (x < T(0) ? T(-1) : x))  // 0 stays 0, NaN stays NaN
 #undef LS_UNARY
 
 Status gelu(KernelCtx& c) {
@@ -649,6 +661,18 @@ void registerElementwiseKernels(KernelRegistry& r) {
   r.registerKernel("aten.sin.default", sinK);
   r.registerKernel("aten.cos.default", cosK);
   r.registerKernel("aten.tanh.default", tanhK);
+  r.registerKernel("aten.tan.default", tanK);
+  r.registerKernel("aten.sinh.default", sinhK);
+  r.registerKernel("aten.cosh.default", coshK);
+  r.registerKernel("aten.asin.default", asinK);
+  r.registerKernel("aten.acos.default", acosK);
+  r.registerKernel("aten.atan.default", atanK);
+  r.registerKernel("aten.asinh.default", asinhK);
+  r.registerKernel("aten.acosh.default", acoshK);
+  r.registerKernel("aten.atanh.default", atanhK);
+  r.registerKernel("aten.expm1.default", expm1K);
+  r.registerKernel("aten.log1p.default", log1pK);
+  r.registerKernel("aten.sign.default", signK);
   r.registerKernel("aten.clamp.default", clamp);
   r.registerKernel("aten.pow.Tensor_Scalar", powTensorScalar);
   r.registerKernel("aten.logical_not.default", logicalNot);

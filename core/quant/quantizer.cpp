@@ -53,16 +53,22 @@ bool isMatmulOrMul(std::string_view op) {
 bool isAddLike(std::string_view op) {
   // The .Scalar forms are the .Tensor forms with a number operand (upstream turns them into
   // those before annotation, ReplaceScalarWithTensorByProfilePass).
-  return in(op, {"aten.add.Tensor", "aten.sub.Tensor", "aten.add.Scalar", "aten.sub.Scalar", "aten.minimum.default",
+  return in(op, {"aten.add.Tensor", "aten.sub.Tensor", "aten.add.Scalar", "aten.sub.Scalar", "aten.rsub.Scalar",
+                 "aten.minimum.default",
                  "aten.maximum.default"});
 }
 bool isOneToOne(std::string_view op) {
   return in(op, {"aten.abs.default", "aten.ceil.default", "aten.erf.default", "aten.exp.default", "aten.floor.default",
                  "aten.log.default", "aten.reciprocal.default", "aten.rsqrt.default", "aten.sigmoid.default",
-                 "aten.tanh.default", "aten.sum.dim_IntList", "aten.hardsigmoid.default", "aten.hardswish.default",
+                 "aten.tanh.default", "aten.sum.dim_IntList", "aten.sum.default", "aten.hardsigmoid.default", "aten.hardswish.default",
                  "aten.full_like.default", "aten.pow.Tensor_Scalar", "aten.gelu.default",
                  // one int8 TABLE each in the Arm lowering (upstream decomposes these two first)
-                 "aten.leaky_relu.default", "aten.round.default"});
+                 "aten.leaky_relu.default", "aten.round.default",
+                 // upstream's one-to-one unary functions (one int8 TABLE each)
+                 "aten.sin.default", "aten.cos.default", "aten.tan.default", "aten.sinh.default", "aten.cosh.default",
+                 "aten.asin.default", "aten.acos.default", "aten.atan.default", "aten.asinh.default",
+                 "aten.acosh.default", "aten.atanh.default", "aten.expm1.default", "aten.log1p.default",
+                 "aten.sign.default", "aten.elu.default"});
 }
 bool isSharedInput(std::string_view op) {
   return in(op, {"aten.squeeze.default", "aten.squeeze_copy.default", "aten.squeeze_copy.dim", "aten.squeeze.dim",

@@ -26,13 +26,16 @@ std::vector<std::string> commonPrefix() {
       //    unary ops become TABLEs before the float decompositions below would take them apart)
       "ExtractIOQuantizationPass", "InsertTableOpsPass", "RemoveNoopClonePass", "CleanupGetItemPass", "ConvertToClampPass", "DecomposeLayerNormPass",
       "DecomposeMeanDimPass", "DecomposeHardswishPass", "DecomposeHardsigmoidPass", "DecomposeSiluPass",
-      "DecomposeGeluPass", "DecomposeLeakyReLUPass", "DecomposeRoundPass", "DecomposeAsStridedCopyPass", "DecomposeMaskedFillPass", "DecomposeRollPass",
+      "DecomposeGeluPass", "DecomposeLeakyReLUPass", "DecomposeRoundPass",
+      "DecomposeSumPass", "DecomposeExpm1Pass", "DecomposeLog1pPass", "DecomposeSignPass", "DecomposeSinhPass", "DecomposeCoshPass",
+      "DecomposeTanPass", "DecomposeAsinhPass", "DecomposeAcoshPass", "DecomposeAtanhPass", "DecomposeAtanPass",
+      "DecomposeAsinAndAcosPass", "DecomposeAsStridedCopyPass", "DecomposeMaskedFillPass", "DecomposeRollPass",
       "DecomposeSliceScatterPass", "DecomposeFactoriesPass",
       // 2. Q/DQ fold + rescale (INT profile only): quantised conv/linear/matmul/sum/elementwise
       //    ops to integer TOSA before the float decompositions below could split them
       "FoldAndAnnotateQParamsPass", "DeadCodeEliminationPass", "InsertRescalePass", "FuseConsecutiveRescalesPass",
       // 3. post-fold transforms
-      "ConvertSplitToSlicePass", "RemoveGetItemPass", "CleanupGetItemPass", "FuseBatchNorm2dPass",
+      "DecomposeRsubPass", "ConvertSplitToSlicePass", "RemoveGetItemPass", "CleanupGetItemPass", "FuseBatchNorm2dPass",
       "DecomposeBatchNormNoStatsPass", "DeadCodeEliminationPass", "ConvertTransposeToPermutePass",
       "ConvertSqueezesToViewPass", "FuseConstantArgsPass", "DecomposeLinearPass", "DecomposeAddmmPass",
       "DecomposeGroupedConvPass", "DecomposeAdaptiveAvgPool2dPass", "DecomposeAvgPool2dPass", "Conv1dUnsqueezePass",

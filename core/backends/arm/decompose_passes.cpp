@@ -108,6 +108,226 @@ Status decomposeLeakyRelu(ArmRewritePass& self, Rewriter& rw) {
   return Status::ok();
 }
 
+// ---------------------------------------------------------------- unary functions
+// Float forms of unary functions TOSA has no operator for (upstream's Decompose*Pass of each);
+// under INT a quantised one is a TABLE before these run (InsertTableOpsPass).
+
+/// Replaces the node with `y` (the shared tail of the unary decompositions).
+Status done(ArmRewritePass& self, Rewriter& rw, ValueRef y) {
+  rw.replaceWith(y);
+  self.rewritten();
+  return Status::ok();
+}
+
+/// p(t) = c[0] + c[1] t + ... + c[n] t^n by Horner's rule (aten mul/add with number operands).
+Result<ValueRef> horner(Builder& b, ValueRef t, const std::vector<double>& c) {
+  LS_ASSIGN_OR_RETURN(p0, b.op("aten.mul.Tensor", {t, c.back()}));
+  LS_ASSIGN_OR_RETURN(p1, b.op("aten.add.Tensor", {p0, c[c.size() - 2]}));
+  ValueRef p = p1;
+  for (size_t i = c.size() - 2; i-- > 0;) {
+    LS_ASSIGN_OR_RETURN(m, b.op("aten.mul.Tensor", {p, t}));
+    LS_ASSIGN_OR_RETURN(a, b.op("aten.add.Tensor", {m, c[i]}));
+    p = a;
+  }
+  return p;
+}
+
+/// where(x < 0, -y, y): y carries the magnitude, x the sign (odd functions).
+Result<ValueRef> withSignOf(Builder& b, ValueRef x, ValueRef y) {
+  LS_ASSIGN_OR_RETURN(neg, b.op("aten.lt.Scalar", {x, 0.0}));
+  LS_ASSIGN_OR_RETURN(my, b.op("aten.neg.default", {y}));
+  return b.op("aten.where.self", {neg, my, y});
+}
+
+/// expm1(x) = exp(x) - 1 (DecomposeExpm1Pass).
+Status decomposeExpm1(ArmRewritePass& self, Rewriter& rw) {
+  LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
+  Builder b(rw);
+  LS_ASSIGN_OR_RETURN(e, b.op("aten.exp.default", {ref(rw, 0)}));
+  LS_ASSIGN_OR_RETURN(y, b.op("aten.sub.Tensor", {e, 1.0}));
+  return done(self, rw, y);
+}
+
+/// log1p(x) = log(x + 1) (DecomposeLog1pPass).
+Status decomposeLog1p(ArmRewritePass& self, Rewriter& rw) {
+  LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
+  Builder b(rw);
+  LS_ASSIGN_OR_RETURN(a, b.op("aten.add.Tensor", {ref(rw, 0), 1.0}));
+  LS_ASSIGN_OR_RETURN(y, b.op("aten.log.default", {a}));
+  return done(self, rw, y);
+}
+
+/// sign(x) = where(x > 0, 1, where(x < 0, -1, x)): 0 stays 0 (and NaN NaN), as torch.sign
+/// (DecomposeSignPass). Integer tensors keep their dtype.
+Status decomposeSign(ArmRewritePass& self, Rewriter& rw) {
+  LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
+  const ir::TensorMeta& m = *argMeta(rw, 0);
+  if (m.dtype == DType::Bool) return done(self, rw, ref(rw, 0));
+  Builder b(rw);
+  ValueRef x = ref(rw, 0);
+  LS_ASSIGN_OR_RETURN(pos, b.op("aten.gt.Scalar", {x, 0.0}));
+  LS_ASSIGN_OR_RETURN(neg, b.op("aten.lt.Scalar", {x, 0.0}));
+  ValueRef one = b.scalar(m.dtype, 1.0, m.rank(), "one"), minusOne = b.scalar(m.dtype, -1.0, m.rank(), "minus_one");
+  LS_ASSIGN_OR_RETURN(inner, b.op("aten.where.self", {neg, minusOne, x}));
+  LS_ASSIGN_OR_RETURN(y, b.op("aten.where.self", {pos, one, inner}));
+  return done(self, rw, y);
+}
+
+/// sinh(x) = (exp(x) - exp(-x)) / 2, cosh(x) = (exp(x) + exp(-x)) / 2 (DecomposeSinhPass,
+/// DecomposeCoshPass).
+Status decomposeSinhCosh(ArmRewritePass& self, Rewriter& rw, bool cosh) {
+  LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
+  Builder b(rw);
+  ValueRef x = ref(rw, 0);
+  LS_ASSIGN_OR_RETURN(ep, b.op("aten.exp.default", {x}));
+  LS_ASSIGN_OR_RETURN(nx, b.op("aten.neg.default", {x}));
+  LS_ASSIGN_OR_RETURN(en, b.op("aten.exp.default", {nx}));
+  LS_ASSIGN_OR_RETURN(s, b.op(cosh ? "aten.add.Tensor" : "aten.sub.Tensor", {ep, en}));
+  LS_ASSIGN_OR_RETURN(y, b.op("aten.mul.Tensor", {s, 0.5}));
+  return done(self, rw, y);
+}
+Status decomposeSinh(ArmRewritePass& self, Rewriter& rw) { return decomposeSinhCosh(self, rw, false); }
+Status decomposeCosh(ArmRewritePass& self, Rewriter& rw) { return decomposeSinhCosh(self, rw, true); }
+
+/// tan(x) = sin(x) * reciprocal(cos(x)) (DecomposeTanPass).
+Status decomposeTan(ArmRewritePass& self, Rewriter& rw) {
+  LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
+  Builder b(rw);
+  LS_ASSIGN_OR_RETURN(sn, b.op("aten.sin.default", {ref(rw, 0)}));
+  LS_ASSIGN_OR_RETURN(cs, b.op("aten.cos.default", {ref(rw, 0)}));
+  LS_ASSIGN_OR_RETURN(rc, b.op("aten.reciprocal.default", {cs}));
+  LS_ASSIGN_OR_RETURN(y, b.op("aten.mul.Tensor", {sn, rc}));
+  return done(self, rw, y);
+}
+
+/// asinh(x) = sign(x) * log(|x| + sqrt(x^2 + 1)) (the odd form keeps large negative x exact;
+/// DecomposeAsinhPass).
+Status decomposeAsinh(ArmRewritePass& self, Rewriter& rw) {
+  LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
+  Builder b(rw);
+  ValueRef x = ref(rw, 0);
+  LS_ASSIGN_OR_RETURN(a, b.op("aten.abs.default", {x}));
+  LS_ASSIGN_OR_RETURN(a2, b.op("aten.mul.Tensor", {a, a}));
+  LS_ASSIGN_OR_RETURN(a21, b.op("aten.add.Tensor", {a2, 1.0}));
+  LS_ASSIGN_OR_RETURN(r, b.op("aten.sqrt.default", {a21}));
+  LS_ASSIGN_OR_RETURN(s, b.op("aten.add.Tensor", {a, r}));
+  LS_ASSIGN_OR_RETURN(l, b.op("aten.log.default", {s}));
+  LS_ASSIGN_OR_RETURN(y, withSignOf(b, x, l));
+  return done(self, rw, y);
+}
+
+/// acosh(x) = log(x + sqrt(x^2 - 1)), NaN below 1 as torch (DecomposeAcoshPass).
+Status decomposeAcosh(ArmRewritePass& self, Rewriter& rw) {
+  LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
+  Builder b(rw);
+  ValueRef x = ref(rw, 0);
+  LS_ASSIGN_OR_RETURN(x2, b.op("aten.mul.Tensor", {x, x}));
+  LS_ASSIGN_OR_RETURN(x21, b.op("aten.sub.Tensor", {x2, 1.0}));
+  LS_ASSIGN_OR_RETURN(r, b.op("aten.sqrt.default", {x21}));
+  LS_ASSIGN_OR_RETURN(s, b.op("aten.add.Tensor", {x, r}));
+  LS_ASSIGN_OR_RETURN(y, b.op("aten.log.default", {s}));
+  return done(self, rw, y);
+}
+
+/// atanh(x) = (log(1 + x) - log(1 - x)) / 2 (DecomposeAtanhPass).
+Status decomposeAtanh(ArmRewritePass& self, Rewriter& rw) {
+  LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
+  Builder b(rw);
+  ValueRef x = ref(rw, 0);
+  LS_ASSIGN_OR_RETURN(p, b.op("aten.add.Tensor", {x, 1.0}));
+  LS_ASSIGN_OR_RETURN(nx, b.op("aten.neg.default", {x}));
+  LS_ASSIGN_OR_RETURN(m, b.op("aten.add.Tensor", {nx, 1.0}));
+  LS_ASSIGN_OR_RETURN(lp, b.op("aten.log.default", {p}));
+  LS_ASSIGN_OR_RETURN(lm, b.op("aten.log.default", {m}));
+  LS_ASSIGN_OR_RETURN(d, b.op("aten.sub.Tensor", {lp, lm}));
+  LS_ASSIGN_OR_RETURN(y, b.op("aten.mul.Tensor", {d, 0.5}));
+  return done(self, rw, y);
+}
+
+/// atan(x): with a = |x| and t = min(a, 1/a) in [0, 1], atan(t) = t * q(t^2) (Abramowitz &
+/// Stegun 4.4.49, |error| <= 2e-8), pi/2 - atan(t) when a > 1, and x's sign (DecomposeAtanPass).
+Status decomposeAtan(ArmRewritePass& self, Rewriter& rw) {
+  LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
+  static const std::vector<double> q = {1.0,           -0.3333314528, 0.1999355085,  -0.1420889944, 0.1065626393,
+                                        -0.0752896400, 0.0429096138,  -0.0161657367, 0.0028662257};
+  Builder b(rw);
+  ValueRef x = ref(rw, 0);
+  LS_ASSIGN_OR_RETURN(a, b.op("aten.abs.default", {x}));
+  LS_ASSIGN_OR_RETURN(inv, b.op("aten.reciprocal.default", {a}));
+  LS_ASSIGN_OR_RETURN(big, b.op("aten.gt.Scalar", {a, 1.0}));
+  LS_ASSIGN_OR_RETURN(t, b.op("aten.where.self", {big, inv, a}));
+  LS_ASSIGN_OR_RETURN(t2, b.op("aten.mul.Tensor", {t, t}));
+  LS_ASSIGN_OR_RETURN(poly, horner(b, t2, q));
+  LS_ASSIGN_OR_RETURN(at, b.op("aten.mul.Tensor", {t, poly}));
+  LS_ASSIGN_OR_RETURN(nat, b.op("aten.neg.default", {at}));
+  LS_ASSIGN_OR_RETURN(comp, b.op("aten.add.Tensor", {nat, M_PI_2}));
+  LS_ASSIGN_OR_RETURN(r, b.op("aten.where.self", {big, comp, at}));
+  LS_ASSIGN_OR_RETURN(y, withSignOf(b, x, r));
+  return done(self, rw, y);
+}
+
+/// asin and acos: with a = |x| and s = sqrt(1 - a) * p(a) (Abramowitz & Stegun 4.4.46,
+/// acos(a) for a in [0, 1], |error| <= 2e-8): asin(x) = sign(x) * (pi/2 - s), acos(x) = s for
+/// x >= 0 and pi - s below; NaN outside [-1, 1] as torch (DecomposeAsinAndAcosPass).
+Status decomposeAsinAcos(ArmRewritePass& self, Rewriter& rw) {
+  LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
+  static const std::vector<double> p = {1.5707963050,  -0.2145988016, 0.0889789874,  -0.0501743046,
+                                        0.0308918810,  -0.0170881256, 0.0066700901,  -0.0012624911};
+  const bool acos = rw.node().op == ir::internOp("aten.acos.default");
+  Builder b(rw);
+  ValueRef x = ref(rw, 0);
+  LS_ASSIGN_OR_RETURN(a, b.op("aten.abs.default", {x}));
+  LS_ASSIGN_OR_RETURN(na, b.op("aten.neg.default", {a}));
+  LS_ASSIGN_OR_RETURN(om, b.op("aten.add.Tensor", {na, 1.0}));
+  LS_ASSIGN_OR_RETURN(r, b.op("aten.sqrt.default", {om}));
+  LS_ASSIGN_OR_RETURN(poly, horner(b, a, p));
+  LS_ASSIGN_OR_RETURN(s, b.op("aten.mul.Tensor", {r, poly}));
+  LS_ASSIGN_OR_RETURN(neg, b.op("aten.lt.Scalar", {x, 0.0}));
+  LS_ASSIGN_OR_RETURN(ns, b.op("aten.neg.default", {s}));
+  if (acos) {
+    LS_ASSIGN_OR_RETURN(pis, b.op("aten.add.Tensor", {ns, M_PI}));
+    LS_ASSIGN_OR_RETURN(y, b.op("aten.where.self", {neg, pis, s}));
+    return done(self, rw, y);
+  }
+  LS_ASSIGN_OR_RETURN(as, b.op("aten.add.Tensor", {ns, M_PI_2}));
+  LS_ASSIGN_OR_RETURN(nas, b.op("aten.neg.default", {as}));
+  LS_ASSIGN_OR_RETURN(y, b.op("aten.where.self", {neg, nas, as}));
+  return done(self, rw, y);
+}
+
+/// sum(x) over every dim = sum.dim_IntList(x, [0 .. rank-1]) (a 0-d x is its own sum); a
+/// dtype argument casts first, as torch accumulates in it (DecomposeSumPass).
+Status decomposeSumAll(ArmRewritePass& self, Rewriter& rw) {
+  LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
+  const ir::Node& n = rw.node();
+  const ir::TensorMeta& m = *argMeta(rw, 0);
+  Builder b(rw);
+  ValueRef x = ref(rw, 0);
+  if (n.meta().dtype != m.dtype) {
+    LS_ASSIGN_OR_RETURN(c, b.op("aten._to_copy.default", {x},
+                                {{"dtype", ir::Arg(ir::EnumArg{ir::EnumKind::DType, int32_t(n.meta().dtype)})}}));
+    x = c;
+  }
+  if (m.rank() == 0) return done(self, rw, x);
+  std::vector<int64_t> dims(size_t(m.rank()));
+  for (int d = 0; d < m.rank(); ++d) dims[size_t(d)] = d;
+  LS_ASSIGN_OR_RETURN(y, b.op("aten.sum.dim_IntList", {x, ir::IntList(dims), false}));
+  return done(self, rw, y);
+}
+
+/// rsub(x, other, alpha) = other - alpha * x = x * (-alpha) + other (DecomposeRsubPass).
+Status decomposeRsub(ArmRewritePass& self, Rewriter& rw) {
+  LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
+  const ir::Node& n = rw.node();
+  auto other = sarg(n, 1).number();
+  if (!other) return Status::error("rsub: 'other' must be a number");
+  const double alpha = sarg(n, 2).number().value_or(1.0);
+  Builder b(rw);
+  LS_ASSIGN_OR_RETURN(m, b.op("aten.mul.Tensor", {ref(rw, 0), -alpha}));
+  LS_ASSIGN_OR_RETURN(y, b.op("aten.add.Tensor", {m, *other}));
+  return done(self, rw, y);
+}
+
 /// round(x), half to even as torch.round: with fl = floor(x) and frac = x - fl (both exact in
 /// float), the result is fl + 1 when frac > 0.5 or when frac == 0.5 and fl is odd, else fl.
 /// (Upstream's DecomposeRoundPass uses floor(x + 0.5) / ceil(x - 0.5), which rounds ties away
@@ -692,6 +912,22 @@ void registerArmDecompositionPasses(passes::PassRegistry& r) {
           {"aten.leaky_relu.default"}, decomposeLeakyRelu);
   rewrite("DecomposeRoundPass", "round (half to even) -> floor, parity and where", {"aten.round.default"},
           decomposeRound);
+  rewrite("DecomposeSumPass", "sum over every dim -> sum.dim_IntList", {"aten.sum.default"}, decomposeSumAll);
+  rewrite("DecomposeRsubPass", "rsub(x, other, alpha) -> x * -alpha + other", {"aten.rsub.Scalar"}, decomposeRsub);
+  rewrite("DecomposeExpm1Pass", "expm1 -> exp(x) - 1", {"aten.expm1.default"}, decomposeExpm1);
+  rewrite("DecomposeLog1pPass", "log1p -> log(x + 1)", {"aten.log1p.default"}, decomposeLog1p);
+  rewrite("DecomposeSignPass", "sign -> where(x > 0, 1, where(x < 0, -1, x))", {"aten.sign.default"}, decomposeSign);
+  rewrite("DecomposeSinhPass", "sinh -> (exp(x) - exp(-x)) / 2", {"aten.sinh.default"}, decomposeSinh);
+  rewrite("DecomposeCoshPass", "cosh -> (exp(x) + exp(-x)) / 2", {"aten.cosh.default"}, decomposeCosh);
+  rewrite("DecomposeTanPass", "tan -> sin(x) * reciprocal(cos(x))", {"aten.tan.default"}, decomposeTan);
+  rewrite("DecomposeAsinhPass", "asinh -> sign(x) * log(|x| + sqrt(x^2 + 1))", {"aten.asinh.default"},
+          decomposeAsinh);
+  rewrite("DecomposeAcoshPass", "acosh -> log(x + sqrt(x^2 - 1))", {"aten.acosh.default"}, decomposeAcosh);
+  rewrite("DecomposeAtanhPass", "atanh -> (log(1 + x) - log(1 - x)) / 2", {"aten.atanh.default"}, decomposeAtanh);
+  rewrite("DecomposeAtanPass", "atan -> range-reduced polynomial (A&S 4.4.49)", {"aten.atan.default"},
+          decomposeAtan);
+  rewrite("DecomposeAsinAndAcosPass", "asin/acos -> sqrt(1 - |x|) * polynomial (A&S 4.4.46)",
+          {"aten.asin.default", "aten.acos.default"}, decomposeAsinAcos);
   rewrite("DecomposeLinearPass", "linear -> view + mm(x, w^T) + bias", {"aten.linear.default"}, decomposeLinear);
   rewrite("DecomposeAddmmPass", "addmm -> mm + add", {"aten.addmm.default"}, decomposeAddmm);
   rewrite("ConvertMmToBmmPass", "mm -> rank-3 bmm with views", {"aten.mm.default"}, convertMmToBmm);

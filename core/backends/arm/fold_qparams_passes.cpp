@@ -249,6 +249,7 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
     if ((op == "aten.add.Scalar" || op == "aten.sub.Scalar") && core->args.size() > 1)
       return addSubScalar(b, m, *core, act, *outQ, op == "aten.sub.Scalar");
     if (op == "aten.mul.Scalar" && core->args.size() > 1) return mulScalar(b, m, *core, act, *outQ);
+    if (op == "aten.rsub.Scalar" && core->args.size() > 1) return rsubScalar(b, m, *core, act, *outQ);
     if (op == "aten.minimum.default" || op == "aten.maximum.default")
       return minMax(b, m, *core, act, *outQ, op == "aten.maximum.default");
     if (op == "aten.mul.Tensor") {
@@ -525,6 +526,28 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
     }
     LS_ASSIGN_OR_RETURN(r, b.op("tosa.SELECT", {c, rx, ry}));
     bump(select_);
+    return std::optional<ValueRef>{r};
+  }
+
+  /// rsub(x, other, alpha) = other - alpha * x: x RESCALEd to int32 at a common scale with
+  /// |alpha| folded in, then SUB from (alpha > 0) or ADD to (alpha < 0) the int32 constant
+  /// other / common, RESCALEd to the output's qparams.
+  Result<std::optional<ValueRef>> rsubScalar(Builder& b, Matcher& m, const ir::Node& n, std::optional<Act> act,
+                                             const QP& out) {
+    auto a = m.dqInput(n.args[0]);
+    auto v = n.args[1].number();
+    const double alpha = sarg(n, 2).number().value_or(1.0);
+    if (!a || !v || !std::isfinite(*v) || !std::isfinite(alpha) || alpha == 0.0) return std::optional<ValueRef>{};
+    const double sa = a->qp.scale * std::abs(alpha);
+    const double common = 2.0 * std::max(sa, std::abs(*v) / 127.0) / double(1 << 20);
+    const double ci = std::round(*v / common);
+    if (std::abs(ci) > 2147483647.0) return std::optional<ValueRef>{};
+    LS_ASSIGN_OR_RETURN(ra, rescale(b, a->src, sa / common, a->qp.zp, DType::Int32, 0));
+    const ValueRef c = b.scalar(DType::Int32, ci, b.meta(ra).rank(), "other");
+    LS_ASSIGN_OR_RETURN(s, alpha > 0 ? b.op("tosa.SUB", {c, ra}) : b.op("tosa.ADD", {ra, c}));
+    LS_ASSIGN_OR_RETURN(y, rescale(b, s, common / out.scale, 0, DType::Int8, out.zp));
+    LS_ASSIGN_OR_RETURN(r, withActivation(b, y, act, out));
+    bump(add_);
     return std::optional<ValueRef>{r};
   }
 

@@ -46,7 +46,19 @@ const std::vector<TableOp>& tableOps() {
       {"aten.sin.default", "sin"},                 {"aten.cos.default", "cos"},
       {"aten.floor.default", "floor"},             {"aten.ceil.default", "ceil"},
       {"aten.pow.Tensor_Scalar", "pow"},          {"aten.leaky_relu.default", "leaky_relu"},
-      {"aten.round.default", "round"}};
+      {"aten.round.default", "round"},
+      {"aten.tan.default", "tan"},
+      {"aten.sinh.default", "sinh"},
+      {"aten.cosh.default", "cosh"},
+      {"aten.asin.default", "asin"},
+      {"aten.acos.default", "acos"},
+      {"aten.atan.default", "atan"},
+      {"aten.asinh.default", "asinh"},
+      {"aten.acosh.default", "acosh"},
+      {"aten.atanh.default", "atanh"},
+      {"aten.expm1.default", "expm1"},
+      {"aten.log1p.default", "log1p"},
+      {"aten.sign.default", "sign"}};
   return t;
 }
 

@@ -263,7 +263,7 @@ TEST(FoldAndAnnotateQParamsPass, LinearMatmulSumAndScalarOpsInInteger) {
 }
 
 TEST(FoldAndAnnotateQParamsPass, MinMaxNegAbsAndScalarFormsInInteger) {
-  // minimum/maximum and abs (int32 only in PRO-INT: RESCALEd there and back), neg (int8 NEGATE with the
+  // rsub.Scalar (both signs of alpha), minimum/maximum and abs (int32 only in PRO-INT: RESCALEd there and back), neg (int8 NEGATE with the
   // zero point on both sides) and the Python-scalar forms mul/add/sub.Scalar: all integer TOSA,
   // within one step of the fake-quantised source (min/max/neg exactly).
   test::GraphBuilder b;
@@ -287,7 +287,11 @@ TEST(FoldAndAnnotateQParamsPass, MinMaxNegAbsAndScalarFormsInInteger) {
   auto q7 = b.call(kQ, {ss, 0.05, 4, -128, 127, dt(DType::Int8)});
   auto ab = b.call("aten.abs.default", {dy});
   auto q8 = b.call(kQ, {ab, 0.03, -128, -128, 127, dt(DType::Int8)});
-  b.output({q1, q2, q3, q4, q5, q6, q7, q8});
+  auto rs = b.call("aten.rsub.Scalar", {dx, 0.75, 0.5});
+  auto q9 = b.call(kQ, {rs, 0.04, 1, -128, 127, dt(DType::Int8)});
+  auto rn = b.call("aten.rsub.Scalar", {dy, -1.0, -2.0});
+  auto q10 = b.call(kQ, {rn, 0.1, 0, -128, 127, dt(DType::Int8)});
+  b.output({q1, q2, q3, q4, q5, q6, q7, q8, q9, q10});
   ir::Graph g = b.g;
   ir::Graph before = g;
   Outcome o = runPass("FoldAndAnnotateQParamsPass", g, passes::Profile::INT);

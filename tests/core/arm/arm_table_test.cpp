@@ -279,7 +279,21 @@ INSTANTIATE_TEST_SUITE_P(
                       OpCase{"cos", "aten.cos.default", {}, {}, 0.05, 0, 1.0 / 128, 0},
                       OpCase{"floor", "aten.floor.default", {}, {}, 0.07, 3, 0.1, 0},
                       OpCase{"ceil", "aten.ceil.default", {}, {}, 0.07, 3, 0.1, 0},
-                      OpCase{"pow", "aten.pow.Tensor_Scalar", {2.0}, {}, 0.03, 0, 0.06, -128}),
+                      OpCase{"pow", "aten.pow.Tensor_Scalar", {2.0}, {}, 0.03, 0, 0.06, -128},
+                      OpCase{"leaky_relu", "aten.leaky_relu.default", {0.1}, {}, 0.04, 0, 0.03, -20},
+                      OpCase{"round", "aten.round.default", {}, {}, 0.05, 0, 0.5, 0},
+                      OpCase{"tan", "aten.tan.default", {}, {}, 0.01, 0, 0.05, 0},
+                      OpCase{"sinh", "aten.sinh.default", {}, {}, 0.02, 0, 0.05, 0},
+                      OpCase{"cosh", "aten.cosh.default", {}, {}, 0.02, 0, 0.03, -128},
+                      OpCase{"asin", "aten.asin.default", {}, {}, 1.0 / 128, 0, 0.0125, 0},
+                      OpCase{"acos", "aten.acos.default", {}, {}, 1.0 / 128, 0, 0.0125, -128},
+                      OpCase{"atan", "aten.atan.default", {}, {}, 0.05, 0, 0.0125, 0},
+                      OpCase{"asinh", "aten.asinh.default", {}, {}, 0.05, 0, 0.02, 0},
+                      OpCase{"acosh", "aten.acosh.default", {}, {}, 0.05, -128, 0.02, -128},
+                      OpCase{"atanh", "aten.atanh.default", {}, {}, 1.0 / 128, 0, 0.025, 0},
+                      OpCase{"expm1", "aten.expm1.default", {}, {}, 0.02, 0, 0.05, -100},
+                      OpCase{"log1p", "aten.log1p.default", {}, {}, 0.05, -128, 0.02, -128},
+                      OpCase{"sign", "aten.sign.default", {}, {}, 0.05, 3, 1.0 / 127, 0}),
     [](const auto& p) { return std::string(p.param.name); });
 
 /// Real graph, quantised and lowered through `tosa` with the INT profile.

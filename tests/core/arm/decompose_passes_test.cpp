@@ -92,6 +92,67 @@ std::vector<PassCase> cases() {
                                    {-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 0.49, -0.51, 8388609.0, -8388611.0, 3.7, 0.0})});
        },
        nullptr, 0.0},
+      {"DecomposeSumPass", "aten.sum.default",
+       [](test::GraphBuilder& b) { return b.call("aten.sum.default", {b.input("x", {2, 3, 4})}); },
+       [](const ir::Graph&, const ir::Graph& g) {
+         EXPECT_EQ(opCount(g, "aten.sum.default"), 0u);
+         EXPECT_EQ(opCount(g, "aten.sum.dim_IntList"), 1u);
+       }},
+      {"DecomposeSumPass", "aten.sum.default",
+       [](test::GraphBuilder& b) {
+         return b.call("aten.sum.default", {b.input("x", DType::Int32, {2, 3})},
+                       {{"dtype", ir::Arg(ir::EnumArg{ir::EnumKind::DType, int32_t(DType::Float32)})}});
+       }},
+      {"DecomposeRsubPass", "aten.rsub.Scalar",
+       [](test::GraphBuilder& b) { return b.call("aten.rsub.Scalar", {b.input("x", {2, 5}), 1.5, 2.0}); }},
+      {"DecomposeExpm1Pass", "aten.expm1.default",
+       [](test::GraphBuilder& b) {
+         return b.call("aten.expm1.default", {b.constant("x", DType::Float32, {8}, {-3.0, -1.0, -0.2, 0.0, 0.01, 0.5, 1.0, 2.5})});
+       }},
+      {"DecomposeLog1pPass", "aten.log1p.default",
+       [](test::GraphBuilder& b) {
+         return b.call("aten.log1p.default", {b.constant("x", DType::Float32, {8}, {-0.9, -0.5, 0.0, 0.01, 0.5, 1.0, 3.0, 100.0})});
+       }},
+      {"DecomposeSignPass", "aten.sign.default",
+       [](test::GraphBuilder& b) {
+         return b.call("aten.sign.default", {b.constant("x", DType::Float32, {12}, {-7.5, -2.0, -1.0, -0.6, -0.1, 0.0, 0.05, 0.3, 0.9, 1.0, 1.7, 30.0})});
+       }, nullptr, 0.0},
+      {"DecomposeSinhPass", "aten.sinh.default",
+       [](test::GraphBuilder& b) {
+         return b.call("aten.sinh.default", {b.constant("x", DType::Float32, {8}, {-4.0, -1.0, -0.3, 0.0, 0.2, 1.5, 3.0, 5.0})});
+       }},
+      {"DecomposeCoshPass", "aten.cosh.default",
+       [](test::GraphBuilder& b) {
+         return b.call("aten.cosh.default", {b.constant("x", DType::Float32, {8}, {-4.0, -1.0, -0.3, 0.0, 0.2, 1.5, 3.0, 5.0})});
+       }},
+      {"DecomposeTanPass", "aten.tan.default",
+       [](test::GraphBuilder& b) {
+         return b.call("aten.tan.default", {b.constant("x", DType::Float32, {8}, {-1.4, -0.7, -0.1, 0.0, 0.3, 0.9, 1.2, 1.5})});
+       }},
+      {"DecomposeAsinhPass", "aten.asinh.default",
+       [](test::GraphBuilder& b) {
+         return b.call("aten.asinh.default", {b.constant("x", DType::Float32, {12}, {-7.5, -2.0, -1.0, -0.6, -0.1, 0.0, 0.05, 0.3, 0.9, 1.0, 1.7, 30.0})});
+       }},
+      {"DecomposeAcoshPass", "aten.acosh.default",
+       [](test::GraphBuilder& b) {
+         return b.call("aten.acosh.default", {b.constant("x", DType::Float32, {8}, {1.0, 1.01, 1.5, 2.0, 5.0, 30.0, 1000.0, 3.3})});
+       }},
+      {"DecomposeAtanhPass", "aten.atanh.default",
+       [](test::GraphBuilder& b) {
+         return b.call("aten.atanh.default", {b.constant("x", DType::Float32, {10}, {-0.999, -0.7, -0.25, -0.01, 0.0, 0.02, 0.4, 0.75, 0.98, 0.5})});
+       }},
+      {"DecomposeAtanPass", "aten.atan.default",
+       [](test::GraphBuilder& b) {
+         return b.call("aten.atan.default", {b.constant("x", DType::Float32, {12}, {-7.5, -2.0, -1.0, -0.6, -0.1, 0.0, 0.05, 0.3, 0.9, 1.0, 1.7, 30.0})});
+       }},
+      {"DecomposeAsinAndAcosPass", "aten.asin.default",
+       [](test::GraphBuilder& b) {
+         return b.call("aten.asin.default", {b.constant("x", DType::Float32, {12}, {-1.0, -0.999, -0.7, -0.25, -0.01, 0.0, 0.02, 0.4, 0.75, 0.98, 1.0, 0.5})});
+       }},
+      {"DecomposeAsinAndAcosPass", "aten.acos.default",
+       [](test::GraphBuilder& b) {
+         return b.call("aten.acos.default", {b.constant("x", DType::Float32, {12}, {-1.0, -0.999, -0.7, -0.25, -0.01, 0.0, 0.02, 0.4, 0.75, 0.98, 1.0, 0.5})});
+       }},
       {"DecomposeMaskedFillPass", "aten.masked_fill.Scalar",
        [](test::GraphBuilder& b) {
          return b.call("aten.masked_fill.Scalar", {b.input("x", {2, 3}), b.input("m", DType::Bool, {2, 3}), 0.5});

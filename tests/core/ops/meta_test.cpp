@@ -79,6 +79,20 @@ TEST(Elementwise, BroadcastAndErrors) {
   EXPECT_NE(err.find("aten.mul.Tensor"), std::string::npos) << err;
 }
 
+TEST(Elementwise, UnaryFunctionsPromoteIntegersToFloatAndSignKeepsTheDtype) {
+  GraphBuilder b;
+  auto x = b.input("x", {2, 3});
+  auto i = b.input("i", DType::Int32, {4});
+  for (const char* op : {"aten.tan.default", "aten.sinh.default", "aten.cosh.default", "aten.asin.default",
+                         "aten.acos.default", "aten.atan.default", "aten.asinh.default", "aten.acosh.default",
+                         "aten.atanh.default", "aten.expm1.default", "aten.log1p.default"}) {
+    EXPECT_EQ(b.meta(op, {x}), "f32[2,3]") << op;
+    EXPECT_EQ(b.meta(op, {i}), "f32[4]") << op;
+  }
+  EXPECT_EQ(b.meta("aten.sign.default", {x}), "f32[2,3]");
+  EXPECT_EQ(b.meta("aten.sign.default", {i}), "i32[4]");
+}
+
 TEST(Elementwise, WhereNeedsABoolConditionAndLinearABroadcastableBias) {
   // Both found by the pipeline fuzzer: torch rejects these, so must the shape rules.
   GraphBuilder b;
