@@ -6,6 +6,7 @@
 // integers and bool in int64 (wrapped to the output width on store). Output dtypes always
 // come from ops::inferNode; comparisons compare in torch's common dtype.
 #include <algorithm>
+#include <optional>
 #include <cmath>
 #include <limits>
 
@@ -238,7 +239,7 @@ Status logicalNot(KernelCtx& c) {
 
 // ---------------------------------------------------------------- binary
 
-enum class Bin { Add, Sub, Rsub, Mul, Div, DivTrunc, DivFloor, Max, Min, Pow, Eq, Ne, Lt, Le, Gt, Ge, And, Or };
+enum class Bin { Add, Sub, Rsub, Mul, Div, DivTrunc, DivFloor, Rem, Max, Min, Pow, Eq, Ne, Lt, Le, Gt, Ge, And, Or };
 
 bool isCompare(Bin op) { return op >= Bin::Eq && op <= Bin::Ge; }
 
@@ -306,6 +307,21 @@ T floorDivide(T a, T b) {
   }
 }
 
+/// Python-style remainder (torch.remainder): the result takes the divisor's sign.
+template <typename T>
+T remainderOf(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    if (b == 0) return 0;
+    T m = a % b;
+    if (m != 0 && ((m < 0) != (b < 0))) m += b;
+    return m;
+  } else {
+    T m = std::fmod(a, b);
+    if (m != 0 && ((m < 0) != (b < 0))) m += b;
+    return m;
+  }
+}
+
 template <typename T>
 T truncDivide(T a, T b) {
   if constexpr (std::is_integral_v<T>) return b == 0 ? 0 : a / b;
@@ -361,6 +377,7 @@ Status binaryTyped(KernelCtx& c, Bin op, const Operand& x, const Operand& y, dou
       break;
     case Bin::DivTrunc: binaryLoop(th, os, a, sa, b, sb, o, [](T p, T q) { return truncDivide(p, q); }); break;
     case Bin::DivFloor: binaryLoop(th, os, a, sa, b, sb, o, [](T p, T q) { return floorDivide(p, q); }); break;
+    case Bin::Rem: binaryLoop(th, os, a, sa, b, sb, o, [](T p, T q) { return remainderOf(p, q); }); break;
     case Bin::Max:
       binaryLoop(th, os, a, sa, b, sb, o, [](T p, T q) { return isNan(p) ? p : isNan(q) ? q : std::max(p, q); });
       break;
@@ -412,6 +429,8 @@ Status divMode(KernelCtx& c) {
   if (*mode == "floor") return binary(c, Bin::DivFloor);
   return c.error("div: rounding_mode must be None, 'trunc' or 'floor', got '{}'", *mode);
 }
+Status floorDivideK(KernelCtx& c) { return binary(c, Bin::DivFloor); }
+Status remainderK(KernelCtx& c) { return binary(c, Bin::Rem); }
 Status maximum(KernelCtx& c) { return binary(c, Bin::Max); }
 Status minimum(KernelCtx& c) { return binary(c, Bin::Min); }
 Status powTT(KernelCtx& c) { return binary(c, Bin::Pow); }
@@ -468,7 +487,7 @@ Status maskedFill(KernelCtx& c) {
 
 // ---------------------------------------------------------------- reductions
 
-enum class Red { Sum, Mean, Max, Min, Var };
+enum class Red { Sum, Mean, Max, Min, Var, Std };
 
 /// Reduced-dim mask from a dim-list arg (None or [] = all dims).
 Result<uint32_t> reduceMask(KernelCtx& c, int argIdx, int rank) {
@@ -515,7 +534,7 @@ Status reduceImpl(KernelCtx& c, Red op, int dimArg, int correctionArg = -1) {
   std::vector<int64_t> outStr;
   int64_t count = 0;
   reducePlan(x->shape(), mask, outStr, count);
-  const bool integral = ir::isIntegral(out.dtype(), true) && op != Red::Mean && op != Red::Var;
+  const bool integral = ir::isIntegral(out.dtype(), true) && op != Red::Mean && op != Red::Var && op != Red::Std;
   std::vector<double> acc(size_t(m), op == Red::Max ? -INFINITY : op == Red::Min ? INFINITY : 0.0);
   std::vector<int64_t> iacc(integral ? size_t(m) : 0,
                             op == Red::Max ? std::numeric_limits<int64_t>::min()
@@ -549,7 +568,7 @@ Status reduceImpl(KernelCtx& c, Red op, int dimArg, int correctionArg = -1) {
     std::vector<int64_t> inStr = contiguousStrides(x->shape());
     forEachOffset(x->shape(), {inStr.data(), outStr.data()}, [&](const int64_t* off) { accumulate(off[1], off[0]); });
   }
-  if (op == Red::Var) {
+  if (op == Red::Var || op == Red::Std) {
     double correction = 1.0;
     if (correctionArg >= 0 && c.has(correctionArg)) {
       LS_ASSIGN_OR_RETURN(cv, c.getFloat(correctionArg));
@@ -564,6 +583,8 @@ Status reduceImpl(KernelCtx& c, Red op, int dimArg, int correctionArg = -1) {
       acc[size_t(off[1])] += d * d;
     });
     for (double& a : acc) a /= std::max(double(count) - correction, 0.0);
+    if (op == Red::Std)
+      for (double& a : acc) a = std::sqrt(a);
   }
   for (int64_t o = 0; o < m; ++o) {
     if (integral) out.setInt(o, iacc[size_t(o)]);
@@ -579,6 +600,117 @@ Status sumAll(KernelCtx& c) { return reduceImpl(c, Red::Sum, -1); }
 Status amax(KernelCtx& c) { return reduceImpl(c, Red::Max, 1); }
 Status amin(KernelCtx& c) { return reduceImpl(c, Red::Min, 1); }
 Status varCorrection(KernelCtx& c) { return reduceImpl(c, Red::Var, 1, 2); }
+Status stdCorrection(KernelCtx& c) { return reduceImpl(c, Red::Std, 1, 2); }
+
+/// linalg_vector_norm(x, ord, dim, keepdim): (sum |x|^ord)^(1/ord) over dim (every dim when
+/// none); ord inf / -inf: max / min |x|; ord 0: the number of non-zeros.
+Status vectorNorm(KernelCtx& c) {
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  double ord = 2.0;
+  if (c.has(1)) {
+    LS_ASSIGN_OR_RETURN(o, c.getFloat(1));
+    ord = o;
+  }
+  LS_ASSIGN_OR_RETURN(mask, reduceMask(c, 2, x->rank()));
+  Tensor& out = c.newOutput(0);
+  std::vector<int64_t> outStr;
+  int64_t count = 0;
+  reducePlan(x->shape(), mask, outStr, count);
+  const bool isMax = std::isinf(ord) && ord > 0, isMin = std::isinf(ord) && ord < 0;
+  std::vector<double> acc(size_t(out.numel()), isMax ? 0.0 : isMin ? INFINITY : 0.0);
+  std::vector<double> buf;
+  const double* xd = elements<double>(*x, buf);
+  std::vector<int64_t> inStr = contiguousStrides(x->shape());
+  forEachOffset(x->shape(), {inStr.data(), outStr.data()}, [&](const int64_t* off) {
+    const double v = std::fabs(xd[off[0]]);
+    double& a = acc[size_t(off[1])];
+    if (std::isnan(v)) a = v;
+    else if (std::isnan(a)) return;
+    else if (isMax) a = std::max(a, v);
+    else if (isMin) a = std::min(a, v);
+    else if (ord == 0.0) a += v != 0.0 ? 1.0 : 0.0;
+    else if (ord == 1.0) a += v;
+    else if (ord == 2.0) a += v * v;
+    else a += std::pow(v, ord);
+  });
+  for (int64_t o = 0; o < out.numel(); ++o) {
+    double a = acc[size_t(o)];
+    if (!isMax && !isMin && ord != 0.0 && ord != 1.0) a = ord == 2.0 ? std::sqrt(a) : std::pow(a, 1.0 / ord);
+    out.setDouble(o, a);
+  }
+  return Status::ok();
+}
+
+/// prelu(x, w): x where x > 0, else w * x; w has 1 element or one per channel (dim 1).
+Status prelu(KernelCtx& c) {
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(w, c.tensor(1));
+  Tensor& out = c.newOutput(0);
+  const int64_t C = x->rank() >= 2 ? x->dim(1) : 1;
+  int64_t inner = 1;
+  for (int d = 2; d < x->rank(); ++d) inner *= x->dim(d);
+  if (w->numel() != 1 && w->numel() != C)
+    return c.error("weight has {} elements; expected 1 or the {} channels", w->numel(), C);
+  for (int64_t i = 0; i < x->numel(); ++i) {
+    const double v = x->getDouble(i);
+    const double a = w->getDouble(w->numel() == 1 ? 0 : (i / inner) % C);
+    out.setDouble(i, v > 0 ? v : a * v);
+  }
+  return Status::ok();
+}
+
+/// glu(x, dim): the first half of x along dim times sigmoid of the second half.
+Status glu(KernelCtx& c) {
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  int64_t d = -1;
+  if (c.has(1)) {
+    LS_ASSIGN_OR_RETURN(dd, c.getInt(1));
+    d = dd;
+  }
+  const int dim = wrapDim(d, x->rank());
+  Tensor& out = c.newOutput(0);
+  const int64_t half = out.dim(dim);
+  int64_t inner = 1, outer = 1;
+  for (int k = dim + 1; k < x->rank(); ++k) inner *= x->dim(k);
+  for (int k = 0; k < dim; ++k) outer *= x->dim(k);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t h = 0; h < half; ++h)
+      for (int64_t i = 0; i < inner; ++i) {
+        const double a = x->getDouble((o * 2 * half + h) * inner + i);
+        const double b = x->getDouble((o * 2 * half + half + h) * inner + i);
+        out.setDouble((o * half + h) * inner + i, a / (1.0 + std::exp(-b)));
+      }
+  return Status::ok();
+}
+
+/// logit(x, eps): log(z / (1 - z)), z = clamp(x, eps, 1 - eps) when eps is given.
+Status logit(KernelCtx& c) {
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  std::optional<double> eps;
+  if (c.has(1)) {
+    LS_ASSIGN_OR_RETURN(e, c.getFloat(1));
+    eps = e;
+  }
+  Tensor& out = c.newOutput(0);
+  for (int64_t i = 0; i < x->numel(); ++i) {
+    double z = x->getDouble(i);
+    if (eps && !std::isnan(z)) z = std::clamp(z, *eps, 1.0 - *eps);
+    out.setDouble(i, std::log(z / (1.0 - z)));
+  }
+  return Status::ok();
+}
+
+/// clamp_min(x, min): max(x, min), NaN kept.
+Status clampMin(KernelCtx& c) {
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(lo, c.getFloat(1));
+  Tensor& out = c.newOutput(0);
+  for (int64_t i = 0; i < x->numel(); ++i) {
+    const double v = x->getDouble(i);
+    out.setDouble(i, std::isnan(v) ? v : std::max(v, lo));
+  }
+  return Status::ok();
+}
 
 /// max.dim / min.dim / argmax / argmin along one dim (first occurrence wins; NaN wins).
 Status argReduce(KernelCtx& c, bool isMax, bool withValues) {
@@ -710,6 +842,16 @@ void registerElementwiseKernels(KernelRegistry& r) {
   r.registerKernel("aten.amax.default", amax);
   r.registerKernel("aten.amin.default", amin);
   r.registerKernel("aten.var.correction", varCorrection);
+  r.registerKernel("aten.std.correction", stdCorrection);
+  r.registerKernel("aten.linalg_vector_norm.default", vectorNorm);
+  r.registerKernel("aten.prelu.default", prelu);
+  r.registerKernel("aten.glu.default", glu);
+  r.registerKernel("aten.logit.default", logit);
+  r.registerKernel("aten.clamp_min.default", clampMin);
+  r.registerKernel("aten.floor_divide.default", floorDivideK);
+  r.registerKernel("aten.floor_divide.Scalar", floorDivideK);
+  r.registerKernel("aten.remainder.Tensor", remainderK);
+  r.registerKernel("aten.remainder.Scalar", remainderK);
   r.registerKernel("aten.max.dim", maxDim);
   r.registerKernel("aten.min.dim", minDim);
   r.registerKernel("aten.argmax.default", argmax);

@@ -201,6 +201,84 @@ Status flip(KernelCtx& c) {
   return gatherStrided(c, *x, offset, s);
 }
 
+/// pixel_shuffle(x, r): (..., C*r*r, H, W) -> (..., C, H*r, W*r),
+/// out[.., c, h*r + i, w*r + j] = x[.., c*r*r + i*r + j, h, w]; unshuffle is its inverse.
+Status pixelShuffleImpl(KernelCtx& c, bool shuffle) {
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(r, c.getInt(1));
+  Tensor& out = c.newOutput(0);
+  const Tensor& big = shuffle ? *x : out;  // the (C*r*r, H, W) side
+  const int k = big.rank();
+  const int64_t Cs = big.dim(k - 3) / (r * r), H = big.dim(k - 2), W = big.dim(k - 1);
+  const int64_t batch = big.numel() / std::max<int64_t>(1, Cs * r * r * H * W);
+  const int es = x->elementSize();
+  for (int64_t n = 0; n < batch; ++n)
+    for (int64_t ch = 0; ch < Cs; ++ch)
+      for (int64_t i = 0; i < r; ++i)
+        for (int64_t j = 0; j < r; ++j)
+          for (int64_t h = 0; h < H; ++h)
+            for (int64_t w = 0; w < W; ++w) {
+              const int64_t packed = (((n * Cs + ch) * r * r + i * r + j) * H + h) * W + w;
+              const int64_t spread = ((n * Cs + ch) * H * r + h * r + i) * W * r + w * r + j;
+              const int64_t src = shuffle ? packed : spread, dst = shuffle ? spread : packed;
+              std::memcpy(out.bytes() + dst * es, x->bytes() + src * es, size_t(es));
+            }
+  return Status::ok();
+}
+Status pixelShuffle(KernelCtx& c) { return pixelShuffleImpl(c, true); }
+Status pixelUnshuffle(KernelCtx& c) { return pixelShuffleImpl(c, false); }
+
+/// tril(x, k): the last two dims keep elements with col - row <= k, zero elsewhere.
+Status tril(KernelCtx& c) {
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  int64_t k = 0;
+  if (c.has(1)) {
+    LS_ASSIGN_OR_RETURN(kk, c.getInt(1));
+    k = kk;
+  }
+  Tensor& out = c.newOutput(0);
+  const int64_t R = x->dim(x->rank() - 2), C = x->dim(x->rank() - 1);
+  const int es = x->elementSize();
+  for (int64_t i = 0; i < x->numel(); ++i) {
+    const int64_t col = i % C, row = (i / C) % R;
+    if (col - row <= k) std::memcpy(out.bytes() + i * es, x->bytes() + i * es, size_t(es));
+  }
+  return Status::ok();
+}
+
+/// cumsum(x, dim): running sums along dim, in the output dtype (int64 for integer inputs).
+Status cumsum(KernelCtx& c) {
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(d, c.getInt(1));
+  const int dim = wrapDim(d, x->rank());
+  Tensor& out = c.newOutput(0);
+  if (x->numel() == 0) return Status::ok();
+  const int64_t L = x->rank() == 0 ? 1 : x->dim(dim);
+  int64_t inner = 1;
+  for (int k = dim + 1; k < x->rank(); ++k) inner *= x->dim(k);
+  const int64_t outer = x->numel() / (L * inner);
+  const bool integral = ir::isIntegral(out.dtype(), true);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < inner; ++i) {
+      double acc = 0;
+      int64_t iacc = 0;
+      for (int64_t l = 0; l < L; ++l) {
+        const int64_t at = (o * L + l) * inner + i;
+        if (integral) out.setInt(at, iacc += x->getInt(at));
+        else out.setDouble(at, acc += x->getDouble(at));
+      }
+    }
+  return Status::ok();
+}
+
+/// eye(n[, m]): ones on the main diagonal.
+Status eye(KernelCtx& c) {
+  Tensor& out = c.newOutput(0);
+  const int64_t R = out.dim(0), C = out.dim(1);
+  for (int64_t i = 0; i < std::min(R, C); ++i) out.setDouble(i * C + i, 1.0);
+  return Status::ok();
+}
+
 // ---------------------------------------------------------------- slicing
 
 Status sliceCopy(KernelCtx& c) {
@@ -661,6 +739,12 @@ void registerShapeKernels(KernelRegistry& r) {
   r.registerKernel("aten.expand_copy.default", expandCopy);
   r.registerKernel("aten.repeat.default", repeat);
   r.registerKernel("aten.flip.default", flip);
+  r.registerKernel("aten.pixel_shuffle.default", pixelShuffle);
+  r.registerKernel("aten.pixel_unshuffle.default", pixelUnshuffle);
+  r.registerKernel("aten.tril.default", tril);
+  r.registerKernel("aten.cumsum.default", cumsum);
+  r.registerKernel("aten.eye.default", eye);
+  r.registerKernel("aten.eye.m", eye);
   r.registerKernel("aten.slice_copy.Tensor", sliceCopy);
   r.registerKernel("aten.select_copy.int", selectCopy);
   r.registerKernel("aten.split_copy.Tensor", splitCopy);

@@ -223,6 +223,7 @@ Status meanDim(MetaCtx& c) { return reduceImpl(c, 1, 2, 3, ReduceDType::Float); 
 Status sumDim(MetaCtx& c) { return reduceImpl(c, 1, 2, 3, ReduceDType::SumLike); }
 Status amaxLike(MetaCtx& c) { return reduceImpl(c, 1, 2, -1, ReduceDType::Same); }
 Status varCorrection(MetaCtx& c) { return reduceImpl(c, 1, 3, -1, ReduceDType::Float); }
+Status vectorNorm(MetaCtx& c) { return reduceImpl(c, 2, 3, 4, ReduceDType::Float); }
 Status meanAll(MetaCtx& c) { return reduceImpl(c, 99, -1, 1, ReduceDType::Float); }
 Status sumAll(MetaCtx& c) { return reduceImpl(c, 99, -1, 1, ReduceDType::SumLike); }
 
@@ -1103,6 +1104,76 @@ Status sliceScatter(MetaCtx& c) {
   return Status::ok();
 }
 
+Status pixelShuffleMeta(MetaCtx& c, bool shuffle) {
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(r, c.getInt(1));
+  const int k = x->rank();
+  if (k < 3) return c.error("expected a tensor of rank >= 3, got {}", ir::toString(x->shape));
+  if (r <= 0) return c.error("{} factor must be positive, got {}", shuffle ? "upscale" : "downscale", r);
+  Shape s = x->shape;
+  if (shuffle) {
+    if (s[k - 3] % (r * r) != 0)
+      return c.error("pixel_shuffle: channels {} are not divisible by upscale_factor^2 = {}", s[k - 3], r * r);
+    s[k - 3] /= r * r, s[k - 2] *= r, s[k - 1] *= r;
+  } else {
+    if (s[k - 2] % r != 0 || s[k - 1] % r != 0)
+      return c.error("pixel_unshuffle: height {} and width {} must be divisible by downscale_factor {}", s[k - 2], s[k - 1], r);
+    s[k - 3] *= r * r, s[k - 2] /= r, s[k - 1] /= r;
+  }
+  c.out.push_back(withShape(x->dtype, s));
+  return Status::ok();
+}
+Status pixelShuffle(MetaCtx& c) { return pixelShuffleMeta(c, true); }
+Status pixelUnshuffle(MetaCtx& c) { return pixelShuffleMeta(c, false); }
+
+Status trilMeta(MetaCtx& c) {
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  if (x->rank() < 2) return c.error("tril: input tensor must have at least 2 dimensions, got {}", ir::toString(x->shape));
+  c.out.push_back(sameAs(*x));
+  return Status::ok();
+}
+
+Status cumsumMeta(MetaCtx& c) {
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(d, c.getInt(1));
+  auto w = wrapDim(d, x->rank());
+  if (!w) return c.error("{}: {}", c.argDesc(1), w.message());
+  TensorMeta m = sameAs(*x);
+  if (ir::isIntegral(m.dtype, true)) m.dtype = DType::Int64;  // torch accumulates integers in int64
+  if (auto t = c.getDType(c.schema().argIndex("dtype"))) m.dtype = *t;
+  c.out.push_back(m);
+  return Status::ok();
+}
+
+Status preluMeta(MetaCtx& c) {
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(w, c.tensor(1));
+  const int64_t C = x->rank() >= 2 ? x->shape[1] : 1;
+  const int64_t n = w->shape.numel();
+  if (n != 1 && n != C)
+    return c.error("prelu: weight has {} elements; expected 1 or the {} channels of input {}", n, C, ir::toString(x->shape));
+  c.out.push_back(sameAs(*x));
+  return Status::ok();
+}
+
+Status gluMeta(MetaCtx& c) {
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  int64_t d = -1;
+  if (!c.arg(1).isNone()) {
+    LS_ASSIGN_OR_RETURN(dd, c.getInt(1));
+    d = dd;
+  }
+  if (x->rank() == 0) return c.error("glu does not support scalars");
+  auto w = wrapDim(d, x->rank());
+  if (!w) return c.error("{}: {}", c.argDesc(1), w.message());
+  if (x->shape[w.value()] % 2 != 0)
+    return c.error("glu: halving dimension must be even, but dimension {} is size {}", w.value(), x->shape[w.value()]);
+  Shape s = x->shape;
+  s[w.value()] /= 2;
+  c.out.push_back(withShape(x->dtype, s));
+  return Status::ok();
+}
+
 Status selectScatter(MetaCtx& c) {
   LS_ASSIGN_OR_RETURN(x, c.tensor(0));
   LS_ASSIGN_OR_RETURN(src, c.tensor(1));
@@ -1199,6 +1270,20 @@ Status arangeStartStep(MetaCtx& c) {
   return Status::ok();
 }
 
+Status eyeMeta(MetaCtx& c) {  // eye(n, *, dtype) / eye.m(n, m, *, dtype)
+  LS_ASSIGN_OR_RETURN(n, c.getInt(0));
+  int64_t m = n;
+  if (c.schema().name == "aten.eye.m") {
+    LS_ASSIGN_OR_RETURN(mm, c.getInt(1));
+    m = mm;
+  }
+  if (n < 0 || m < 0) return c.error("eye: sizes must be non-negative, got {} and {}", n, m);
+  DType t = DType::Float32;
+  if (auto d = c.getDType(c.schema().argIndex("dtype"))) t = *d;
+  c.out.push_back(withShape(t, Shape{n, m}));
+  return Status::ok();
+}
+
 // ---------------------------------------------------------------- operator.getitem
 
 Status getitem(MetaCtx& c) {
@@ -1285,6 +1370,20 @@ void registerAtenOps(OpRegistry& r) {
       {"aten::expm1(Tensor self) -> Tensor", unaryFloat},
       {"aten::log1p(Tensor self) -> Tensor", unaryFloat},
       {"aten::sign(Tensor self) -> Tensor", unarySame},
+      {"aten::logit(Tensor self, float? eps=None) -> Tensor", unaryFloat},
+      {"aten::clamp_min(Tensor self, Scalar min) -> Tensor", unarySame},
+      {"aten::prelu(Tensor self, Tensor weight) -> Tensor", preluMeta},
+      {"aten::glu(Tensor self, int dim=-1) -> Tensor", gluMeta},
+      {"aten::floor_divide(Tensor self, Tensor other) -> Tensor", arith},
+      {"aten::floor_divide.Scalar(Tensor self, Scalar other) -> Tensor", arith},
+      {"aten::remainder.Tensor(Tensor self, Tensor other) -> Tensor", arith},
+      {"aten::remainder.Scalar(Tensor self, Scalar other) -> Tensor", arith},
+      {"aten::pixel_shuffle(Tensor self, int upscale_factor) -> Tensor", pixelShuffle},
+      {"aten::pixel_unshuffle(Tensor self, int downscale_factor) -> Tensor", pixelUnshuffle},
+      {"aten::tril(Tensor self, int diagonal=0) -> Tensor", trilMeta},
+      {"aten::cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", cumsumMeta},
+      {"aten::eye(SymInt n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", eyeMeta},
+      {"aten::eye.m(SymInt n, SymInt m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", eyeMeta},
       {"aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor", clampMeta},
       {"aten::logical_not(Tensor self) -> Tensor", unaryBool},
       {"aten::clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", cloneMeta},
@@ -1336,6 +1435,8 @@ void registerAtenOps(OpRegistry& r) {
       {"aten::amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", amaxLike},
       {"aten::amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", amaxLike},
       {"aten::var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor", varCorrection},
+      {"aten::std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor", varCorrection},
+      {"aten::linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", vectorNorm},
       {"aten::max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", maxDim},
       {"aten::min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", maxDim},
       {"aten::argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", argmaxLike},

@@ -750,4 +750,114 @@ TEST(ReduceKernels, MeanDimKeepdim) {
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------- op-coverage kernels
+// Expected values are torch's (1.13) for the same inputs.
+
+TEST(CoverageKernels, PixelShuffleAndUnshuffle) {
+  OneOp t;
+  auto x = t.add("x", F({1, 4, 2, 2}, iota(16)));
+  Tensor y = t.run("aten.pixel_shuffle.default", {x, int64_t(2)})[0];
+  expectShape(y, {1, 1, 4, 4});
+  expectValues(y, {0, 4, 1, 5, 8, 12, 9, 13, 2, 6, 3, 7, 10, 14, 11, 15});
+  OneOp u;
+  x = u.add("x", F({1, 1, 4, 4}, iota(16)));
+  y = u.run("aten.pixel_unshuffle.default", {x, int64_t(2)})[0];
+  expectShape(y, {1, 4, 2, 2});
+  expectValues(y, {0, 2, 8, 10, 1, 3, 9, 11, 4, 6, 12, 14, 5, 7, 13, 15});
+}
+
+TEST(CoverageKernels, PreluGluLogitClampMin) {
+  OneOp p;
+  auto x = p.add("x", F({1, 2, 2, 1}, {-2, 3, 0.5, -1}));
+  auto w = p.add("w", F({2}, {0.25, -0.5}));
+  expectValues(p.run("aten.prelu.default", {x, w})[0], {-0.5, 3.0, 0.5, 0.5});
+  OneOp g;
+  x = g.add("x", F({2, 4}, {1, 2, 0, -1, -3, 4, 2, 0.5}));
+  expectValues(g.run("aten.glu.default", {x, int64_t(-1)})[0], {0.5, 0.5378829, -2.6423912, 2.4898374});
+  OneOp g0;
+  x = g0.add("x", F({2, 4}, {1, 2, 0, -1, -3, 4, 2, 0.5}));
+  expectValues(g0.run("aten.glu.default", {x, int64_t(0)})[0], {0.0474259, 1.9640275, 0.0, -0.6224594});
+  OneOp l;
+  x = l.add("x", F({5}, {0.1, 0.5, 0.9, 0.0, 1.0}));
+  expectValues(l.run("aten.logit.default", {x, 1e-3})[0], {-2.1972246, 0.0, 2.1972244, -6.906755, 6.9067678}, 1e-4);
+  OneOp c;
+  x = c.add("x", F({3}, {-1, 0.5, 2}));
+  expectValues(c.run("aten.clamp_min.default", {x, 0.25})[0], {0.25, 0.5, 2});
+}
+
+TEST(CoverageKernels, FloorDivideAndRemainderTakeTheDivisorsSign) {
+  OneOp f;
+  auto a = f.add("a", F({5}, {7, -7, 7, -7, 5.5}));
+  auto b = f.add("b", F({5}, {2, 2, -2, -2, 1.5}));
+  expectValues(f.run("aten.floor_divide.default", {a, b})[0], {3, -4, -4, 3, 3});
+  OneOp r;
+  a = r.add("a", F({5}, {7, -7, 7, -7, 5.5}));
+  b = r.add("b", F({5}, {2, 2, -2, -2, 1.5}));
+  expectValues(r.run("aten.remainder.Tensor", {a, b})[0], {1, 1, -1, -1, 1});
+  OneOp i;
+  auto ia = i.add("a", I(DType::Int64, {4}, {7, -7, 7, -7}));
+  auto ib = i.add("b", I(DType::Int64, {4}, {2, 2, -2, -2}));
+  Tensor q = i.run("aten.remainder.Tensor", {ia, ib})[0];
+  EXPECT_EQ(q.dtype(), DType::Int64);
+  expectValues(q, {1, 1, -1, -1});
+  OneOp fs;
+  a = fs.add("a", F({3}, {7, -7, 5.5}));
+  expectValues(fs.run("aten.floor_divide.Scalar", {a, 2.0})[0], {3, -4, 2});
+}
+
+TEST(CoverageKernels, StdAndVectorNorms) {
+  auto s = [] { return F({2, 3}, {1, 2, 4, 3, -1, 0}); };
+  OneOp a;
+  auto x = a.add("x", s());
+  expectValues(a.run("aten.std.correction", {x, IntList{1}})[0], {1.5275252, 2.081666});
+  OneOp b;
+  x = b.add("x", s());
+  expectValues(b.run("aten.std.correction", {x, IntList{1}}, {{"correction", int64_t(0)}})[0], {1.2472191, 1.6996732});
+  OneOp n2;
+  x = n2.add("x", s());
+  expectValues(n2.run("aten.linalg_vector_norm.default", {x, 2.0, IntList{1}})[0], {4.5825758, 3.1622777});
+  OneOp n1;
+  x = n1.add("x", s());
+  expectValues(n1.run("aten.linalg_vector_norm.default", {x, 1.0, IntList{1}})[0], {7, 4});
+  OneOp ni;
+  x = ni.add("x", s());
+  Tensor inf = ni.run("aten.linalg_vector_norm.default", {x, INFINITY})[0];
+  expectShape(inf, {});
+  expectValues(inf, {4});
+  OneOp n3;
+  x = n3.add("x", s());
+  expectValues(n3.run("aten.linalg_vector_norm.default", {x, 3.0, IntList{0}})[0], {3.0365891, 2.0800838, 4.0});
+  OneOp n0;
+  x = n0.add("x", s());
+  expectValues(n0.run("aten.linalg_vector_norm.default", {x, 0.0})[0], {5});
+}
+
+TEST(CoverageKernels, CumsumTrilEye) {
+  OneOp c;
+  auto x = c.add("x", F({2, 3}, {1, 2, 4, 3, -1, 0}));
+  expectValues(c.run("aten.cumsum.default", {x, int64_t(1)})[0], {1, 3, 7, 3, 2, 2});
+  OneOp c0;
+  x = c0.add("x", F({2, 3}, {1, 2, 4, 3, -1, 0}));
+  expectValues(c0.run("aten.cumsum.default", {x, int64_t(0)})[0], {1, 2, 4, 4, 1, 4});
+  OneOp ci;
+  auto xi = ci.add("x", I(DType::Int32, {3}, {1, 2, 3}));
+  Tensor yi = ci.run("aten.cumsum.default", {xi, int64_t(0)})[0];
+  EXPECT_EQ(yi.dtype(), DType::Int64);  // torch accumulates integers in int64
+  expectValues(yi, {1, 3, 6});
+  for (auto [k, expected] : std::vector<std::pair<int64_t, std::vector<double>>>{
+           {0, {1, 0, 0, 0, 5, 6, 0, 0, 9, 10, 11, 0}},
+           {1, {1, 2, 0, 0, 5, 6, 7, 0, 9, 10, 11, 12}},
+           {-1, {0, 0, 0, 0, 5, 0, 0, 0, 9, 10, 0, 0}}}) {
+    OneOp t;
+    x = t.add("x", F({3, 4}, iota(12, 1)));
+    expectValues(t.run("aten.tril.default", {x, k})[0], expected);
+  }
+  OneOp e;
+  e.add("unused", F({1}, {0}));
+  Tensor eye = e.run("aten.eye.m", {int64_t(2), int64_t(3)})[0];
+  expectShape(eye, {2, 3});
+  expectValues(eye, {1, 0, 0, 0, 1, 0});
+}
+
 }  // namespace ls::exec
