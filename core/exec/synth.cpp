@@ -87,6 +87,8 @@ std::vector<Tensor> adaptInputs(const ir::Graph& g, std::vector<Tensor> inputs) 
     if (i >= inputs.size()) break;
     Tensor& t = inputs[i++];
     if (t.defined() && ir::isFloating(t.dtype()) && isQuantizedIO(p->meta(0))) t = quantizePerTensor(t, *p->meta(0).quant);
+    // An int64 input the graph takes as int32 (TOSA has no int64): cast as the caller would.
+    else if (t.defined() && t.dtype() == ir::DType::Int64 && p->meta(0).dtype == ir::DType::Int32) t = t.to(ir::DType::Int32);
   }
   return inputs;
 }
@@ -101,6 +103,8 @@ std::vector<Tensor> adaptOutputs(const ir::Graph& g, std::vector<Tensor> outputs
     const ir::TensorMeta& m = g.meta(r);
     if (isQuantizedIO(m) && !ir::isFloating(outputs[i].dtype()) && ir::isFloating(like[i].dtype()))
       outputs[i] = dequantizePerTensor(outputs[i], *m.quant);
+    else if (outputs[i].dtype() == ir::DType::Int32 && like[i].dtype() == ir::DType::Int64)
+      outputs[i] = outputs[i].to(ir::DType::Int64);  // int64 results computed in int32
   }
   return outputs;
 }

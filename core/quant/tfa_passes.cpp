@@ -16,6 +16,7 @@ std::vector<std::unique_ptr<passes::Pass>> builtinTfaPasses() {
   // here they are emitted as sum * 1/N directly), softmaxes after the division.
   const transforms::DecomposeOptions o = tfaDecomposeOptions();
   std::vector<std::unique_ptr<passes::Pass>> v;
+  v.push_back(std::make_unique<transforms::DecomposeGroupNormPass>(o));
   v.push_back(std::make_unique<transforms::DecomposeLayerNormPass>(o));
   v.push_back(std::make_unique<transforms::DecomposeMeanDimPass>(o));
   v.push_back(std::make_unique<transforms::DecomposeDivPass>(o));

@@ -209,6 +209,66 @@ Result<bool> decomposeLayerNorm(Rewriter& rw, const DecomposeOptions& o) {
 // then clamps to the table's minimum, which loses exactly the small log-probabilities
 // log_softmax is used for; x - amax keeps the logits' own resolution and the log only sees
 // the sum, in [1, N].
+Result<bool> decomposeGroupNorm(Rewriter& rw, const DecomposeOptions& o) {
+  passes::NodeBuilder nb(rw);
+  const ir::Node& n = rw.node();
+  LS_ASSIGN_OR_RETURN(x, tensorInput(rw, "native_group_norm"));
+  const ir::TensorMeta& m = rw.meta(x);
+  auto N = ops::schemaArg(n, 3).asInt(), C = ops::schemaArg(n, 4).asInt(), HxW = ops::schemaArg(n, 5).asInt();
+  auto G = ops::schemaArg(n, 6).asInt();
+  auto eps = ops::schemaArg(n, 7).number();
+  if (!N || !C || !HxW || !G || !eps)
+    return Status::error("native_group_norm: N, C, HxW and group must be ints and eps a number");
+  if (m.rank() < 2 || m.shape[0] != *N || m.shape[1] != *C || *G <= 0 || *C % *G != 0 ||
+      (*N) * (*C) * (*HxW) != m.shape.numel())
+    return Status::error(fmt::format("native_group_norm: input {} does not match N={}, C={}, HxW={}, group={}",
+                                     ir::toString(m), *N, *C, *HxW, *G));
+  const ir::Arg& w = ops::schemaArg(n, 1);
+  const ir::Arg& b = ops::schemaArg(n, 2);
+  for (const ir::Arg* p : {&w, &b})
+    if (!p->isNone() && !p->ref())
+      return Status::error(fmt::format("native_group_norm: {} must be a tensor or None", p == &w ? "weight" : "bias"));
+  if (!supportedDtype(m.dtype, o))
+    return unsupported(o, fmt::format("native_group_norm of a {} tensor", ir::dtypeName(m.dtype)));
+  const int64_t count = (*C / *G) * (*HxW);
+  if (count <= 0) return unsupported(o, "native_group_norm over an empty group");
+  // [N, C, *] -> [N, G, C/G * HxW]: each group's elements along the last dim.
+  LS_ASSIGN_OR_RETURN(xr, nb.op("aten.view_copy.default", {x, ir::IntList{*N, *G, count}}, {}, hint(rw, o, "view")));
+  const ir::IntList dims{2};
+  LS_ASSIGN_OR_RETURN(mean, emitMean(rw, o, xr, dims, true, count));
+  LS_ASSIGN_OR_RETURN(d, nb.op("aten.sub.Tensor", {xr, mean}, {}, hint(rw, o, "sub")));
+  LS_ASSIGN_OR_RETURN(d2, nb.op("aten.mul.Tensor", {d, d}, {}, hint(rw, o, "mul")));
+  LS_ASSIGN_OR_RETURN(var, emitMean(rw, o, d2, dims, true, count));  // biased, as group_norm
+  LS_ASSIGN_OR_RETURN(ve, nb.op("aten.add.Tensor", {var, *eps}, {}, hint(rw, o, "add")));
+  LS_ASSIGN_OR_RETURN(rstd, nb.op("aten.rsqrt.default", {ve}, {}, hint(rw, o, "rsqrt")));
+  LS_ASSIGN_OR_RETURN(normed, nb.op("aten.mul.Tensor", {d, rstd}, {}, hint(rw, o, "mul")));
+  LS_ASSIGN_OR_RETURN(back, nb.op("aten.view_copy.default", {normed, ir::IntList(m.shape.toVector())}, {},
+                                  hint(rw, o, "view")));
+  ir::ValueRef y = back;
+  // Per-channel weight and bias [C] viewed as [1, C, 1, ...] to broadcast over x.
+  ir::IntList cshape(size_t(m.rank()), 1);
+  cshape[1] = *C;
+  for (const ir::Arg* p : {&w, &b}) {
+    const ir::ValueRef* r = p->ref();
+    if (!r) continue;
+    LS_ASSIGN_OR_RETURN(v, nb.op("aten.view_copy.default", {*r, cshape}, {}, hint(rw, o, "view")));
+    LS_ASSIGN_OR_RETURN(t, nb.op(p == &w ? "aten.mul.Tensor" : "aten.add.Tensor", {y, v}, {},
+                                 hint(rw, o, p == &w ? "mul" : "add")));
+    y = t;
+  }
+  // Outputs 1 and 2 are mean and rstd as [N, G].
+  LS_ASSIGN_OR_RETURN(mean2, nb.op("aten.view_copy.default", {mean, ir::IntList{*N, *G}}, {}, hint(rw, o, "view")));
+  LS_ASSIGN_OR_RETURN(rstd2, nb.op("aten.view_copy.default", {rstd, ir::IntList{*N, *G}}, {}, hint(rw, o, "view")));
+  const ir::ValueRef stats[2] = {mean2, rstd2};
+  for (size_t i = 0; i < 2 && i + 1 < n.outputs.size(); ++i)
+    if (rw.meta(stats[i]) != n.outputs[i + 1])
+      return Status::error(fmt::format("native_group_norm: the decomposition's {} is {}, output {} is recorded as {}",
+                                       i == 0 ? "mean" : "rstd", ir::toString(rw.meta(stats[i])), i + 1,
+                                       ir::toString(n.outputs[i + 1])));
+  rw.replaceWith({y, mean2, rstd2});
+  return true;
+}
+
 Result<bool> decomposeSoftmax(Rewriter& rw, const DecomposeOptions& o) {
   passes::NodeBuilder nb(rw);
   const ir::Node& n = rw.node();
@@ -304,6 +364,10 @@ DecomposeLayerNormPass::DecomposeLayerNormPass(DecomposeOptions o)
     : DecompositionPass("DecomposeLayerNormPass", "native_layer_norm -> mean, x - mean, variance, rsqrt, affine",
                         {"aten.native_layer_norm.default"}, decomposeLayerNorm, o) {}
 
+DecomposeGroupNormPass::DecomposeGroupNormPass(DecomposeOptions o)
+    : DecompositionPass("DecomposeGroupNormPass", "native_group_norm -> per-group mean, variance, rsqrt, affine",
+                        {"aten.native_group_norm.default"}, decomposeGroupNorm, o) {}
+
 DecomposeSoftmaxPass::DecomposeSoftmaxPass(DecomposeOptions o)
     : DecompositionPass("DecomposeSoftmaxPass", "softmax -> exp(x - amax) * reciprocal(sum(exp(x - amax)))",
                         {"aten._softmax.default", "aten.softmax.int"}, decomposeSoftmax, o) {}
@@ -322,6 +386,7 @@ void registerDecompositionPasses(passes::PassRegistry& r) {
   r.add("DecomposeHardsigmoidPass", [] { return std::make_unique<DecomposeHardsigmoidPass>(); });
   r.add("DecomposeMeanDimPass", [] { return std::make_unique<DecomposeMeanDimPass>(); });
   r.add("DecomposeLayerNormPass", [] { return std::make_unique<DecomposeLayerNormPass>(); });
+  r.add("DecomposeGroupNormPass", [] { return std::make_unique<DecomposeGroupNormPass>(); });
   r.add("DecomposeSoftmaxPass", [] { return std::make_unique<DecomposeSoftmaxPass>(); });
   r.add("DecomposeLogSoftmaxPass", [] { return std::make_unique<DecomposeLogSoftmaxPass>(); });
   r.add("DecomposeDivPass", [] { return std::make_unique<DecomposeDivPass>(); });

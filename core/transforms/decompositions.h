@@ -57,6 +57,10 @@ Result<bool> decomposeMeanDim(passes::Rewriter& rw, const DecomposeOptions& o);
 /// normalized dims (keepdim); outputs 1 and 2 (mean, rstd) become the decomposition's mean and
 /// rstd.
 Result<bool> decomposeLayerNorm(passes::Rewriter& rw, const DecomposeOptions& o);
+/// native_group_norm(x, w, b, N, C, HxW, group, eps) -> x viewed [N, group, C/group * HxW],
+/// the layer-norm steps over the last dim, viewed back, * w[1, C, 1..] + b; outputs 1 and 2
+/// (mean, rstd) are the [N, group] views of the decomposition's.
+Result<bool> decomposeGroupNorm(passes::Rewriter& rw, const DecomposeOptions& o);
 /// The numerically stable form: softmax -> exp(x - amax(x)) * reciprocal(sum(exp(x - amax(x)))),
 /// log_softmax -> (x - amax(x)) - log(sum(exp(x - amax(x)))) (see decompositions.cpp for why).
 Result<bool> decomposeSoftmax(passes::Rewriter& rw, const DecomposeOptions& o);
@@ -105,6 +109,10 @@ class DecomposeMeanDimPass : public DecompositionPass {
 class DecomposeLayerNormPass : public DecompositionPass {
  public:
   explicit DecomposeLayerNormPass(DecomposeOptions o = {});
+};
+class DecomposeGroupNormPass : public DecompositionPass {
+ public:
+  explicit DecomposeGroupNormPass(DecomposeOptions o = {});
 };
 class DecomposeSoftmaxPass : public DecompositionPass {
  public:

@@ -61,6 +61,23 @@ class ExtractIOQuantizationPass : public passes::InPlacePass {
   size_t inputs_, outputs_;
 };
 
+/// TOSA has no int64: an int64 graph input (token ids, indices) becomes an int32 input; a cast
+/// int64 -> int32 of it, as upstream's InsertInt32CastsAfterInt64PlaceholdersPass inserts,
+/// moves out of the graph (the caller casts, as the boundary quantize of the INT profile), and
+/// the same-type cast left behind is removed by RemoveNoopClonePass. Verification hands the
+/// graph int32 values of its int64 inputs (exec::adaptInputs).
+class InsertInt32CastsAfterInt64PlaceholdersPass : public passes::InPlacePass {
+ public:
+  InsertInt32CastsAfterInt64PlaceholdersPass();
+  passes::ShouldRun shouldRunImpl(const ir::Graph& g, const passes::PassContext& ctx) const override;
+
+ protected:
+  Status transform(passes::GraphEditor& ed) override;
+
+ private:
+  size_t inputs_;
+};
+
 /// One distinct node per graph-output slot (upstream EnsureUniqueOutputNodesPass, PR 18866):
 /// a value that fills several output slots gets a tosa.IDENTITY per extra slot.
 class EnsureUniqueOutputNodesPass : public passes::InPlacePass {

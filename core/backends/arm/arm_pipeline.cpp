@@ -24,9 +24,13 @@ std::vector<std::string> commonPrefix() {
       // 1. node transforms before Q/DQ folding (INT: int8 graph I/O first, the boundary q/dq
       //    leave the graph as upstream's partitioner leaves them outside the delegate; quantised
       //    unary ops become TABLEs before the float decompositions below would take them apart)
-      "ExtractIOQuantizationPass", "InsertTableOpsPass", "RemoveNoopClonePass", "CleanupGetItemPass", "ConvertToClampPass", "DecomposeLayerNormPass",
+      "ExtractIOQuantizationPass", "InsertInt32CastsAfterInt64PlaceholdersPass", "InsertTableOpsPass", "RemoveNoopClonePass", "CleanupGetItemPass", "ConvertToClampPass", "DecomposeGroupNormPass", "DecomposeLayerNormPass",
       "DecomposeMeanDimPass", "DecomposeHardswishPass", "DecomposeHardsigmoidPass", "DecomposeSiluPass",
       "DecomposeGeluPass", "DecomposeLeakyReLUPass", "DecomposeRoundPass",
+      "DecomposePreluPass", "DecomposeGluPass", "DecomposeLogitPass",
+      "DecomposeFloorDividePass", "DecomposeRemainderPass", "DecomposeVarPass", "DecomposeLinalgVectorNormPass",
+      "ConvertClampMinPass", "DecomposeCumsumPass", "DecomposeTrilPass", "DecomposeEyePass", "DecomposeEmbeddingPass",
+      "DecomposeIndexSelectToGatherPass",
       "DecomposeSumPass", "DecomposeExpm1Pass", "DecomposeLog1pPass", "DecomposeSignPass", "DecomposeSinhPass", "DecomposeCoshPass",
       "DecomposeTanPass", "DecomposeAsinhPass", "DecomposeAcoshPass", "DecomposeAtanhPass", "DecomposeAtanPass",
       "DecomposeAsinAndAcosPass", "DecomposeAsStridedCopyPass", "DecomposeMaskedFillPass", "DecomposeRollPass",
@@ -35,7 +39,7 @@ std::vector<std::string> commonPrefix() {
       //    ops to integer TOSA before the float decompositions below could split them
       "FoldAndAnnotateQParamsPass", "DeadCodeEliminationPass", "InsertRescalePass", "FuseConsecutiveRescalesPass",
       // 3. post-fold transforms
-      "DecomposeRsubPass", "ConvertSplitToSlicePass", "RemoveGetItemPass", "CleanupGetItemPass", "FuseBatchNorm2dPass",
+      "DecomposeRsubPass", "DecomposePixelShufflePass", "ConvertSplitToSlicePass", "RemoveGetItemPass", "CleanupGetItemPass", "FuseBatchNorm2dPass",
       "DecomposeBatchNormNoStatsPass", "DeadCodeEliminationPass", "ConvertTransposeToPermutePass",
       "ConvertSqueezesToViewPass", "FuseConstantArgsPass", "DecomposeLinearPass", "DecomposeAddmmPass",
       "DecomposeGroupedConvPass", "DecomposeAdaptiveAvgPool2dPass", "DecomposeAvgPool2dPass", "Conv1dUnsqueezePass",

@@ -168,6 +168,40 @@ Status ExtractIOQuantizationPass::transform(passes::GraphEditor& ed) {
   return Status::ok();
 }
 
+// ---------------------------------------------------------------- InsertInt32CastsAfterInt64Placeholders
+
+InsertInt32CastsAfterInt64PlaceholdersPass::InsertInt32CastsAfterInt64PlaceholdersPass()
+    : InPlacePass("InsertInt32CastsAfterInt64PlaceholdersPass",
+                  "int64 graph inputs become int32 inputs (the int64 -> int32 cast moves out of the graph)") {
+  inputs_ = stat("inputs", "int64 graph inputs now taken as int32");
+}
+
+passes::ShouldRun InsertInt32CastsAfterInt64PlaceholdersPass::shouldRunImpl(const ir::Graph& g,
+                                                                            const passes::PassContext&) const {
+  for (const ir::NodePtr& p : g.nodes())
+    if (p->kind == ir::NodeKind::Placeholder && p->outputs.size() == 1 && p->outputs[0].dtype == ir::DType::Int64)
+      return passes::ShouldRun::yes();
+  return passes::ShouldRun::no(passes::SkipReason::Precondition, "no graph input is int64");
+}
+
+Status InsertInt32CastsAfterInt64PlaceholdersPass::transform(passes::GraphEditor& ed) {
+  ir::Graph& g = ed.graph();
+  std::vector<NodeId> inputs;
+  for (const ir::NodePtr& p : g.nodes())
+    if (p->kind == ir::NodeKind::Placeholder && p->outputs.size() == 1 && p->outputs[0].dtype == ir::DType::Int64)
+      inputs.push_back(p->id);
+  const ir::Arg int32(ir::EnumArg{ir::EnumKind::DType, int32_t(ir::DType::Int32)});
+  for (NodeId in : inputs) {
+    const ir::ValueRef x{in, 0};
+    LS_ASSIGN_OR_RETURN(c, ed.insertAfter(in, "aten._to_copy.default", {x}, {{"dtype", int32}},
+                                          g.node(in).name + "_int32"));
+    ed.replaceAllUses(x, c);
+    g.mutableNode(in).outputs[0].dtype = ir::DType::Int32;  // the cast is now int32 -> int32
+    bump(inputs_);
+  }
+  return Status::ok();
+}
+
 // ---------------------------------------------------------------- EnsureUniqueOutputNodes
 
 EnsureUniqueOutputNodesPass::EnsureUniqueOutputNodesPass()
@@ -239,6 +273,8 @@ void registerArmCleanupPasses(passes::PassRegistry& r) {
   r.add("FuseEqualPlaceholdersPass", [] { return std::make_unique<FuseEqualPlaceholdersPass>(); });
   r.add("EnsureUniqueOutputNodesPass", [] { return std::make_unique<EnsureUniqueOutputNodesPass>(); });
   r.add("ExtractIOQuantizationPass", [] { return std::make_unique<ExtractIOQuantizationPass>(); });
+  r.add("InsertInt32CastsAfterInt64PlaceholdersPass",
+        [] { return std::make_unique<InsertInt32CastsAfterInt64PlaceholdersPass>(); });
   r.add("ConvertInt64ConstOpsToInt32Pass", [] {
     return std::make_unique<ArmRewritePass>("ConvertInt64ConstOpsToInt32Pass",
                                             "CAST of an int64 constant to int32 folded into an int32 constant (TOSA "

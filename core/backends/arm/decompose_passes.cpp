@@ -328,6 +328,303 @@ Status decomposeRsub(ArmRewritePass& self, Rewriter& rw) {
   return done(self, rw, y);
 }
 
+// ---------------------------------------------------------------- more coverage
+
+int64_t intOr(const ir::Arg& a, int64_t dflt) { return a.asInt() ? *a.asInt() : dflt; }
+bool boolOr(const ir::Arg& a, bool dflt) { return a.asBool() ? *a.asBool() : dflt; }
+
+Result<ValueRef> viewAs(Builder& b, ValueRef x, const std::vector<int64_t>& shape) {
+  return b.op("aten.view_copy.default", {x, ir::IntList(shape)});
+}
+
+/// pixel_shuffle / pixel_unshuffle as view (..., C, r, r, H, W) + permute + view, leading dims
+/// folded into one (DecomposePixelShufflePass).
+Status decomposePixelShuffle(ArmRewritePass& self, Rewriter& rw) {
+  LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
+  const ir::Node& n = rw.node();
+  const bool shuffle = n.op == ir::internOp("aten.pixel_shuffle.default");
+  auto r = sarg(n, 1).asInt();
+  if (!r || *r <= 0) return Status::error("pixel_shuffle: the factor must be a positive int");
+  const ir::TensorMeta& in = *argMeta(rw, 0);
+  const ir::TensorMeta& out = n.meta();
+  const ir::TensorMeta& big = shuffle ? in : out;  // the (C*r*r, H, W) side
+  const int k = big.rank();
+  const int64_t Cs = big.shape[k - 3] / (*r * *r), H = big.shape[k - 2], W = big.shape[k - 1];
+  const int64_t B = big.shape.numel() / std::max<int64_t>(1, Cs * *r * *r * H * W);
+  Builder b(rw);
+  ValueRef y;
+  if (shuffle) {
+    LS_ASSIGN_OR_RETURN(v, viewAs(b, ref(rw, 0), {B, Cs, *r, *r, H, W}));
+    LS_ASSIGN_OR_RETURN(p, b.op("aten.permute_copy.default", {v, ir::IntList{0, 1, 4, 2, 5, 3}}));
+    LS_ASSIGN_OR_RETURN(o, viewAs(b, p, out.shape.toVector()));
+    y = o;
+  } else {
+    LS_ASSIGN_OR_RETURN(v, viewAs(b, ref(rw, 0), {B, Cs, H, *r, W, *r}));
+    LS_ASSIGN_OR_RETURN(p, b.op("aten.permute_copy.default", {v, ir::IntList{0, 1, 3, 5, 2, 4}}));
+    LS_ASSIGN_OR_RETURN(o, viewAs(b, p, out.shape.toVector()));
+    y = o;
+  }
+  return done(self, rw, y);
+}
+
+/// prelu(x, w) = where(x > 0, x, w * x), w viewed [1, C, 1, ...] (DecomposePreluPass).
+Status decomposePrelu(ArmRewritePass& self, Rewriter& rw) {
+  LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
+  LS_RETURN_IF_ERROR(needTensor(rw, 1, "weight"));
+  const ir::TensorMeta& xm = *argMeta(rw, 0);
+  const ir::TensorMeta& wm = *argMeta(rw, 1);
+  Builder b(rw);
+  ValueRef w = ref(rw, 1);
+  if (xm.rank() >= 2 && wm.shape.numel() > 1) {
+    std::vector<int64_t> s(size_t(xm.rank()), 1);
+    s[1] = xm.shape[1];
+    LS_ASSIGN_OR_RETURN(v, viewAs(b, w, s));
+    w = v;
+  }
+  LS_ASSIGN_OR_RETURN(pos, b.op("aten.gt.Scalar", {ref(rw, 0), 0.0}));
+  LS_ASSIGN_OR_RETURN(scaled, b.op("aten.mul.Tensor", {ref(rw, 0), w}));
+  LS_ASSIGN_OR_RETURN(y, b.op("aten.where.self", {pos, ref(rw, 0), scaled}));
+  return done(self, rw, y);
+}
+
+/// glu(x, dim) = a * sigmoid(b), a and b the halves of x along dim (DecomposeGluPass).
+Status decomposeGlu(ArmRewritePass& self, Rewriter& rw) {
+  LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
+  const ir::TensorMeta& xm = *argMeta(rw, 0);
+  const int dim = wrap(intOr(sarg(rw.node(), 1), -1), xm.rank());
+  const int64_t h = xm.shape[dim] / 2;
+  Builder b(rw);
+  LS_ASSIGN_OR_RETURN(a, b.op("aten.slice_copy.Tensor", {ref(rw, 0), int64_t(dim), int64_t(0), h, int64_t(1)}));
+  LS_ASSIGN_OR_RETURN(g, b.op("aten.slice_copy.Tensor", {ref(rw, 0), int64_t(dim), h, 2 * h, int64_t(1)}));
+  LS_ASSIGN_OR_RETURN(sg, b.op("aten.sigmoid.default", {g}));
+  LS_ASSIGN_OR_RETURN(y, b.op("aten.mul.Tensor", {a, sg}));
+  return done(self, rw, y);
+}
+
+/// logit(x, eps) = log(z * reciprocal(1 - z)), z = clamp(x, eps, 1 - eps) when eps is given
+/// (DecomposeLogitPass).
+Status decomposeLogit(ArmRewritePass& self, Rewriter& rw) {
+  LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
+  Builder b(rw);
+  ValueRef z = ref(rw, 0);
+  if (auto eps = sarg(rw.node(), 1).number()) {
+    LS_ASSIGN_OR_RETURN(c, b.op("aten.clamp.default", {z, *eps, 1.0 - *eps}));
+    z = c;
+  }
+  LS_ASSIGN_OR_RETURN(nz, b.op("aten.neg.default", {z}));
+  LS_ASSIGN_OR_RETURN(om, b.op("aten.add.Tensor", {nz, 1.0}));
+  LS_ASSIGN_OR_RETURN(rc, b.op("aten.reciprocal.default", {om}));
+  LS_ASSIGN_OR_RETURN(q, b.op("aten.mul.Tensor", {z, rc}));
+  LS_ASSIGN_OR_RETURN(y, b.op("aten.log.default", {q}));
+  return done(self, rw, y);
+}
+
+/// Float floor_divide(a, b) and remainder(a, b) = a - floor_divide(a, b) * b
+/// (DecomposeFloorDividePass, DecomposeRemainderPass). TOSA has no float division, so
+/// q = floor(a * reciprocal(b)) can be one off at exact multiples; with r = a - q * b it is
+/// corrected as torch's div_floor computes: q + 1 when r is a whole b or more past zero
+/// (r >= b for b > 0, r <= b for b < 0), q - 1 when r has the other sign than b. Integer
+/// operands are left for the support check to name.
+Status decomposeFloorDivRem(ArmRewritePass& self, Rewriter& rw) {
+  LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
+  const ir::Node& n = rw.node();
+  if (!ir::isFloating(n.meta().dtype)) return Status::ok();
+  const std::string& op = ir::opName(n.op);
+  const bool rem = op.rfind("aten.remainder.", 0) == 0;
+  Builder b(rw);
+  const ir::Arg other = n.args.size() > 1 ? n.args[1] : ir::Arg();
+  const ValueRef a = ref(rw, 0);
+  LS_ASSIGN_OR_RETURN(q0, b.op("aten.div.Tensor", {a, other}));
+  LS_ASSIGN_OR_RETURN(f, b.op("aten.floor.default", {q0}));
+  LS_ASSIGN_OR_RETURN(fb, b.op("aten.mul.Tensor", {f, other}));
+  LS_ASSIGN_OR_RETURN(r, b.op("aten.sub.Tensor", {a, fb}));
+  ValueRef up, down;
+  if (auto v = other.number()) {  // the divisor's sign is known
+    LS_ASSIGN_OR_RETURN(u, b.op(*v > 0 ? "aten.ge.Scalar" : "aten.le.Scalar", {r, *v}));
+    LS_ASSIGN_OR_RETURN(d, b.op(*v > 0 ? "aten.lt.Scalar" : "aten.gt.Scalar", {r, 0.0}));
+    up = u, down = d;
+  } else {
+    LS_ASSIGN_OR_RETURN(pos, b.op("aten.gt.Scalar", {other, 0.0}));
+    LS_ASSIGN_OR_RETURN(geb, b.op("aten.ge.Tensor", {r, other}));
+    LS_ASSIGN_OR_RETURN(leb, b.op("aten.le.Tensor", {r, other}));
+    LS_ASSIGN_OR_RETURN(u, b.op("aten.where.self", {pos, geb, leb}));
+    LS_ASSIGN_OR_RETURN(lt0, b.op("aten.lt.Scalar", {r, 0.0}));
+    LS_ASSIGN_OR_RETURN(gt0, b.op("aten.gt.Scalar", {r, 0.0}));
+    LS_ASSIGN_OR_RETURN(d, b.op("aten.where.self", {pos, lt0, gt0}));
+    up = u, down = d;
+  }
+  LS_ASSIGN_OR_RETURN(f1, b.op("aten.add.Tensor", {f, 1.0}));
+  LS_ASSIGN_OR_RETURN(q1, b.op("aten.where.self", {up, f1, f}));
+  LS_ASSIGN_OR_RETURN(fm1, b.op("aten.sub.Tensor", {q1, 1.0}));
+  LS_ASSIGN_OR_RETURN(q, b.op("aten.where.self", {down, fm1, q1}));
+  if (!rem) return done(self, rw, q);
+  LS_ASSIGN_OR_RETURN(qb, b.op("aten.mul.Tensor", {q, other}));
+  LS_ASSIGN_OR_RETURN(y, b.op("aten.sub.Tensor", {a, qb}));
+  return done(self, rw, y);
+}
+
+/// var / std over dims (all when none) with `correction` (default 1): mean, squared deviations,
+/// sum * 1 / (N - correction), sqrt for std (DecomposeVarPass).
+Status decomposeVar(ArmRewritePass& self, Rewriter& rw) {
+  LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
+  const ir::Node& n = rw.node();
+  const ir::TensorMeta& xm = *argMeta(rw, 0);
+  if (!ir::isFloating(xm.dtype)) return Status::ok();  // left for the support check to name
+  std::vector<int64_t> dims;
+  if (auto l = sarg(n, 1).asIntList()) dims.assign(l->begin(), l->end());
+  else if (auto i = sarg(n, 1).asInt()) dims.push_back(*i);
+  if (dims.empty())
+    for (int d = 0; d < xm.rank(); ++d) dims.push_back(d);
+  int64_t count = 1;
+  for (int64_t& d : dims) d = wrap(d, xm.rank()), count *= xm.shape[int(d)];
+  const double correction = sarg(n, 2).number().value_or(1.0);
+  const bool keepdim = boolOr(sarg(n, 3), false);
+  const bool isStd = n.op == ir::internOp("aten.std.correction");
+  Builder b(rw);
+  LS_ASSIGN_OR_RETURN(mean, b.op("aten.mean.dim", {ref(rw, 0), ir::IntList(dims), true}));
+  LS_ASSIGN_OR_RETURN(d, b.op("aten.sub.Tensor", {ref(rw, 0), mean}));
+  LS_ASSIGN_OR_RETURN(d2, b.op("aten.mul.Tensor", {d, d}));
+  LS_ASSIGN_OR_RETURN(sum, b.op("aten.sum.dim_IntList", {d2, ir::IntList(dims), keepdim}));
+  const double denom = std::max(double(count) - correction, 0.0);
+  LS_ASSIGN_OR_RETURN(var, b.op("aten.mul.Tensor", {sum, denom > 0 ? 1.0 / denom : INFINITY}));
+  if (!isStd) return done(self, rw, var);
+  LS_ASSIGN_OR_RETURN(y, b.op("aten.sqrt.default", {var}));
+  return done(self, rw, y);
+}
+
+/// linalg_vector_norm(x, ord, dim, keepdim): ord 2 sqrt(sum(x * x)), 1 sum(|x|), inf / -inf
+/// amax / amin(|x|), other p pow(sum(pow(|x|, p)), 1 / p) (DecomposeLinalgVectorNormPass).
+Status decomposeVectorNorm(ArmRewritePass& self, Rewriter& rw) {
+  LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
+  const ir::Node& n = rw.node();
+  const ir::TensorMeta& xm = *argMeta(rw, 0);
+  const double ord = sarg(n, 1).number().value_or(2.0);
+  if (ord == 0.0) return Status::ok();  // a count of non-zeros: left for the support check to name
+  std::vector<int64_t> dims;
+  if (auto l = sarg(n, 2).asIntList()) dims.assign(l->begin(), l->end());
+  if (dims.empty())
+    for (int d = 0; d < xm.rank(); ++d) dims.push_back(d);
+  const bool keepdim = boolOr(sarg(n, 3), false);
+  Builder b(rw);
+  ValueRef x = ref(rw, 0);
+  ValueRef y;
+  if (ord == 2.0) {
+    LS_ASSIGN_OR_RETURN(x2, b.op("aten.mul.Tensor", {x, x}));
+    LS_ASSIGN_OR_RETURN(s, b.op("aten.sum.dim_IntList", {x2, ir::IntList(dims), keepdim}));
+    LS_ASSIGN_OR_RETURN(r, b.op("aten.sqrt.default", {s}));
+    y = r;
+  } else {
+    LS_ASSIGN_OR_RETURN(a, b.op("aten.abs.default", {x}));
+    if (std::isinf(ord)) {
+      LS_ASSIGN_OR_RETURN(r, b.op(ord > 0 ? "aten.amax.default" : "aten.amin.default", {a, ir::IntList(dims), keepdim}));
+      y = r;
+    } else if (ord == 1.0) {
+      LS_ASSIGN_OR_RETURN(r, b.op("aten.sum.dim_IntList", {a, ir::IntList(dims), keepdim}));
+      y = r;
+    } else {
+      LS_ASSIGN_OR_RETURN(p, b.op("aten.pow.Tensor_Scalar", {a, ord}));
+      LS_ASSIGN_OR_RETURN(s, b.op("aten.sum.dim_IntList", {p, ir::IntList(dims), keepdim}));
+      LS_ASSIGN_OR_RETURN(r, b.op("aten.pow.Tensor_Scalar", {s, 1.0 / ord}));
+      y = r;
+    }
+  }
+  return done(self, rw, y);
+}
+
+/// clamp_min(x, v) = clamp(x, v, None).
+Status convertClampMin(ArmRewritePass& self, Rewriter& rw) {
+  LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
+  Builder b(rw);
+  LS_ASSIGN_OR_RETURN(y, b.op("aten.clamp.default", {ref(rw, 0), sarg(rw.node(), 1), ir::Arg()}));
+  return done(self, rw, y);
+}
+
+/// cumsum(x, dim) of floats: x with dim moved last, viewed [1, M, L], times the constant
+/// upper-triangular ones [1, L, L] (bmm), viewed and moved back (DecomposeCumsumPass).
+Status decomposeCumsum(ArmRewritePass& self, Rewriter& rw) {
+  LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
+  const ir::Node& n = rw.node();
+  const ir::TensorMeta& xm = *argMeta(rw, 0);
+  if (!ir::isFloating(xm.dtype) || n.meta().dtype != xm.dtype)
+    return Status::ok();  // integer cumsum: left for the support check to name
+  if (xm.rank() == 0) return done(self, rw, ref(rw, 0));
+  const int dim = wrap(intOr(sarg(n, 1), 0), xm.rank());
+  const int64_t L = xm.shape[dim], M = xm.shape.numel() / std::max<int64_t>(1, L);
+  std::vector<int64_t> perm, back(size_t(xm.rank()));
+  std::vector<int64_t> moved;
+  for (int d = 0; d < xm.rank(); ++d)
+    if (d != dim) perm.push_back(d), moved.push_back(xm.shape[d]);
+  perm.push_back(dim);
+  moved.push_back(L);
+  for (size_t i = 0; i < perm.size(); ++i) back[size_t(perm[i])] = int64_t(i);
+  exec::Tensor tri(xm.dtype, Shape{1, L, L});
+  for (int64_t i = 0; i < L; ++i)
+    for (int64_t j = i; j < L; ++j) tri.setDouble(i * L + j, 1.0);
+  Builder b(rw);
+  ValueRef x = ref(rw, 0);
+  if (dim != xm.rank() - 1) {
+    LS_ASSIGN_OR_RETURN(p, b.op("aten.permute_copy.default", {x, ir::IntList(perm)}));
+    x = p;
+  }
+  LS_ASSIGN_OR_RETURN(v, viewAs(b, x, {1, M, L}));
+  LS_ASSIGN_OR_RETURN(mm, b.op("aten.bmm.default", {v, b.tensor(tri, "cumsum_ones")}));
+  LS_ASSIGN_OR_RETURN(vb, viewAs(b, mm, moved));
+  ValueRef y = vb;
+  if (dim != xm.rank() - 1) {
+    LS_ASSIGN_OR_RETURN(p, b.op("aten.permute_copy.default", {y, ir::IntList(back)}));
+    y = p;
+  }
+  return done(self, rw, y);
+}
+
+/// tril(x, k) = where(mask, x, 0) with the constant [R, C] mask col - row <= k (DecomposeTrilPass).
+Status decomposeTril(ArmRewritePass& self, Rewriter& rw) {
+  LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
+  const ir::TensorMeta& xm = *argMeta(rw, 0);
+  const int64_t k = intOr(sarg(rw.node(), 1), 0);
+  const int64_t R = xm.shape[xm.rank() - 2], C = xm.shape[xm.rank() - 1];
+  std::vector<int64_t> ms(size_t(xm.rank()), 1);
+  ms[ms.size() - 2] = R, ms[ms.size() - 1] = C;
+  exec::Tensor mask(DType::Bool, Shape(ms));
+  for (int64_t r = 0; r < R; ++r)
+    for (int64_t c = 0; c < C; ++c) mask.setInt(r * C + c, c - r <= k ? 1 : 0);
+  Builder b(rw);
+  ValueRef zero = b.scalar(xm.dtype, 0.0, xm.rank(), "zero");
+  LS_ASSIGN_OR_RETURN(y, b.op("aten.where.self", {b.tensor(mask, "tril_mask"), ref(rw, 0), zero}));
+  return done(self, rw, y);
+}
+
+/// eye(n[, m]) -> its constant (DecomposeEyePass).
+Status decomposeEye(ArmRewritePass& self, Rewriter& rw) {
+  const ir::TensorMeta& m = rw.node().meta();
+  if (m.rank() != 2) return Status::error("eye: expected a 2-D result");
+  exec::Tensor t(m.dtype, m.shape);
+  for (int64_t i = 0; i < std::min(m.shape[0], m.shape[1]); ++i) t.setDouble(i * m.shape[1] + i, 1.0);
+  Builder b(rw);
+  return done(self, rw, b.tensor(t, "eye"));
+}
+
+/// embedding(w, idx) = index.Tensor(w, [idx]); index_select(x, dim, idx) = index.Tensor(x,
+/// [None] * dim + [idx]): one GATHER each (DecomposeEmbeddingPass, DecomposeIndexSelectToGatherPass).
+Status convertToIndexTensor(ArmRewritePass& self, Rewriter& rw) {
+  const ir::Node& n = rw.node();
+  const bool emb = n.op == ir::internOp("aten.embedding.default");
+  LS_RETURN_IF_ERROR(needTensor(rw, 0, emb ? "weight" : "input"));
+  const size_t ia = emb ? 1 : 2;
+  LS_RETURN_IF_ERROR(needTensor(rw, ia, "indices"));
+  int dim = 0;
+  if (!emb) {
+    auto d = sarg(n, 1).asInt();
+    if (!d) return Status::error("index_select: dim must be an int");
+    dim = wrap(*d, argMeta(rw, 0)->rank());
+  }
+  ir::RefList idx(size_t(dim), ir::ValueRef{});
+  idx.push_back(ref(rw, ia));
+  Builder b(rw);
+  LS_ASSIGN_OR_RETURN(y, b.op("aten.index.Tensor", {ref(rw, 0), ir::Arg(idx)}));
+  return done(self, rw, y);
+}
+
 /// round(x), half to even as torch.round: with fl = floor(x) and frac = x - fl (both exact in
 /// float), the result is fl + 1 when frac > 0.5 or when frac == 0.5 and fl is odd, else fl.
 /// (Upstream's DecomposeRoundPass uses floor(x + 0.5) / ceil(x - 0.5), which rounds ties away
@@ -749,8 +1046,20 @@ Status decomposeFactories(ArmRewritePass& self, Rewriter& rw) {
   const ir::Node& n = rw.node();
   const ir::TensorMeta& om = n.meta();
   Builder b(rw);
-  if (ir::opName(n.op) == "aten.new_zeros.default") {
+  const std::string& op = ir::opName(n.op);
+  if (op == "aten.new_zeros.default" || op == "aten.zeros_like.default") {
     rw.replaceWith(b.tensor(exec::Tensor(om.dtype, om.shape), "zeros"));
+  } else if (op == "aten.ones_like.default" || op == "aten.fill.Scalar" || op == "aten.full_like.default") {
+    // A constant of the output's shape: the input's values are not read.
+    double v = 1.0;
+    if (op != "aten.ones_like.default") {
+      auto num = sarg(n, 1).number();
+      if (!num) return Status::error(fmt::format("{}: the fill value must be a number", op));
+      v = *num;
+    }
+    exec::Tensor t(om.dtype, om.shape);
+    for (int64_t i = 0; i < t.numel(); ++i) t.setDouble(i, v);
+    rw.replaceWith(b.tensor(t, "filled"));
   } else {
     LS_RETURN_IF_ERROR(needTensor(rw, 1, "value"));
     if (argMeta(rw, 1)->numel() != 1) return Status::error("fill.Tensor value must have one element");
@@ -914,6 +1223,29 @@ void registerArmDecompositionPasses(passes::PassRegistry& r) {
           decomposeRound);
   rewrite("DecomposeSumPass", "sum over every dim -> sum.dim_IntList", {"aten.sum.default"}, decomposeSumAll);
   rewrite("DecomposeRsubPass", "rsub(x, other, alpha) -> x * -alpha + other", {"aten.rsub.Scalar"}, decomposeRsub);
+  rewrite("DecomposePixelShufflePass", "pixel_shuffle / pixel_unshuffle -> view + permute + view",
+          {"aten.pixel_shuffle.default", "aten.pixel_unshuffle.default"}, decomposePixelShuffle);
+  rewrite("DecomposePreluPass", "prelu -> where(x > 0, x, w * x)", {"aten.prelu.default"}, decomposePrelu);
+  rewrite("DecomposeGluPass", "glu -> first half * sigmoid(second half)", {"aten.glu.default"}, decomposeGlu);
+  rewrite("DecomposeLogitPass", "logit -> log(z / (1 - z)), z clamped to [eps, 1 - eps]", {"aten.logit.default"},
+          decomposeLogit);
+  rewrite("DecomposeFloorDividePass", "float floor_divide -> floor(a / b)",
+          {"aten.floor_divide.default", "aten.floor_divide.Scalar"}, decomposeFloorDivRem);
+  rewrite("DecomposeRemainderPass", "float remainder -> a - floor(a / b) * b",
+          {"aten.remainder.Tensor", "aten.remainder.Scalar"}, decomposeFloorDivRem);
+  rewrite("DecomposeVarPass", "var / std -> mean, squared deviations, sum / (N - correction) [, sqrt]",
+          {"aten.var.correction", "aten.std.correction"}, decomposeVar);
+  rewrite("DecomposeLinalgVectorNormPass", "linalg_vector_norm -> abs / pow, sum or amax, root",
+          {"aten.linalg_vector_norm.default"}, decomposeVectorNorm);
+  rewrite("ConvertClampMinPass", "clamp_min -> clamp(x, min, None)", {"aten.clamp_min.default"}, convertClampMin);
+  rewrite("DecomposeCumsumPass", "cumsum -> bmm with constant upper-triangular ones", {"aten.cumsum.default"},
+          decomposeCumsum);
+  rewrite("DecomposeTrilPass", "tril -> where(constant mask, x, 0)", {"aten.tril.default"}, decomposeTril);
+  rewrite("DecomposeEyePass", "eye -> constant", {"aten.eye.default", "aten.eye.m"}, decomposeEye);
+  rewrite("DecomposeEmbeddingPass", "embedding -> index.Tensor (one GATHER)", {"aten.embedding.default"},
+          convertToIndexTensor);
+  rewrite("DecomposeIndexSelectToGatherPass", "index_select -> index.Tensor (one GATHER)",
+          {"aten.index_select.default"}, convertToIndexTensor);
   rewrite("DecomposeExpm1Pass", "expm1 -> exp(x) - 1", {"aten.expm1.default"}, decomposeExpm1);
   rewrite("DecomposeLog1pPass", "log1p -> log(x + 1)", {"aten.log1p.default"}, decomposeLog1p);
   rewrite("DecomposeSignPass", "sign -> where(x > 0, 1, where(x < 0, -1, x))", {"aten.sign.default"}, decomposeSign);
@@ -986,8 +1318,10 @@ void registerArmDecompositionPasses(passes::PassRegistry& r) {
   rewrite("DecomposeSliceScatterPass", "slice_scatter -> slices + cat",
           {"aten.slice_scatter.default"}, decomposeSliceScatter);
   rewrite("DecomposeFactoriesPass",
-          "new_zeros -> constant; fill.Tensor -> view + repeat",
-          {"aten.new_zeros.default", "aten.fill.Tensor"}, decomposeFactories);
+          "new_zeros / zeros_like / ones_like / full_like / fill.Scalar -> constant; fill.Tensor -> view + repeat",
+          {"aten.new_zeros.default", "aten.fill.Tensor", "aten.fill.Scalar", "aten.zeros_like.default",
+           "aten.ones_like.default", "aten.full_like.default"},
+          decomposeFactories);
   // Constant folding (core/transforms/constant_folding.h) of shape/layout ops, TOSA shape
   // operands evaluated along: weights get their target layout at compile time.
   r.add("FuseConstantArgsPass", [] {

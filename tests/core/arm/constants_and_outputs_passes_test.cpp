@@ -174,5 +174,49 @@ TEST(ExtractIOQuantizationPass, IntTosaOfARealModelHasInt8InputsAndOutputs) {
   for (const std::string& n : main->outputs) EXPECT_EQ(main->tensor(n)->dtype, "INT8") << n;
 }
 
+TEST(InsertInt32CastsAfterInt64PlaceholdersPass, Int64InputsBecomeInt32AndTheTosaFileIsLegal) {
+  // embedding(w, ids) with int64 token ids: the lowered graph takes int32 ids (TOSA has no
+  // int64), computes what the source computes on the same ids, and its file is legal.
+  test::GraphBuilder b;
+  auto w = b.constant("w", DType::Float32, {10, 4}, std::vector<double>(40, 0.5));
+  auto ids = b.input("ids", DType::Int64, {2, 3});
+  auto e = b.call("aten.embedding.default", {w, ids});
+  b.output({e, b.call("aten.add.Tensor", {ids, int64_t(1)})});
+  const ir::Graph source = b.g;
+  ir::Graph g = source;
+  auto run = [](ir::Graph& h) {
+    InsertInt32CastsAfterInt64PlaceholdersPass p;
+    passes::PassContext ctx;
+    passes::ShouldRun sr = p.shouldRun(h, ctx);
+    if (!sr.run) return passes::PassResult{PassStatus::Skipped, std::string(passes::skipReasonName(sr.reason))};
+    return p.run(h, ctx);
+  };
+  passes::PassResult r = run(g);
+  ASSERT_EQ(r.status, PassStatus::Changed) << r.message;
+  for (const ir::NodePtr& p : g.nodes())
+    if (p->kind == ir::NodeKind::Placeholder) EXPECT_EQ(p->meta(0).dtype, DType::Int32) << p->name;
+  EXPECT_EQ(count(g, "aten._to_copy.default"), 1u);  // int32 -> int32, removed by RemoveNoopClonePass
+  // Skipped when no input is int64.
+  ir::Graph again = g;
+  EXPECT_EQ(run(again).status, PassStatus::Skipped);
+  // The whole pipeline: equivalent to the source (int64 outputs compared as computed in int32),
+  // and the TOSA file has an int32 input.
+  session::SessionConfig c;
+  c.pipeline = "tosa";
+  auto o = session::LoweringSession(c).lower(source, "embedding");
+  ASSERT_TRUE(o.isOk()) << o.message();
+  ASSERT_FALSE(o->failed()) << o->result.failure;
+  verify::VerifyOptions vo;
+  auto ref = verify::Reference::compute(source, vo);
+  ASSERT_TRUE(ref.isOk()) << ref.message();
+  verify::CheckResult cr = ref->check(o->finalGraph);
+  EXPECT_TRUE(cr.semantic.equivalent) << cr.message;
+  auto bytes = io::serializeTosa(o->finalGraph);
+  ASSERT_TRUE(bytes.isOk()) << bytes.message();
+  auto info = io::readTosaBytes(*bytes, "mem.tosa");
+  ASSERT_TRUE(info.isOk()) << info.message();
+  for (const std::string& n : info->mainBlock()->inputs) EXPECT_EQ(info->mainBlock()->tensor(n)->dtype, "INT32") << n;
+}
+
 }  // namespace
 }  // namespace ls::arm
