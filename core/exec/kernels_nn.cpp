@@ -288,8 +288,13 @@ Status linear(KernelCtx& c) {
     const float* bd = floatData(*b, bbuf);
     float* o = out.data<float>();
     const bool scalarBias = b->numel() == 1;
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t j = 0; j < outF; ++j) o[r * outF + j] += bd[scalarBias ? 0 : j];
+    if (scalarBias || (b->rank() == 1 && b->dim(0) == outF)) {
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t j = 0; j < outF; ++j) o[r * outF + j] += bd[scalarBias ? 0 : j];
+    } else {  // a bias of any shape that broadcasts to the output (torch adds it as such)
+      const std::vector<int64_t> os = contiguousStrides(out.shape()), bs = broadcastStrides(b->shape(), out.shape());
+      forEachOffset(out.shape(), {os.data(), bs.data()}, [&](const int64_t* off) { o[off[0]] += bd[off[1]]; });
+    }
   }
   return Status::ok();
 }

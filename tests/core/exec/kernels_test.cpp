@@ -754,6 +754,15 @@ TEST(ReduceKernels, MeanDimKeepdim) {
 // ---------------------------------------------------------------- op-coverage kernels
 // Expected values are torch's (1.13) for the same inputs.
 
+TEST(CoverageKernels, LinearWithABiasOfTheOutputsShape) {
+  // A pipeline-fuzzer finding: a 2-D bias broadcasting to the output was read as [out_features].
+  OneOp t;
+  auto x = t.add("x", F({2, 3}, iota(6)));
+  auto w = t.add("w", F({4, 3}, {0, 0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5, 5.5}));
+  auto b = t.add("b", F({2, 4}, iota(8, -3)));
+  expectValues(t.run("aten.linear.default", {x, w, b})[0], {-0.5, 5.0, 10.5, 16.0, 8.0, 27.0, 46.0, 65.0});
+}
+
 TEST(CoverageKernels, PixelShuffleAndUnshuffle) {
   OneOp t;
   auto x = t.add("x", F({1, 4, 2, 2}, iota(16)));
