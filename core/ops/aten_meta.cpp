@@ -1059,6 +1059,8 @@ Status indexSelect(MetaCtx& c) {
   auto w = wrapDim(d, x->rank());
   if (!w) return c.error("{}: {}", c.argDesc(1), w.message());
   if (i->rank() > 1) return c.error("index_select(): index must be a vector, got {}", ir::toString(i->shape));
+  if (i->dtype != DType::Int64 && i->dtype != DType::Int32)
+    return c.error("index_select(): Expected dtype int32 or int64 for index, got {}", ir::dtypeName(i->dtype));
   Shape s = x->shape;
   if (s.rank() > 0) s[w.value()] = i->numel();
   c.out.push_back(withShape(x->dtype, s));
@@ -1069,6 +1071,8 @@ Status embedding(MetaCtx& c) {
   LS_ASSIGN_OR_RETURN(w, c.tensor(0));
   LS_ASSIGN_OR_RETURN(i, c.tensor(1));
   if (w->rank() != 2) return c.error("embedding weight must be 2-D, got {}", ir::toString(w->shape));
+  if (i->dtype != DType::Int64 && i->dtype != DType::Int32)
+    return c.error("embedding: indices must be int64 or int32, got {}", ir::dtypeName(i->dtype));
   LS_RETURN_IF_ERROR(checkRank(size_t(i->rank() + 1), c));
   Shape s = i->shape;
   s.push(w->shape[1]);
@@ -1084,6 +1088,7 @@ Status gather(MetaCtx& c) {
   if (!w) return c.error("{}: {}", c.argDesc(1), w.message());
   if (i->rank() != x->rank() && !(x->rank() == 0 || i->rank() == 0))
     return c.error("index tensor must have the same number of dimensions as input tensor");
+  if (i->dtype != DType::Int64) return c.error("gather(): Expected dtype int64 for index, got {}", ir::dtypeName(i->dtype));
   c.out.push_back(withShape(x->dtype, i->shape));
   return Status::ok();
 }

@@ -93,6 +93,24 @@ TEST(Elementwise, UnaryFunctionsPromoteIntegersToFloatAndSignKeepsTheDtype) {
   EXPECT_EQ(b.meta("aten.sign.default", {i}), "i32[4]");
 }
 
+TEST(Indexing, IndicesMustBeIntegers) {
+  // torch refuses float indices (a pipeline-fuzzer finding: embedding accepted them).
+  GraphBuilder b;
+  auto w = b.input("w", {10, 4});
+  auto fi = b.input("fi", {3});
+  auto li = b.input("li", DType::Int64, {3});
+  auto ii = b.input("ii", DType::Int32, {3});
+  EXPECT_EQ(b.meta("aten.embedding.default", {w, li}), "f32[3,4]");
+  EXPECT_EQ(b.meta("aten.embedding.default", {w, ii}), "f32[3,4]");
+  EXPECT_NE(b.meta("aten.embedding.default", {w, fi}).find("int64 or int32"), std::string::npos);
+  EXPECT_EQ(b.meta("aten.index_select.default", {w, int64_t(0), ii}), "f32[3,4]");
+  EXPECT_NE(b.meta("aten.index_select.default", {w, int64_t(0), fi}).find("int32 or int64"), std::string::npos);
+  auto gi = b.input("gi", DType::Int64, {2, 4});
+  auto gf = b.input("gf", {2, 4});
+  EXPECT_EQ(b.meta("aten.gather.default", {w, int64_t(0), gi}), "f32[2,4]");
+  EXPECT_NE(b.meta("aten.gather.default", {w, int64_t(0), gf}).find("int64"), std::string::npos);
+}
+
 TEST(Elementwise, WhereNeedsABoolConditionAndLinearABroadcastableBias) {
   // Both found by the pipeline fuzzer: torch rejects these, so must the shape rules.
   GraphBuilder b;
