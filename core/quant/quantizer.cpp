@@ -857,8 +857,11 @@ Status annotateCalibrateConvert(ir::Graph& g, const QuantizeOptions& o, Quantize
   std::vector<QParams> qp(ngroups);
   std::vector<uint8_t> calibrated(ngroups, 0);
   for (size_t r = 0; r < ngroups; ++r)
-    if (ann.uf.find(int(r)) == int(r) && mn[r] <= mx[r]) {
-      qp[r] = affineParams(mn[r], mx[r], o.spec);
+    if (ann.uf.find(int(r)) == int(r)) {
+      // A value that was never finite on the calibration runs (NaN everywhere, say acosh below
+      // 1) gets the range [0, 0]: the smallest scale, every value at the zero point (the
+      // quantize kernels map NaN there too), instead of failing the whole graph.
+      qp[r] = mn[r] <= mx[r] ? affineParams(mn[r], mx[r], o.spec) : affineParams(0.0, 0.0, o.spec);
       calibrated[r] = 1;
     }
 

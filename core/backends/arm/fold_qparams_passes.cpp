@@ -88,6 +88,30 @@ Result<ValueRef> requantize(Builder& b, ValueRef x, const QP& in, const QP& out)
   return rescale(b, x, in.scale / out.scale, in.zp, DType::Int8, out.zp);
 }
 
+/// Two int8 operands RESCALEd to int32 at upstream's common scale (20 bits of headroom below
+/// twice the larger scale), for add/sub, minimum/maximum and comparisons.
+struct CommonInt32 {
+  ValueRef a, c;
+  double scale;
+};
+Result<CommonInt32> commonInt32(Builder& b, const DqIn& a, const DqIn& c) {
+  const double common = 2.0 * std::max(a.qp.scale, c.qp.scale) / double(1 << 20);
+  LS_ASSIGN_OR_RETURN(ra, rescale(b, a.src, a.qp.scale / common, a.qp.zp, DType::Int32, 0));
+  LS_ASSIGN_OR_RETURN(rc, rescale(b, c.src, c.qp.scale / common, c.qp.zp, DType::Int32, 0));
+  return CommonInt32{ra, rc, common};
+}
+/// An int8 operand scaled by |factor| and the number v at one common int32 scale: v becomes an
+/// int32 constant (nullopt when it does not fit), for the scalar forms.
+Result<std::optional<CommonInt32>> commonInt32(Builder& b, const DqIn& a, double factor, double v,
+                                               std::string_view hint) {
+  const double sa = a.qp.scale * std::abs(factor);
+  const double common = 2.0 * std::max(sa, std::abs(v) / 127.0) / double(1 << 20);
+  const double vi = std::round(v / common);
+  if (std::abs(vi) > 2147483647.0) return std::optional<CommonInt32>{};
+  LS_ASSIGN_OR_RETURN(ra, rescale(b, a.src, sa / common, a.qp.zp, DType::Int32, 0));
+  return std::optional<CommonInt32>{CommonInt32{ra, b.scalar(DType::Int32, vi, b.meta(ra).rank(), hint), common}};
+}
+
 /// CLAMP in the quantised domain of `out` for float bounds [lo, hi] (always within qmin/qmax).
 Result<ValueRef> clampQ(Builder& b, ValueRef x, const Act& a, const QP& out) {
   // Each bound quantised and clamped to [qmin, qmax] (what quantizing the float result gives:
@@ -438,12 +462,9 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
     auto a = m.dqInput(n.args[0]), c = m.dqInput(n.args[1]);
     if (!a || !c) return std::optional<ValueRef>{};
     if (!matchRanks(b, *a, *c)) return std::optional<ValueRef>{};
-    // Common int32 scale with 20 bits of headroom below 2 * max(s_a, s_b) (upstream).
-    const double common = 2.0 * std::max(a->qp.scale, c->qp.scale) / double(1 << 20);
-    LS_ASSIGN_OR_RETURN(ra, rescale(b, a->src, a->qp.scale / common, a->qp.zp, DType::Int32, 0));
-    LS_ASSIGN_OR_RETURN(rc, rescale(b, c->src, c->qp.scale / common, c->qp.zp, DType::Int32, 0));
-    LS_ASSIGN_OR_RETURN(s, b.op(sub ? "tosa.SUB" : "tosa.ADD", {ra, rc}));
-    LS_ASSIGN_OR_RETURN(y, rescale(b, s, common / out.scale, 0, DType::Int8, out.zp));
+    LS_ASSIGN_OR_RETURN(k, commonInt32(b, *a, *c));
+    LS_ASSIGN_OR_RETURN(s, b.op(sub ? "tosa.SUB" : "tosa.ADD", {k.a, k.c}));
+    LS_ASSIGN_OR_RETURN(y, rescale(b, s, k.scale / out.scale, 0, DType::Int8, out.zp));
     LS_ASSIGN_OR_RETURN(r, withActivation(b, y, act, out));
     bump(add_);
     return std::optional<ValueRef>{r};
@@ -485,20 +506,14 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
     ValueRef lhs, rhs;
     if (auto v = n.args[1].number()) {
       if (!std::isfinite(*v)) return std::optional<ValueRef>{};
-      const double common = 2.0 * std::max(a->qp.scale, std::abs(*v) / 127.0) / double(1 << 20);
-      const double vi = std::round(*v / common);
-      if (std::abs(vi) > 2147483647.0) return std::optional<ValueRef>{};
-      LS_ASSIGN_OR_RETURN(ra, rescale(b, a->src, a->qp.scale / common, a->qp.zp, DType::Int32, 0));
-      lhs = ra;
-      rhs = b.scalar(DType::Int32, vi, b.meta(ra).rank(), "other");
+      LS_ASSIGN_OR_RETURN(k, commonInt32(b, *a, 1.0, *v, "other"));
+      if (!k) return std::optional<ValueRef>{};
+      lhs = k->a, rhs = k->c;
     } else {
       auto c = m.dqInput(n.args[1]);
       if (!c || !matchRanks(b, *a, *c)) return std::optional<ValueRef>{};
-      const double common = 2.0 * std::max(a->qp.scale, c->qp.scale) / double(1 << 20);
-      LS_ASSIGN_OR_RETURN(ra, rescale(b, a->src, a->qp.scale / common, a->qp.zp, DType::Int32, 0));
-      LS_ASSIGN_OR_RETURN(rc, rescale(b, c->src, c->qp.scale / common, c->qp.zp, DType::Int32, 0));
-      lhs = ra;
-      rhs = rc;
+      LS_ASSIGN_OR_RETURN(k, commonInt32(b, *a, *c));
+      lhs = k.a, rhs = k.c;
     }
     const bool swap = op.rfind("aten.lt.", 0) == 0 || op.rfind("aten.le.", 0) == 0;
     LS_ASSIGN_OR_RETURN(r, b.op(tosaOp, {swap ? rhs : lhs, swap ? lhs : rhs}, {}, n.name));
@@ -538,14 +553,10 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
     auto v = n.args[1].number();
     const double alpha = sarg(n, 2).number().value_or(1.0);
     if (!a || !v || !std::isfinite(*v) || !std::isfinite(alpha) || alpha == 0.0) return std::optional<ValueRef>{};
-    const double sa = a->qp.scale * std::abs(alpha);
-    const double common = 2.0 * std::max(sa, std::abs(*v) / 127.0) / double(1 << 20);
-    const double ci = std::round(*v / common);
-    if (std::abs(ci) > 2147483647.0) return std::optional<ValueRef>{};
-    LS_ASSIGN_OR_RETURN(ra, rescale(b, a->src, sa / common, a->qp.zp, DType::Int32, 0));
-    const ValueRef c = b.scalar(DType::Int32, ci, b.meta(ra).rank(), "other");
-    LS_ASSIGN_OR_RETURN(s, alpha > 0 ? b.op("tosa.SUB", {c, ra}) : b.op("tosa.ADD", {ra, c}));
-    LS_ASSIGN_OR_RETURN(y, rescale(b, s, common / out.scale, 0, DType::Int8, out.zp));
+    LS_ASSIGN_OR_RETURN(k, commonInt32(b, *a, alpha, *v, "other"));
+    if (!k) return std::optional<ValueRef>{};
+    LS_ASSIGN_OR_RETURN(s, alpha > 0 ? b.op("tosa.SUB", {k->c, k->a}) : b.op("tosa.ADD", {k->a, k->c}));
+    LS_ASSIGN_OR_RETURN(y, rescale(b, s, k->scale / out.scale, 0, DType::Int8, out.zp));
     LS_ASSIGN_OR_RETURN(r, withActivation(b, y, act, out));
     bump(add_);
     return std::optional<ValueRef>{r};
@@ -572,11 +583,9 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
     auto a = m.dqInput(n.args[0]), c = m.dqInput(n.args[1]);
     if (!a || !c) return std::optional<ValueRef>{};
     if (!matchRanks(b, *a, *c)) return std::optional<ValueRef>{};
-    const double common = 2.0 * std::max(a->qp.scale, c->qp.scale) / double(1 << 20);
-    LS_ASSIGN_OR_RETURN(ra, rescale(b, a->src, a->qp.scale / common, a->qp.zp, DType::Int32, 0));
-    LS_ASSIGN_OR_RETURN(rc, rescale(b, c->src, c->qp.scale / common, c->qp.zp, DType::Int32, 0));
-    LS_ASSIGN_OR_RETURN(s, b.op(isMax ? "tosa.MAXIMUM" : "tosa.MINIMUM", {ra, rc}));
-    LS_ASSIGN_OR_RETURN(y, rescale(b, s, common / out.scale, 0, DType::Int8, out.zp));
+    LS_ASSIGN_OR_RETURN(k, commonInt32(b, *a, *c));
+    LS_ASSIGN_OR_RETURN(s, b.op(isMax ? "tosa.MAXIMUM" : "tosa.MINIMUM", {k.a, k.c}));
+    LS_ASSIGN_OR_RETURN(y, rescale(b, s, k.scale / out.scale, 0, DType::Int8, out.zp));
     LS_ASSIGN_OR_RETURN(r, withActivation(b, y, act, out));
     bump(minMax_);
     return std::optional<ValueRef>{r};
@@ -622,12 +631,10 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
     auto alpha = sarg(n, 2).number();
     if (!a || !v || !std::isfinite(*v)) return std::optional<ValueRef>{};
     const double c = (sub ? -1.0 : 1.0) * *v * (alpha ? *alpha : 1.0);
-    const double common = 2.0 * std::max(a->qp.scale, std::abs(c) / 127.0) / double(1 << 20);
-    const double ci = std::round(c / common);
-    if (std::abs(ci) > 2147483647.0) return std::optional<ValueRef>{};
-    LS_ASSIGN_OR_RETURN(ra, rescale(b, a->src, a->qp.scale / common, a->qp.zp, DType::Int32, 0));
-    LS_ASSIGN_OR_RETURN(s, b.op("tosa.ADD", {ra, b.scalar(DType::Int32, ci, b.meta(ra).rank(), "addend")}));
-    LS_ASSIGN_OR_RETURN(y, rescale(b, s, common / out.scale, 0, DType::Int8, out.zp));
+    LS_ASSIGN_OR_RETURN(k, commonInt32(b, *a, 1.0, c, "addend"));
+    if (!k) return std::optional<ValueRef>{};
+    LS_ASSIGN_OR_RETURN(s, b.op("tosa.ADD", {k->a, k->c}));
+    LS_ASSIGN_OR_RETURN(y, rescale(b, s, k->scale / out.scale, 0, DType::Int8, out.zp));
     LS_ASSIGN_OR_RETURN(r, withActivation(b, y, act, out));
     bump(add_);
     return std::optional<ValueRef>{r};

@@ -136,6 +136,21 @@ exec::CompareResult compareRuns(const ir::Graph& before, const ir::Graph& after,
   return exec::compareOutputs(*b, *a);
 }
 
+/// No call node of `g` computes in float, `g` verifies, and on seeded inputs it is within
+/// `maxSteps` quantisation steps of `before` (the fake-quantised source).
+void expectIntegerWithin(const ir::Graph& before, const ir::Graph& g, int maxSteps) {
+  for (const ir::NodePtr& p : g.nodes())
+    if (p->isCall()) {
+      EXPECT_FALSE(ir::isFloating(p->meta().dtype)) << p->name << " computes in float";
+    }
+  Status st = passes::VerifierInstrumentation::verifyGraph(g);
+  EXPECT_TRUE(st.isOk()) << st.message();
+  for (uint64_t seed : {1, 2, 3, 4}) {
+    exec::CompareResult c = compareRuns(before, g, seed);
+    EXPECT_LE(c.maxSteps, maxSteps) << c.message;
+  }
+}
+
 TEST(FoldAndAnnotateQParamsPass, FoldsQdqIntoIntegerTosaWithQParams) {
   ir::Graph g = quantizedBlock();
   ir::Graph before = g;
@@ -305,16 +320,7 @@ TEST(FoldAndAnnotateQParamsPass, MinMaxNegAbsAndScalarFormsInInteger) {
   for (const char* op : {"tosa.MINIMUM", "tosa.MAXIMUM"})
     for (ir::NodeId id : g.nodesOfOp(ir::internOp(op))) EXPECT_EQ(g.node(id).meta().dtype, DType::Int32) << op;
   for (ir::NodeId id : g.nodesOfOp(ir::internOp("tosa.NEGATE"))) EXPECT_EQ(g.node(id).meta().dtype, DType::Int8);
-  for (const ir::NodePtr& p : g.nodes())
-    if (p->isCall()) {
-      EXPECT_FALSE(ir::isFloating(p->meta().dtype)) << p->name << " computes in float";
-    }
-  Status st = passes::VerifierInstrumentation::verifyGraph(g);
-  EXPECT_TRUE(st.isOk()) << st.message();
-  for (uint64_t seed : {1, 2, 3, 4}) {
-    exec::CompareResult c = compareRuns(before, g, seed);
-    EXPECT_LE(c.maxSteps, 1) << c.message;
-  }
+  expectIntegerWithin(before, g, 1);
 }
 
 TEST(FoldAndAnnotateQParamsPass, ComparisonsInInt32AndWhereAsInt8Select) {
@@ -349,16 +355,7 @@ TEST(FoldAndAnnotateQParamsPass, ComparisonsInInt32AndWhereAsInt8Select) {
       EXPECT_EQ(g.meta(*g.node(id).args[0].ref()).dtype, DType::Int32) << op;
     }
   for (ir::NodeId id : g.nodesOfOp(ir::internOp("tosa.SELECT"))) EXPECT_EQ(g.node(id).meta().dtype, DType::Int8);
-  for (const ir::NodePtr& p : g.nodes())
-    if (p->isCall()) {
-      EXPECT_FALSE(ir::isFloating(p->meta().dtype)) << p->name << " computes in float";
-    }
-  Status st = passes::VerifierInstrumentation::verifyGraph(g);
-  EXPECT_TRUE(st.isOk()) << st.message();
-  for (uint64_t seed : {1, 2, 3, 4}) {
-    exec::CompareResult c = compareRuns(before, g, seed);
-    EXPECT_EQ(c.maxSteps, 0) << c.message;  // bools identical, the select exact
-  }
+  expectIntegerWithin(before, g, 0);  // bools identical, the select exact
 }
 
 TEST(FoldAndAnnotateQParamsPass, AddmmWithAnInOutWeightPerChannelAlongDim1) {
@@ -387,14 +384,7 @@ TEST(FoldAndAnnotateQParamsPass, AddmmWithAnInOutWeightPerChannelAlongDim1) {
   ASSERT_EQ(o.result.status, PassStatus::Changed) << o.result.message;
   EXPECT_EQ(count(g, "aten.addmm.default"), 0u);
   EXPECT_EQ(count(g, "tosa.MATMUL"), 1u);
-  for (const ir::NodePtr& p : g.nodes())
-    if (p->isCall()) {
-      EXPECT_FALSE(ir::isFloating(p->meta().dtype)) << p->name << " computes in float";
-    }
-  for (uint64_t seed : {1, 2, 3}) {
-    exec::CompareResult c = compareRuns(before, g, seed);
-    EXPECT_LE(c.maxSteps, 1) << c.message;
-  }
+  expectIntegerWithin(before, g, 1);
 }
 
 TEST(FoldAndAnnotateQParamsPass, PoolsWithUnreadRowsAndCountedPaddingInInteger) {
@@ -426,14 +416,7 @@ TEST(FoldAndAnnotateQParamsPass, PoolsWithUnreadRowsAndCountedPaddingInInteger) 
       ASSERT_NE(pad, nullptr) << op;
       EXPECT_EQ(*pad, (ir::IntList{0, 0, 0, 0})) << op;
     }
-  for (const ir::NodePtr& p : g.nodes())
-    if (p->isCall()) {
-      EXPECT_FALSE(ir::isFloating(p->meta().dtype)) << p->name << " computes in float";
-    }
-  for (uint64_t seed : {1, 2, 3}) {
-    exec::CompareResult c = compareRuns(before, g, seed);
-    EXPECT_LE(c.maxSteps, 1) << c.message;
-  }
+  expectIntegerWithin(before, g, 1);
 }
 
 TEST(FoldAndAnnotateQParamsPass, Conv1dRunsAsInt8Conv2dOfHeightOne) {

@@ -128,6 +128,24 @@ TEST(Quantizer, NegSharesItsInputsQParamsAndScalarFormsAreAnnotated) {
   EXPECT_EQ(q.args[2].number(), dq->args[2].number());
 }
 
+TEST(Quantizer, AValueNeverFiniteOnCalibrationGetsTheZeroRange) {
+  // A pipeline-fuzzer finding: linear read a value that is NaN on every calibration run
+  // (sqrt of a negative); its bias then had "no calibrated scale" and the graph failed.
+  test::GraphBuilder b;
+  auto x = b.input("x", {2, 4});
+  auto a = b.call("aten.abs.default", {x});
+  auto n = b.call("aten.neg.default", {a});
+  auto m = b.call("aten.sub.Tensor", {n, 1.0});
+  auto r = b.call("aten.sqrt.default", {m});
+  auto y = b.call("aten.linear.default", {r, param(b, "fc.weight", {3, 4}), param(b, "fc.bias", {3})}, {}, "fc");
+  b.output({y});
+  ir::Graph g = b.g;
+  auto rep = quantizeGraph(g);
+  ASSERT_TRUE(rep.isOk()) << rep.message();
+  EXPECT_EQ(rep->int32Biases, 1u);
+  EXPECT_TRUE(passes::VerifierInstrumentation::verifyGraph(g).isOk());
+}
+
 TEST(Quantizer, WeightsArePerChannelSymmetricInt8AndBiasIsInt32WithDerivedScale) {
   ir::Graph fp = smallGraph();
   exec::materializeConstants(fp);
