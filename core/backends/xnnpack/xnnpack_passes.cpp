@@ -178,9 +178,10 @@ Status FuseActivationPass::transform(GraphEditor& ed) {
     double lo = 0.0, hi = kInf;
     if (isOp(a, "aten.hardtanh.default")) {
       auto l = numberArg(a, 1, "min_val", -1.0), h = numberArg(a, 2, "max_val", 1.0);
-      if (!l || !h) continue;
+      if (!l || !h || std::isnan(*l) || std::isnan(*h)) continue;
       lo = *l;
       hi = *h;
+      if (lo > hi) lo = hi;  // torch: min_val > max_val gives max_val everywhere
     }
     const ir::Node* p = g.find(a.args[0].ref()->node);
     if (!p || !p->isCall() || p->outputs.size() != 1 || userCount(g, p->id) != 1 || !allowedToTransform(*p)) continue;

@@ -357,6 +357,25 @@ TEST(FuseActivation, ReluOnAddAndClampOfClamp) {
   EXPECT_TRUE(v.diff.equivalent) << v.diff.message;
 }
 
+TEST(FuseActivation, HardtanhWithMinAboveMaxIsMaxEverywhere) {
+  // A pipeline-fuzzer finding: hardtanh(x, 1.5, 1.0) (torch: 1.0 everywhere) was fused into an
+  // output clamp [1.5, 1], which the fused op rejects as empty.
+  test::GraphBuilder b;
+  auto x = b.input("x", {1, 6});
+  auto y = b.input("y", {1, 6});
+  auto a = b.call("aten.add.Tensor", {x, y});
+  b.output({b.call("aten.hardtanh.default", {a, f(1.5), f(1.0)})});
+  const ir::Graph src = b.g;
+  ir::Graph g = b.g;
+  xnnpack::FuseActivationPass p;
+  ASSERT_EQ(runOne(p, g).status, PassStatus::Changed);
+  const ir::Node& fused = g.node(a.node);
+  EXPECT_DOUBLE_EQ(*fused.kwarg("output_min")->number(), 1.0);
+  EXPECT_DOUBLE_EQ(*fused.kwarg("output_max")->number(), 1.0);
+  auto v = test::verifyLowering(src, g);
+  EXPECT_TRUE(v.diff.equivalent) << v.diff.message;
+}
+
 TEST(DecomposeBatchNorm, NormAfterAddBecomesDepthwiseConv) {
   test::GraphBuilder b;
   auto x = b.input("x", {1, 3, 5, 5});
