@@ -594,6 +594,26 @@ Status decomposeTril(ArmRewritePass& self, Rewriter& rw) {
   return done(self, rw, y);
 }
 
+/// flip(x, dims) -> one TOSA REVERSE per (distinct) dim (DecomposeFlipPass). After the INT
+/// fold, so a quantised flip is reversed on its int8 values.
+Status decomposeFlip(ArmRewritePass& self, Rewriter& rw) {
+  LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
+  const ir::TensorMeta& xm = *argMeta(rw, 0);
+  const ir::IntList* dims = sarg(rw.node(), 1).asIntList();
+  if (!dims) return Status::error("flip: dims must be an int list");
+  Builder b(rw);
+  ValueRef y = ref(rw, 0);
+  uint32_t seen = 0;
+  for (int64_t d : *dims) {
+    const int w = wrap(d, xm.rank());
+    if (xm.rank() == 0 || (seen & (1u << w))) continue;
+    seen |= 1u << w;
+    LS_ASSIGN_OR_RETURN(r, b.op("tosa.REVERSE", {y}, {{"axis", int64_t(w)}}));
+    y = r;
+  }
+  return done(self, rw, y);
+}
+
 /// eye(n[, m]) -> its constant (DecomposeEyePass).
 Status decomposeEye(ArmRewritePass& self, Rewriter& rw) {
   const ir::TensorMeta& m = rw.node().meta();
@@ -1241,6 +1261,7 @@ void registerArmDecompositionPasses(passes::PassRegistry& r) {
   rewrite("DecomposeCumsumPass", "cumsum -> bmm with constant upper-triangular ones", {"aten.cumsum.default"},
           decomposeCumsum);
   rewrite("DecomposeTrilPass", "tril -> where(constant mask, x, 0)", {"aten.tril.default"}, decomposeTril);
+  rewrite("DecomposeFlipPass", "flip -> one REVERSE per dim", {"aten.flip.default"}, decomposeFlip);
   rewrite("DecomposeEyePass", "eye -> constant", {"aten.eye.default", "aten.eye.m"}, decomposeEye);
   rewrite("DecomposeEmbeddingPass", "embedding -> index.Tensor (one GATHER)", {"aten.embedding.default"},
           convertToIndexTensor);

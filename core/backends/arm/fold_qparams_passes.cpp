@@ -984,7 +984,7 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
         "aten.cat.default",            "aten.clone.default",
         "aten.select_copy.int",        "aten.expand_copy.default",    "aten.repeat.default",
         "aten.flatten.using_ints",     "aten.pixel_shuffle.default",  "aten.pixel_unshuffle.default",
-        "aten.constant_pad_nd.default",
+        "aten.constant_pad_nd.default", "aten.flip.default",
         "aten.amax.default",           "aten.amin.default"};
     const std::string& op = ir::opName(n.op);
     if (std::find(kMove.begin(), kMove.end(), op) == kMove.end()) return std::optional<ValueRef>{};

@@ -218,6 +218,10 @@ std::vector<PassCase> cases() {
          return b.call("aten.add.Tensor", {x, b.call("aten.zeros_like.default", {x})});
        },
        nullptr, 0.0},
+      {"DecomposeFlipPass", "aten.flip.default",
+       [](test::GraphBuilder& b) { return b.call("aten.flip.default", {b.input("x", {2, 3, 4}), IntList{0, -1}}); },
+       [](const ir::Graph&, const ir::Graph& g) { EXPECT_EQ(opCount(g, "tosa.REVERSE"), 2u); },
+       0.0},
       {"DecomposeExpm1Pass", "aten.expm1.default",
        [](test::GraphBuilder& b) {
          return b.call("aten.expm1.default", {b.constant("x", DType::Float32, {8}, {-3.0, -1.0, -0.2, 0.0, 0.01, 0.5, 1.0, 2.5})});
