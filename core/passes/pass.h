@@ -126,6 +126,9 @@ class Pass {
   const Applicability& applicability() const { return applicability_; }
   /// True when the pass honours the per-node "disallow transform" flag.
   bool checksAllowedToTransform() const { return checkAllowed_; }
+  /// Makes the pass honour the flag (a pass run as part of the quantizer's transform for
+  /// annotation must leave the nodes configured to stay float as they are).
+  void honourDisallowFlag() { checkAllowed_ = true; }
   /// Default: a node may be transformed unless it carries kFlagDisallowTransform (only when
   /// the pass checks the flag).
   virtual bool allowedToTransform(const ir::Node& n) const;

@@ -44,6 +44,10 @@ struct PipelineDef {
   std::string name;
   std::string description;
   std::vector<std::string> passes;
+  /// The backend's part of the quantizer's transform for annotation (upstream's
+  /// transform_for_annotation_pipeline): registered passes run on the float graph, before the
+  /// built-in decompositions, before an INT-profile run annotates it.
+  std::vector<std::string> annotationPasses = {};
 };
 
 class PipelineRegistry {

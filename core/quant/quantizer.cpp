@@ -68,7 +68,7 @@ bool isOneToOne(std::string_view op) {
                  "aten.sin.default", "aten.cos.default", "aten.tan.default", "aten.sinh.default", "aten.cosh.default",
                  "aten.asin.default", "aten.acos.default", "aten.atan.default", "aten.asinh.default",
                  "aten.acosh.default", "aten.atanh.default", "aten.expm1.default", "aten.log1p.default",
-                 "aten.sign.default", "aten.elu.default"});
+                 "aten.sign.default", "aten.elu.default", "aten.sqrt.default"});
 }
 bool isSharedInput(std::string_view op) {
   return in(op, {"aten.squeeze.default", "aten.squeeze_copy.default", "aten.squeeze_copy.dim", "aten.squeeze.dim",
@@ -661,16 +661,19 @@ class QuantizePt2ePass : public passes::Pass {
   size_t annotated_, observers_, qdq_, weights_, biases_, folded_, calib_;
 };
 
-/// The transform-for-annotation part of the quantizer's run: the flag pass, the built-in
-/// decompositions, then the extra passes by name.
+/// The transform-for-annotation part of the quantizer's run: the flag pass, the extra passes
+/// by name, then the built-in decompositions.
 Status addTfaPasses(passes::PassManager& pm, const QuantizeOptions& o, QuantizeReport& report) {
   pm.add(std::make_unique<SetDisallowTfaForNodesPass>(o, report));
-  for (auto& p : builtinTfaPasses()) pm.add(std::move(p));
+  // The extra (backend) passes first: what they emit (var's mean, say) is then decomposed by
+  // the built-in passes as upstream's order has it.
   for (const std::string& name : o.extraTfaPasses) {
     auto p = passes::PassRegistry::instance().create(name);
     if (!p) return Status::error(fmt::format("transform for annotation: unknown pass '{}'", name));
+    p->honourDisallowFlag();
     pm.add(std::move(p));
   }
+  for (auto& p : builtinTfaPasses()) pm.add(std::move(p));
   return Status::ok();
 }
 

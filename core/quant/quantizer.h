@@ -61,7 +61,8 @@ struct QuantizeOptions {
   /// weight in a mul, its bias in an add) int8 constants feeding dequantize_per_tensor.
   /// false: float constant -> quantize_per_channel / quantize_per_tensor -> dequantize.
   bool foldWeightQuantize = true;
-  /// Extra transform-for-annotation passes by registered name, run after the built-in ones.
+  /// Extra transform-for-annotation passes by registered name, run before the built-in ones (so
+  /// the built-ins decompose what they emit).
   std::vector<std::string> extraTfaPasses;
 };
 
@@ -109,7 +110,7 @@ inline constexpr const char* kQuantizePipelineName = "quantize-pt2e";
 ///
 /// The steps run as passes of a PassManager (pipeline kQuantizePipelineName, INT profile,
 /// structural verifier after every changed pass): SetDisallowTfaForNodesPass, the
-/// transform-for-annotation decompositions (and extraTfaPasses), FuseBatchNorm2dPass (when
+/// transform-for-annotation decompositions (extraTfaPasses first), FuseBatchNorm2dPass (when
 /// foldBatchNorm), DecomposeBatchNormNoStatsPass, QuantizePt2ePass (annotate, calibrate,
 /// convert). `instrumentations` observe that run like any pipeline's (a TraceRecorder there
 /// records the quantizer's changes pass by pass; LoweringSession does this).

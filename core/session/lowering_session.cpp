@@ -52,6 +52,8 @@ Result<Prepared> LoweringSession::prepare(ir::Graph g) const {
       } else {
         quant::QuantizeOptions o;
         o.seed = cfg_.seed;
+        if (const passes::PipelineDef* def = passes::PipelineRegistry::instance().find(cfg_.pipeline))
+          o.extraTfaPasses = def->annotationPasses;
         trace::TraceRecorder recorder;
         std::vector<passes::Instrumentation*> instr;
         if (cfg_.recordTrace) instr.push_back(&recorder);

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <optional>
 
 #include "core/exec/tensor.h"
@@ -311,8 +312,9 @@ Result<bool> decomposeDiv(Rewriter& rw, const DecomposeOptions& o) {
   if (!supportedDtype(t, o)) return unsupported(o, fmt::format("division of a {} tensor", ir::dtypeName(t)));
   const ir::Arg& b = ops::schemaArg(n, 1);
   if (auto v = b.number()) {
-    if (*v == 0.0) return unsupported(o, "division by a literal 0");
-    LS_ASSIGN_OR_RETURN(mul, nb.op("aten.mul.Tensor", {a, 1.0 / *v}, {}, hint(rw, o, "mul")));
+    // x / +-0 is x * +-inf exactly in IEEE arithmetic (+-inf, or NaN for 0 and NaN).
+    const double r = *v == 0.0 ? std::copysign(INFINITY, *v) : 1.0 / *v;
+    LS_ASSIGN_OR_RETURN(mul, nb.op("aten.mul.Tensor", {a, r}, {}, hint(rw, o, "mul")));
     rw.replaceWith(mul);
     return true;
   }

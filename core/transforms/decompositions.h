@@ -32,7 +32,7 @@ struct DecomposeOptions {
   /// any floating dtype is.
   bool float32Only = false;
   /// A node the decomposition does not cover (unsupported dtype, rounding-mode or integer
-  /// division, division by a literal 0, an explicit mean dtype, an empty reduction) fails the
+  /// division, an explicit mean dtype, an empty reduction) fails the
   /// pass (Arm: it could not be lowered); false keeps the node as it is.
   bool rejectUnsupported = true;
   /// Emitted nodes are named after the decomposed node ("silu_3_sigmoid") instead of their op
@@ -64,7 +64,7 @@ Result<bool> decomposeGroupNorm(passes::Rewriter& rw, const DecomposeOptions& o)
 /// The numerically stable form: softmax -> exp(x - amax(x)) * reciprocal(sum(exp(x - amax(x)))),
 /// log_softmax -> (x - amax(x)) - log(sum(exp(x - amax(x)))) (see decompositions.cpp for why).
 Result<bool> decomposeSoftmax(passes::Rewriter& rw, const DecomposeOptions& o);
-/// div(a, b) -> mul(a, reciprocal(b)); a number divisor becomes mul(a, 1 / b).
+/// div(a, b) -> mul(a, reciprocal(b)); a number divisor becomes mul(a, 1 / b) (+-inf for +-0).
 Result<bool> decomposeDiv(passes::Rewriter& rw, const DecomposeOptions& o);
 
 // ---- the passes ----

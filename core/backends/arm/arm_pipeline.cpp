@@ -65,6 +65,12 @@ std::vector<std::string> cleanupSuffix() {
 
 }  // namespace
 
+/// Upstream's transform for annotation decomposes these before quantizing, so each part gets
+/// its own qparams and lowers to integer TOSA (var and norms to sums, squares and a sqrt TABLE).
+static std::vector<std::string> annotationPasses() {
+  return {"DecomposeVarPass", "DecomposeLinalgVectorNormPass", "DecomposeGluPass", "DecomposeLogitPass"};
+}
+
 void registerArmPipelines(passes::PipelineRegistry& r) {
   std::vector<std::string> tosa = commonPrefix();
   tosa.push_back("ToTosaMemoryFormatPass");
@@ -72,14 +78,14 @@ void registerArmPipelines(passes::PipelineRegistry& r) {
   r.add({"tosa",
          "Arm TOSA lowering (FP; INT passes gated by profile): ATen decompositions, ATen -> TOSA, "
          "ToTosaMemoryFormatPass (NHWC regions, boundary TRANSPOSEs) + FuseTosaTransposesPass, cleanup",
-         tosa});
+         tosa, annotationPasses()});
   std::vector<std::string> perm = commonPrefix();
   perm.push_back("PropagateTransposesPass");
   for (auto& p : cleanupSuffix()) perm.push_back(p);
   r.add({"tosa-permute",
          "Arm TOSA lowering with upstream's newer memory-format strategy: permutes around NHWC-only ops, "
          "then permute propagation (PropagateTransposesPass) and cancellation (FuseTosaTransposesPass)",
-         perm});
+         perm, annotationPasses()});
 }
 
 }  // namespace ls::arm

@@ -58,7 +58,8 @@ const std::vector<TableOp>& tableOps() {
       {"aten.atanh.default", "atanh"},
       {"aten.expm1.default", "expm1"},
       {"aten.log1p.default", "log1p"},
-      {"aten.sign.default", "sign"}};
+      {"aten.sign.default", "sign"},
+      {"aten.sqrt.default", "sqrt"}};
   return t;
 }
 
