@@ -153,6 +153,34 @@ TEST(LoweringSession, IntProfileQuantizesAFloatGraphOnceWithTheSeedAndLeavesAQua
   EXPECT_FALSE(fp->quantized);
 }
 
+TEST(LoweringSession, ThePipelinesAnnotationPassesRunInTheQuantizerSoVarLowersToIntegers) {
+  // var has no integer lowering of its own: the tosa pipeline's annotation passes decompose it
+  // before annotation (as upstream's transform_for_annotation does), so each part is quantised.
+  test::GraphBuilder b;
+  auto x = b.input("x", {2, 5, 3});
+  b.output({b.call("aten.var.correction", {x, ir::IntList{1}}, {{"keepdim", true}})});
+  session::SessionConfig c;
+  c.pipeline = "tosa";
+  c.profile = Profile::INT;
+  c.target = Target::U55;
+  auto prepared = session::LoweringSession(c).prepare(b.g);
+  ASSERT_TRUE(prepared.isOk()) << prepared.message();
+  bool decomposed = false;
+  for (const PassRecord& r : prepared->quantizePasses)
+    decomposed |= r.name == "DecomposeVarPass" && r.status == PassStatus::Changed;
+  EXPECT_TRUE(decomposed);
+  auto o = session::LoweringSession(c).lower(b.g, "var");
+  ASSERT_TRUE(o.isOk()) << o.message();
+  ASSERT_FALSE(o->failed()) << o->result.failure;
+  for (const ir::NodePtr& p : o->finalGraph.nodes())
+    for (const ir::TensorMeta& m : p->outputs) EXPECT_NE(m.dtype, ir::DType::Float32) << p->name;
+  // The generic pipeline names none: the quantizer runs only its built-in decompositions.
+  c.pipeline = "generic";
+  auto g = session::LoweringSession(c).prepare(b.g);
+  ASSERT_TRUE(g.isOk()) << g.message();
+  for (const PassRecord& r : g->quantizePasses) EXPECT_NE(r.name, "DecomposeVarPass");
+}
+
 TEST(LoweringSession, ExtraInstrumentationsRunAndStructuralVerifyCatchesStaleMetadata) {
   struct Counter : Instrumentation {
     int after = 0, skipped = 0;
