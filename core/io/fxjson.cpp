@@ -840,8 +840,8 @@ Status Importer::decodeNode(size_t i, Node& n, bool& hasMeta) {
       const ir::RefList* l = a.asRefList();
       if (!l) return Status::error("arg 0: expected the list of returned node refs, got " + std::string(
                                        a.isRef() ? "a single node ref" : "a value that is not a list of node refs"));
-      for (size_t j = 0; j < l->size(); ++j)
-        if ((*l)[j].isNone()) return Status::error(fmt::format("arg 0[{}]: expected a node ref, got null", j));
+      // A null entry is a returned None (an optional result such as lengths): it stays an empty
+      // slot, lowered and written as nothing (docs/FXJSON.md).
       break;
     }
     case NodeKind::Call:
@@ -1015,7 +1015,8 @@ Status Importer::checkSignature(const dom::object& top) {
     if (p->kind == NodeKind::Placeholder) inputs.push_back(p->target);
   if (const Node* out = graph_.outputNode())
     if (const ir::RefList* l = out->args.empty() ? nullptr : out->args[0].asRefList())
-      for (const ValueRef& r : *l) outputs.push_back(graph_.at(r.node).name);
+      for (const ValueRef& r : *l)
+        if (!r.isNone()) outputs.push_back(graph_.at(r.node).name);
   LS_RETURN_IF_ERROR(nameList("inputs", inputs, "placeholder", "placeholders"));
   LS_RETURN_IF_ERROR(nameList("outputs", outputs, "returned value", "returned values"));
   return Status::ok();

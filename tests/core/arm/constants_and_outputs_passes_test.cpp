@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include "core/backends/arm/arm_passes.h"
+#include "core/ir/printer.h"
+#include "core/backends/arm/tosa/tosa_import.h"
+#include "core/io/lsg.h"
 #include "core/backends/arm/tosa/tosa_writer.h"
 #include "core/exec/compare.h"
 #include "core/exec/executor.h"
@@ -216,6 +219,39 @@ TEST(InsertInt32CastsAfterInt64PlaceholdersPass, Int64InputsBecomeInt32AndTheTos
   auto info = io::readTosaBytes(*bytes, "mem.tosa");
   ASSERT_TRUE(info.isOk()) << info.message();
   for (const std::string& n : info->mainBlock()->inputs) EXPECT_EQ(info->mainBlock()->tensor(n)->dtype, "INT32") << n;
+}
+
+TEST(TosaWriter, AReturnedNoneIsOmittedFromTheFileAndKeptThroughLsg) {
+  // (y, None): every stage keeps the empty slot; the TOSA file has the one tensor output
+  // (docs/FXJSON.md), and `verify --tosa`'s read-back lines the two up.
+  test::GraphBuilder b;
+  auto x = b.input("x", {2, 3});
+  auto y = b.call("aten.relu.default", {x});
+  b.output({y});
+  ir::Graph src = b.g;
+  ir::Node& out = src.mutableNode(src.outputNode()->id);
+  out.args[0] = ir::Arg(ir::RefList{*out.args[0].asRefList()->begin(), ir::ValueRef{}});
+  out.outputs.push_back(ir::TensorMeta());
+  ASSERT_TRUE(passes::VerifierInstrumentation::verifyGraph(src).isOk());
+  auto lsg = io::serializeLsg(src);
+  ASSERT_TRUE(lsg.isOk()) << lsg.message();
+  auto back = io::loadLsgBytes(*lsg, "mem.lsg");
+  ASSERT_TRUE(back.isOk()) << back.message();
+  EXPECT_EQ(ir::printGraph(*back), ir::printGraph(src));
+  session::SessionConfig c;
+  c.pipeline = "tosa";
+  auto o = session::LoweringSession(c).lower(src, "none");
+  ASSERT_TRUE(o.isOk()) << o.message();
+  ASSERT_FALSE(o->failed()) << o->result.failure;
+  EXPECT_TRUE(o->finalGraph.outputNode()->args[0].asRefList()->at(1).isNone());
+  auto bytes = io::serializeTosa(o->finalGraph);
+  ASSERT_TRUE(bytes.isOk()) << bytes.message();
+  auto info = io::readTosaBytes(*bytes, "mem.tosa");
+  ASSERT_TRUE(info.isOk()) << info.message();
+  EXPECT_EQ(info->mainBlock()->outputs.size(), 1u);
+  auto run = runTosaFileAgainst(o->finalGraph, *bytes, "mem.tosa", exec::synthesizeInputs(o->finalGraph, 1));
+  ASSERT_TRUE(run.isOk()) << run.message();
+  EXPECT_TRUE(run->identical) << run->message;
 }
 
 }  // namespace

@@ -603,8 +603,24 @@ TEST(FxJsonErrors, OutputNodeProblems) {
   EXPECT_HAS(importError(two), "node 'output2' (#5): second output node (the first is node 'output' (#4))");
   EXPECT_HAS(importError(tinyWith(R"([[{"node": "relu"}]])", R"([{"node": "relu"}])")),
              "node 'output' (#4): arg 0: expected the list of returned node refs, got a single node ref");
-  EXPECT_HAS(importError(tinyWith(R"([[{"node": "relu"}]])", R"([[{"node": "relu"}, null]])")),
-             "node 'output' (#4): arg 0[1]: expected a node ref, got null");
+}
+
+TEST(FxJsonImport, AReturnedNoneIsAnEmptyOutputSlotThatRoundTrips) {
+  // A model returning (y, None) (an optional second result such as lengths): the None is an
+  // empty output slot, printed, exported and re-imported as such (docs/FXJSON.md).
+  ir::Graph g = importOk(tinyWith(R"([[{"node": "relu"}]])", R"([[{"node": "relu"}, null]])"));
+  EXPECT_EQ(ir::printGraph(g),
+            "%x = placeholder[x] : f32[1,4]\n"
+            "%w = get_attr[w] : f32[4]\n"
+            "%add = aten.add.Tensor(%x, %w) : f32[1,4]\n"
+            "%relu = aten.relu.default(%add) : f32[1,4]\n"
+            "return (%relu, None)\n");
+  const ir::RefList* slots = g.outputNode()->args[0].asRefList();
+  ASSERT_NE(slots, nullptr);
+  ASSERT_EQ(slots->size(), 2u);
+  EXPECT_TRUE((*slots)[1].isNone());
+  ir::Graph again = importOk(exportFxJson(g));
+  EXPECT_EQ(ir::printGraph(again), ir::printGraph(g));
 }
 
 TEST(FxJsonErrors, HeaderAndSignature) {

@@ -354,7 +354,7 @@ class TosaWriter {
     std::unordered_set<uint64_t> seen;
     for (size_t i = 0; i < refs.size(); ++i) {
       const ir::ValueRef& r = refs[i];
-      if (r.isNone()) raise(fmt::format("output slot {} is None: a TOSA block output must be a tensor", i));
+      if (r.isNone()) continue;  // a returned None is no TOSA output (docs/FXJSON.md)
       if (!seen.insert(key(r)).second)
         raise(fmt::format("output slot {} repeats the value of an earlier slot ('{}'): TOSA block outputs must be "
                           "distinct tensors (run EnsureUniqueOutputNodesPass)",
