@@ -75,6 +75,7 @@ class Generator {
     std::vector<ValueRef> outs{pool_.back()};
     const int extra = int(e_.below(3));
     for (int i = 0; i < extra; ++i) outs.push_back(e_.coin() ? outs.back() : pick());  // duplicates too
+    if (e_.below(8) == 7) outs.push_back(ValueRef{});  // a returned None (an optional result)
     output(outs);
     return std::move(g_);
   }

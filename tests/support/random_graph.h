@@ -7,7 +7,8 @@
 // makers; every other registered aten op whose arguments are tensors and scalars only is
 // generated from its schema, so the fuzzer grows with the registry. Every node is kept only if
 // the registry's shape inference accepts it, so the graphs are valid by construction. Shapes are
-// small; broadcasting, shared weights, fan-out and duplicate graph outputs are drawn at random.
+// small; broadcasting, shared weights, fan-out, duplicate graph outputs and returned Nones are drawn
+// at random.
 //
 // runCase lowers a graph through one pipeline/profile with the structural verifier and
 // semantic verify-each on, and says whether something broke (a finding: a pass threw or failed,

@@ -107,6 +107,7 @@ TEST(PipelineFuzz, FoundCasesStayFixed) {
 }
 
 TEST(PipelineFuzz, GraphsAreValidAndDeterministic) {
+  int withNone = 0;
   for (uint64_t seed = 0; seed < 50; ++seed) {
     Entropy a(seed), b(seed);
     ir::Graph x = randomGraph(a), y = randomGraph(b);
@@ -114,7 +115,9 @@ TEST(PipelineFuzz, GraphsAreValidAndDeterministic) {
     EXPECT_TRUE(passes::VerifierInstrumentation::verifyGraph(x).isOk()) << seed;
     auto back = io::importFxJson(io::exportFxJson(x), "random.json");
     EXPECT_TRUE(back.isOk()) << seed << ": " << back.message();
+    for (const ir::ValueRef& r : *x.outputNode()->args[0].asRefList()) withNone += r.isNone();
   }
+  EXPECT_GT(withNone, 0) << "no graph returned a None";
 }
 
 TEST(PipelineFuzz, MinimiseKeepsTheFailureAndShrinks) {
