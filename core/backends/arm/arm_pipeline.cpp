@@ -68,7 +68,8 @@ std::vector<std::string> cleanupSuffix() {
 /// Upstream's transform for annotation decomposes these before quantizing, so each part gets
 /// its own qparams and lowers to integer TOSA (var and norms to sums, squares and a sqrt TABLE).
 static std::vector<std::string> annotationPasses() {
-  return {"DecomposeVarPass", "DecomposeLinalgVectorNormPass", "DecomposeGluPass", "DecomposeLogitPass"};
+  return {"DecomposeVarPass",  "DecomposeLinalgVectorNormPass", "DecomposeGluPass",         "DecomposeLogitPass",
+          "DecomposePreluPass", "DecomposeTrilPass",             "DecomposeFloorDividePass", "DecomposeRemainderPass"};
 }
 
 void registerArmPipelines(passes::PipelineRegistry& r) {
