@@ -606,11 +606,7 @@ Status stdCorrection(KernelCtx& c) { return reduceImpl(c, Red::Std, 1, 2); }
 /// none); ord inf / -inf: max / min |x|; ord 0: the number of non-zeros.
 Status vectorNorm(KernelCtx& c) {
   LS_ASSIGN_OR_RETURN(x, c.tensor(0));
-  double ord = 2.0;
-  if (c.has(1)) {
-    LS_ASSIGN_OR_RETURN(o, c.getFloat(1));
-    ord = o;
-  }
+  LS_ASSIGN_OR_RETURN(ord, c.getFloat(1));  // the schema default is 2
   LS_ASSIGN_OR_RETURN(mask, reduceMask(c, 2, x->rank()));
   Tensor& out = c.newOutput(0);
   std::vector<int64_t> outStr;
@@ -662,11 +658,7 @@ Status prelu(KernelCtx& c) {
 /// glu(x, dim): the first half of x along dim times sigmoid of the second half.
 Status glu(KernelCtx& c) {
   LS_ASSIGN_OR_RETURN(x, c.tensor(0));
-  int64_t d = -1;
-  if (c.has(1)) {
-    LS_ASSIGN_OR_RETURN(dd, c.getInt(1));
-    d = dd;
-  }
+  LS_ASSIGN_OR_RETURN(d, c.getInt(1));  // the schema default is -1
   const int dim = wrapDim(d, x->rank());
   Tensor& out = c.newOutput(0);
   const int64_t half = out.dim(dim);

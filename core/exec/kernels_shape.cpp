@@ -231,11 +231,7 @@ Status pixelUnshuffle(KernelCtx& c) { return pixelShuffleImpl(c, false); }
 /// tril(x, k): the last two dims keep elements with col - row <= k, zero elsewhere.
 Status tril(KernelCtx& c) {
   LS_ASSIGN_OR_RETURN(x, c.tensor(0));
-  int64_t k = 0;
-  if (c.has(1)) {
-    LS_ASSIGN_OR_RETURN(kk, c.getInt(1));
-    k = kk;
-  }
+  LS_ASSIGN_OR_RETURN(k, c.getInt(1));  // the schema default is 0
   Tensor& out = c.newOutput(0);
   const int64_t R = x->dim(x->rank() - 2), C = x->dim(x->rank() - 1);
   const int es = x->elementSize();

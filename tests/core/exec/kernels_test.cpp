@@ -784,6 +784,9 @@ TEST(CoverageKernels, PreluGluLogitClampMin) {
   OneOp g;
   x = g.add("x", F({2, 4}, {1, 2, 0, -1, -3, 4, 2, 0.5}));
   expectValues(g.run("aten.glu.default", {x, int64_t(-1)})[0], {0.5, 0.5378829, -2.6423912, 2.4898374});
+  OneOp gd;  // dim omitted: the schema default -1
+  x = gd.add("x", F({2, 4}, {1, 2, 0, -1, -3, 4, 2, 0.5}));
+  expectValues(gd.run("aten.glu.default", {x})[0], {0.5, 0.5378829, -2.6423912, 2.4898374});
   OneOp g0;
   x = g0.add("x", F({2, 4}, {1, 2, 0, -1, -3, 4, 2, 0.5}));
   expectValues(g0.run("aten.glu.default", {x, int64_t(0)})[0], {0.0474259, 1.9640275, 0.0, -0.6224594});
@@ -823,6 +826,9 @@ TEST(CoverageKernels, StdAndVectorNorms) {
   OneOp b;
   x = b.add("x", s());
   expectValues(b.run("aten.std.correction", {x, IntList{1}}, {{"correction", int64_t(0)}})[0], {1.2472191, 1.6996732});
+  OneOp nd;  // ord omitted: the schema default 2
+  x = nd.add("x", s());
+  expectValues(nd.run("aten.linalg_vector_norm.default", {x}, {{"dim", IntList{1}}})[0], {4.5825758, 3.1622777});
   OneOp n2;
   x = n2.add("x", s());
   expectValues(n2.run("aten.linalg_vector_norm.default", {x, 2.0, IntList{1}})[0], {4.5825758, 3.1622777});
@@ -862,6 +868,9 @@ TEST(CoverageKernels, CumsumTrilEye) {
     x = t.add("x", F({3, 4}, iota(12, 1)));
     expectValues(t.run("aten.tril.default", {x, k})[0], expected);
   }
+  OneOp td;  // diagonal omitted: the schema default 0
+  x = td.add("x", F({3, 4}, iota(12, 1)));
+  expectValues(td.run("aten.tril.default", {x})[0], {1, 0, 0, 0, 5, 6, 0, 0, 9, 10, 11, 0});
   OneOp e;
   e.add("unused", F({1}, {0}));
   Tensor eye = e.run("aten.eye.m", {int64_t(2), int64_t(3)})[0];

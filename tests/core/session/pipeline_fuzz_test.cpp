@@ -61,7 +61,7 @@ TEST(PipelineFuzz, RandomGraphsThroughEveryPipelineWithVerifyEach) {
           (void)writeFileAtomic(fmt::format("{}/refused_{}_seed{}.fxjson.json", dir, tag, seed), io::exportFxJson(g));
         }
       }
-      if (r.kind != CaseResult::Kind::Finding || findings >= 30) continue;
+      if (r.kind != CaseResult::Kind::Finding || findings >= 3) continue;
       ++findings;
       ir::Graph small = minimise(g, [&](const ir::Graph& h) {
         CaseResult x = runCase(h, c);

@@ -211,9 +211,10 @@ Result<TosaFileRun> runTosaFileAgainst(const ir::Graph& lowered, std::string_vie
   auto ran = ex.run(lowered, inputs);
   if (!ran) return Status::error("the lowered graph does not run: " + ran.message());
   // The file has no output for a returned None (the writer omits it).
-  auto want = std::make_optional<std::vector<exec::Tensor>>();
+  std::vector<exec::Tensor> wanted;
   for (exec::Tensor& t : *ran)
-    if (t.defined()) want->push_back(std::move(t));
+    if (t.defined()) wanted.push_back(std::move(t));
+  const std::vector<exec::Tensor>* want = &wanted;
   auto got = ex.run(file, inputs);
   if (!got) return Status::error(sourceName + " does not run: " + got.message());
   TosaFileRun r;
