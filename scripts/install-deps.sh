@@ -10,7 +10,7 @@ pkgs=(
   clang libclang-rt-14-dev
   libimgui-dev libglfw3-dev libgl-dev
   xvfb xauth libgl1-mesa-dri
-  python3-torch python3-torchvision
+  python3-torch python3-torchvision python3-torchaudio
 )
 missing=()
 for p in "${pkgs[@]}"; do

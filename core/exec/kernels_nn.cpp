@@ -139,11 +139,128 @@ void convTransposed(const Conv2dGeom& g, const float* x, const float* w, float* 
   });
 }
 
+/// 3-D convolution geometry (NCDHW input, [Cout, Cin/groups, kd, kh, kw] weight; transposed:
+/// [Cin, Cout/groups, kd, kh, kw]).
+struct Conv3dGeom {
+  int64_t n, cin, in[3];
+  int64_t cout, k[3];
+  int64_t out[3];
+  int64_t stride[3], pad[3], dil[3];
+  int64_t groups;
+  int64_t inPlane() const { return in[0] * in[1] * in[2]; }
+  int64_t outPlane() const { return out[0] * out[1] * out[2]; }
+  int64_t kVol() const { return k[0] * k[1] * k[2]; }
+};
+
+/// 3-D conv: im2col per (image, group) + GEMM.
+void conv3dIm2col(const Conv3dGeom& g, const float* x, const float* w, float* out, int threads, bool exact) {
+  const int64_t cinG = g.cin / g.groups, coutG = g.cout / g.groups;
+  const int64_t K = cinG * g.kVol(), P = g.outPlane();
+  std::vector<float> col(size_t(K * P));
+  for (int64_t n = 0; n < g.n; ++n)
+    for (int64_t gr = 0; gr < g.groups; ++gr) {
+      const float* xg = x + (n * g.cin + gr * cinG) * g.inPlane();
+      parallelFor(threads, K, P, [&](int64_t b, int64_t e) {
+        for (int64_t row = b; row < e; ++row) {
+          const int64_t ci = row / g.kVol(), kk = row % g.kVol();
+          const int64_t kd = kk / (g.k[1] * g.k[2]), kh = (kk / g.k[2]) % g.k[1], kw = kk % g.k[2];
+          const float* in = xg + ci * g.inPlane();
+          float* d = col.data() + row * P;
+          for (int64_t od = 0; od < g.out[0]; ++od) {
+            const int64_t id = od * g.stride[0] - g.pad[0] + kd * g.dil[0];
+            for (int64_t oh = 0; oh < g.out[1]; ++oh) {
+              const int64_t ih = oh * g.stride[1] - g.pad[1] + kh * g.dil[1];
+              const bool rowOk = id >= 0 && id < g.in[0] && ih >= 0 && ih < g.in[1];
+              const float* irow = rowOk ? in + (id * g.in[1] + ih) * g.in[2] : nullptr;
+              for (int64_t ow = 0; ow < g.out[2]; ++ow, ++d) {
+                const int64_t iw = ow * g.stride[2] - g.pad[2] + kw * g.dil[2];
+                *d = (rowOk && iw >= 0 && iw < g.in[2]) ? irow[iw] : 0.0f;
+              }
+            }
+          }
+        }
+      });
+      gemmFor(exact, coutG, P, K, w + gr * coutG * K, K, col.data(), P, out + (n * g.cout + gr * coutG) * P, P, false,
+              threads);
+    }
+}
+
+/// Transposed 3-D conv as a scatter (weight [Cin, Cout/groups, kd, kh, kw]).
+void conv3dTransposed(const Conv3dGeom& g, const float* x, const float* w, float* out, int threads) {
+  const int64_t cinG = g.cin / g.groups, coutG = g.cout / g.groups;
+  parallelFor(threads, g.n * g.cout, g.inPlane() * cinG * g.kVol(), [&](int64_t b, int64_t e) {
+    for (int64_t p = b; p < e; ++p) {
+      const int64_t n = p / g.cout, oc = p % g.cout, gr = oc / coutG, ocg = oc % coutG;
+      float* o = out + p * g.outPlane();
+      for (int64_t icg = 0; icg < cinG; ++icg) {
+        const int64_t ic = gr * cinG + icg;
+        const float* in = x + (n * g.cin + ic) * g.inPlane();
+        const float* wk = w + (ic * coutG + ocg) * g.kVol();
+        for (int64_t id = 0; id < g.in[0]; ++id)
+          for (int64_t ih = 0; ih < g.in[1]; ++ih)
+            for (int64_t iw = 0; iw < g.in[2]; ++iw) {
+              const float v = in[(id * g.in[1] + ih) * g.in[2] + iw];
+              for (int64_t kd = 0; kd < g.k[0]; ++kd) {
+                const int64_t od = id * g.stride[0] - g.pad[0] + kd * g.dil[0];
+                if (od < 0 || od >= g.out[0]) continue;
+                for (int64_t kh = 0; kh < g.k[1]; ++kh) {
+                  const int64_t oh = ih * g.stride[1] - g.pad[1] + kh * g.dil[1];
+                  if (oh < 0 || oh >= g.out[1]) continue;
+                  for (int64_t kw = 0; kw < g.k[2]; ++kw) {
+                    const int64_t ow = iw * g.stride[2] - g.pad[2] + kw * g.dil[2];
+                    if (ow < 0 || ow >= g.out[2]) continue;
+                    o[(od * g.out[1] + oh) * g.out[2] + ow] += v * wk[(kd * g.k[1] + kh) * g.k[2] + kw];
+                  }
+                }
+              }
+            }
+      }
+    }
+  });
+}
+
+Status addConvBias(KernelCtx& c, float* o, int64_t n, int64_t cout, int64_t plane) {
+  if (!c.has(2)) return Status::ok();
+  LS_ASSIGN_OR_RETURN(b, c.tensor(2));
+  LS_RETURN_IF_ERROR(requireFloat32(c, *b, "bias"));
+  const float* bias = b->data<float>();
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t oc = 0; oc < cout; ++oc) {
+      float* p = o + (i * cout + oc) * plane;
+      for (int64_t j = 0; j < plane; ++j) p[j] += bias[oc];
+    }
+  return Status::ok();
+}
+
+Status convolution3d(KernelCtx& c, const Tensor& x, const Tensor& w) {
+  LS_ASSIGN_OR_RETURN(stride, c.getIntList(3, 3));
+  LS_ASSIGN_OR_RETURN(pad, c.getIntList(4, 3));
+  LS_ASSIGN_OR_RETURN(dil, c.getIntList(5, 3));
+  LS_ASSIGN_OR_RETURN(transposed, c.getBool(6));
+  LS_ASSIGN_OR_RETURN(groups, c.getInt(8));
+  Tensor& out = c.newOutput(0);
+  Conv3dGeom g;
+  g.n = x.dim(0), g.cin = x.dim(1), g.cout = out.dim(1), g.groups = groups;
+  for (int i = 0; i < 3; ++i) {
+    g.in[i] = x.dim(2 + i), g.k[i] = w.dim(2 + i), g.out[i] = out.dim(2 + i);
+    g.stride[i] = stride[size_t(i)], g.pad[i] = pad[size_t(i)], g.dil[i] = dil[size_t(i)];
+  }
+  if (g.groups <= 0 || g.cin % g.groups != 0 || g.cout % g.groups != 0)
+    return c.error("channels ({} in, {} out) must be divisible by groups {}", g.cin, g.cout, g.groups);
+  float* o = out.data<float>();
+  if (transposed) conv3dTransposed(g, x.data<float>(), w.data<float>(), o, c.threads());
+  else conv3dIm2col(g, x.data<float>(), w.data<float>(), o, c.threads(), c.exactAccumulation());
+  return addConvBias(c, o, g.n, g.cout, g.outPlane());
+}
+
 Status convolution(KernelCtx& c) {
   LS_ASSIGN_OR_RETURN(x, c.tensor(0));
   LS_ASSIGN_OR_RETURN(w, c.tensor(1));
   const int k = w->rank() - 2;
-  if (k != 1 && k != 2) return c.error("only 1-D and 2-D convolutions are supported, weight is {}", ir::toString(w->meta()));
+  if (k < 1 || k > 3) return c.error("only 1-D, 2-D and 3-D convolutions are supported, weight is {}", ir::toString(w->meta()));
+  LS_RETURN_IF_ERROR(requireFloat32(c, *x, "input"));
+  LS_RETURN_IF_ERROR(requireFloat32(c, *w, "weight"));
+  if (k == 3) return convolution3d(c, *x, *w);
   LS_RETURN_IF_ERROR(requireFloat32(c, *x, "input"));
   LS_RETURN_IF_ERROR(requireFloat32(c, *w, "weight"));
   LS_ASSIGN_OR_RETURN(stride, c.getIntList(3, k));
@@ -169,18 +286,7 @@ Status convolution(KernelCtx& c) {
   if (transposed) convTransposed(g, x->data<float>(), w->data<float>(), o, c.threads());
   else if (g.cin / g.groups == 1 && g.groups > 1) convDepthwise(g, x->data<float>(), w->data<float>(), o, c.threads());
   else convIm2col(g, x->data<float>(), w->data<float>(), o, c.threads(), c.exactAccumulation());
-  if (c.has(2)) {
-    LS_ASSIGN_OR_RETURN(b, c.tensor(2));
-    LS_RETURN_IF_ERROR(requireFloat32(c, *b, "bias"));
-    const float* bias = b->data<float>();
-    const int64_t plane = g.oh * g.ow;
-    for (int64_t n = 0; n < g.n; ++n)
-      for (int64_t oc = 0; oc < g.cout; ++oc) {
-        float* p = o + (n * g.cout + oc) * plane;
-        for (int64_t i = 0; i < plane; ++i) p[i] += bias[oc];
-      }
-  }
-  return Status::ok();
+  return addConvBias(c, o, g.n, g.cout, g.oh * g.ow);
 }
 
 // ---------------------------------------------------------------- matmul family

@@ -957,6 +957,14 @@ Status Importer::buildGraph(const std::vector<uint32_t>& order) {
         node.op = ir::internOp(node.target);
         const ops::OpSchema* schema = reg.find(node.op);
         if (!schema) {
+          if ((schema = reg.functionalTwin(node.target))) {
+            warn(fmt::format("node {}: {} imported as its functional twin {}", quote(node.name), quote(node.target),
+                             quote(schema->name)));
+            node.target = schema->name;
+            node.op = ir::internOp(node.target);
+          }
+        }
+        if (!schema) {
           node.flags |= ir::kFlagOpaque;
           if (report_) ++report_->opaqueNodes;
           warn(fmt::format("node {}: unknown op {} imported as opaque", quote(node.name), quote(node.target)));

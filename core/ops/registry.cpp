@@ -249,6 +249,28 @@ const OpSchema* OpRegistry::find(std::string_view name) const {
   return id == ir::kNoOp ? nullptr : find(id);
 }
 
+const OpSchema* OpRegistry::functionalTwin(std::string_view name) const {
+  // "ns.base.overload" (the overload may be absent: "aten.t" is not a valid target, but be lenient).
+  const size_t dot1 = name.find('.');
+  if (dot1 == std::string_view::npos || name.substr(0, dot1) != "aten") return nullptr;
+  const size_t dot2 = name.find('.', dot1 + 1);
+  const std::string_view base = name.substr(dot1 + 1, dot2 == std::string_view::npos ? name.npos : dot2 - dot1 - 1);
+  const std::string_view overload = dot2 == std::string_view::npos ? std::string_view() : name.substr(dot2);
+  if (base.empty() || base.back() == '_') return nullptr;  // in-place ops mutate: no functional twin
+  auto lookup = [&](std::string_view b) {
+    return find(fmt::format("aten.{}{}", b, overload));
+  };
+  if (base.size() < 5 || base.substr(base.size() - 5) != "_copy")
+    if (const OpSchema* s = lookup(fmt::format("{}_copy", base))) return s;
+  constexpr std::string_view kUnsafe = "unsafe_";
+  if (base.substr(0, kUnsafe.size()) == kUnsafe) {
+    const std::string_view safe = base.substr(kUnsafe.size());
+    if (const OpSchema* s = lookup(fmt::format("{}_copy", safe))) return s;
+    if (const OpSchema* s = lookup(safe)) return s;
+  }
+  return nullptr;
+}
+
 std::vector<const OpSchema*> OpRegistry::all() const {
   std::vector<const OpSchema*> out;
   for (const OpSchema* s : byId_)

@@ -148,6 +148,14 @@ class OpRegistry {
   const OpSchema* find(std::string_view name) const;
   std::vector<const OpSchema*> all() const;
 
+  /// For an op the registry does not know: the registered op with the same values that a
+  /// functional graph uses in its place, or nullptr. A view op `aten.X.ovl` maps to its copy
+  /// twin `aten.X_copy.ovl` (what functionalization writes; in a graph without mutation both
+  /// give the same values), and `aten.unsafe_X.ovl` (split/chunk without the aliasing checks)
+  /// to `aten.X_copy.ovl` or `aten.X.ovl`. Importers use it so that graphs from producers that
+  /// keep view ops load without opaque nodes.
+  const OpSchema* functionalTwin(std::string_view name) const;
+
  private:
   std::vector<std::unique_ptr<OpSchema>> owned_;
   std::vector<const OpSchema*> byId_;

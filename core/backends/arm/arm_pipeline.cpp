@@ -34,15 +34,15 @@ std::vector<std::string> commonPrefix() {
       "DecomposeSumPass", "DecomposeExpm1Pass", "DecomposeLog1pPass", "DecomposeSignPass", "DecomposeSinhPass", "DecomposeCoshPass",
       "DecomposeTanPass", "DecomposeAsinhPass", "DecomposeAcoshPass", "DecomposeAtanhPass", "DecomposeAtanPass",
       "DecomposeAsinAndAcosPass", "DecomposeAsStridedCopyPass", "DecomposeMaskedFillPass", "DecomposeRollPass",
-      "DecomposeSliceScatterPass", "DecomposeFactoriesPass",
+      "DecomposeSliceScatterPass", "DecomposeFactoriesPass", "DecomposeBatchNormTrainingPass",
       // 2. Q/DQ fold + rescale (INT profile only): quantised conv/linear/matmul/sum/elementwise
       //    ops to integer TOSA before the float decompositions below could split them
       "FoldAndAnnotateQParamsPass", "DeadCodeEliminationPass", "InsertRescalePass", "FuseConsecutiveRescalesPass",
       // 3. post-fold transforms
-      "DecomposeRsubPass", "DecomposePixelShufflePass", "DecomposeFlipPass", "ConvertSplitToSlicePass", "RemoveGetItemPass", "CleanupGetItemPass", "FuseBatchNorm2dPass",
+      "DecomposeRsubPass", "DecomposePixelShufflePass", "DecomposeFlipPass", "ConvertSplitToSlicePass", "DecomposeUnbindPass", "DecomposeStackPass", "RemoveGetItemPass", "CleanupGetItemPass", "FuseBatchNorm2dPass",
       "DecomposeBatchNormNoStatsPass", "DeadCodeEliminationPass", "ConvertTransposeToPermutePass",
       "ConvertSqueezesToViewPass", "FuseConstantArgsPass", "DecomposeLinearPass", "DecomposeAddmmPass",
-      "DecomposeGroupedConvPass", "DecomposeAdaptiveAvgPool2dPass", "DecomposeAvgPool2dPass", "Conv1dUnsqueezePass",
+      "DecomposeTransposedConvPass", "DecomposeGroupedConvPass", "DecomposeAdaptiveAvgPool2dPass", "DecomposeAvgPool2dPass", "Conv1dUnsqueezePass",
       "FuseConstantArgsPass",
       // 4. scalars to tensors, rank/dtype matching
       "DecomposeDivPass", "DecomposeSoftmaxPass", "DecomposeLogSoftmaxPass", "DecomposeMeanDimPass",
@@ -69,7 +69,9 @@ std::vector<std::string> cleanupSuffix() {
 /// its own qparams and lowers to integer TOSA (var and norms to sums, squares and a sqrt TABLE).
 static std::vector<std::string> annotationPasses() {
   return {"DecomposeVarPass",  "DecomposeLinalgVectorNormPass", "DecomposeGluPass",         "DecomposeLogitPass",
-          "DecomposePreluPass", "DecomposeTrilPass",             "DecomposeFloorDividePass", "DecomposeRemainderPass"};
+          "DecomposePreluPass", "DecomposeTrilPass",             "DecomposeFloorDividePass", "DecomposeRemainderPass",
+          "DecomposeTransposedConvPass", "DecomposeBatchNormTrainingPass", "ConvertSplitToSlicePass",
+          "DecomposeUnbindPass", "DecomposeStackPass"};
 }
 
 void registerArmPipelines(passes::PipelineRegistry& r) {

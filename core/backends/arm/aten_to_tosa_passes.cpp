@@ -83,12 +83,63 @@ const char* accType(DType t) { return t == DType::Int8 ? "INT32" : t == DType::I
 
 // ---------------------------------------------------------------- convolution
 
+/// 3-D convolution -> CONV3D on NDHWC with an [OC, KD, KH, KW, IC] weight. Grouped and
+/// transposed 3-D convolutions are decomposed before this pass (DecomposeGroupedConvPass,
+/// DecomposeConvTranspose3dPass).
+Status rewriteConv3d(ArmRewritePass& self, Rewriter& rw, ValueRef x, ValueRef wref) {
+  const ir::Node& n = rw.node();
+  const ir::TensorMeta& xm = rw.meta(x);
+  auto wv = valueOfConstant(rw.graph(), wref);
+  if (!wv) return Status::error("convolution weight must be a constant for TOSA");
+  auto stride = sints(n, 3, 3), pad = sints(n, 4, 3), dil = sints(n, 5, 3);
+  auto groups = sarg(n, 8).asInt();
+  const ir::Arg& trA = sarg(n, 6);
+  if (!stride || !pad || !dil || !groups) return Status::error("convolution: malformed stride/padding/dilation/groups");
+  if (trA.asBool() && *trA.asBool())
+    return Status::error("transposed 3-D convolution must be decomposed first (DecomposeConvTranspose3dPass)");
+  if (*groups != 1) return Status::error(fmt::format("grouped 3-D convolution (groups={}) must be decomposed first", *groups));
+  const ir::TensorMeta& om = n.meta();
+  const int64_t OC = om.shape[1];
+  Builder b(rw);
+  ValueRef bias;
+  if (const ir::ValueRef* br = sarg(n, 2).ref()) {
+    if (!valueOfConstant(rw.graph(), *br)) return Status::error("convolution bias must be a constant for TOSA");
+    bias = *br;
+  } else {
+    bias = b.tensor(exec::Tensor(xm.dtype, Shape{OC}), "zero_bias");
+  }
+  const std::vector<int64_t> toCl{0, 2, 3, 4, 1}, toCf{0, 4, 1, 2, 3};
+  LS_ASSIGN_OR_RETURN(xt0, b.op("aten.permute_copy.default", {x, ir::IntList(toCl)}, {}, "permute_ndhwc"));
+  ValueRef xt = xt0;
+  ir::IntList padAttr;
+  for (int i = 0; i < 3; ++i) {
+    Fit f = fitPadding(xm.shape[2 + i], (*pad)[size_t(i)], wv->dim(2 + i), (*dil)[size_t(i)], (*stride)[size_t(i)],
+                       om.shape[2 + i]);
+    if (f.trim) {
+      LS_ASSIGN_OR_RETURN(sl, b.op("aten.slice_copy.Tensor", {xt, int64_t(1 + i), int64_t(0), xm.shape[2 + i] - f.trim, int64_t(1)}));
+      xt = sl;
+    }
+    padAttr.push_back((*pad)[size_t(i)]);
+    padAttr.push_back(f.padEnd);
+  }
+  ValueRef w = b.tensor(permuteTensor(*wv, toCl), "weight_odhwi");
+  LS_ASSIGN_OR_RETURN(c, b.op("tosa.CONV3D", {xt, w, bias, b.zeroPoint(xm.dtype), b.zeroPoint(wv->dtype())},
+                              {{"pad", padAttr}, {"stride", ir::IntList(*stride)}, {"dilation", ir::IntList(*dil)},
+                               {"acc_type", accType(xm.dtype)}}));
+  LS_ASSIGN_OR_RETURN(y, b.op("aten.permute_copy.default", {c, ir::IntList(toCf)}, {}, "permute_ncdhw"));
+  rw.replaceWith(y);
+  self.rewritten();
+  return Status::ok();
+}
+
 Status rewriteConv(ArmRewritePass& self, Rewriter& rw) {
   const ir::Node& n = rw.node();
   LS_ASSIGN_OR_RETURN(x, tensorArg(rw, 0, "input"));
   LS_ASSIGN_OR_RETURN(wref, tensorArg(rw, 1, "weight"));
   const ir::TensorMeta& xm = rw.meta(x);
-  if (xm.rank() != 4) return Status::error(fmt::format("expected a 2-D convolution (rank-4 input), got {}", ir::toString(xm)));
+  if (xm.rank() == 5) return rewriteConv3d(self, rw, x, wref);
+  if (xm.rank() != 4)
+    return Status::error(fmt::format("expected a 2-D or 3-D convolution (rank-4 or rank-5 input), got {}", ir::toString(xm)));
   auto wv = valueOfConstant(rw.graph(), wref);
   if (!wv) return Status::error("convolution weight must be a constant for TOSA");
   auto stride = sints(n, 3, 2), pad = sints(n, 4, 2), dil = sints(n, 5, 2), opad = sints(n, 7, 2);
@@ -581,7 +632,7 @@ class CheckTosaOperatorSupportPass : public passes::Pass {
 
 void registerArmRewritePasses(passes::PassRegistry& r) {
   r.add("RewriteConv2dPass", [] {
-    return mk("RewriteConv2dPass", "convolution -> CONV2D / DEPTHWISE_CONV2D / TRANSPOSE_CONV2D (NHWC, OHWI/HWCM weights)",
+    return mk("RewriteConv2dPass", "convolution -> CONV2D / DEPTHWISE_CONV2D / TRANSPOSE_CONV2D / CONV3D (NHWC/NDHWC, OHWI/HWCM/ODHWI weights)",
               {"aten.convolution.default"}, rewriteConv);
   });
   r.add("RewriteMaxPool2dPass", [] {

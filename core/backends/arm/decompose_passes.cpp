@@ -492,6 +492,60 @@ Status decomposeVar(ArmRewritePass& self, Rewriter& rw) {
   return done(self, rw, y);
 }
 
+/// Batch norm in training mode (what make_fx records for InstanceNorm and for BatchNorm without
+/// running statistics): normalised with the batch's own mean and biased variance over every dim
+/// but the channels, (x - mean) * rsqrt(var + eps) * weight + bias. The saved mean and inverse
+/// std outputs are the per-channel statistics.
+Status decomposeBatchNormTraining(ArmRewritePass& self, Rewriter& rw) {
+  const ir::Node& n = rw.node();
+  const ir::Arg& training = sarg(n, 5);
+  if (!training.asBool() || !*training.asBool()) return Status::ok();  // eval: FuseBatchNorm2dPass / decomposition
+  LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
+  const ir::TensorMeta& xm = *argMeta(rw, 0);
+  if (xm.rank() < 2 || !ir::isFloating(xm.dtype))
+    return Status::error(fmt::format("batch norm: expected a floating input of rank >= 2, got {}", ir::toString(xm)));
+  auto eps = sarg(n, 7).number();
+  if (!eps) return Status::error("batch norm: eps must be a number");
+  const int64_t C = xm.shape[1];
+  std::vector<int64_t> dims{0};
+  for (int d = 2; d < xm.rank(); ++d) dims.push_back(d);
+  std::vector<int64_t> chShape(size_t(xm.rank()), 1);
+  chShape[1] = C;
+  Builder b(rw);
+  ValueRef x = ref(rw, 0);
+  LS_ASSIGN_OR_RETURN(mean, b.op("aten.mean.dim", {x, ir::IntList(dims), true}));
+  LS_ASSIGN_OR_RETURN(d, b.op("aten.sub.Tensor", {x, mean}));
+  LS_ASSIGN_OR_RETURN(d2, b.op("aten.mul.Tensor", {d, d}));
+  LS_ASSIGN_OR_RETURN(var, b.op("aten.mean.dim", {d2, ir::IntList(dims), true}));
+  LS_ASSIGN_OR_RETURN(ve, b.op("aten.add.Tensor", {var, *eps}));
+  LS_ASSIGN_OR_RETURN(inv, b.op("aten.rsqrt.default", {ve}));
+  LS_ASSIGN_OR_RETURN(norm, b.op("aten.mul.Tensor", {d, inv}));
+  ValueRef y = norm;
+  for (int i : {1, 2}) {  // weight, bias: [C] viewed as [1, C, 1, ...]
+    const ir::ValueRef* r = sarg(n, i).ref();
+    if (!r) continue;
+    if (rw.meta(*r).numel() != C)
+      return Status::error(fmt::format("batch norm: {} has {} elements, expected {}", i == 1 ? "weight" : "bias",
+                                       rw.meta(*r).numel(), C));
+    LS_ASSIGN_OR_RETURN(v, b.op("aten.view_copy.default", {*r, ir::IntList(chShape)}));
+    LS_ASSIGN_OR_RETURN(z, b.op(i == 1 ? "aten.mul.Tensor" : "aten.add.Tensor", {y, v}));
+    y = z;
+  }
+  std::vector<ValueRef> outs{y};
+  for (size_t k = 1; k < n.outputs.size(); ++k) {
+    const ir::TensorMeta& om = n.outputs[k];
+    if (om.numel() == C) {
+      LS_ASSIGN_OR_RETURN(v, b.op("aten.view_copy.default", {k == 1 ? mean : inv, ir::IntList(om.shape.toVector())}));
+      outs.push_back(v);
+    } else {
+      outs.push_back(b.tensor(exec::Tensor(om.dtype, om.shape), "unused_stat"));
+    }
+  }
+  rw.replaceWith(outs);
+  self.rewritten();
+  return Status::ok();
+}
+
 /// linalg_vector_norm(x, ord, dim, keepdim): ord 2 sqrt(sum(x * x)), 1 sum(|x|), inf / -inf
 /// amax / amin(|x|), other p pow(sum(pow(|x|, p)), 1 / p) (DecomposeLinalgVectorNormPass).
 Status decomposeVectorNorm(ArmRewritePass& self, Rewriter& rw) {
@@ -766,6 +820,102 @@ Status conv1dUnsqueeze(ArmRewritePass& self, Rewriter& rw) {
   return Status::ok();
 }
 
+/// A transposed convolution TOSA has no operator for (3-D, grouped or dilated) as a regular
+/// one: the input gets stride - 1 zeros between elements (unsqueeze, PAD, view), dilation *
+/// (k - 1) - padding rows around (PAD, or SLICE where that is negative, plus output_padding at
+/// the end), and is convolved at stride 1 with the weight flipped in space and with its two
+/// channel dims swapped per group ([Cin, Cout/g, k...] -> [Cout, Cin/g, k...]).
+Status decomposeTransposedConv(ArmRewritePass& self, Rewriter& rw) {
+  const ir::Node& n = rw.node();
+  const ir::Arg& tr = sarg(n, 6);
+  if (!tr.asBool() || !*tr.asBool()) return Status::ok();
+  LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
+  LS_RETURN_IF_ERROR(needTensor(rw, 1, "weight"));
+  const ir::TensorMeta& xm = *argMeta(rw, 0);
+  const ir::TensorMeta& wm = *argMeta(rw, 1);
+  const int S = xm.rank() - 2;
+  if (S < 1 || S > 3 || wm.rank() != xm.rank())
+    return Status::error(fmt::format("transposed convolution: expected a rank-3/4/5 input and weight, got {} and {}",
+                                     ir::toString(xm), ir::toString(wm)));
+  auto stride = sints(n, 3, size_t(S)), pad = sints(n, 4, size_t(S)), dil = sints(n, 5, size_t(S)),
+       opad = sints(n, 7, size_t(S));
+  auto groups = sarg(n, 8).asInt();
+  if (!stride || !pad || !dil || !opad || !groups || stride->size() != size_t(S) || pad->size() != size_t(S) ||
+      dil->size() != size_t(S) || opad->size() != size_t(S) || *groups < 1)
+    return Status::error("transposed convolution: malformed stride/padding/dilation/output_padding/groups");
+  bool undilated = true;
+  for (int64_t d : *dil) undilated = undilated && d == 1;
+  if (S <= 2 && *groups == 1 && undilated) return Status::ok();  // TRANSPOSE_CONV2D takes it
+  auto wv = valueOfConstant(rw.graph(), ref(rw, 1));
+  if (!wv) return Status::error("transposed convolution weight must be a constant for TOSA");
+  const int64_t G = *groups, Cin = wm.shape[0], CoutG = wm.shape[1];
+  if (Cin % G != 0 || xm.shape[1] != Cin)
+    return Status::error(fmt::format("transposed convolution: {} input channels, weight {}, groups {}", xm.shape[1],
+                                     ir::toString(wm), G));
+  const int64_t CinG = Cin / G, Cout = CoutG * G;
+  int64_t vol = 1;
+  for (int i = 0; i < S; ++i) vol *= wm.shape[2 + i];
+  Shape w2Shape = wm.shape;
+  w2Shape[0] = Cout, w2Shape[1] = CinG;
+  exec::Tensor w2(wv->dtype(), w2Shape);
+  for (int64_t gi = 0; gi < G; ++gi)
+    for (int64_t icg = 0; icg < CinG; ++icg)
+      for (int64_t ocg = 0; ocg < CoutG; ++ocg) {
+        const int64_t src = ((gi * CinG + icg) * CoutG + ocg) * vol, dst = ((gi * CoutG + ocg) * CinG + icg) * vol;
+        for (int64_t k = 0; k < vol; ++k) w2.setDouble(dst + (vol - 1 - k), wv->getDouble(src + k));  // flip every spatial dim
+      }
+  Builder b(rw);
+  ValueRef v = ref(rw, 0);
+  // constant_pad_nd's pad list runs from the last dim backwards.
+  auto padDim = [&](ValueRef x, int64_t dim, int64_t before, int64_t after) -> Result<ValueRef> {
+    const int rank = b.meta(x).rank();
+    ir::IntList p(size_t(2 * (rank - dim)), 0);
+    p[size_t(2 * (rank - 1 - dim))] = before;
+    p[size_t(2 * (rank - 1 - dim) + 1)] = after;
+    return b.op("aten.constant_pad_nd.default", {x, p, 0.0});
+  };
+  for (int i = 0; i < S; ++i) {
+    const int64_t dim = 2 + i, s = (*stride)[size_t(i)], k = wm.shape[2 + i];
+    if (s < 1) return Status::error(fmt::format("transposed convolution: stride {} must be positive", s));
+    if (s > 1) {
+      const Shape cur = b.meta(v).shape;
+      const int64_t len = cur[dim];
+      std::vector<int64_t> up = cur.toVector();
+      up.insert(up.begin() + dim + 1, 1);
+      LS_ASSIGN_OR_RETURN(u, b.op("aten.view_copy.default", {v, ir::IntList(up)}));
+      LS_ASSIGN_OR_RETURN(pz, padDim(u, dim + 1, 0, s - 1));
+      std::vector<int64_t> flat = cur.toVector();
+      flat[size_t(dim)] = len * s;
+      LS_ASSIGN_OR_RETURN(f, b.op("aten.view_copy.default", {pz, ir::IntList(flat)}));
+      LS_ASSIGN_OR_RETURN(sl, b.op("aten.slice_copy.Tensor", {f, dim, int64_t(0), (len - 1) * s + 1, int64_t(1)}));
+      v = sl;
+    }
+    int64_t before = (*dil)[size_t(i)] * (k - 1) - (*pad)[size_t(i)];
+    int64_t after = before + (*opad)[size_t(i)];
+    const int64_t len = b.meta(v).shape[dim];
+    if (before < 0 || after < 0) {
+      const int64_t from = std::max<int64_t>(0, -before), to = len - std::max<int64_t>(0, -after);
+      if (to <= from) return Status::error("transposed convolution: padding removes the whole input");
+      LS_ASSIGN_OR_RETURN(sl, b.op("aten.slice_copy.Tensor", {v, dim, from, to, int64_t(1)}));
+      v = sl;
+      before = std::max<int64_t>(0, before), after = std::max<int64_t>(0, after);
+    }
+    if (before > 0 || after > 0) {
+      LS_ASSIGN_OR_RETURN(p, padDim(v, dim, before, after));
+      v = p;
+    }
+  }
+  const ir::IntList ones(size_t(S), 1), zeros(size_t(S), 0);
+  LS_ASSIGN_OR_RETURN(c, b.op("aten.convolution.default",
+                              {v, b.tensor(w2, "weight_flipped"), sarg(n, 2), ones, zeros, ir::IntList(*dil), false, zeros, G}));
+  if (b.meta(c).shape != n.meta().shape)
+    return Status::error(fmt::format("transposed convolution: the decomposition gives {}, expected {}",
+                                     ir::toString(b.meta(c)), ir::toString(n.meta())));
+  rw.replaceWith(c);
+  self.rewritten();
+  return Status::ok();
+}
+
 Status decomposeGroupedConv(ArmRewritePass& self, Rewriter& rw) {
   const ir::Node& n = rw.node();
   const ir::Arg& g = sarg(n, 8);
@@ -776,7 +926,7 @@ Status decomposeGroupedConv(ArmRewritePass& self, Rewriter& rw) {
   const ir::TensorMeta& xm = *argMeta(rw, 0);
   const ir::TensorMeta& wm = *argMeta(rw, 1);
   const int64_t groups = *g.asInt(), cin = xm.shape[1], cout = wm.shape[0];
-  if (wm.shape[1] == 1 && cin == groups) return Status::ok();  // depthwise: a TOSA op of its own
+  if (wm.shape[1] == 1 && cin == groups && xm.rank() == 4) return Status::ok();  // depthwise 2-D: a TOSA op of its own
   const int64_t ci = cin / groups, co = cout / groups;
   Builder b(rw);
   std::vector<ValueRef> parts;
@@ -883,6 +1033,54 @@ Status convertSplitToSlice(ArmRewritePass& self, Rewriter& rw) {
     start += len;
   }
   rw.replaceWith(outs);
+  self.rewritten();
+  return Status::ok();
+}
+
+/// unbind(x, dim) -> one slice + view (dim dropped) per index.
+Status decomposeUnbind(ArmRewritePass& self, Rewriter& rw) {
+  const ir::Node& n = rw.node();
+  LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
+  const ir::TensorMeta& xm = *argMeta(rw, 0);
+  if (xm.rank() == 0) return Status::error("unbind: expected at least a 1-dimensional input");
+  const ir::Arg& dimArg = sarg(n, 1);
+  const int dim = wrap(dimArg.asInt() ? *dimArg.asInt() : 0, xm.rank());
+  if (int64_t(n.outputs.size()) != xm.shape[dim])
+    return Status::error(fmt::format("unbind: {} outputs for a dim of size {}", n.outputs.size(), xm.shape[dim]));
+  Builder b(rw);
+  std::vector<ValueRef> outs;
+  for (int64_t i = 0; i < xm.shape[dim]; ++i) {
+    LS_ASSIGN_OR_RETURN(s, b.op("aten.slice_copy.Tensor", {ref(rw, 0), int64_t(dim), i, i + 1, int64_t(1)}));
+    LS_ASSIGN_OR_RETURN(v, b.op("aten.view_copy.default", {s, ir::IntList(n.outputs[size_t(i)].shape.toVector())}));
+    outs.push_back(v);
+  }
+  rw.replaceWith(outs);
+  self.rewritten();
+  return Status::ok();
+}
+
+/// stack(tensors, dim) -> each viewed with a 1 inserted at dim, then cat along dim.
+Status decomposeStack(ArmRewritePass& self, Rewriter& rw) {
+  const ir::Node& n = rw.node();
+  const ir::RefList* list = sarg(n, 0).asRefList();
+  if (!list || list->empty()) return Status::error("stack: expected a non-empty list of tensors");
+  const ir::TensorMeta& om = n.meta();
+  const ir::Arg& dimArg = sarg(n, 1);
+  const int dim = wrap(dimArg.asInt() ? *dimArg.asInt() : 0, om.rank());
+  std::vector<int64_t> shape = om.shape.toVector();
+  shape[size_t(dim)] = 1;
+  Builder b(rw);
+  ir::RefList parts;
+  for (ValueRef r : *list) {
+    LS_ASSIGN_OR_RETURN(v, b.op("aten.view_copy.default", {r, ir::IntList(shape)}));
+    parts.push_back(v);
+  }
+  ValueRef y = parts[0];
+  if (parts.size() > 1) {
+    LS_ASSIGN_OR_RETURN(c, b.op("aten.cat.default", {parts, int64_t(dim)}));
+    y = c;
+  }
+  rw.replaceWith(y);
   self.rewritten();
   return Status::ok();
 }
@@ -1067,13 +1265,21 @@ Status decomposeFactories(ArmRewritePass& self, Rewriter& rw) {
   const ir::TensorMeta& om = n.meta();
   Builder b(rw);
   const std::string& op = ir::opName(n.op);
-  if (op == "aten.new_zeros.default" || op == "aten.zeros_like.default") {
+  bool readsTensor = false;
+  n.forEachInput([&](ValueRef) { readsTensor = true; });
+  if (!readsTensor) {
+    // zeros / ones / full / empty / scalar_tensor / arange / linspace: no tensor inputs, so
+    // the reference executor's values are the constant (empty's unspecified values: zeros).
+    LS_ASSIGN_OR_RETURN(v, transforms::evaluateOnConstants(rw.graph(), n));
+    rw.replaceWith(b.tensor(v, "factory"));
+  } else if (op == "aten.new_zeros.default" || op == "aten.zeros_like.default" || op == "aten.new_empty.default") {
     rw.replaceWith(b.tensor(exec::Tensor(om.dtype, om.shape), "zeros"));
-  } else if (op == "aten.ones_like.default" || op == "aten.fill.Scalar" || op == "aten.full_like.default") {
+  } else if (op == "aten.ones_like.default" || op == "aten.fill.Scalar" || op == "aten.full_like.default" ||
+             op == "aten.new_ones.default" || op == "aten.new_full.default") {
     // A constant of the output's shape: the input's values are not read.
     double v = 1.0;
-    if (op != "aten.ones_like.default") {
-      auto num = sarg(n, 1).number();
+    if (op != "aten.ones_like.default" && op != "aten.new_ones.default") {
+      auto num = sarg(n, op == "aten.new_full.default" ? 2 : 1).number();
       if (!num) return Status::error(fmt::format("{}: the fill value must be a number", op));
       v = *num;
     }
@@ -1286,6 +1492,12 @@ void registerArmDecompositionPasses(passes::PassRegistry& r) {
   rewrite("ConvertMmToBmmPass", "mm -> rank-3 bmm with views", {"aten.mm.default"}, convertMmToBmm);
   rewrite("Conv1dUnsqueezePass", "1-D convolution -> 2-D convolution of height 1", {"aten.convolution.default"},
           conv1dUnsqueeze);
+  rewrite("DecomposeBatchNormTrainingPass",
+          "training-mode batch norm (InstanceNorm, no running stats) -> batch mean / variance, sub, rsqrt, mul, add",
+          {"aten.native_batch_norm.default", "aten._native_batch_norm_legit.default"}, decomposeBatchNormTraining);
+  rewrite("DecomposeTransposedConvPass",
+          "transposed convolution TOSA has no operator for (3-D, grouped, dilated) -> zero-inserted input + convolution",
+          {"aten.convolution.default"}, decomposeTransposedConv);
   rewrite("DecomposeGroupedConvPass", "grouped (non-depthwise) convolution -> per-group convs + cat",
           {"aten.convolution.default"}, decomposeGroupedConv);
   rewrite("DecomposeAdaptiveAvgPool2dPass", "adaptive_avg_pool2d with divisible sizes -> avg_pool2d",
@@ -1294,6 +1506,8 @@ void registerArmDecompositionPasses(passes::PassRegistry& r) {
           {"aten.avg_pool2d.default"}, decomposeAvgPool);
   rewrite("ConvertSplitToSlicePass", "split -> one slice per output (getitems folded)",
           {"aten.split_copy.Tensor", "aten.split_with_sizes_copy.default", "aten.split.Tensor"}, convertSplitToSlice);
+  rewrite("DecomposeUnbindPass", "unbind -> slice + view per index", {"aten.unbind_copy.int"}, decomposeUnbind);
+  rewrite("DecomposeStackPass", "stack -> view (unsqueeze) per input + cat", {"aten.stack.default"}, decomposeStack);
   rewrite("DecomposeSelectPass", "select -> slice + view", {"aten.select_copy.int"}, decomposeSelect);
   rewrite("ConvertSqueezesToViewPass", "squeeze/unsqueeze -> view_copy",
           {"aten.unsqueeze_copy.default", "aten.squeeze_copy.dim", "aten.squeeze_copy.dims",
@@ -1339,9 +1553,12 @@ void registerArmDecompositionPasses(passes::PassRegistry& r) {
   rewrite("DecomposeSliceScatterPass", "slice_scatter -> slices + cat",
           {"aten.slice_scatter.default"}, decomposeSliceScatter);
   rewrite("DecomposeFactoriesPass",
-          "new_zeros / zeros_like / ones_like / full_like / fill.Scalar -> constant; fill.Tensor -> view + repeat",
-          {"aten.new_zeros.default", "aten.fill.Tensor", "aten.fill.Scalar", "aten.zeros_like.default",
-           "aten.ones_like.default", "aten.full_like.default"},
+          "factories (zeros, ones, full, empty, scalar_tensor, arange, new_*, *_like, fill.Scalar) -> constant; "
+          "fill.Tensor -> view + repeat",
+          {"aten.new_zeros.default", "aten.new_ones.default", "aten.new_full.default", "aten.new_empty.default",
+           "aten.fill.Tensor", "aten.fill.Scalar", "aten.zeros_like.default", "aten.ones_like.default",
+           "aten.full_like.default", "aten.zeros.default", "aten.ones.default", "aten.full.default",
+           "aten.empty.memory_format", "aten.scalar_tensor.default", "aten.arange.start_step"},
           decomposeFactories);
   // Constant folding (core/transforms/constant_folding.h) of shape/layout ops, TOSA shape
   // operands evaluated along: weights get their target layout at compile time.

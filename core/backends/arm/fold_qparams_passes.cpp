@@ -6,7 +6,7 @@
 // input/output qparams are recorded (TensorMeta::quant of the int8 values it reads and
 // produces). Because the reference executor has no quantised ATen kernels, the folded op is
 // emitted right away in its integer TOSA form (upstream's INT op visitors):
-//   - convolution: int8 CONV2D / DEPTHWISE_CONV2D with int32 accumulation (int32 bias
+//   - convolution: int8 CONV2D / CONV3D / DEPTHWISE_CONV2D with int32 accumulation (int32 bias
 //     requantised to scale s_in * s_w[c]), per-channel RESCALE int32 -> int8 (s_in * s_w[c] /
 //     s_out), CLAMP for a fused relu/hardtanh in the quantised domain;
 //   - add/sub: both inputs RESCALEd to int32 at a common scale (2 * max(s_a, s_b) / 2^20, as
@@ -164,14 +164,14 @@ struct QConst {
   exec::Tensor values;
   std::vector<double> scales;
 };
-std::optional<QConst> quantConstant(const ir::Graph& g, const ir::Arg& a, int64_t channels) {
+std::optional<QConst> quantConstant(const ir::Graph& g, const ir::Arg& a, int64_t channels, int64_t channelAxis = 0) {
   static const ir::OpId dqc = ir::internOp(kDqc), dq = ir::internOp(kDq);
   const ir::ValueRef* r = a.ref();
   const ir::Node* p = r ? g.find(r->node) : nullptr;
   if (!p || (p->op != dqc && p->op != dq) || p->args.empty() || !p->args[0].ref()) return std::nullopt;
   if (p->op == dqc) {
     auto axis = sarg(*p, 3).asInt();
-    if (!axis || *axis != 0) return std::nullopt;
+    if (!axis || *axis != channelAxis) return std::nullopt;
   }
   auto v = valueOfConstant(g, *p->args[0].ref());
   if (!v || ir::isFloating(v->dtype())) return std::nullopt;
@@ -208,7 +208,7 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
     targets(t);
     appliesTo(passes::Applicability::intOnly());
     compare_ = stat("compare", "comparisons of int8 values lowered to int32 EQUAL/GREATER/GREATER_EQUAL");
-    conv_ = stat("conv", "convolutions lowered to int8 CONV2D/DEPTHWISE_CONV2D + RESCALE");
+    conv_ = stat("conv", "convolutions lowered to int8 CONV2D/CONV3D/DEPTHWISE_CONV2D/TRANSPOSE_CONV2D + RESCALE");
     add_ = stat("add_sub", "add/sub lowered to int32 ADD/SUB between RESCALEs");
     mul_ = stat("mul", "mul lowered to int32 MUL between RESCALEs");
     act_ = stat("activation", "relu/hardtanh/clamp lowered to RESCALE + CLAMP");
@@ -344,35 +344,94 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
            op == "aten.mm.default" || op == "aten.bmm.default" || op == "aten.matmul.default";
   }
 
+  /// Transposed 2-D convolution (1-D lifted to height 1; groups 1, no dilation: the others are
+  /// decomposed before quantisation) -> int8 TRANSPOSE_CONV2D with int32 accumulation + RESCALE.
+  template <class In>
+  Result<std::optional<ValueRef>> transposedConv(Builder& b, Matcher& m, const ir::Node& n, const In& in, QConst& w,
+                                                 const ir::Shape& xs, const ir::Shape& os,
+                                                 const std::vector<int64_t>& stride, const std::vector<int64_t>& pad,
+                                                 int64_t groups, const std::vector<int64_t>& dil, bool conv1d,
+                                                 std::optional<Act> act, const QP& out) {
+    const ir::Graph& g = m.g_;
+    if (xs.rank() != 4 || groups != 1 || dil[0] != 1 || dil[1] != 1) return std::optional<ValueRef>{};
+    auto opad = sints(n, 7, conv1d ? 1 : 2);
+    if (!opad) return std::optional<ValueRef>{};
+    if (conv1d) {
+      if (opad->size() != 1) return std::optional<ValueRef>{};
+      opad = std::vector<int64_t>{0, (*opad)[0]};
+    }
+    if (opad->size() != 2) return std::optional<ValueRef>{};
+    const int64_t OC = os[1];
+    if (w.values.dim(1) != OC || w.values.dim(0) != xs[1]) return std::optional<ValueRef>{};
+    exec::Tensor bias(DType::Int32, Shape{OC});
+    if (const ir::ValueRef* br = sarg(n, 2).ref()) {
+      auto bq = quantConstant(g, ir::Arg(*br), OC);
+      if (!bq || bq->values.numel() != OC) return std::optional<ValueRef>{};
+      for (int64_t c = 0; c < OC; ++c) {
+        const double v = double(bq->values.getInt(c)) * bq->scales[size_t(c)] / (in.qp.scale * w.scales[size_t(c)]);
+        if (std::abs(v) > 2147483647.0) return Status::error("int32 bias overflows after requantisation");
+        bias.setInt(c, std::llround(v));
+      }
+    }
+    ValueRef x4 = in.src;
+    if (conv1d) {
+      LS_ASSIGN_OR_RETURN(v, b.op("aten.view_copy.default", {in.src, ir::IntList(xs.toVector())}, {}, "view"));
+      x4 = v;
+    }
+    LS_ASSIGN_OR_RETURN(xt, permute(b, x4, kToNhwc));
+    ValueRef wv = b.tensor(permuteTensor(w.values, {1, 2, 3, 0}), "weight_ohwi");
+    ir::IntList outPad{-pad[0], -pad[0] + (*opad)[0], -pad[1], -pad[1] + (*opad)[1]};
+    LS_ASSIGN_OR_RETURN(acc, b.op("tosa.TRANSPOSE_CONV2D",
+                                  {xt, wv, b.tensor(bias, "bias_i32"), b.zeroPoint(DType::Int8, in.qp.zp), b.zeroPoint(DType::Int8, 0)},
+                                  {{"out_pad", outPad}, {"stride", ir::IntList(stride)}, {"acc_type", "INT32"}}));
+    std::vector<double> factors(static_cast<size_t>(OC));
+    for (int64_t c = 0; c < OC; ++c) factors[size_t(c)] = in.qp.scale * w.scales[size_t(c)] / out.scale;
+    LS_ASSIGN_OR_RETURN(y, perChannelRescale(b, acc, factors, out.zp));
+    LS_ASSIGN_OR_RETURN(r, withActivation(b, y, act, out));
+    LS_ASSIGN_OR_RETURN(back, permute(b, r, kToNchw));
+    ValueRef res = back;
+    if (conv1d) {
+      LS_ASSIGN_OR_RETURN(v, b.op("aten.view_copy.default", {back, ir::IntList(n.meta().shape.toVector())}, {}, "view"));
+      res = v;
+    }
+    bump(conv_);
+    return std::optional<ValueRef>{res};
+  }
+
   Result<std::optional<ValueRef>> conv(Builder& b, Matcher& m, const ir::Node& n, std::optional<Act> act, const QP& out) {
     const ir::Graph& g = m.g_;
     auto in = m.dqInput(n.args[0]);
     if (!in || n.args.size() < 2) return std::optional<ValueRef>{};
-    // A 1-D convolution runs as a 2-D one of height 1 ([N, C, L] -> [N, C, 1, L]).
+    // A 1-D convolution runs as a 2-D one of height 1 ([N, C, L] -> [N, C, 1, L]); a 3-D one
+    // (rank-5 input) as CONV3D.
     const bool conv1d = g.meta(in->src).rank() == 3;
     ir::Shape xs = g.meta(in->src).shape, os = n.meta().shape;
     if (conv1d) xs = ir::Shape{xs[0], xs[1], 1, xs[2]}, os = ir::Shape{os[0], os[1], 1, os[2]};
-    if (xs.rank() != 4 || os.rank() != 4) return std::optional<ValueRef>{};
+    const int S = xs.rank() - 2;  // spatial dims
+    if ((S != 2 && S != 3) || os.rank() != xs.rank()) return std::optional<ValueRef>{};
     const int64_t C = xs[1], OC = os[1];
-    auto w = quantConstant(g, n.args[1], OC);
+    const ir::Arg& trA = sarg(n, 6);
+    const bool transposed = trA.asBool() && *trA.asBool();
+    auto w = quantConstant(g, n.args[1], OC, transposed ? 1 : 0);  // transposed weights are [in, out, ...]
     if (!w || w->values.dtype() != DType::Int8 || w->values.rank() != xs.rank() - (conv1d ? 1 : 0))
       return std::optional<ValueRef>{};
     if (conv1d) w->values = w->values.reshaped(ir::Shape{w->values.dim(0), w->values.dim(1), 1, w->values.dim(2)});
-    auto stride = sints(n, 3, conv1d ? 1 : 2), pad = sints(n, 4, conv1d ? 1 : 2), dil = sints(n, 5, conv1d ? 1 : 2);
+    auto stride = sints(n, 3, conv1d ? 1 : S), pad = sints(n, 4, conv1d ? 1 : S), dil = sints(n, 5, conv1d ? 1 : S);
     if (conv1d && stride && pad && dil && stride->size() == 1 && pad->size() == 1 && dil->size() == 1) {
       stride = std::vector<int64_t>{1, (*stride)[0]};
       pad = std::vector<int64_t>{0, (*pad)[0]};
       dil = std::vector<int64_t>{1, (*dil)[0]};
     }
     auto groups = sarg(n, 8).asInt();
-    const ir::Arg& trA = sarg(n, 6);
-    if ((trA.asBool() && *trA.asBool()) || !stride || !pad || !dil || !groups || stride->size() != 2 ||
-        pad->size() != 2 || dil->size() != 2)
+    if (!stride || !pad || !dil || !groups || stride->size() != size_t(S) || pad->size() != size_t(S) ||
+        dil->size() != size_t(S))
       return std::optional<ValueRef>{};
-    // groups == C with one input channel per group: DEPTHWISE_CONV2D; other groups: one CONV2D
-    // per group on a channel slice, int32 accumulators concatenated before the RESCALE.
+    if (transposed) return transposedConv(b, m, n, *in, *w, xs, os, *stride, *pad, *groups, *dil, conv1d, act, out);
+    // groups == C with one input channel per group (2-D): DEPTHWISE_CONV2D; other groups (and
+    // every grouped 3-D conv): one CONV2D/CONV3D per group on a channel slice, int32
+    // accumulators concatenated before the RESCALE.
     const int64_t G = *groups;
-    const bool depthwise = G != 1 && G == C && w->values.dim(1) == 1;
+    const bool depthwise = S == 2 && G != 1 && G == C && w->values.dim(1) == 1;
     if (G < 1 || (!depthwise && (C % G != 0 || OC % G != 0 || w->values.dim(1) != C / G)))
       return std::optional<ValueRef>{};
     // int32 bias at scale s_in * s_w[c].
@@ -386,27 +445,32 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
         bias.setInt(c, std::llround(v));
       }
     }
-    const int64_t kh = w->values.dim(2), kw = w->values.dim(3);
-    // Bottom/right padding so TOSA's output size equals PyTorch's; rows/columns the
-    // convolution never reads (negative end padding) are sliced off the input.
-    int64_t padEnd[2];
+    const std::vector<int64_t> toCl = S == 2 ? kToNhwc : std::vector<int64_t>{0, 2, 3, 4, 1};
+    const std::vector<int64_t> toCf = S == 2 ? kToNchw : std::vector<int64_t>{0, 4, 1, 2, 3};
+    const int64_t chAxis = S + 1;  // channels in the channels-last layout
+    const char* convOp = S == 2 ? "tosa.CONV2D" : "tosa.CONV3D";
+    // End padding per spatial dim so TOSA's output size equals PyTorch's; rows the convolution
+    // never reads (negative end padding) are sliced off the input.
     ValueRef x4 = in->src;
     if (conv1d) {
       LS_ASSIGN_OR_RETURN(v, b.op("aten.view_copy.default", {in->src, ir::IntList(xs.toVector())}, {}, "view"));
       x4 = v;
     }
-    LS_ASSIGN_OR_RETURN(xt0, permute(b, x4, kToNhwc));
+    LS_ASSIGN_OR_RETURN(xt0, permute(b, x4, toCl));
     ValueRef xt = xt0;
-    for (int i = 0; i < 2; ++i) {
-      const int64_t k = i ? kw : kh;
-      padEnd[i] = (os[2 + i] - 1) * (*stride)[size_t(i)] + (k - 1) * (*dil)[size_t(i)] + 1 - xs[2 + i] - (*pad)[size_t(i)];
-      if (padEnd[i] < 0) {
-        LS_ASSIGN_OR_RETURN(sl, b.op("aten.slice_copy.Tensor", {xt, int64_t(1 + i), int64_t(0), xs[2 + i] + padEnd[i], int64_t(1)}));
+    ir::IntList padAttr;
+    for (int i = 0; i < S; ++i) {
+      const int64_t k = w->values.dim(2 + i);
+      int64_t padEnd = (os[2 + i] - 1) * (*stride)[size_t(i)] + (k - 1) * (*dil)[size_t(i)] + 1 - xs[2 + i] - (*pad)[size_t(i)];
+      if (padEnd < 0) {
+        LS_ASSIGN_OR_RETURN(sl, b.op("aten.slice_copy.Tensor", {xt, int64_t(1 + i), int64_t(0), xs[2 + i] + padEnd, int64_t(1)}));
         xt = sl;
-        padEnd[i] = 0;
+        padEnd = 0;
       }
+      padAttr.push_back((*pad)[size_t(i)]);
+      padAttr.push_back(padEnd);
     }
-    std::vector<ir::Kwarg> attrs = {{"pad", ir::IntList{(*pad)[0], padEnd[0], (*pad)[1], padEnd[1]}},
+    std::vector<ir::Kwarg> attrs = {{"pad", padAttr},
                                     {"stride", ir::IntList(*stride)},
                                     {"dilation", ir::IntList(*dil)},
                                     {"acc_type", "INT32"}};
@@ -414,27 +478,29 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
     ValueRef biasV = b.tensor(bias, "bias_i32");
     ValueRef acc;
     if (!depthwise && G == 1) {
-      ValueRef wv = b.tensor(permuteTensor(w->values, kToNhwc), "weight_ohwi");
-      LS_ASSIGN_OR_RETURN(c, b.op("tosa.CONV2D", {xt, wv, biasV, izp, wzp}, std::move(attrs)));
+      ValueRef wv = b.tensor(permuteTensor(w->values, toCl), "weight_ohwi");
+      LS_ASSIGN_OR_RETURN(c, b.op(convOp, {xt, wv, biasV, izp, wzp}, std::move(attrs)));
       acc = c;
     } else if (!depthwise) {
       const int64_t Cg = C / G, OCg = OC / G, per = w->values.numel() / OC;
+      ir::Shape wgShape = w->values.shape();
+      wgShape[0] = OCg;
       ir::RefList accs;
       for (int64_t gi = 0; gi < G; ++gi) {
-        LS_ASSIGN_OR_RETURN(xg, b.op("aten.slice_copy.Tensor", {xt, int64_t(3), gi * Cg, (gi + 1) * Cg, int64_t(1)}));
-        exec::Tensor wg(DType::Int8, Shape{OCg, Cg, kh, kw}), bg(DType::Int32, Shape{OCg});
+        LS_ASSIGN_OR_RETURN(xg, b.op("aten.slice_copy.Tensor", {xt, chAxis, gi * Cg, (gi + 1) * Cg, int64_t(1)}));
+        exec::Tensor wg(DType::Int8, wgShape), bg(DType::Int32, Shape{OCg});
         for (int64_t i = 0; i < OCg * per; ++i) wg.setInt(i, w->values.getInt(gi * OCg * per + i));
         for (int64_t o = 0; o < OCg; ++o) bg.setInt(o, bias.getInt(gi * OCg + o));
         std::vector<ir::Kwarg> ga = attrs;
-        LS_ASSIGN_OR_RETURN(c, b.op("tosa.CONV2D",
-                        {xg, b.tensor(permuteTensor(wg, kToNhwc), "weight_ohwi"), b.tensor(bg, "bias_i32"), izp, wzp},
+        LS_ASSIGN_OR_RETURN(c, b.op(convOp,
+                        {xg, b.tensor(permuteTensor(wg, toCl), "weight_ohwi"), b.tensor(bg, "bias_i32"), izp, wzp},
                         std::move(ga)));
         accs.push_back(c);
       }
-      LS_ASSIGN_OR_RETURN(cat, b.op("aten.cat.default", {accs, int64_t(3)}, {}, "group_concat"));
+      LS_ASSIGN_OR_RETURN(cat, b.op("aten.cat.default", {accs, chAxis}, {}, "group_concat"));
       acc = cat;
     } else {
-      const int64_t M = OC / C;
+      const int64_t M = OC / C, kh = w->values.dim(2), kw = w->values.dim(3);
       exec::Tensor w4 = w->values.reshaped(Shape{C, M, kh, kw});
       ValueRef wv = b.tensor(permuteTensor(w4, {2, 3, 0, 1}), "weight_hwcm");
       LS_ASSIGN_OR_RETURN(c, b.op("tosa.DEPTHWISE_CONV2D", {xt, wv, biasV, izp, wzp}, std::move(attrs)));
@@ -444,7 +510,7 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
     for (int64_t c = 0; c < OC; ++c) factors[size_t(c)] = in->qp.scale * w->scales[size_t(c)] / out.scale;
     LS_ASSIGN_OR_RETURN(y, perChannelRescale(b, acc, factors, out.zp));
     LS_ASSIGN_OR_RETURN(r, withActivation(b, y, act, out));
-    LS_ASSIGN_OR_RETURN(back, permute(b, r, kToNchw));
+    LS_ASSIGN_OR_RETURN(back, permute(b, r, toCf));
     ValueRef res = back;
     if (conv1d) {
       LS_ASSIGN_OR_RETURN(v, b.op("aten.view_copy.default", {back, ir::IntList(n.meta().shape.toVector())}, {}, "view"));
@@ -988,10 +1054,6 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
         "aten.amax.default",           "aten.amin.default"};
     const std::string& op = ir::opName(n.op);
     if (std::find(kMove.begin(), kMove.end(), op) == kMove.end()) return std::optional<ValueRef>{};
-    if (op == "aten.constant_pad_nd.default") {
-      auto v = sarg(n, 2).number();
-      if (v && *v != 0.0) return std::optional<ValueRef>{};
-    }
     std::optional<QP> inQ;
     bool ok = true;
     auto mapRef = [&](const ir::ValueRef& r) -> ir::ValueRef {
@@ -1018,8 +1080,14 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
     for (const ir::Kwarg& k : n.kwargs)
       if (k.value.ref() || k.value.asRefList()) ok = false;
     if (!ok || !inQ) return std::optional<ValueRef>{};
-    // Constant padding value 0 is the zero point in the quantised domain.
-    if (op == "aten.constant_pad_nd.default" && inQ->zp != 0) return std::optional<ValueRef>{};
+    // The padding value in the quantised domain: value / scale + zero point (0 is the zero point).
+    if (op == "aten.constant_pad_nd.default") {
+      const double v = sarg(n, 2).number().value_or(0.0);
+      const double q = std::nearbyint(v / inQ->scale) + double(inQ->zp);
+      if (!std::isfinite(q)) return std::optional<ValueRef>{};
+      while (args.size() < 3) args.push_back(ir::Arg());
+      args[2] = std::clamp(q, -128.0, 127.0);
+    }
     LS_ASSIGN_OR_RETURN(y, b.op(op, std::move(args), n.kwargs, n.name));
     LS_ASSIGN_OR_RETURN(r, requantize(b, y, *inQ, out));
     bump(move_);

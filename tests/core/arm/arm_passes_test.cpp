@@ -277,6 +277,38 @@ TEST(RewriteConv2dPass, RegularDepthwiseAndStrideFitAgreeWithExecutor) {
   EXPECT_LT(maxRelDiff(before, b.g), 1e-5);
 }
 
+TEST(RewriteConv2dPass, ThreeDConvolutionBecomesConv3dAndAgreesWithExecutor) {
+  test::GraphBuilder b;
+  auto x = b.input("x", {1, 3, 4, 6, 5});
+  auto w = constant(b, "w", {4, 3, 3, 2, 3}, ramp(216, 0.2));
+  auto bias = constant(b, "bias", {4}, ramp(4));
+  // stride 2 on depth and width with padding: TOSA's end padding is fitted per dim.
+  auto c = b.call("aten.convolution.default", {x, w, bias, IntList{2, 1, 2}, IntList{1, 0, 1}, IntList{1, 2, 1}, false,
+                                               IntList{0, 0, 0}, 1}, {}, "c3");
+  b.output({c});
+  ir::Graph before = b.g;
+  Outcome o = runPass("RewriteConv2dPass", b.g);
+  ASSERT_EQ(o.result.status, PassStatus::Changed) << o.result.message;
+  EXPECT_EQ(count(b.g, "aten.convolution.default"), 0u);
+  EXPECT_EQ(count(b.g, "tosa.CONV3D"), 1u);
+  expectVerified(b.g);
+  EXPECT_LT(maxRelDiff(before, b.g), 1e-5);
+}
+
+TEST(RewriteConv2dPass, TransposedOrGrouped3dMustBeDecomposedFirst) {
+  for (bool transposed : {true, false}) {
+    test::GraphBuilder b;
+    auto x = b.input("x", {1, 4, 3, 3, 3});
+    auto w = constant(b, "w", {4, transposed ? 4 : 2, 1, 1, 1}, ramp(transposed ? 16 : 8, 0.2));
+    auto c = b.call("aten.convolution.default", {x, w, ir::Arg(), IntList{1, 1, 1}, IntList{0, 0, 0}, IntList{1, 1, 1},
+                                                 transposed, IntList{0, 0, 0}, transposed ? 1 : 2}, {}, "c3");
+    b.output({c});
+    Outcome o = runPass("RewriteConv2dPass", b.g);
+    EXPECT_EQ(o.result.status, PassStatus::Failed);
+    EXPECT_NE(o.result.message.find("must be decomposed first"), std::string::npos) << o.result.message;
+  }
+}
+
 TEST(RewriteConv2dPass, NonConstantWeightIsABadInput) {
   test::GraphBuilder b;
   auto x = b.input("x", {1, 2, 4, 4});

@@ -464,6 +464,74 @@ TEST(FoldAndAnnotateQParamsPass, GroupedConvRunsAsOneInt8Conv2dPerGroup) {
   }
 }
 
+TEST(FoldAndAnnotateQParamsPass, Conv3dRunsAsInt8Conv3dOnePerGroup) {
+  // 3-D, groups 2, stride 2 on depth: TOSA has no depthwise 3-D op, so one CONV3D per group.
+  test::GraphBuilder b;
+  auto x = b.input("x", DType::Int8, {1, 4, 5, 6, 6});
+  auto dx = b.call(kDq, {x, 0.03, 5, -128, 127, dt(DType::Int8)});
+  QConv c = quantWeight(b, "g", {6, 2, 3, 3, 3}, 0.03);
+  auto conv = b.call("aten.convolution.default", {dx, c.weight, c.bias, IntList{2, 1, 1}, IntList{1, 1, 0},
+                                                  IntList{1, 1, 1}, false, IntList{0, 0, 0}, 2});
+  auto q = b.call(kQ, {conv, 0.02, -3, -128, 127, dt(DType::Int8)});
+  b.output({q});
+  ir::Graph g = b.g;
+  ir::Graph before = g;
+  Outcome o = runPass("FoldAndAnnotateQParamsPass", g, passes::Profile::INT);
+  ASSERT_EQ(o.result.status, PassStatus::Changed) << o.result.message;
+  EXPECT_EQ(count(g, "aten.convolution.default"), 0u);
+  EXPECT_EQ(count(g, "tosa.CONV3D"), 2u);
+  for (ir::NodeId id : g.nodesOfOp(ir::internOp("tosa.CONV3D"))) {
+    EXPECT_EQ(g.meta(*g.node(id).args[0].ref()).dtype, DType::Int8);
+    EXPECT_EQ(g.node(id).meta().shape, (Shape{1, 3, 6, 4, 3}));  // NDHWC, 3 output channels per group
+  }
+  expectIntegerWithin(before, g, 1);
+}
+
+TEST(FoldAndAnnotateQParamsPass, TransposedConvRunsAsInt8TransposeConv2d) {
+  // Weight [in, out, kh, kw] quantised per output channel along dim 1; stride 2, padding and
+  // output padding (the out_pad attribute).
+  test::GraphBuilder b;
+  const double sx = 0.03;
+  auto x = b.input("x", DType::Int8, {1, 3, 5, 4});
+  auto dx = b.call(kDq, {x, sx, 4, -128, 127, dt(DType::Int8)});
+  const int64_t oc = 4;
+  std::vector<double> sw, sb;
+  for (int64_t c = 0; c < oc; ++c) sw.push_back(0.002 + 0.0007 * double(c)), sb.push_back(sw.back() * sx);
+  auto w = constant(b, "w", {3, oc, 3, 3}, ints(3 * oc * 9, 255, 127), DType::Int8);
+  auto wz = constant(b, "wz", {oc}, std::vector<double>(size_t(oc), 0.0), DType::Int64);
+  auto dw = b.call(kDqc, {w, constant(b, "ws", {oc}, sw, DType::Float32), wz, 1, -127, 127, dt(DType::Int8)});
+  auto bq = constant(b, "bq", {oc}, ints(oc, 4001, 2000, 613), DType::Int32);
+  auto db = b.call(kDqc, {bq, constant(b, "bs", {oc}, sb, DType::Float32), wz, 0, INT32_MIN, INT32_MAX, dt(DType::Int32)});
+  auto conv = b.call("aten.convolution.default",
+                     {dx, dw, db, IntList{2, 2}, IntList{1, 0}, IntList{1, 1}, true, IntList{1, 1}, 1});
+  auto q = b.call(kQ, {conv, 0.02, 2, -128, 127, dt(DType::Int8)});
+  b.output({q});
+  ir::Graph g = b.g;
+  ir::Graph before = g;
+  Outcome o = runPass("FoldAndAnnotateQParamsPass", g, passes::Profile::INT);
+  ASSERT_EQ(o.result.status, PassStatus::Changed) << o.result.message;
+  EXPECT_EQ(count(g, "aten.convolution.default"), 0u);
+  ASSERT_EQ(count(g, "tosa.TRANSPOSE_CONV2D"), 1u);
+  expectIntegerWithin(before, g, 1);
+}
+
+TEST(FoldAndAnnotateQParamsPass, ConstantPaddingIsTheQuantisedValue) {
+  // Zero point 7: padding with 0.0 is 7 in int8, padding with 0.3 at scale 0.05 is 13.
+  for (double value : {0.0, 0.3}) {
+    test::GraphBuilder b;
+    auto x = b.input("x", DType::Int8, {1, 2, 3, 3});
+    auto dx = b.call(kDq, {x, 0.05, 7, -128, 127, dt(DType::Int8)});
+    auto p = b.call("aten.constant_pad_nd.default", {dx, IntList{1, 2, 0, 1}, value});
+    auto q = b.call(kQ, {p, 0.05, 7, -128, 127, dt(DType::Int8)});
+    b.output({q});
+    ir::Graph g = b.g;
+    ir::Graph before = g;
+    Outcome o = runPass("FoldAndAnnotateQParamsPass", g, passes::Profile::INT);
+    ASSERT_EQ(o.result.status, PassStatus::Changed) << o.result.message;
+    expectIntegerWithin(before, g, 0);
+  }
+}
+
 TEST(FoldAndAnnotateQParamsPass, AdaptivePoolWithUnequalBinsInInt32) {
   // 5x7 -> 3x2: bins of 2 and 3 rows, 4 columns; int32 sums scaled to a common count.
   test::GraphBuilder b;

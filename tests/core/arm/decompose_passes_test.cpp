@@ -305,6 +305,87 @@ std::vector<PassCase> cases() {
            EXPECT_EQ(g.node(id).meta(0).rank(), 4) << "a 2-D convolution of height 1";
        },
        1e-5},
+      // 3-D transposed conv: stride, padding and output_padding differ per dim.
+      {"DecomposeTransposedConvPass", "aten.convolution.default",
+       [](test::GraphBuilder& b) {
+         auto w = b.constant("w", DType::Float32, {2, 3, 3, 2, 3}, test::ramp(108));
+         auto bias = b.constant("b", DType::Float32, {3}, {0.5, -1.0, 0.25});
+         return b.call("aten.convolution.default", {b.input("x", {1, 2, 3, 4, 3}), w, bias, IntList{2, 1, 2},
+                                                    IntList{1, 0, 1}, IntList{1, 1, 1}, true, IntList{1, 0, 0}, int64_t(1)});
+       },
+       [](const ir::Graph&, const ir::Graph& g) {
+         ASSERT_EQ(opCount(g, "aten.convolution.default"), 1u);
+         const ir::Node& c = g.node(g.nodesOfOp(ir::internOp("aten.convolution.default"))[0]);
+         EXPECT_FALSE(*c.args[6].asBool()) << "a regular convolution";
+         EXPECT_GE(opCount(g, "aten.constant_pad_nd.default"), 2u);
+       },
+       1e-5},
+      // 2-D transposed conv with groups and dilation (TRANSPOSE_CONV2D takes neither); padding
+      // larger than dilation * (k - 1) crops the zero-inserted input.
+      {"DecomposeTransposedConvPass", "aten.convolution.default",
+       [](test::GraphBuilder& b) {
+         auto w = b.constant("w", DType::Float32, {4, 1, 3, 2}, test::ramp(24));
+         return b.call("aten.convolution.default", {b.input("x", {1, 4, 5, 4}), w, ir::Arg(), IntList{2, 3},
+                                                    IntList{3, 0}, IntList{1, 2}, true, IntList{1, 2}, int64_t(2)});
+       },
+       [](const ir::Graph&, const ir::Graph& g) {
+         ASSERT_EQ(opCount(g, "aten.convolution.default"), 1u);
+         const ir::Node& c = g.node(g.nodesOfOp(ir::internOp("aten.convolution.default"))[0]);
+         EXPECT_FALSE(*c.args[6].asBool());
+         EXPECT_EQ(*c.args[8].asInt(), 2) << "groups kept";
+       },
+       1e-5},
+      {"DecomposeUnbindPass", "aten.unbind_copy.int",
+       [](test::GraphBuilder& b) {
+         auto u = b.call("aten.unbind_copy.int", {b.input("x", {3, 4, 2}), int64_t(-2)});
+         return b.call("aten.sub.Tensor", {b.call("operator.getitem", {u, int64_t(3)}), b.call("operator.getitem", {u, int64_t(0)})});
+       },
+       nullptr, 0.0},
+      {"DecomposeStackPass", "aten.stack.default",
+       [](test::GraphBuilder& b) {
+         return b.call("aten.stack.default",
+                       {ir::RefList{b.input("a", {2, 3}), b.input("b", {2, 3}), b.input("c", {2, 3})}, int64_t(1)});
+       },
+       [](const ir::Graph&, const ir::Graph& g) {
+         EXPECT_EQ(opCount(g, "aten.stack.default"), 0u);
+         EXPECT_EQ(opCount(g, "aten.cat.default"), 1u);
+       },
+       0.0},
+      {"DecomposeBatchNormTrainingPass", "aten.native_batch_norm.default",
+       [](test::GraphBuilder& b) {
+         auto bn = b.call("aten.native_batch_norm.default",
+                          {b.input("x", {2, 3, 4, 2}), b.constant("w", DType::Float32, {3}, {1.0, -2.0, 0.5}),
+                           b.constant("b", DType::Float32, {3}, {0.0, 1.0, -0.5}), ir::Arg(), ir::Arg(), true, 0.1,
+                           1e-5});
+         auto y = b.call("operator.getitem", {bn, int64_t(0)});
+         // save_invstd [C] read too, broadcast over the output.
+         auto inv = b.call("operator.getitem", {bn, int64_t(2)});
+         auto inv4 = b.call("aten.view_copy.default", {inv, IntList{1, 3, 1, 1}});
+         return b.call("aten.add.Tensor", {y, inv4});
+       },
+       [](const ir::Graph&, const ir::Graph& g) {
+         EXPECT_EQ(opCount(g, "aten.native_batch_norm.default"), 0u);
+         EXPECT_EQ(opCount(g, "aten.rsqrt.default"), 1u);
+       },
+       1e-5},
+      {"DecomposeFactoriesPass", "aten.arange.start_step",
+       [](test::GraphBuilder& b) {
+         auto r = b.call("aten.arange.start_step", {0.5, 3.0, 0.5});
+         return b.call("aten.mul.Tensor", {b.input("x", {5}), r});
+       },
+       nullptr, 0.0},
+      {"DecomposeFactoriesPass", "aten.full.default",
+       [](test::GraphBuilder& b) {
+         auto f = b.call("aten.full.default", {IntList{2, 3}, -1.5});
+         return b.call("aten.add.Tensor", {b.input("x", {2, 3}), f});
+       },
+       nullptr, 0.0},
+      {"DecomposeFactoriesPass", "aten.new_full.default",
+       [](test::GraphBuilder& b) {
+         auto x = b.input("x", {2, 3});
+         return b.call("aten.add.Tensor", {x, b.call("aten.new_full.default", {x, IntList{2, 3}, 2.5})});
+       },
+       nullptr, 0.0},
   };
 }
 
@@ -315,6 +396,13 @@ TEST(ArmDecomposeFocused, ChangesWhatItShouldKeepsValuesAndVerifies) {
 TEST(ArmDecomposeFocused, SkippedWithoutItsTargetOp) { test::expectSkippedWithoutTarget(cases()); }
 
 TEST(ArmDecomposeFocused, UnsupportedInputIsAnErrorNamingTheNode) {
+  // A transposed convolution TOSA cannot take needs its weight at compile time.
+  std::string w = test::failureOf("DecomposeTransposedConvPass", [](test::GraphBuilder& b) {
+    return b.call("aten.convolution.default", {b.input("x", {1, 2, 3, 3, 3}), b.input("w", {2, 2, 1, 1, 1}), ir::Arg(),
+                                               IntList{1, 1, 1}, IntList{0, 0, 0}, IntList{1, 1, 1}, true,
+                                               IntList{0, 0, 0}, int64_t(1)});
+  });
+  EXPECT_NE(w.find("must be a constant"), std::string::npos) << w;
   // as_strided_copy with strides that are not contiguous has no TOSA lowering.
   std::string m = test::failureOf("DecomposeAsStridedCopyPass", [](test::GraphBuilder& b) {
     return b.call("aten.as_strided_copy.default", {b.input("x", {4, 4}), IntList{2, 2}, IntList{1, 4}});

@@ -159,6 +159,52 @@ TEST(ConvKernel, Transposed) {
   expectValues(out[0], {1, 2, 3, 4});
 }
 
+TEST(ConvKernel, Conv3dByHandAndAgainst2d) {
+  // x = 1..8 in a 2x2x2 cube, w = ones(2x2x2): one output, the sum 36 (+ bias 0.5).
+  OneOp t;
+  auto x = t.add("x", F({1, 1, 2, 2, 2}, iota(8, 1)));
+  auto w = t.add("w", F({1, 1, 2, 2, 2}, std::vector<float>(8, 1.0f)));
+  auto b = t.add("b", F({1}, {0.5f}));
+  auto out = t.run("aten.convolution.default", convArgs(x, w, b, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, false, {0, 0, 0}, 1));
+  expectShape(out[0], {1, 1, 1, 1, 1});
+  expectValues(out[0], {36.5});
+  // Transposed, stride 2: the single input value 2 fills a 2x2x2 block.
+  OneOp tr;
+  x = tr.add("x", F({1, 1, 1, 1, 1}, {2}));
+  w = tr.add("w", F({1, 1, 2, 2, 2}, iota(8, 1)));
+  out = tr.run("aten.convolution.default", convArgs(x, w, none(), {2, 2, 2}, {0, 0, 0}, {1, 1, 1}, true, {0, 0, 0}, 1));
+  expectShape(out[0], {1, 1, 2, 2, 2});
+  expectValues(out[0], {2, 4, 6, 8, 10, 12, 14, 16});
+  // Depth 1 with a depth-1 kernel is the 2-D convolution: grouped, strided, padded, dilated,
+  // and transposed with output padding.
+  for (bool transposed : {false, true}) {
+    SCOPED_TRACE(transposed);
+    std::vector<float> xv(1 * 4 * 6 * 5), wv(4 * 2 * 3 * 2);
+    for (size_t i = 0; i < xv.size(); ++i) xv[i] = float((i * 7) % 11) * 0.25f - 1.0f;
+    for (size_t i = 0; i < wv.size(); ++i) wv[i] = float((i * 5) % 9) * 0.5f - 2.0f;
+    const Shape w2 = transposed ? Shape{4, 2, 3, 2} : Shape{4, 2, 3, 2};
+    const Shape w3 = Shape{4, 2, 1, 3, 2};
+    OneOp a, c;
+    auto a0 = a.add("x", F({1, 4, 6, 5}, xv));
+    auto a1 = a.add("w", F(w2, wv));
+    auto two = a.run("aten.convolution.default",
+                     convArgs(a0, a1, none(), {2, 1}, {1, 1}, {transposed ? int64_t(1) : 2, 1}, transposed,
+                              {transposed ? int64_t(1) : 0, 0}, 2));
+    auto c0 = c.add("x", F({1, 4, 1, 6, 5}, xv));
+    auto c1 = c.add("w", F(w3, wv));
+    auto three = c.run("aten.convolution.default",
+                       convArgs(c0, c1, none(), {1, 2, 1}, {0, 1, 1}, {1, transposed ? int64_t(1) : 2, 1}, transposed,
+                                {0, transposed ? int64_t(1) : 0, 0}, 2));
+    ASSERT_EQ(two.size(), 1u);
+    ASSERT_EQ(three.size(), 1u);
+    Shape s = two[0].shape();
+    expectShape(three[0], {s[0], s[1], 1, s[2], s[3]});
+    std::vector<double> want;
+    for (int64_t i = 0; i < two[0].numel(); ++i) want.push_back(two[0].getDouble(i));
+    expectValues(three[0], want);
+  }
+}
+
 TEST(ConvKernel, Conv1d) {
   // x = [1,2,3,4,5], w = [2,1], padding 1, stride 2: windows (0,1), (2,3), (4,5) of
   // [0,1,2,3,4,5] -> 0*2+1 = 1, 2*2+3 = 7, 4*2+5 = 13.

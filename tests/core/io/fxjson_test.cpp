@@ -1,5 +1,6 @@
 // Tests for the fxjson importer/exporter: real graphs, printed forms, round trips, bad inputs.
 #include "core/io/fxjson.h"
+#include "core/ops/registry.h"
 
 #include <gtest/gtest.h>
 
@@ -379,6 +380,29 @@ TEST(FxJsonImport, UnknownOpIsOpaqueWithWarning) {
   EXPECT_EQ(ir::printNode(g, n), "%relu = foo.bar.baz(%add) : f32[1,4] [opaque]");
   // Also without a report.
   EXPECT_TRUE(importFxJson(tinyWith("aten.relu.default", "foo.bar.baz"), "t").isOk());
+}
+
+TEST(FxJsonImport, ViewOpsImportAsTheirFunctionalTwins) {
+  // A producer that keeps view ops (aten.t, aten.unsqueeze) and unsafe_split: each is the
+  // registered op of the same values, with a warning; an in-place op has no twin.
+  std::string doc = tinyWith(R"({"name": "relu", "op": "call_function", "target": "aten.relu.default", "args": [{"node": "add"}], "kwargs": {}, "meta": {"shape": [1, 4], "dtype": "float32"}})",
+                             R"({"name": "relu", "op": "call_function", "target": "aten.t.default", "args": [{"node": "add"}], "kwargs": {}, "meta": {"shape": [4, 1], "dtype": "float32"}})");
+  doc = tinyWith(R"("outputs": ["relu"])", R"("outputs": ["relu"])", doc);
+  ImportReport report;
+  ir::Graph g = importOk(doc, &report);
+  EXPECT_EQ(report.opaqueNodes, 0u);
+  ASSERT_EQ(report.warnings.size(), 1u);
+  EXPECT_HAS(report.warnings[0], "node 'relu': 'aten.t.default' imported as its functional twin 'aten.t_copy.default'");
+  EXPECT_EQ(g.at(3).op, ir::internOp("aten.t_copy.default"));
+  EXPECT_EQ(g.at(3).meta().shape, (ir::Shape{4, 1}));
+  const auto& reg = ops::OpRegistry::instance();
+  ASSERT_TRUE(reg.functionalTwin("aten.unsqueeze.default"));
+  EXPECT_EQ(reg.functionalTwin("aten.unsqueeze.default")->name, "aten.unsqueeze_copy.default");
+  ASSERT_TRUE(reg.functionalTwin("aten.unsafe_split.Tensor"));
+  EXPECT_EQ(reg.functionalTwin("aten.unsafe_split.Tensor")->name, "aten.split_copy.Tensor");
+  EXPECT_EQ(reg.functionalTwin("aten.relu_.default"), nullptr);
+  EXPECT_EQ(reg.functionalTwin("foo.t.default"), nullptr);
+  EXPECT_EQ(reg.functionalTwin("aten.no_such_op.default"), nullptr);
 }
 
 TEST(FxJsonImport, MissingMetaIsInferred) {

@@ -558,6 +558,74 @@ Status conv2dK(KernelCtx& c) {
   return Status::ok();
 }
 
+/// CONV3D: input [N,ID,IH,IW,IC], weight [OC,KD,KH,KW,IC], pad [d0,d1,top,bottom,left,right].
+Status conv3dK(KernelCtx& c) {
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(w, c.tensor(1));
+  LS_ASSIGN_OR_RETURN(b, c.tensor(2));
+  LS_ASSIGN_OR_RETURN(pad, attrInts(c, "pad"));
+  LS_ASSIGN_OR_RETURN(stride, attrInts(c, "stride"));
+  LS_ASSIGN_OR_RETURN(dil, attrInts(c, "dilation"));
+  Tensor& o = c.newOutput(0);
+  const int64_t N = x->dim(0), ID = x->dim(1), IH = x->dim(2), IW = x->dim(3), IC = x->dim(4);
+  const int64_t OC = w->dim(0), KD = w->dim(1), KH = w->dim(2), KW = w->dim(3);
+  const int64_t OD = o.dim(1), OH = o.dim(2), OW = o.dim(3);
+  const int64_t K = KD * KH * KW * IC, M = OD * OH * OW;
+  const bool fp = isFloatT(x->dtype());
+  LS_ASSIGN_OR_RETURN(zps, convZeroPoints(c, fp));
+  const auto [izp, wzp] = zps;
+  // Row m of the im2col matrix: the K input values output position m reads (0 outside).
+  auto forEachTap = [&](int64_t n, int64_t m, auto&& fn) {
+    const int64_t od = m / (OH * OW), oy = (m / OW) % OH, ox = m % OW;
+    for (int64_t kd = 0; kd < KD; ++kd) {
+      const int64_t iz = od * stride[0] - pad[0] + kd * dil[0];
+      for (int64_t ky = 0; ky < KH; ++ky) {
+        const int64_t iy = oy * stride[1] - pad[2] + ky * dil[1];
+        for (int64_t kx = 0; kx < KW; ++kx) {
+          const int64_t ix = ox * stride[2] - pad[4] + kx * dil[2];
+          const int64_t k0 = ((kd * KH + ky) * KW + kx) * IC;
+          const bool in = iz >= 0 && iz < ID && iy >= 0 && iy < IH && ix >= 0 && ix < IW;
+          fn(k0, in ? (((n * ID + iz) * IH + iy) * IW + ix) * IC : int64_t(-1));
+        }
+      }
+    }
+  };
+  if (fp) {
+    std::vector<float> xs, ws, bs;
+    const float* px = exec::floatData(*x, xs);
+    const float* pw = exec::floatData(*w, ws);
+    const float* pb = exec::floatData(*b, bs);
+    std::vector<float> wt(size_t(K * OC));  // [K, OC] = weight^T
+    for (int64_t oc = 0; oc < OC; ++oc)
+      for (int64_t k = 0; k < K; ++k) wt[size_t(k * OC + oc)] = pw[oc * K + k];
+    std::vector<float> col(size_t(M * K)), res(size_t(M * OC));
+    for (int64_t n = 0; n < N; ++n) {
+      for (int64_t m = 0; m < M; ++m)
+        forEachTap(n, m, [&](int64_t k0, int64_t xi) {
+          float* dst = col.data() + m * K + k0;
+          if (xi < 0) std::fill(dst, dst + IC, 0.0f);
+          else std::memcpy(dst, px + xi, size_t(IC) * sizeof(float));
+        });
+      exec::gemmFor(c.exactAccumulation(), M, OC, K, col.data(), K, wt.data(), OC, res.data(), OC, false, c.threads());
+      for (int64_t m = 0; m < M; ++m)
+        for (int64_t oc = 0; oc < OC; ++oc)
+          o.setDouble((n * M + m) * OC + oc, double(res[size_t(m * OC + oc)] + pb[b->numel() == 1 ? 0 : oc]));
+    }
+    return Status::ok();
+  }
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t oc = 0; oc < OC; ++oc) {
+        int64_t acc = 0;
+        forEachTap(n, m, [&](int64_t k0, int64_t xi) {
+          if (xi < 0) return;  // padding holds the input zero point: (zp - zp) * w = 0
+          for (int64_t ic = 0; ic < IC; ++ic) acc += (x->getInt(xi + ic) - izp) * (w->getInt(oc * K + k0 + ic) - wzp);
+        });
+        o.setInt((n * M + m) * OC + oc, acc + b->getInt(b->numel() == 1 ? 0 : oc));
+      }
+  return Status::ok();
+}
+
 Status depthwiseK(KernelCtx& c) {
   LS_ASSIGN_OR_RETURN(x, c.tensor(0));
   LS_ASSIGN_OR_RETURN(w, c.tensor(1));  // [KH,KW,C,M]
@@ -844,6 +912,7 @@ void registerTosaKernels(exec::KernelRegistry& r) {
   r.registerKernel("tosa.CONV2D", checkedK<conv2dK>);
   r.registerKernel("tosa.DEPTHWISE_CONV2D", checkedK<depthwiseK>);
   r.registerKernel("tosa.TRANSPOSE_CONV2D", checkedK<transposeConvK>);
+  r.registerKernel("tosa.CONV3D", checkedK<conv3dK>);
   r.registerKernel("tosa.MATMUL", checkedK<matmulK>);
   r.registerKernel("tosa.AVG_POOL2D", checkedK<poolK<true>>);
   r.registerKernel("tosa.MAX_POOL2D", checkedK<poolK<false>>);
