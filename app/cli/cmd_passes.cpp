@@ -9,6 +9,7 @@
 
 #include "app/cli/commands.h"
 #include "core/passes/pass_manager.h"
+#include "core/session/op_coverage.h"
 #include "core/util/json_writer.h"
 
 namespace ls::cli {
@@ -52,6 +53,22 @@ int cmdPasses(bool json, bool namesOnly) {
     w.endArray();
     fmt::print("{}\n", w.str());
   }
+  return 0;
+}
+
+int cmdOps(const std::string& pipeline, bool markdown) {
+  auto rows = session::opCoverage(pipeline);
+  if (!rows) return fail(rows.message());
+  if (markdown) {
+    fmt::print("{}", session::opCoverageMarkdown(*rows, pipeline));
+    return 0;
+  }
+  for (const session::OpCoverage& r : *rows)
+    fmt::print("{:<48} kernel {:<3}  fp: {}\n{:<48} {:<10}  int: {}\n", r.op, r.referenceKernel ? "yes" : "no",
+               r.fpPasses.empty() ? std::string("-") : fmt::format("{}", fmt::join(r.fpPasses, ", ")), "", "",
+               !r.intPasses.empty() ? fmt::format("{}", fmt::join(r.intPasses, ", "))
+               : r.intFloatIsland() ? std::string("float island")
+                                    : std::string("-"));
   return 0;
 }
 

@@ -24,6 +24,8 @@ int cmdImport(const std::string& in, const std::string& out);
 int cmdPrint(const std::string& in, bool modules);
 /// Lists the registered passes (description, target ops, applicability, pipelines).
 int cmdPasses(bool json, bool namesOnly);
+/// The op coverage table of a pipeline (session::opCoverage), as text or as docs/OPS.md.
+int cmdOps(const std::string& pipeline, bool markdown);
 /// Checks a .tosa file against the TOSA 1.0 specification (profile int|fp, level 8k|none).
 int cmdTosaCheck(const std::string& path, const std::string& profile, const std::string& level,
                  const std::vector<std::string>& extensions, bool json);

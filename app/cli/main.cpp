@@ -52,6 +52,13 @@ int main(int argc, char** argv) {
   passesCmd->add_flag("--json", json, "print the list as JSON");
   passesCmd->add_flag("--names", namesOnly, "print only the names, one per line");
 
+  auto* opsCmd = app.add_subcommand("ops", "Op coverage: per ATen op, shape inference, reference kernel, the passes that "
+                                           "lower it in FP and INT, upstream's support (docs/OPS.md)");
+  bool opsMarkdown = false;
+  std::string opsPipeline = "tosa";
+  opsCmd->add_flag("--markdown", opsMarkdown, "print docs/OPS.md (the Markdown table)");
+  opsCmd->add_option("--pipeline", opsPipeline, "pipeline whose passes are read")->capture_default_str();
+
   auto* tosaCheck = app.add_subcommand("tosa-check", "Check a .tosa file (any tool's) against the TOSA 1.0 specification: "
                                                     "operand types per profile, ranks, level limits, ERROR_IF rules");
   std::string tcProfile = "fp", tcLevel = "8k";
@@ -73,6 +80,7 @@ int main(int argc, char** argv) {
   if (*info) return cmdInfo(in, json, checkShapes, jsonOut);
   if (*print) return cmdPrint(in, printModules);
   if (*passesCmd) return cmdPasses(json, namesOnly);
+  if (*opsCmd) return cmdOps(opsPipeline, opsMarkdown);
   if (*tosaCheck) return cmdTosaCheck(in, tcProfile, tcLevel, tcExtensions, json);
   if (selected(*lower)) return runLower(*lower);
   if (selected(*bench)) return runBench(*bench);

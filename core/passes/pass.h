@@ -121,6 +121,10 @@ class Pass {
   const std::string& description() const { return description_; }
   /// Declared target ops (empty: the pass looks at the whole graph, never skipped by op scan).
   const std::vector<ir::OpId>& targetOps() const { return targetOps_; }
+  /// The ops this pass lowers or rewrites, for documentation (docs/OPS.md): its target ops,
+  /// unless the pass finds its work through other nodes (the INT fold targets quantize nodes
+  /// and lowers the ops that feed them).
+  virtual std::vector<ir::OpId> documentedOps() const { return targetOps_; }
   bool isTargeted(ir::OpId op) const;
   /// Profiles and targets the pass applies to (data; checked by the PassManager).
   const Applicability& applicability() const { return applicability_; }

@@ -195,6 +195,22 @@ Result<ValueRef> perChannelRescale(Builder& b, ValueRef acc, const std::vector<d
 
 }  // namespace
 
+/// Ops that only move or select values, re-emitted on int8 sources (reemit).
+const std::vector<std::string>& movedInt8Ops() {
+  static const std::vector<std::string> ops = {
+      "aten.view_copy.default",      "aten.permute_copy.default",   "aten.squeeze_copy.dims",
+      "aten.squeeze_copy.dim",       "aten.unsqueeze_copy.default", "aten.slice_copy.Tensor",
+      "aten.cat.default",            "aten.clone.default",
+      "aten.select_copy.int",        "aten.expand_copy.default",    "aten.repeat.default",
+      "aten.flatten.using_ints",     "aten.pixel_shuffle.default",  "aten.pixel_unshuffle.default",
+      "aten.constant_pad_nd.default", "aten.flip.default",
+      "aten.t_copy.default",         "aten.transpose_copy.int",     "aten.squeeze_copy.default",
+      "aten.view.default",           "aten.reshape.default",        "aten._unsafe_view.default",
+      "aten.alias_copy.default",     "aten.detach_copy.default",    "aten.lift_fresh_copy.default",
+      "aten.amax.default",           "aten.amin.default"};
+  return ops;
+}
+
 class FoldAndAnnotateQParamsPass : public passes::RetracePass {
  public:
   FoldAndAnnotateQParamsPass()
@@ -220,6 +236,23 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
     neg_ = stat("neg", "neg lowered to int8 NEGATE");
     abs_ = stat("abs", "abs lowered to int32 ABS between RESCALEs");
     select_ = stat("select", "where lowered to int8 SELECT");
+  }
+
+  /// The quantised ops foldOne lowers (the producers of the quantize nodes it targets).
+  std::vector<ir::OpId> documentedOps() const override {
+    std::vector<ir::OpId> ops;
+    for (const char* op :
+         {"aten.convolution.default", "aten.add.Tensor", "aten.sub.Tensor", "aten.neg.default", "aten.abs.default",
+          "aten.where.self", "aten.add.Scalar", "aten.sub.Scalar", "aten.mul.Scalar", "aten.rsub.Scalar",
+          "aten.minimum.default", "aten.maximum.default", "aten.mul.Tensor", "aten.addmm.default",
+          "aten.linear.default", "aten.mm.default", "aten.bmm.default", "aten.matmul.default", "aten.sum.dim_IntList",
+          "aten.upsample_bilinear2d.vec", "aten.upsample_nearest2d.vec", "aten.relu.default", "aten.hardtanh.default",
+          "aten.clamp.default", "aten.adaptive_avg_pool2d.default", "aten._adaptive_avg_pool2d.default",
+          "aten.avg_pool2d.default", "aten.max_pool2d.default"})
+      ops.push_back(ir::internOp(op));
+    for (const std::string& op : movedInt8Ops()) ops.push_back(ir::internOp(op));
+    for (const auto& [op, tosaOp] : kCompares) ops.push_back(ir::internOp(op));
+    return ops;
   }
  protected:
   // One retrace (linear in the graph): each quantize is a hot node; the folded integer ops are
@@ -1044,14 +1077,7 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
   /// Ops that only move or select int8 values (max/min reductions select too): the same op on
   /// the int8 sources when every dequantized input shares one qparams set.
   Result<std::optional<ValueRef>> reemit(Builder& b, Matcher& m, const ir::Node& n, const QP& out) {
-    static const std::vector<std::string> kMove = {
-        "aten.view_copy.default",      "aten.permute_copy.default",   "aten.squeeze_copy.dims",
-        "aten.squeeze_copy.dim",       "aten.unsqueeze_copy.default", "aten.slice_copy.Tensor",
-        "aten.cat.default",            "aten.clone.default",
-        "aten.select_copy.int",        "aten.expand_copy.default",    "aten.repeat.default",
-        "aten.flatten.using_ints",     "aten.pixel_shuffle.default",  "aten.pixel_unshuffle.default",
-        "aten.constant_pad_nd.default", "aten.flip.default",
-        "aten.amax.default",           "aten.amin.default"};
+    const std::vector<std::string>& kMove = movedInt8Ops();
     const std::string& op = ir::opName(n.op);
     if (std::find(kMove.begin(), kMove.end(), op) == kMove.end()) return std::optional<ValueRef>{};
     std::optional<QP> inQ;
