@@ -841,8 +841,39 @@ def _as_tuple(example_inputs):
     return t
 
 
+# Fused kernels a torch build may record instead of their decomposition; none has a lowering.
+_FUSED_OPS = {
+    "aten._transformer_encoder_layer_fwd": "the TransformerEncoderLayer fast path",
+    "aten._native_multi_head_attention": "the MultiheadAttention fast path",
+    "aten._scaled_dot_product_flash_attention": "a fused scaled-dot-product attention kernel",
+    "aten._scaled_dot_product_efficient_attention": "a fused scaled-dot-product attention kernel",
+    "aten._thnn_fused_lstm_cell": "the fused LSTM cell kernel",
+    "aten._thnn_fused_gru_cell": "the fused GRU cell kernel",
+}
+
+
+def _reject_fused(gm):
+    """A fused kernel that reached the graph: an error naming its node and module, and how to avoid it."""
+    for node in gm.graph.nodes:
+        if node.op != "call_function":
+            continue
+        op = _op_name(node.target)
+        base = op.rsplit(".", 1)[0] if op.count(".") >= 2 else op
+        what = _FUSED_OPS.get(base)
+        if what is None:
+            continue
+        module = node.meta.get("ls_module") or "<root>"
+        raise ExportError(
+            f"node '{node.name}' ({op}) in module '{module}' is {what}, a fused kernel with no lowering",
+            "export the module through export_module or the CLI, which keep nn.MultiheadAttention and "
+            "nn.TransformerEncoder(Layer) on their decomposed path; where the model calls the fused kernel itself, "
+            "call the nn module instead; on torch >= 2.2 torch.backends.mha.set_fastpath_enabled(False) also "
+            "turns the fast path off")
+
+
 def _finish(gm, consts, input_nodes, trace_info, eager_out, inputs, *, weights, name, input_names, path,
             tolerance, extra_producer, log):
+    _reject_fused(gm)
     t0 = time.time()
     rec = _Recorder(gm)
     with torch.no_grad():

@@ -239,7 +239,7 @@ Status logicalNot(KernelCtx& c) {
 
 // ---------------------------------------------------------------- binary
 
-enum class Bin { Add, Sub, Rsub, Mul, Div, DivTrunc, DivFloor, Rem, Max, Min, Pow, Eq, Ne, Lt, Le, Gt, Ge, And, Or };
+enum class Bin { Add, Sub, Rsub, Mul, Div, DivTrunc, DivFloor, Rem, Max, Min, Pow, Eq, Ne, Lt, Le, Gt, Ge, And, Or, Xor };
 
 bool isCompare(Bin op) { return op >= Bin::Eq && op <= Bin::Ge; }
 
@@ -339,7 +339,7 @@ Status binaryTyped(KernelCtx& c, Bin op, const Operand& x, const Operand& y, dou
   std::vector<int64_t> sa = x.tensor ? broadcastStrides(x.tensor->shape(), os) : std::vector<int64_t>(size_t(os.rank()), 0);
   std::vector<int64_t> sb = y.tensor ? broadcastStrides(y.tensor->shape(), os) : std::vector<int64_t>(size_t(os.rank()), 0);
   const int th = c.threads();
-  if (isCompare(op) || op == Bin::And || op == Bin::Or) {
+  if (isCompare(op) || op == Bin::And || op == Bin::Or || op == Bin::Xor) {
     uint8_t* o = out.data<uint8_t>();  // bool output
     switch (op) {
       case Bin::Eq: binaryLoop(th, os, a, sa, b, sb, o, [](T p, T q) { return uint8_t(p == q); }); break;
@@ -350,6 +350,7 @@ Status binaryTyped(KernelCtx& c, Bin op, const Operand& x, const Operand& y, dou
       case Bin::Ge: binaryLoop(th, os, a, sa, b, sb, o, [](T p, T q) { return uint8_t(p >= q); }); break;
       case Bin::And: binaryLoop(th, os, a, sa, b, sb, o, [](T p, T q) { return uint8_t(p != T(0) && q != T(0)); }); break;
       case Bin::Or: binaryLoop(th, os, a, sa, b, sb, o, [](T p, T q) { return uint8_t(p != T(0) || q != T(0)); }); break;
+      case Bin::Xor: binaryLoop(th, os, a, sa, b, sb, o, [](T p, T q) { return uint8_t((p != T(0)) != (q != T(0))); }); break;
       default: break;
     }
     return Status::ok();
@@ -407,7 +408,7 @@ Status binary(KernelCtx& c, Bin op, int otherArg = 1, int alphaArg = -1) {
       else tp.addScalar(c.arg(i));
     }
     t = computeType(tp.result());
-  } else if (op == Bin::And || op == Bin::Or) {
+  } else if (op == Bin::And || op == Bin::Or || op == Bin::Xor) {
     t = DType::Float64;
   }
   switch (t) {
@@ -442,6 +443,7 @@ Status gt(KernelCtx& c) { return binary(c, Bin::Gt); }
 Status ge(KernelCtx& c) { return binary(c, Bin::Ge); }
 Status logicalAnd(KernelCtx& c) { return binary(c, Bin::And); }
 Status logicalOr(KernelCtx& c) { return binary(c, Bin::Or); }
+Status logicalXor(KernelCtx& c) { return binary(c, Bin::Xor); }
 
 // ---------------------------------------------------------------- where / masked_fill
 
@@ -824,6 +826,7 @@ void registerElementwiseKernels(KernelRegistry& r) {
   }
   r.registerKernel("aten.logical_and.default", logicalAnd);
   r.registerKernel("aten.logical_or.default", logicalOr);
+  r.registerKernel("aten.logical_xor.default", logicalXor);
   r.registerKernel("aten.where.self", where);
   r.registerKernel("aten.masked_fill.Scalar", maskedFill);
 

@@ -1429,6 +1429,7 @@ void registerAtenOps(OpRegistry& r) {
       {"aten::gt.Tensor(Tensor self, Tensor other) -> Tensor", compare},
       {"aten::ge.Tensor(Tensor self, Tensor other) -> Tensor", compare},
       {"aten::logical_and(Tensor self, Tensor other) -> Tensor", logical},
+      {"aten::logical_xor(Tensor self, Tensor other) -> Tensor", logical},
       {"aten::logical_or(Tensor self, Tensor other) -> Tensor", logical},
       {"aten::where.self(Tensor condition, Tensor self, Tensor other) -> Tensor", whereSelf},
       {"aten::masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor", maskedFill},

@@ -304,6 +304,75 @@ def test_error_names_module(tmp):
     raise Failure("an untraceable model exported without error")
 
 
+def test_fused_kernel_named(tmp):
+    """A fused kernel in the traced graph is an error naming its node and module, with a hint."""
+    class Fused(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layer = torch.nn.TransformerEncoderLayer(8, 2, 16, batch_first=True)
+
+        def forward(self, x):
+            l = self.layer
+            return torch._transformer_encoder_layer_fwd(
+                x, 8, 2, l.self_attn.in_proj_weight, l.self_attn.in_proj_bias, l.self_attn.out_proj.weight,
+                l.self_attn.out_proj.bias, False, l.norm_first, l.norm1.eps, l.norm1.weight, l.norm1.bias,
+                l.norm2.weight, l.norm2.bias, l.linear1.weight, l.linear1.bias, l.linear2.weight, l.linear2.bias, None)
+
+    class Outer(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.enc = Fused()
+
+        def forward(self, x):
+            return self.enc(x)
+
+    try:
+        ex.export_module(Outer().eval(), (torch.randn(1, 4, 8),), tracer="make_fx")
+    except ex.ExportError as e:
+        msg = str(e)
+        if "_transformer_encoder_layer_fwd" not in msg or "'enc'" not in msg or "fast path" not in msg or not e.hint:
+            raise Failure(f"the error should name the fused op, module 'enc' and the fast path, with a hint: {e}")
+        print(f"  fused kernel: {msg[:110]}...")
+        return
+    raise Failure("a graph with a fused kernel exported without error")
+
+
+def test_nn_modules(cli, tmp):
+    """Recurrent, 3-D, normalisation and transformer modules export on their decomposed path and
+    lower through the tosa pipeline, FP and INT, to graphs equivalent to the source."""
+    torch.manual_seed(0)
+    nn = torch.nn
+
+    class First(nn.Module):
+        def __init__(self, m):
+            super().__init__()
+            self.m = m
+
+        def forward(self, *x):
+            return self.m(*x)[0]
+
+    cases = {
+        "lstm": (First(nn.LSTM(6, 8, num_layers=2, bidirectional=True, batch_first=True)), (torch.randn(1, 4, 6),)),
+        "gru": (First(nn.GRU(6, 8, batch_first=True)), (torch.randn(1, 4, 6),)),
+        "rnn_relu": (First(nn.RNN(6, 8, nonlinearity="relu")), (torch.randn(4, 1, 6),)),
+        "conv3d": (nn.Sequential(nn.Conv3d(2, 4, 3, padding=1, groups=2), nn.ReLU(),
+                                 nn.ConvTranspose3d(4, 3, 2, stride=2)), (torch.randn(1, 2, 3, 6, 6),)),
+        "instance_norm": (nn.InstanceNorm2d(4, affine=True), (torch.randn(1, 4, 5, 5),)),
+        "transformer": (nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16, batch_first=True), 1),
+                        (torch.randn(1, 5, 8),)),
+    }
+    for name, (m, inputs) in cases.items():
+        path = os.path.join(tmp, f"nn_{name}.fxjson.json")
+        ex.export_module(m.eval(), inputs, path, weights=True, name=name)
+        for profile in ("fp", "int"):
+            p = subprocess.run([cli, "verify", "--pipeline", "tosa", "--profile", profile, path],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+            last = p.stdout.strip().splitlines()[-1] if p.stdout.strip() else ""
+            if p.returncode != 0 or not last.startswith("result: EQUIVALENT"):
+                raise Failure(f"{name} {profile}: verify exited {p.returncode}: {p.stdout[-800:]}")
+        print(f"  nn {name}: tosa fp and int equivalent")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--models", default="resnet18,mobilenet_v2,squeezenet1_1")
@@ -334,6 +403,8 @@ def main():
                                                                                            args.seed)))
     tests.append(("api-encodings", lambda: test_api_encodings(cli, tmp, args.seed)))
     tests.append(("error-reporting", lambda: test_error_names_module(tmp)))
+    tests.append(("fused-kernel", lambda: test_fused_kernel_named(tmp)))
+    tests.append(("nn-modules", lambda: test_nn_modules(cli, tmp)))
     passed, failed = 0, []
     for label, fn in tests:
         try:

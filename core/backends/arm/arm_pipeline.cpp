@@ -26,7 +26,7 @@ std::vector<std::string> commonPrefix() {
       //    unary ops become TABLEs before the float decompositions below would take them apart)
       "ExtractIOQuantizationPass", "InsertInt32CastsAfterInt64PlaceholdersPass", "InsertTableOpsPass", "RemoveNoopClonePass", "CleanupGetItemPass", "ConvertToClampPass", "DecomposeGroupNormPass", "DecomposeLayerNormPass",
       "DecomposeMeanDimPass", "DecomposeHardswishPass", "DecomposeHardsigmoidPass", "DecomposeSiluPass",
-      "DecomposeGeluPass", "DecomposeLeakyReLUPass", "DecomposeRoundPass",
+      "DecomposeGeluPass", "DecomposeLeakyReLUPass", "DecomposeEluPass", "DecomposeRoundPass",
       "DecomposePreluPass", "DecomposeGluPass", "DecomposeLogitPass",
       "DecomposeFloorDividePass", "DecomposeRemainderPass", "DecomposeVarPass", "DecomposeLinalgVectorNormPass",
       "ConvertClampMinPass", "DecomposeCumsumPass", "DecomposeTrilPass", "DecomposeEyePass", "DecomposeEmbeddingPass",

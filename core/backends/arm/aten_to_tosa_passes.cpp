@@ -446,7 +446,8 @@ const std::map<std::string, std::string>& binaryTable() {
       {"aten.eq.Tensor", "tosa.EQUAL"},         {"aten.gt.Tensor", "tosa.GREATER"},
       {"aten.ge.Tensor", "tosa.GREATER_EQUAL"}, {"aten.lt.Tensor", "tosa.GREATER"},
       {"aten.le.Tensor", "tosa.GREATER_EQUAL"}, {"aten.logical_and.default", "tosa.LOGICAL_AND"},
-      {"aten.logical_or.default", "tosa.LOGICAL_OR"}, {"aten.pow.Tensor_Tensor", "tosa.POW"}};
+      {"aten.logical_or.default", "tosa.LOGICAL_OR"}, {"aten.logical_xor.default", "tosa.LOGICAL_XOR"},
+      {"aten.pow.Tensor_Tensor", "tosa.POW"}};
   return t;
 }
 

@@ -119,6 +119,33 @@ Status done(ArmRewritePass& self, Rewriter& rw, ValueRef y) {
   return Status::ok();
 }
 
+/// elu(x, alpha, scale, input_scale) -> scale * (clamp(x, 0) + alpha * (exp(input_scale *
+/// clamp(x, max=0)) - 1)): the exp sees only the non-positive part, so it is 0 where x > 0
+/// (DecomposeEluPass; under INT a quantised elu is a TABLE before this runs).
+Status decomposeElu(ArmRewritePass& self, Rewriter& rw) {
+  LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
+  const ir::Node& n = rw.node();
+  const double alpha = sarg(n, 1).number().value_or(1.0), scale = sarg(n, 2).number().value_or(1.0),
+               inScale = sarg(n, 3).number().value_or(1.0);
+  Builder b(rw);
+  ValueRef x = ref(rw, 0);
+  LS_ASSIGN_OR_RETURN(pos, b.op("aten.clamp.default", {x, 0.0, ir::Arg()}));
+  LS_ASSIGN_OR_RETURN(neg, b.op("aten.clamp.default", {x, ir::Arg(), 0.0}));
+  ValueRef e = neg;
+  if (inScale != 1.0) {
+    LS_ASSIGN_OR_RETURN(m, b.op("aten.mul.Tensor", {neg, inScale}));
+    e = m;
+  }
+  LS_ASSIGN_OR_RETURN(ex, b.op("aten.exp.default", {e}));
+  LS_ASSIGN_OR_RETURN(em1, b.op("aten.sub.Tensor", {ex, 1.0}));
+  LS_ASSIGN_OR_RETURN(na, b.op("aten.mul.Tensor", {em1, alpha}));
+  LS_ASSIGN_OR_RETURN(sum, b.op("aten.add.Tensor", {pos, na}));
+  if (scale == 1.0) return done(self, rw, sum);
+  LS_ASSIGN_OR_RETURN(y, b.op("aten.mul.Tensor", {sum, scale}));
+  return done(self, rw, y);
+}
+
+
 /// p(t) = c[0] + c[1] t + ... + c[n] t^n by Horner's rule (aten mul/add with number operands).
 Result<ValueRef> horner(Builder& b, ValueRef t, const std::vector<double>& c) {
   LS_ASSIGN_OR_RETURN(p0, b.op("aten.mul.Tensor", {t, c.back()}));
@@ -1313,7 +1340,7 @@ bool isBinaryArith(const std::string& op) {
   static const char* kOps[] = {"aten.add.Tensor", "aten.sub.Tensor", "aten.mul.Tensor", "aten.maximum.default",
                                "aten.minimum.default", "aten.eq.Tensor", "aten.gt.Tensor", "aten.ge.Tensor",
                                "aten.lt.Tensor", "aten.le.Tensor", "aten.where.self", "aten.logical_and.default",
-                               "aten.logical_or.default", "aten.pow.Tensor_Tensor"};
+                               "aten.logical_or.default", "aten.logical_xor.default", "aten.pow.Tensor_Tensor"};
   for (const char* k : kOps)
     if (op == k) return true;
   return false;
@@ -1445,6 +1472,8 @@ void registerArmDecompositionPasses(passes::PassRegistry& r) {
   rewrite("DecomposeGeluPass", "gelu -> erf (exact) or tanh (approximate) form", {"aten.gelu.default"}, decomposeGelu);
   rewrite("DecomposeLeakyReLUPass", "leaky_relu -> clamp(x, 0) + slope * clamp(x, max=0)",
           {"aten.leaky_relu.default"}, decomposeLeakyRelu);
+  rewrite("DecomposeEluPass", "elu -> scale * (clamp(x, 0) + alpha * (exp(input_scale * clamp(x, max=0)) - 1))",
+          {"aten.elu.default"}, decomposeElu);
   rewrite("DecomposeRoundPass", "round (half to even) -> floor, parity and where", {"aten.round.default"},
           decomposeRound);
   rewrite("DecomposeSumPass", "sum over every dim -> sum.dim_IntList", {"aten.sum.default"}, decomposeSumAll);
@@ -1526,7 +1555,7 @@ void registerArmDecompositionPasses(passes::PassRegistry& r) {
       "aten.add.Tensor",         "aten.sub.Tensor",       "aten.mul.Tensor", "aten.maximum.default",
       "aten.minimum.default",    "aten.eq.Tensor",        "aten.gt.Tensor",  "aten.ge.Tensor",
       "aten.lt.Tensor",          "aten.le.Tensor",        "aten.where.self", "aten.logical_and.default",
-      "aten.logical_or.default", "aten.pow.Tensor_Tensor"};
+      "aten.logical_or.default", "aten.logical_xor.default", "aten.pow.Tensor_Tensor"};
   rewrite("MatchArgRanksPass",
           "lower-rank operands of elementwise ops get leading unit dims "
           "(view_copy)",

@@ -28,6 +28,13 @@ void expectOperandsMatch(const ir::Graph& g, const char* op, bool rank) {
 
 std::vector<PassCase> cases() {
   return {
+      {"ExirToTosaPass", "aten.logical_xor.default",
+       [](test::GraphBuilder& b) {
+         auto a = b.call("aten.gt.Scalar", {b.input("a", {2, 3}), 0.0});
+         auto c = b.call("aten.lt.Scalar", {b.input("c", {2, 3}), 0.25});
+         return b.call("aten.logical_xor.default", {a, c});
+       },
+       [](const ir::Graph&, const ir::Graph& g) { EXPECT_EQ(opCount(g, "tosa.LOGICAL_XOR"), 1u); }, 0.0},
       {"RewriteAvgPool2dPass", "aten.avg_pool2d.default",
        [](test::GraphBuilder& b) {
          return b.call("aten.avg_pool2d.default", {b.input("x", {1, 3, 6, 6}), IntList{2, 2}, IntList{2, 2}});

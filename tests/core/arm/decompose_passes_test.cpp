@@ -335,6 +335,14 @@ std::vector<PassCase> cases() {
          EXPECT_EQ(*c.args[8].asInt(), 2) << "groups kept";
        },
        1e-5},
+      {"DecomposeEluPass", "aten.elu.default",
+       [](test::GraphBuilder& b) {
+         return b.call("aten.elu.default", {b.constant("x", DType::Float32, {8}, {-6.0, -2.0, -0.5, -0.01, 0.0, 0.3, 1.0, 4.0}),
+                                            -0.7, 1.05, 2.0});
+       },
+       nullptr, 1e-6},
+      {"DecomposeEluPass", "aten.elu.default",
+       [](test::GraphBuilder& b) { return b.call("aten.elu.default", {b.input("x", {2, 5})}); }, nullptr, 1e-6},
       {"DecomposeUnbindPass", "aten.unbind_copy.int",
        [](test::GraphBuilder& b) {
          auto u = b.call("aten.unbind_copy.int", {b.input("x", {3, 4, 2}), int64_t(-2)});

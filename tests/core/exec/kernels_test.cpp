@@ -205,6 +205,17 @@ TEST(ConvKernel, Conv3dByHandAndAgainst2d) {
   }
 }
 
+TEST(LogicalKernel, XorOfTruthValuesWithBroadcast) {
+  // Non-zero is true: [0, 1, 2, 0] xor [[0], [3]] -> [[F, T, T, F], [T, F, F, T]].
+  OneOp t;
+  auto x = t.add("x", F({4}, {0, 1, 2, 0}));
+  auto y = t.add("y", F({2, 1}, {0, 3}));
+  auto out = t.run("aten.logical_xor.default", {x, y});
+  expectShape(out[0], {2, 4});
+  EXPECT_EQ(out[0].dtype(), DType::Bool);
+  expectValues(out[0], {0, 1, 1, 0, 1, 0, 0, 1});
+}
+
 TEST(ConvKernel, Conv1d) {
   // x = [1,2,3,4,5], w = [2,1], padding 1, stride 2: windows (0,1), (2,3), (4,5) of
   // [0,1,2,3,4,5] -> 0*2+1 = 1, 2*2+3 = 7, 4*2+5 = 13.
