@@ -63,11 +63,19 @@ def do_info(cli, path, timeout):
             r["shapes"] = f"{cs['agreed']}/{cs['checked']} ({100.0 * cs['agreed'] / cs['checked']:.1f}%)"
         else:
             r["shapes"] = "0/0"
+        if r["opaque"] and not r["unknown_ops"]:
+            r["unknown_ops"] = unknown_ops(cli, path, timeout)
     except ValueError:
         errs = [l for l in _lines(err, out) if not l.startswith("warning:")]
         r["error"] = errs[0] if errs else f"info exited {rc} with no output"
         r["shapes"] = "error"
     return r
+
+
+def unknown_ops(cli, path, timeout):
+    """Ops imported as opaque, from the import warnings (info --json does not print them)."""
+    rc, out, err, secs = run([cli, "info", path], timeout)
+    return sorted(set(UNKNOWN_RE.findall(err + out)))
 
 
 def _verify_error(out, err):
@@ -233,6 +241,8 @@ def main(argv=None):
         if old and old.get("stamp") == stamp(f) and old.get("cli_stamp") == cli_stamp and \
                 all(p in old for p in args.profiles):
             old["group"] = export_status.get(n, {}).get("group", old.get("group"))
+            if old["info"].get("opaque") and not old["info"].get("unknown_ops"):
+                old["info"]["unknown_ops"] = unknown_ops(cli, f, args.timeout)
             if args.bisect:
                 for p in args.profiles:
                     if needs_bisect(old[p]) and "bisect" not in old[p]:

@@ -489,7 +489,7 @@ Status maskedFill(KernelCtx& c) {
 
 // ---------------------------------------------------------------- reductions
 
-enum class Red { Sum, Mean, Max, Min, Var, Std };
+enum class Red { Sum, Mean, Max, Min, Var, Std, Any };
 
 /// Reduced-dim mask from a dim-list arg (None or [] = all dims).
 Result<uint32_t> reduceMask(KernelCtx& c, int argIdx, int rank) {
@@ -536,7 +536,8 @@ Status reduceImpl(KernelCtx& c, Red op, int dimArg, int correctionArg = -1) {
   std::vector<int64_t> outStr;
   int64_t count = 0;
   reducePlan(x->shape(), mask, outStr, count);
-  const bool integral = ir::isIntegral(out.dtype(), true) && op != Red::Mean && op != Red::Var && op != Red::Std;
+  const bool integral =
+      op == Red::Any || (ir::isIntegral(out.dtype(), true) && op != Red::Mean && op != Red::Var && op != Red::Std);
   std::vector<double> acc(size_t(m), op == Red::Max ? -INFINITY : op == Red::Min ? INFINITY : 0.0);
   std::vector<int64_t> iacc(integral ? size_t(m) : 0,
                             op == Red::Max ? std::numeric_limits<int64_t>::min()
@@ -544,13 +545,20 @@ Status reduceImpl(KernelCtx& c, Red op, int dimArg, int correctionArg = -1) {
   std::vector<double> buf;
   const double* xd = nullptr;
   std::vector<int64_t> ibuf;
-  if (integral) ibuf = x->toInts();
-  else xd = elements<double>(*x, buf);
+  if (op == Red::Any) {  // any: the max of "is non-zero" (NaN is non-zero)
+    ibuf.resize(size_t(x->numel()));
+    for (int64_t i = 0; i < x->numel(); ++i)
+      ibuf[size_t(i)] = ir::isFloating(x->dtype()) ? int64_t(x->getDouble(i) != 0.0) : int64_t(x->getInt(i) != 0);
+  } else if (integral) {
+    ibuf = x->toInts();
+  } else {
+    xd = elements<double>(*x, buf);
+  }
   auto accumulate = [&](int64_t o, int64_t i) {
     if (integral) {
       int64_t v = ibuf[size_t(i)];
       int64_t& a = iacc[size_t(o)];
-      a = op == Red::Max ? std::max(a, v) : op == Red::Min ? std::min(a, v) : a + v;
+      a = op == Red::Max || op == Red::Any ? std::max(a, v) : op == Red::Min ? std::min(a, v) : a + v;
     } else {
       double v = xd[i];
       double& a = acc[size_t(o)];
@@ -600,15 +608,58 @@ Status meanAll(KernelCtx& c) { return reduceImpl(c, Red::Mean, -1); }
 Status sumDim(KernelCtx& c) { return reduceImpl(c, Red::Sum, 1); }
 Status sumAll(KernelCtx& c) { return reduceImpl(c, Red::Sum, -1); }
 Status amax(KernelCtx& c) { return reduceImpl(c, Red::Max, 1); }
+Status anyDims(KernelCtx& c) { return reduceImpl(c, Red::Any, 1); }
+Status anyAll(KernelCtx& c) { return reduceImpl(c, Red::Any, -1); }
 Status amin(KernelCtx& c) { return reduceImpl(c, Red::Min, 1); }
 Status varCorrection(KernelCtx& c) { return reduceImpl(c, Red::Var, 1, 2); }
 Status stdCorrection(KernelCtx& c) { return reduceImpl(c, Red::Std, 1, 2); }
+
+/// _weight_norm_interface(v, g, dim): w = v * g[i] / |v[i]| along `dim` (|.| the 2-norm of the
+/// slice); dim -1: one norm over v. Outputs w and the norms (shaped like g).
+Status weightNorm(KernelCtx& c) {
+  LS_ASSIGN_OR_RETURN(v, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(g, c.tensor(1));
+  LS_ASSIGN_OR_RETURN(dim, c.getInt(2));
+  Tensor& w = c.newOutput(0);
+  Tensor& norms = c.newOutput(1);
+  int64_t outer = 1, n = 1, inner = v->numel();
+  if (dim != -1) {
+    const int d = wrapDim(dim, v->rank());
+    outer = 1, n = v->dim(d), inner = 1;
+    for (int i = 0; i < d; ++i) outer *= v->dim(i);
+    for (int i = d + 1; i < v->rank(); ++i) inner *= v->dim(i);
+  }
+  std::vector<double> sq(size_t(n), 0.0);
+  for (int64_t a = 0; a < outer; ++a)
+    for (int64_t k = 0; k < n; ++k)
+      for (int64_t b = 0; b < inner; ++b) {
+        const double x = v->getDouble((a * n + k) * inner + b);
+        sq[size_t(k)] += x * x;
+      }
+  for (int64_t k = 0; k < n; ++k) norms.setDouble(k, std::sqrt(sq[size_t(k)]));
+  for (int64_t a = 0; a < outer; ++a)
+    for (int64_t k = 0; k < n; ++k)
+      for (int64_t b = 0; b < inner; ++b) {
+        const int64_t i = (a * n + k) * inner + b;
+        w.setDouble(i, v->getDouble(i) * g->getDouble(k) / std::sqrt(sq[size_t(k)]));
+      }
+  return Status::ok();
+}
+
+Status zeroK(KernelCtx& c) {
+  c.newOutput(0);  // zero-filled
+  return Status::ok();
+}
 
 /// linalg_vector_norm(x, ord, dim, keepdim): (sum |x|^ord)^(1/ord) over dim (every dim when
 /// none); ord inf / -inf: max / min |x|; ord 0: the number of non-zeros.
 Status vectorNorm(KernelCtx& c) {
   LS_ASSIGN_OR_RETURN(x, c.tensor(0));
-  LS_ASSIGN_OR_RETURN(ord, c.getFloat(1));  // the schema default is 2
+  double ord = 2.0;  // the schema default; norm.ScalarOpt_dim's p=None is 2 too
+  if (c.has(1)) {
+    LS_ASSIGN_OR_RETURN(p, c.getFloat(1));
+    ord = p;
+  }
   LS_ASSIGN_OR_RETURN(mask, reduceMask(c, 2, x->rank()));
   Tensor& out = c.newOutput(0);
   std::vector<int64_t> outStr;
@@ -835,10 +886,17 @@ void registerElementwiseKernels(KernelRegistry& r) {
   r.registerKernel("aten.sum.dim_IntList", sumDim);
   r.registerKernel("aten.sum.default", sumAll);
   r.registerKernel("aten.amax.default", amax);
+  r.registerKernel("aten.any.default", anyAll);
+  r.registerKernel("aten.any.dim", anyDims);
+  r.registerKernel("aten.any.dims", anyDims);
   r.registerKernel("aten.amin.default", amin);
   r.registerKernel("aten.var.correction", varCorrection);
   r.registerKernel("aten.std.correction", stdCorrection);
   r.registerKernel("aten.linalg_vector_norm.default", vectorNorm);
+  r.registerKernel("aten.norm.ScalarOpt_dim", vectorNorm);
+  r.registerKernel("aten.norm.Scalar", vectorNorm);
+  r.registerKernel("aten._weight_norm_interface.default", weightNorm);
+  r.registerKernel("aten.zero.default", zeroK);
   r.registerKernel("aten.prelu.default", prelu);
   r.registerKernel("aten.glu.default", glu);
   r.registerKernel("aten.logit.default", logit);

@@ -696,8 +696,17 @@ Status fillTensor(KernelCtx& c) {
 }
 
 Status arange(KernelCtx& c) {
-  LS_ASSIGN_OR_RETURN(start, c.getFloat(0));
-  LS_ASSIGN_OR_RETURN(step, c.getFloat(2));
+  // arange(end) / arange.start(start, end) / arange.start_step(start, end, step).
+  const std::string& op = ir::opName(c.node().op);
+  double start = 0.0, step = 1.0;
+  if (op != "aten.arange.default") {
+    LS_ASSIGN_OR_RETURN(s0, c.getFloat(0));
+    start = s0;
+  }
+  if (op == "aten.arange.start_step") {
+    LS_ASSIGN_OR_RETURN(s2, c.getFloat(2));
+    step = s2;
+  }
   Tensor& out = c.newOutput(0);
   for (int64_t i = 0; i < out.numel(); ++i) out.setDouble(i, start + double(i) * step);
   return Status::ok();
@@ -770,6 +779,8 @@ void registerShapeKernels(KernelRegistry& r) {
   r.registerKernel("aten.fill.Scalar", fillScalar);
   r.registerKernel("aten.fill.Tensor", fillTensor);
   r.registerKernel("aten.arange.start_step", arange);
+  r.registerKernel("aten.arange.default", arange);
+  r.registerKernel("aten.arange.start", arange);
   r.registerKernel("aten.native_dropout.default", nativeDropout);
 }
 

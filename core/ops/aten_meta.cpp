@@ -198,7 +198,7 @@ Shape reducedShape(const Shape& in, uint32_t mask, bool keepdim) {
   return out;
 }
 
-enum class ReduceDType { Same, SumLike, Float };
+enum class ReduceDType { Same, SumLike, Float, Bool };
 
 Status reduceImpl(MetaCtx& c, int dimArg, int keepArg, int dtypeArg, ReduceDType mode) {
   LS_ASSIGN_OR_RETURN(x, c.tensor(0));
@@ -212,6 +212,7 @@ Status reduceImpl(MetaCtx& c, int dimArg, int keepArg, int dtypeArg, ReduceDType
   std::optional<DType> given = dtypeArg >= 0 ? c.getDType(dtypeArg) : std::nullopt;
   if (given) t = *given;
   else if (mode == ReduceDType::SumLike && ir::isIntegral(t, true)) t = DType::Int64;
+  else if (mode == ReduceDType::Bool) t = t == DType::UInt8 ? DType::UInt8 : DType::Bool;  // any / all
   else if (mode == ReduceDType::Float && !ir::isFloating(t) && !ir::isComplex(t))
     return c.error("mean(): could not infer output dtype: input dtype must be floating or complex, got {}",
                    ir::dtypeName(t));
@@ -222,8 +223,32 @@ Status reduceImpl(MetaCtx& c, int dimArg, int keepArg, int dtypeArg, ReduceDType
 Status meanDim(MetaCtx& c) { return reduceImpl(c, 1, 2, 3, ReduceDType::Float); }
 Status sumDim(MetaCtx& c) { return reduceImpl(c, 1, 2, 3, ReduceDType::SumLike); }
 Status amaxLike(MetaCtx& c) { return reduceImpl(c, 1, 2, -1, ReduceDType::Same); }
+Status anyDims(MetaCtx& c) { return reduceImpl(c, 1, 2, -1, ReduceDType::Bool); }
+Status anyAll(MetaCtx& c) { return reduceImpl(c, 99, -1, -1, ReduceDType::Bool); }
 Status varCorrection(MetaCtx& c) { return reduceImpl(c, 1, 3, -1, ReduceDType::Float); }
 Status vectorNorm(MetaCtx& c) { return reduceImpl(c, 2, 3, 4, ReduceDType::Float); }
+/// norm.ScalarOpt_dim(x, p, dim, keepdim) / norm.Scalar(x, p): linalg_vector_norm's arguments.
+Status normMeta(MetaCtx& c) { return reduceImpl(c, 2, c.schema().args.size() > 3 ? 3 : -1, -1, ReduceDType::Float); }
+
+/// _weight_norm_interface(v, g, dim): w = v * g / |v| (norm over every dim but `dim`), like v;
+/// the norms, like g.
+Status weightNormMeta(MetaCtx& c) {
+  LS_ASSIGN_OR_RETURN(v, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(g, c.tensor(1));
+  LS_ASSIGN_OR_RETURN(dim, c.getInt(2));
+  if (!ir::isFloating(v->dtype)) return c.error("weight norm expects a floating v, got {}", ir::toString(*v));
+  if (dim != -1) {
+    auto w = wrapDim(dim, v->rank());
+    if (!w) return c.error("{}: {}", c.argDesc(2), w.message());
+    if (g->numel() != v->shape[w.value()])
+      return c.error("g has {} elements, expected {} (v's dim {})", g->numel(), v->shape[w.value()], dim);
+  } else if (g->numel() != 1) {
+    return c.error("g has {} elements, expected 1 (dim -1: one norm over v)", g->numel());
+  }
+  c.out.push_back(withShape(v->dtype, v->shape));
+  c.out.push_back(withShape(g->dtype, g->shape));
+  return Status::ok();
+}
 Status meanAll(MetaCtx& c) { return reduceImpl(c, 99, -1, 1, ReduceDType::Float); }
 Status sumAll(MetaCtx& c) { return reduceImpl(c, 99, -1, 1, ReduceDType::SumLike); }
 
@@ -1261,16 +1286,29 @@ Status scalarTensor(MetaCtx& c) {
   return Status::ok();
 }
 
+/// arange(end) / arange.start(start, end) / arange.start_step(start, end, step).
 Status arangeStartStep(MetaCtx& c) {
-  LS_ASSIGN_OR_RETURN(start, c.getFloat(0));
-  LS_ASSIGN_OR_RETURN(end, c.getFloat(1));
-  LS_ASSIGN_OR_RETURN(step, c.getFloat(2));
+  const std::string& name = c.schema().name;
+  const int endArg = name == "aten.arange.default" ? 0 : 1;
+  double start = 0.0, step = 1.0;
+  bool allInt = true;
+  if (endArg == 1) {
+    LS_ASSIGN_OR_RETURN(s0, c.getFloat(0));
+    start = s0;
+    allInt = allInt && c.arg(0).asInt();
+  }
+  LS_ASSIGN_OR_RETURN(end, c.getFloat(endArg));
+  allInt = allInt && c.arg(endArg).asInt();
+  if (name == "aten.arange.start_step") {
+    LS_ASSIGN_OR_RETURN(s2, c.getFloat(2));
+    step = s2;
+    allInt = allInt && c.arg(2).asInt();
+  }
   if (step == 0) return c.error("arange: step must be nonzero");
   double n = std::ceil((end - start) / step);
   if (n < 0 || n > 1e12) return c.error("arange: invalid range [{}, {}) with step {}", start, end, step);
-  bool allInt = c.arg(0).asInt() && c.arg(1).asInt() && c.arg(2).asInt();
   DType t = allInt ? DType::Int64 : DType::Float32;
-  if (auto d = c.getDType(3)) t = *d;
+  if (auto d = c.getDType(c.schema().argIndex("dtype"))) t = *d;
   c.out.push_back(withShape(t, Shape{int64_t(n)}));
   return Status::ok();
 }
@@ -1439,6 +1477,9 @@ void registerAtenOps(OpRegistry& r) {
       {"aten::sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", sumDim},
       {"aten::sum(Tensor self, *, ScalarType? dtype=None) -> Tensor", sumAll},
       {"aten::amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", amaxLike},
+      {"aten::any(Tensor self) -> Tensor", anyAll},
+      {"aten::any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor", anyDims},
+      {"aten::any.dims(Tensor self, int[1]? dim=None, bool keepdim=False) -> Tensor", anyDims},
       {"aten::amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", amaxLike},
       {"aten::var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor", varCorrection},
       {"aten::std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor", varCorrection},
@@ -1498,6 +1539,12 @@ void registerAtenOps(OpRegistry& r) {
       {"aten::ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", fullLike},
       {"aten::scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", scalarTensor},
       {"aten::arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", arangeStartStep},
+      {"aten::arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", arangeStartStep},
+      {"aten::arange.start(Scalar start, Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", arangeStartStep},
+      {"aten::zero(Tensor self) -> Tensor", unarySame},
+      {"aten::norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor", normMeta},
+      {"aten::norm.Scalar(Tensor self, Scalar p=2) -> Tensor", normMeta},
+      {"aten::_weight_norm_interface(Tensor v, Tensor g, int dim=0) -> (Tensor, Tensor)", weightNormMeta},
       // python operator
       {"operator::getitem(Any self, int index) -> Any", getitem},
   };

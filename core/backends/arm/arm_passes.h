@@ -27,6 +27,9 @@ void registerArmTablePasses(passes::PassRegistry& r);
 
 /// scale ~= multiplier * 2^-shift for RESCALE (31-bit multiplier, shift in [2, 62]).
 Result<std::pair<int64_t, int64_t>> quantizeScale(double scale);
+/// True for quantizeScale's error on a factor no RESCALE can hold (not a malformed graph: the
+/// quantised op then stays in float, a float island).
+bool isUnrepresentableScale(const Status& st);
 
 /// Removes redundant tosa.TRANSPOSE nodes (upstream FuseTosaTransposesPass, PR 18947):
 /// identity elimination, inverse-pair cancellation, composition, and propagation of a

@@ -31,10 +31,10 @@ std::vector<std::string> commonPrefix() {
       "DecomposeFloorDividePass", "DecomposeRemainderPass", "DecomposeVarPass", "DecomposeLinalgVectorNormPass",
       "ConvertClampMinPass", "DecomposeCumsumPass", "DecomposeTrilPass", "DecomposeEyePass", "DecomposeEmbeddingPass",
       "DecomposeIndexSelectToGatherPass",
-      "DecomposeSumPass", "DecomposeExpm1Pass", "DecomposeLog1pPass", "DecomposeSignPass", "DecomposeSinhPass", "DecomposeCoshPass",
+      "DecomposeSumPass", "DecomposeAnyPass", "DecomposeExpm1Pass", "DecomposeLog1pPass", "DecomposeSignPass", "DecomposeSinhPass", "DecomposeCoshPass",
       "DecomposeTanPass", "DecomposeAsinhPass", "DecomposeAcoshPass", "DecomposeAtanhPass", "DecomposeAtanPass",
       "DecomposeAsinAndAcosPass", "DecomposeAsStridedCopyPass", "DecomposeMaskedFillPass", "DecomposeRollPass",
-      "DecomposeSliceScatterPass", "DecomposeFactoriesPass", "DecomposeBatchNormTrainingPass",
+      "DecomposeSliceScatterPass", "DecomposeFactoriesPass", "DecomposeBatchNormTrainingPass", "DecomposeWeightNormPass",
       // 2. Q/DQ fold + rescale (INT profile only): quantised conv/linear/matmul/sum/elementwise
       //    ops to integer TOSA before the float decompositions below could split them
       "FoldAndAnnotateQParamsPass", "DeadCodeEliminationPass", "InsertRescalePass", "FuseConsecutiveRescalesPass",
@@ -53,7 +53,7 @@ std::vector<std::string> commonPrefix() {
       "DeadCodeEliminationPass",
       // 6. ATen -> TOSA (INT: quantised ops to integer TOSA first, remaining q/dq as TOSA ops)
       "FoldAndAnnotateQParamsPass", "DeadCodeEliminationPass", "DecomposeQuantizeDequantizePass", "FuseConstantArgsPass", "RewriteUpsamplePass", "RewriteMaxPool2dPass", "RewriteAvgPool2dPass", "RewriteConv2dPass", "RewriteMatmulPass",
-      "RewritePadPass", "RewriteSlicePass", "RewriteIndexTensorPass", "ExirToTosaPass", "FuseConstantArgsPass", "DeadCodeEliminationPass"};
+      "RewritePadPass", "RewriteArgmaxPass", "RewriteSlicePass", "RewriteIndexTensorPass", "ExirToTosaPass", "FuseConstantArgsPass", "DeadCodeEliminationPass"};
 }
 
 std::vector<std::string> cleanupSuffix() {
@@ -71,7 +71,7 @@ static std::vector<std::string> annotationPasses() {
   return {"DecomposeVarPass",  "DecomposeLinalgVectorNormPass", "DecomposeGluPass",         "DecomposeLogitPass",
           "DecomposePreluPass", "DecomposeTrilPass",             "DecomposeFloorDividePass", "DecomposeRemainderPass",
           "DecomposeTransposedConvPass", "DecomposeBatchNormTrainingPass", "ConvertSplitToSlicePass",
-          "DecomposeUnbindPass", "DecomposeStackPass"};
+          "DecomposeUnbindPass", "DecomposeStackPass", "DecomposeWeightNormPass"};
 }
 
 void registerArmPipelines(passes::PipelineRegistry& r) {

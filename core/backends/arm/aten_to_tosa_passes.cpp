@@ -357,6 +357,43 @@ Status rewritePad(ArmRewritePass& self, Rewriter& rw) {
   return Status::ok();
 }
 
+// ---------------------------------------------------------------- argmax / argmin
+
+/// argmax(x, dim, keepdim) -> ARGMAX (int32: TOSA has no int64, as for int64 graph inputs);
+/// no dim: over x viewed as 1-D. argmin is ARGMAX of -x (the first minimum is the first maximum
+/// of -x; NaN stays NaN).
+Status rewriteArgmax(ArmRewritePass& self, Rewriter& rw) {
+  const ir::Node& n = rw.node();
+  LS_ASSIGN_OR_RETURN(x, tensorArg(rw, 0, "input"));
+  const ir::TensorMeta& xm = rw.meta(x);
+  const bool argmin = n.op == ir::internOp("aten.argmin.default");
+  if (argmin && xm.dtype == DType::Bool) return Status::error("argmin of a bool tensor is not supported");
+  Builder b(rw);
+  ValueRef v = x;
+  int64_t axis = 0;
+  if (sarg(n, 1).isNone() || xm.rank() == 0) {
+    LS_ASSIGN_OR_RETURN(flat, b.reshape(x, Shape{std::max<int64_t>(xm.numel(), 1)}));
+    v = flat;
+  } else {
+    auto d = sarg(n, 1).asInt();
+    if (!d) return Status::error("argmax: dim must be an int");
+    axis = wrap(*d, xm.rank());
+  }
+  if (argmin) {
+    LS_ASSIGN_OR_RETURN(neg, b.op("tosa.NEGATE", {v, b.zeroPoint(xm.dtype), b.zeroPoint(xm.dtype)}));
+    v = neg;
+  }
+  LS_ASSIGN_OR_RETURN(am, b.op("tosa.ARGMAX", {v}, {{"axis", axis}}));
+  ValueRef y = am;
+  if (b.meta(am).shape != n.meta().shape) {
+    LS_ASSIGN_OR_RETURN(r, b.reshape(am, n.meta().shape));
+    y = r;
+  }
+  rw.replaceWith(y);
+  self.rewritten();
+  return Status::ok();
+}
+
 // ---------------------------------------------------------------- index.Tensor
 
 /// x[..., idx, ...] with one index tensor on dim d -> GATHER over x viewed as [1, K, C]
@@ -650,6 +687,10 @@ void registerArmRewritePasses(passes::PassRegistry& r) {
         [] { return mk("RewriteMatmulPass", "bmm -> MATMUL", {"aten.bmm.default"}, rewriteMatmul); });
   r.add("RewriteSlicePass",
         [] { return mk("RewriteSlicePass", "slice_copy -> SLICE (a step > 1: SLICE, RESHAPE, SLICE, RESHAPE)", {"aten.slice_copy.Tensor"}, rewriteSlice); });
+  r.add("RewriteArgmaxPass", [] {
+    return mk("RewriteArgmaxPass", "argmax / argmin -> ARGMAX (of -x for argmin), int32 indices",
+              {"aten.argmax.default", "aten.argmin.default"}, rewriteArgmax);
+  });
   r.add("RewritePadPass",
         [] { return mk("RewritePadPass", "constant_pad_nd -> PAD", {"aten.constant_pad_nd.default"}, rewritePad); });
   r.add("RewriteIndexTensorPass", [] {

@@ -519,6 +519,47 @@ Status decomposeVar(ArmRewritePass& self, Rewriter& rw) {
   return done(self, rw, y);
 }
 
+/// _weight_norm_interface(v, g, dim) -> w = v * g * rsqrt(sum(v * v) over every dim but `dim`)
+/// and the norms sqrt(sum(v * v)) shaped like g. With constant v and g (weight-normalised
+/// convolutions) w is computed here, a constant the convolution lowering can take.
+Status decomposeWeightNorm(ArmRewritePass& self, Rewriter& rw) {
+  const ir::Node& n = rw.node();
+  LS_RETURN_IF_ERROR(needTensor(rw, 0, "v"));
+  LS_RETURN_IF_ERROR(needTensor(rw, 1, "g"));
+  const ir::TensorMeta& vm = *argMeta(rw, 0);
+  const ir::TensorMeta& gm = *argMeta(rw, 1);
+  const int64_t dim = sarg(n, 2).asInt() ? *sarg(n, 2).asInt() : 0;
+  std::vector<int64_t> dims;
+  const int keep = dim == -1 ? -1 : wrap(dim, vm.rank());
+  for (int d = 0; d < vm.rank(); ++d)
+    if (d != keep) dims.push_back(d);
+  Builder b(rw);
+  ValueRef v = ref(rw, 0);
+  std::optional<ValueRef> constW;  // constant v and g: w computed here (the weight of a convolution)
+  if (valueOfConstant(rw.graph(), v) && valueOfConstant(rw.graph(), ref(rw, 1))) {
+    LS_ASSIGN_OR_RETURN(wt, transforms::evaluateOnConstants(rw.graph(), n));
+    constW = b.tensor(wt, "weight_normed");
+  }
+  LS_ASSIGN_OR_RETURN(sq, b.op("aten.mul.Tensor", {v, v}));
+  ValueRef s = sq;
+  if (!dims.empty()) {
+    LS_ASSIGN_OR_RETURN(sum, b.op("aten.sum.dim_IntList", {sq, ir::IntList(dims), true}));
+    s = sum;
+  }
+  const Shape sShape = b.meta(s).shape;
+  if (gm.numel() != sShape.numel())
+    return Status::error(fmt::format("weight norm: g {} does not match the norms {}", ir::toString(gm), ir::toString(sShape)));
+  LS_ASSIGN_OR_RETURN(gv, b.op("aten.view_copy.default", {ref(rw, 1), ir::IntList(sShape.toVector())}));
+  LS_ASSIGN_OR_RETURN(inv, b.op("aten.rsqrt.default", {s}));
+  LS_ASSIGN_OR_RETURN(scale, b.op("aten.mul.Tensor", {gv, inv}));
+  LS_ASSIGN_OR_RETURN(w, b.op("aten.mul.Tensor", {v, scale}));
+  LS_ASSIGN_OR_RETURN(norm, b.op("aten.sqrt.default", {s}));
+  LS_ASSIGN_OR_RETURN(norms, b.op("aten.view_copy.default", {norm, ir::IntList(gm.shape.toVector())}));
+  rw.replaceWith(std::vector<ValueRef>{constW ? *constW : w, norms});
+  self.rewritten();
+  return Status::ok();
+}
+
 /// Batch norm in training mode (what make_fx records for InstanceNorm and for BatchNorm without
 /// running statistics): normalised with the batch's own mean and biased variance over every dim
 /// but the channels, (x - mean) * rsqrt(var + eps) * weight + bias. The saved mean and inverse
@@ -1064,6 +1105,49 @@ Status convertSplitToSlice(ArmRewritePass& self, Rewriter& rw) {
   return Status::ok();
 }
 
+/// any(x[, dim(s)][, keepdim]) -> x != 0 (unless bool), then REDUCE_ANY per reduced dim (TOSA
+/// keeps the dim) and a view that drops them unless keepdim.
+Status decomposeAny(ArmRewritePass& self, Rewriter& rw) {
+  const ir::Node& n = rw.node();
+  LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
+  const ir::TensorMeta& xm = *argMeta(rw, 0);
+  const bool all = n.op == ir::internOp("aten.any.default");
+  std::vector<int64_t> dims;
+  if (!all) {
+    if (auto l = sarg(n, 1).asIntList()) dims.assign(l->begin(), l->end());
+    else if (auto i = sarg(n, 1).asInt()) dims.push_back(*i);
+  }
+  if (dims.empty())
+    for (int d = 0; d < xm.rank(); ++d) dims.push_back(d);
+  for (int64_t& d : dims) d = wrap(d, std::max(xm.rank(), 1));
+  std::sort(dims.begin(), dims.end());
+  dims.erase(std::unique(dims.begin(), dims.end()), dims.end());
+  Builder b(rw);
+  ValueRef v = ref(rw, 0);
+  if (xm.dtype != DType::Bool) {
+    ir::Arg zero = ir::isFloating(xm.dtype) ? ir::Arg(0.0) : ir::Arg(int64_t(0));
+    LS_ASSIGN_OR_RETURN(nz, b.op("aten.ne.Scalar", {v, zero}));
+    v = nz;
+  }
+  if (xm.rank() > 0)
+    for (int64_t d : dims) {
+      LS_ASSIGN_OR_RETURN(r, b.op("tosa.REDUCE_ANY", {v}, {{"axis", d}}));
+      v = r;
+    }
+  const ir::TensorMeta& om = n.meta();
+  if (b.meta(v).shape != om.shape) {
+    LS_ASSIGN_OR_RETURN(r, b.op("aten.view_copy.default", {v, ir::IntList(om.shape.toVector())}));
+    v = r;
+  }
+  if (om.dtype != DType::Bool) {
+    LS_ASSIGN_OR_RETURN(c, b.op("aten._to_copy.default", {v}, {{"dtype", ir::Arg(ir::EnumArg{ir::EnumKind::DType, int32_t(om.dtype)})}}));
+    v = c;
+  }
+  rw.replaceWith(v);
+  self.rewritten();
+  return Status::ok();
+}
+
 /// unbind(x, dim) -> one slice + view (dim dropped) per index.
 Status decomposeUnbind(ArmRewritePass& self, Rewriter& rw) {
   const ir::Node& n = rw.node();
@@ -1299,7 +1383,8 @@ Status decomposeFactories(ArmRewritePass& self, Rewriter& rw) {
     // the reference executor's values are the constant (empty's unspecified values: zeros).
     LS_ASSIGN_OR_RETURN(v, transforms::evaluateOnConstants(rw.graph(), n));
     rw.replaceWith(b.tensor(v, "factory"));
-  } else if (op == "aten.new_zeros.default" || op == "aten.zeros_like.default" || op == "aten.new_empty.default") {
+  } else if (op == "aten.new_zeros.default" || op == "aten.zeros_like.default" || op == "aten.new_empty.default" ||
+             op == "aten.zero.default") {
     rw.replaceWith(b.tensor(exec::Tensor(om.dtype, om.shape), "zeros"));
   } else if (op == "aten.ones_like.default" || op == "aten.fill.Scalar" || op == "aten.full_like.default" ||
              op == "aten.new_ones.default" || op == "aten.new_full.default") {
@@ -1476,6 +1561,8 @@ void registerArmDecompositionPasses(passes::PassRegistry& r) {
           {"aten.elu.default"}, decomposeElu);
   rewrite("DecomposeRoundPass", "round (half to even) -> floor, parity and where", {"aten.round.default"},
           decomposeRound);
+  rewrite("DecomposeAnyPass", "any -> x != 0, REDUCE_ANY per dim, view",
+          {"aten.any.default", "aten.any.dim", "aten.any.dims"}, decomposeAny);
   rewrite("DecomposeSumPass", "sum over every dim -> sum.dim_IntList", {"aten.sum.default"}, decomposeSumAll);
   rewrite("DecomposeRsubPass", "rsub(x, other, alpha) -> x * -alpha + other", {"aten.rsub.Scalar"}, decomposeRsub);
   rewrite("DecomposePixelShufflePass", "pixel_shuffle / pixel_unshuffle -> view + permute + view",
@@ -1490,8 +1577,8 @@ void registerArmDecompositionPasses(passes::PassRegistry& r) {
           {"aten.remainder.Tensor", "aten.remainder.Scalar"}, decomposeFloorDivRem);
   rewrite("DecomposeVarPass", "var / std -> mean, squared deviations, sum / (N - correction) [, sqrt]",
           {"aten.var.correction", "aten.std.correction"}, decomposeVar);
-  rewrite("DecomposeLinalgVectorNormPass", "linalg_vector_norm -> abs / pow, sum or amax, root",
-          {"aten.linalg_vector_norm.default"}, decomposeVectorNorm);
+  rewrite("DecomposeLinalgVectorNormPass", "linalg_vector_norm / norm -> abs / pow, sum or amax, root",
+          {"aten.linalg_vector_norm.default", "aten.norm.ScalarOpt_dim", "aten.norm.Scalar"}, decomposeVectorNorm);
   rewrite("ConvertClampMinPass", "clamp_min -> clamp(x, min, None)", {"aten.clamp_min.default"}, convertClampMin);
   rewrite("DecomposeCumsumPass", "cumsum -> bmm with constant upper-triangular ones", {"aten.cumsum.default"},
           decomposeCumsum);
@@ -1521,6 +1608,8 @@ void registerArmDecompositionPasses(passes::PassRegistry& r) {
   rewrite("ConvertMmToBmmPass", "mm -> rank-3 bmm with views", {"aten.mm.default"}, convertMmToBmm);
   rewrite("Conv1dUnsqueezePass", "1-D convolution -> 2-D convolution of height 1", {"aten.convolution.default"},
           conv1dUnsqueeze);
+  rewrite("DecomposeWeightNormPass", "_weight_norm_interface -> v * g * rsqrt(sum(v * v)), norms sqrt(sum(v * v))",
+          {"aten._weight_norm_interface.default"}, decomposeWeightNorm);
   rewrite("DecomposeBatchNormTrainingPass",
           "training-mode batch norm (InstanceNorm, no running stats) -> batch mean / variance, sub, rsqrt, mul, add",
           {"aten.native_batch_norm.default", "aten._native_batch_norm_legit.default"}, decomposeBatchNormTraining);
@@ -1587,7 +1676,8 @@ void registerArmDecompositionPasses(passes::PassRegistry& r) {
           {"aten.new_zeros.default", "aten.new_ones.default", "aten.new_full.default", "aten.new_empty.default",
            "aten.fill.Tensor", "aten.fill.Scalar", "aten.zeros_like.default", "aten.ones_like.default",
            "aten.full_like.default", "aten.zeros.default", "aten.ones.default", "aten.full.default",
-           "aten.empty.memory_format", "aten.scalar_tensor.default", "aten.arange.start_step"},
+           "aten.empty.memory_format", "aten.scalar_tensor.default", "aten.arange.start_step",
+           "aten.arange.default", "aten.arange.start", "aten.zero.default"},
           decomposeFactories);
   // Constant folding (core/transforms/constant_folding.h) of shape/layout ops, TOSA shape
   // operands evaluated along: weights get their target layout at compile time.

@@ -236,6 +236,7 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
     neg_ = stat("neg", "neg lowered to int8 NEGATE");
     abs_ = stat("abs", "abs lowered to int32 ABS between RESCALEs");
     select_ = stat("select", "where lowered to int8 SELECT");
+    unrepresentable_ = stat("kept_float_scale", "quantised ops left in float: a rescale factor no RESCALE can hold");
   }
 
   /// The quantised ops foldOne lowers (the producers of the quantize nodes it targets).
@@ -265,6 +266,10 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
       return Status::ok();
     }
     auto r = foldOne(rw, q);
+    if (!r && isUnrepresentableScale(r.status())) {  // stays float: a float island, not an error
+      bump(unrepresentable_);
+      return Status::ok();
+    }
     if (!r) return r.status();
     if (!r.value()) return Status::ok();
     ValueRef y = *r.value();
@@ -1120,7 +1125,7 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
     return std::optional<ValueRef>{r};
   }
 
-  size_t conv_, add_, mul_, act_, pool_, move_, matmul_, sum_, minMax_, neg_, abs_, compare_, select_;
+  size_t conv_, add_, mul_, act_, pool_, move_, matmul_, sum_, minMax_, neg_, abs_, compare_, select_, unrepresentable_;
 };
 
 // ---------------------------------------------------------------- remaining q/dq

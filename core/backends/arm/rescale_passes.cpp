@@ -13,6 +13,8 @@ namespace ls::arm {
 using passes::Rewriter;
 using ir::DType;
 
+constexpr const char* kUnrepresentable = "is outside the range RESCALE can represent";
+
 /// scale = multiplier * 2^-shift with a 31-bit (scale32) multiplier and shift in [2, 62].
 Result<std::pair<int64_t, int64_t>> quantizeScale(double scale) {
   if (!(scale > 0) || !std::isfinite(scale)) return Status::error(fmt::format("rescale factor {} must be positive", scale));
@@ -22,9 +24,12 @@ Result<std::pair<int64_t, int64_t>> quantizeScale(double scale) {
   int64_t shift = 31 - e;
   if (mult == (int64_t(1) << 31)) mult /= 2, --shift;
   while (shift > 62) mult >>= 1, --shift;
-  if (shift < 2 || mult <= 0)
-    return Status::error(fmt::format("rescale factor {} is outside the range RESCALE can represent", scale));
+  if (shift < 2 || mult <= 0) return Status::error(fmt::format("rescale factor {} {}", scale, kUnrepresentable));
   return std::make_pair(mult, shift);
+}
+
+bool isUnrepresentableScale(const Status& st) {
+  return !st.isOk() && st.message().find(kUnrepresentable) != std::string::npos;
 }
 
 namespace {

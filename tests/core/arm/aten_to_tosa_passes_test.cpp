@@ -28,6 +28,20 @@ void expectOperandsMatch(const ir::Graph& g, const char* op, bool rank) {
 
 std::vector<PassCase> cases() {
   return {
+      {"RewriteArgmaxPass", "aten.argmax.default",
+       [](test::GraphBuilder& b) {
+         // Indices come out int32 (TOSA has no int64); read as float so both graphs end alike.
+         auto a = b.call("aten.argmax.default",
+                         {b.constant("x", DType::Float32, {2, 4}, {1, 3, 3, 0, -1, -5, 2, 2}), int64_t(1), true});
+         return b.call("aten._to_copy.default", {a}, {{"dtype", ir::Arg(ir::EnumArg{ir::EnumKind::DType, int32_t(DType::Float32)})}});
+       },
+       [](const ir::Graph&, const ir::Graph& g) { EXPECT_EQ(opCount(g, "tosa.ARGMAX"), 1u); }, 0.0},
+      {"RewriteArgmaxPass", "aten.argmin.default",
+       [](test::GraphBuilder& b) {
+         auto a = b.call("aten.argmin.default", {b.constant("x", DType::Float32, {2, 3}, {4, -1, -1, 0, 7, -2}), ir::Arg()});
+         return b.call("aten._to_copy.default", {a}, {{"dtype", ir::Arg(ir::EnumArg{ir::EnumKind::DType, int32_t(DType::Float32)})}});
+       },
+       nullptr, 0.0},
       {"ExirToTosaPass", "aten.logical_xor.default",
        [](test::GraphBuilder& b) {
          auto a = b.call("aten.gt.Scalar", {b.input("a", {2, 3}), 0.0});

@@ -343,6 +343,46 @@ std::vector<PassCase> cases() {
        nullptr, 1e-6},
       {"DecomposeEluPass", "aten.elu.default",
        [](test::GraphBuilder& b) { return b.call("aten.elu.default", {b.input("x", {2, 5})}); }, nullptr, 1e-6},
+      {"DecomposeAnyPass", "aten.any.dims",
+       [](test::GraphBuilder& b) {
+         return b.call("aten.any.dims", {b.constant("x", DType::Float32, {2, 3, 2}, {0, 0, 0, 1.5, 0, 0, 0, 0, 0, 0, -2, 0}),
+                                         IntList{0, -1}});
+       },
+       [](const ir::Graph&, const ir::Graph& g) { EXPECT_EQ(opCount(g, "tosa.REDUCE_ANY"), 2u); }, 0.0},
+      {"DecomposeAnyPass", "aten.any.dim",
+       [](test::GraphBuilder& b) {
+         auto m = b.call("aten.gt.Scalar", {b.input("x", {3, 4}), 0.5});
+         return b.call("aten.any.dim", {m, int64_t(1), true});
+       },
+       nullptr, 0.0},
+      {"DecomposeAnyPass", "aten.any.default",
+       [](test::GraphBuilder& b) { return b.call("aten.any.default", {b.constant("x", DType::Int32, {4}, {0, 0, 3, 0})}); },
+       nullptr, 0.0},
+      {"DecomposeWeightNormPass", "aten._weight_norm_interface.default",
+       [](test::GraphBuilder& b) {
+         auto wn = b.call("aten._weight_norm_interface.default",
+                          {b.constant("v", DType::Float32, {3, 2, 4}, test::ramp(24)),
+                           b.constant("g", DType::Float32, {1, 1, 4}, {0.5, -1.0, 2.0, 1.5}), int64_t(2)});
+         auto w = b.call("operator.getitem", {wn, int64_t(0)});
+         auto norms = b.call("operator.getitem", {wn, int64_t(1)});
+         return b.call("aten.add.Tensor", {w, norms});
+       },
+       nullptr, 1e-6},
+      {"DecomposeLinalgVectorNormPass", "aten.norm.ScalarOpt_dim",
+       [](test::GraphBuilder& b) {
+         return b.call("aten.norm.ScalarOpt_dim", {b.input("x", {3, 4, 2}), ir::Arg(), IntList{1}, true});
+       }},
+      {"DecomposeFactoriesPass", "aten.zero.default",
+       [](test::GraphBuilder& b) {
+         auto x = b.input("x", {2, 3});
+         return b.call("aten.add.Tensor", {x, b.call("aten.zero.default", {x})});
+       },
+       nullptr, 0.0},
+      {"DecomposeFactoriesPass", "aten.arange.default",
+       [](test::GraphBuilder& b) {
+         return b.call("aten.mul.Tensor", {b.input("x", {5}), b.call("aten.arange.default", {int64_t(5)})});
+       },
+       nullptr, 0.0},
       {"DecomposeUnbindPass", "aten.unbind_copy.int",
        [](test::GraphBuilder& b) {
          auto u = b.call("aten.unbind_copy.int", {b.input("x", {3, 4, 2}), int64_t(-2)});

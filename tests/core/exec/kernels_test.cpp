@@ -216,6 +216,26 @@ TEST(LogicalKernel, XorOfTruthValuesWithBroadcast) {
   expectValues(out[0], {0, 1, 1, 0, 1, 0, 0, 1});
 }
 
+TEST(ReduceKernel, AnyOverDimsAllAndNaN) {
+  // [[0, 0, 2], [0, NaN, 0]]: any over dim 1 -> [T, T] (NaN is non-zero), over dim 0 keepdim ->
+  // [[F, T, T]], over everything -> T.
+  OneOp t;
+  auto x = t.add("x", F({2, 3}, {0, 0, 2, 0, NAN, 0}));
+  auto out = t.run("aten.any.dim", {x, int64_t(1)});
+  EXPECT_EQ(out[0].dtype(), DType::Bool);
+  expectValues(out[0], {1, 1});
+  OneOp k;
+  x = k.add("x", F({2, 3}, {0, 0, 2, 0, NAN, 0}));
+  out = k.run("aten.any.dims", {x, IntList{0}, true});
+  expectShape(out[0], {1, 3});
+  expectValues(out[0], {0, 1, 1});
+  OneOp a;
+  x = a.add("x", I(DType::Int64, {3}, {0, 0, 0}));
+  out = a.run("aten.any.default", {x});
+  expectShape(out[0], {});
+  expectValues(out[0], {0});
+}
+
 TEST(ConvKernel, Conv1d) {
   // x = [1,2,3,4,5], w = [2,1], padding 1, stride 2: windows (0,1), (2,3), (4,5) of
   // [0,1,2,3,4,5] -> 0*2+1 = 1, 2*2+3 = 7, 4*2+5 = 13.

@@ -482,6 +482,33 @@ Status reduceK(KernelCtx& c) {
   return Status::ok();
 }
 
+/// ARGMAX: the index of the first maximum along `axis` (int32); under nan_mode PROPAGATE the
+/// first NaN wins (it compares above every number).
+Status argmaxK(KernelCtx& c) {
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(axis, c.getInt(c.argIndex("axis")));
+  Tensor& o = c.newOutput(0);
+  int64_t outer = 1, inner = 1, n = x->dim(int(axis));
+  for (int i = 0; i < int(axis); ++i) outer *= x->dim(i);
+  for (int i = int(axis) + 1; i < x->rank(); ++i) inner *= x->dim(i);
+  const bool fp = isFloatT(x->dtype());
+  for (int64_t a = 0; a < outer; ++a)
+    for (int64_t b = 0; b < inner; ++b) {
+      int64_t best = 0;
+      for (int64_t k = 1; k < n; ++k) {
+        const int64_t i = (a * n + k) * inner + b, j = (a * n + best) * inner + b;
+        if (fp) {
+          const double v = x->getDouble(i), m = x->getDouble(j);
+          if (!std::isnan(m) && (std::isnan(v) || v > m)) best = k;
+        } else if (x->getInt(i) > x->getInt(j)) {
+          best = k;
+        }
+      }
+      o.setInt(a * inner + b, best);
+    }
+  return Status::ok();
+}
+
 // ---------------------------------------------------------------- tensor ops
 
 struct ConvGeom {
@@ -913,6 +940,7 @@ void registerTosaKernels(exec::KernelRegistry& r) {
   r.registerKernel("tosa.DEPTHWISE_CONV2D", checkedK<depthwiseK>);
   r.registerKernel("tosa.TRANSPOSE_CONV2D", checkedK<transposeConvK>);
   r.registerKernel("tosa.CONV3D", checkedK<conv3dK>);
+  r.registerKernel("tosa.ARGMAX", checkedK<argmaxK>);
   r.registerKernel("tosa.MATMUL", checkedK<matmulK>);
   r.registerKernel("tosa.AVG_POOL2D", checkedK<poolK<true>>);
   r.registerKernel("tosa.MAX_POOL2D", checkedK<poolK<false>>);
