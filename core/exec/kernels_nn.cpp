@@ -516,6 +516,93 @@ Status avgPool(KernelCtx& c) {
   return Status::ok();
 }
 
+/// 3-D pools ([C,D,H,W] or [N,C,D,H,W]) with PyTorch's CPU semantics: max (first maximum, NaN
+/// wins; indices (d * H + h) * W + w within each input volume) and avg (windows clipped to input
+/// + padding, count_include_pad, divisor_override).
+Status pool3d(KernelCtx& c, bool isMax, bool withIndices) {
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_RETURN_IF_ERROR(requireFloat32(c, *x, "input"));
+  LS_ASSIGN_OR_RETURN(k, c.getIntList(1, 3));
+  LS_ASSIGN_OR_RETURN(st, c.getIntList(2, 3));
+  LS_ASSIGN_OR_RETURN(pd, c.getIntList(3, 3));
+  if (st.empty()) st = k;
+  std::vector<int64_t> dl{1, 1, 1};
+  bool countIncludePad = true;
+  std::optional<int64_t> divisor;
+  if (isMax) {
+    LS_ASSIGN_OR_RETURN(d, c.getIntList(4, 3));
+    dl = d;
+  } else {
+    LS_ASSIGN_OR_RETURN(cip, c.getBool(5));
+    countIncludePad = cip;
+    if (c.has(6)) {
+      LS_ASSIGN_OR_RETURN(dv, c.getInt(6));
+      if (dv == 0) return c.error("divisor_override must be non-zero");
+      divisor = dv;
+    }
+  }
+  if (k.size() != 3 || st.size() != 3 || pd.size() != 3 || dl.size() != 3)
+    return c.error("kernel_size/stride/padding/dilation must have 1 or 3 elements");
+  Tensor& out = c.newOutput(0);
+  Tensor* idx = withIndices ? &c.newOutput(1) : nullptr;
+  const int r = x->rank();
+  const int64_t in[3] = {x->dim(r - 3), x->dim(r - 2), x->dim(r - 1)};
+  const int64_t on[3] = {out.dim(r - 3), out.dim(r - 2), out.dim(r - 1)};
+  const int64_t inVol = in[0] * in[1] * in[2], outVol = on[0] * on[1] * on[2];
+  const int64_t planes = x->numel() / std::max<int64_t>(inVol, 1);
+  const float* xd = x->data<float>();
+  float* od = out.data<float>();
+  int64_t* id = idx ? idx->data<int64_t>() : nullptr;
+  for (int64_t pl = 0; pl < planes; ++pl) {
+    const float* src = xd + pl * inVol;
+    for (int64_t o = 0; o < outVol; ++o) {
+      const int64_t oi[3] = {o / (on[1] * on[2]), (o / on[2]) % on[1], o % on[2]};
+      int64_t lo[3], hi[3], size = 1;
+      for (int a = 0; a < 3; ++a) {
+        lo[a] = oi[a] * st[size_t(a)] - pd[size_t(a)];
+        if (isMax) {
+          hi[a] = std::min(lo[a] + (k[size_t(a)] - 1) * dl[size_t(a)] + 1, in[a]);
+          while (lo[a] < 0) lo[a] += dl[size_t(a)];
+        } else {
+          hi[a] = std::min(lo[a] + k[size_t(a)], in[a] + pd[size_t(a)]);
+          size *= hi[a] - lo[a];
+          lo[a] = std::max<int64_t>(lo[a], 0), hi[a] = std::min(hi[a], in[a]);
+        }
+      }
+      float& dst = od[pl * outVol + o];
+      if (isMax) {
+        float best = -std::numeric_limits<float>::infinity();
+        int64_t at = (lo[0] * in[1] + lo[1]) * in[2] + lo[2];
+        for (int64_t a = lo[0]; a < hi[0]; a += dl[0])
+          for (int64_t b = lo[1]; b < hi[1]; b += dl[1])
+            for (int64_t e = lo[2]; e < hi[2]; e += dl[2]) {
+              const int64_t i = (a * in[1] + b) * in[2] + e;
+              if (src[i] > best || std::isnan(src[i])) best = src[i], at = i;
+            }
+        dst = best;
+        if (id) id[pl * outVol + o] = at;
+        continue;
+      }
+      if (lo[0] >= hi[0] || lo[1] >= hi[1] || lo[2] >= hi[2]) {
+        dst = 0.0f;
+        continue;
+      }
+      float sum = 0.0f;
+      for (int64_t a = lo[0]; a < hi[0]; ++a)
+        for (int64_t b = lo[1]; b < hi[1]; ++b)
+          for (int64_t e = lo[2]; e < hi[2]; ++e) sum += src[(a * in[1] + b) * in[2] + e];
+      const int64_t div = divisor ? *divisor
+                          : countIncludePad ? size
+                                            : (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);
+      dst = sum / float(div);
+    }
+  }
+  return Status::ok();
+}
+Status maxPool3dWithIndices(KernelCtx& c) { return pool3d(c, true, true); }
+Status maxPool3d(KernelCtx& c) { return pool3d(c, true, false); }
+Status avgPool3d(KernelCtx& c) { return pool3d(c, false, false); }
+
 Status adaptiveAvgPool(KernelCtx& c) {
   LS_ASSIGN_OR_RETURN(x, c.tensor(0));
   LS_RETURN_IF_ERROR(requireFloat32(c, *x, "input"));
@@ -859,6 +946,9 @@ void registerNnKernels(KernelRegistry& r) {
   r.registerKernel("aten.max_pool2d_with_indices.default", maxPoolWithIndices);
   r.registerKernel("aten.max_pool2d.default", maxPool);
   r.registerKernel("aten.avg_pool2d.default", avgPool);
+  r.registerKernel("aten.max_pool3d_with_indices.default", maxPool3dWithIndices);
+  r.registerKernel("aten.max_pool3d.default", maxPool3d);
+  r.registerKernel("aten.avg_pool3d.default", avgPool3d);
   r.registerKernel("aten.adaptive_avg_pool2d.default", adaptiveAvgPool);
   r.registerKernel("aten._adaptive_avg_pool2d.default", adaptiveAvgPool);
   r.registerKernel("aten.upsample_bilinear2d.vec", upsampleBilinearVec);

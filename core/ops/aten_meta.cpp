@@ -413,16 +413,18 @@ Status convolution(MetaCtx& c) {
   return Status::ok();
 }
 
-Status poolImpl(MetaCtx& c, bool withIndices, bool hasDilation) {
+/// 2-D pools (S = 2: [C,H,W] or [N,C,H,W]) and 3-D pools (S = 3: [C,D,H,W] or [N,C,D,H,W]).
+Status poolImpl(MetaCtx& c, bool withIndices, bool hasDilation, int S = 2) {
   LS_ASSIGN_OR_RETURN(x, c.tensor(0));
-  if (x->rank() != 3 && x->rank() != 4) return c.error("expected 3-D or 4-D input, got {}", ir::toString(x->shape));
-  LS_ASSIGN_OR_RETURN(kernel, c.getIntList(1, 2));
-  LS_ASSIGN_OR_RETURN(strideIn, c.getIntList(2, 2));
-  LS_ASSIGN_OR_RETURN(pad, c.getIntList(3, 2));
-  std::vector<int64_t> dil{1, 1};
+  if (x->rank() != S + 1 && x->rank() != S + 2)
+    return c.error("expected {}-D or {}-D input, got {}", S + 1, S + 2, ir::toString(x->shape));
+  LS_ASSIGN_OR_RETURN(kernel, c.getIntList(1, S));
+  LS_ASSIGN_OR_RETURN(strideIn, c.getIntList(2, S));
+  LS_ASSIGN_OR_RETURN(pad, c.getIntList(3, S));
+  std::vector<int64_t> dil(size_t(S), 1);
   bool ceil = false;
   if (hasDilation) {
-    LS_ASSIGN_OR_RETURN(d, c.getIntList(4, 2));
+    LS_ASSIGN_OR_RETURN(d, c.getIntList(4, S));
     dil = d;
     LS_ASSIGN_OR_RETURN(cm, c.getBool(5));
     ceil = cm;
@@ -431,18 +433,19 @@ Status poolImpl(MetaCtx& c, bool withIndices, bool hasDilation) {
     ceil = cm;
   }
   std::vector<int64_t> stride = strideIn.empty() ? kernel : strideIn;
-  if (kernel.size() != 2 || stride.size() != 2 || pad.size() != 2 || dil.size() != 2)
-    return c.error("kernel_size/stride/padding/dilation must have 1 or 2 elements");
+  const size_t n = size_t(S);
+  if (kernel.size() != n || stride.size() != n || pad.size() != n || dil.size() != n)
+    return c.error("kernel_size/stride/padding/dilation must have 1 or {} elements", S);
   Shape out = x->shape;
-  for (int i = 0; i < 2; ++i) {
+  for (int i = 0; i < S; ++i) {
     if (kernel[i] <= 0 || stride[i] <= 0 || dil[i] <= 0) return c.error("kernel, stride and dilation must be > 0");
     if (pad[i] < 0 || pad[i] > ((kernel[i] - 1) * dil[i] + 1) / 2)
       return c.error("pad should be at most half of effective kernel size, but got pad={}, kernel_size={} and dilation={}",
                      pad[i], kernel[i], dil[i]);
-    int64_t in = x->shape[x->rank() - 2 + i];
+    int64_t in = x->shape[x->rank() - S + i];
     int64_t o = pooledSize(in, kernel[i], pad[i], stride[i], dil[i], ceil);
     if (o <= 0) return c.error("output size is too small (input {}, kernel {})", in, kernel[i]);
-    out[x->rank() - 2 + i] = o;
+    out[x->rank() - S + i] = o;
   }
   TensorMeta m(x->dtype, out);
   m.dimOrder = x->dimOrder;
@@ -454,6 +457,9 @@ Status poolImpl(MetaCtx& c, bool withIndices, bool hasDilation) {
 Status maxPoolWithIndices(MetaCtx& c) { return poolImpl(c, true, true); }
 Status maxPool(MetaCtx& c) { return poolImpl(c, false, true); }
 Status avgPool(MetaCtx& c) { return poolImpl(c, false, false); }
+Status maxPool3dWithIndices(MetaCtx& c) { return poolImpl(c, true, true, 3); }
+Status maxPool3d(MetaCtx& c) { return poolImpl(c, false, true, 3); }
+Status avgPool3d(MetaCtx& c) { return poolImpl(c, false, false, 3); }
 
 Status adaptiveAvgPool(MetaCtx& c) {
   LS_ASSIGN_OR_RETURN(x, c.tensor(0));
@@ -1361,6 +1367,9 @@ void registerAtenOps(OpRegistry& r) {
       {"aten::max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", maxPoolWithIndices},
       {"aten::max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor", maxPool},
       {"aten::avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor", avgPool},
+      {"aten::max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", maxPool3dWithIndices},
+      {"aten::max_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> Tensor", maxPool3d},
+      {"aten::avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor", avgPool3d},
       {"aten::_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", adaptiveAvgPool},
       {"aten::adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", adaptiveAvgPool},
       {"aten::upsample_bilinear2d.vec(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor", upsampleBilinearVec},

@@ -34,7 +34,7 @@ std::vector<std::string> commonPrefix() {
       "DecomposeSumPass", "DecomposeAnyPass", "DecomposeExpm1Pass", "DecomposeLog1pPass", "DecomposeSignPass", "DecomposeSinhPass", "DecomposeCoshPass",
       "DecomposeTanPass", "DecomposeAsinhPass", "DecomposeAcoshPass", "DecomposeAtanhPass", "DecomposeAtanPass",
       "DecomposeAsinAndAcosPass", "DecomposeAsStridedCopyPass", "DecomposeMaskedFillPass", "DecomposeRollPass",
-      "DecomposeSliceScatterPass", "DecomposeFactoriesPass", "DecomposeBatchNormTrainingPass", "DecomposeWeightNormPass",
+      "DecomposeSliceScatterPass", "DecomposeFactoriesPass", "DecomposePool3dPass", "DecomposeBatchNormTrainingPass", "DecomposeWeightNormPass",
       // 2. Q/DQ fold + rescale (INT profile only): quantised conv/linear/matmul/sum/elementwise
       //    ops to integer TOSA before the float decompositions below could split them
       "FoldAndAnnotateQParamsPass", "DeadCodeEliminationPass", "InsertRescalePass", "FuseConsecutiveRescalesPass",

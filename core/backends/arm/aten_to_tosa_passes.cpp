@@ -539,8 +539,25 @@ Status exirToTosa(ArmRewritePass& self, Rewriter& rw) {
     const ir::Arg& l = sarg(n, 0);
     if (!l.asRefList() || l.asRefList()->empty()) return Status::error("cat: expected a non-empty tensor list");
     const int r = rw.meta(l.asRefList()->front()).rank();
-    int64_t dim = sarg(n, 1).asInt() ? *sarg(n, 1).asInt() : 0;
-    LS_ASSIGN_OR_RETURN(v, b.op("tosa.CONCAT", {l}, {{"axis", int64_t(wrap(dim, r))}}));
+    const int64_t axis = wrap(sarg(n, 1).asInt() ? *sarg(n, 1).asInt() : 0, r);
+    // Level 8K allows at most 64 tensors in a list (MAX_TENSOR_LIST_SIZE): longer lists are
+    // concatenated in groups of 64, then the groups.
+    constexpr size_t kMaxList = 64;
+    ir::RefList parts = *l.asRefList();
+    while (parts.size() > kMaxList) {
+      ir::RefList grouped;
+      for (size_t i = 0; i < parts.size(); i += kMaxList) {
+        ir::RefList chunk(parts.begin() + std::ptrdiff_t(i), parts.begin() + std::ptrdiff_t(std::min(parts.size(), i + kMaxList)));
+        if (chunk.size() == 1) {
+          grouped.push_back(chunk[0]);
+          continue;
+        }
+        LS_ASSIGN_OR_RETURN(c, b.op("tosa.CONCAT", {chunk}, {{"axis", axis}}));
+        grouped.push_back(c);
+      }
+      parts = std::move(grouped);
+    }
+    LS_ASSIGN_OR_RETURN(v, b.op("tosa.CONCAT", {parts}, {{"axis", axis}}));
     y = v;
   } else if (op == "aten.permute_copy.default") {
     LS_ASSIGN_OR_RETURN(x, tensorArg(rw, 0, "input"));

@@ -245,24 +245,32 @@ Status EnsureUniqueOutputNodesPass::transform(passes::GraphEditor& ed) {
 namespace {
 
 /// TOSA 1.0 has no int64: an int64 constant (an index buffer such as Swin's
-/// relative_position_index) read through a CAST to int32 becomes an int32 constant when all
-/// its values fit; a value out of range leaves the CAST, and the TOSA writer then names it.
+/// relative_position_index, an arange) read through a CAST becomes a constant of the CAST's
+/// type (int32 when all its values fit, float, bool); a value out of int32 range leaves the
+/// CAST, and the TOSA writer then names it.
 Status foldInt64ConstCast(ArmRewritePass& self, passes::Rewriter& rw) {
   const ir::Node& n = rw.node();
   using ir::DType;
-  if (n.meta().dtype != DType::Int32 || n.args.empty() || !n.args[0].ref()) return Status::ok();
+  const DType to = n.meta().dtype;
+  if (to == DType::Int64 || n.args.empty() || !n.args[0].ref()) return Status::ok();
   const ir::ValueRef src = *n.args[0].ref();
   if (rw.meta(src).dtype != DType::Int64) return Status::ok();
   auto v = valueOfConstant(rw.graph(), src);
   if (!v) return Status::ok();
-  exec::Tensor t(DType::Int32, v->shape());
+  exec::Tensor t(to, v->shape());
   for (int64_t i = 0; i < v->numel(); ++i) {
     const int64_t x = v->getInt(i);
-    if (x < INT32_MIN || x > INT32_MAX) return Status::ok();
-    t.setInt(i, x);
+    if (ir::isFloating(to)) {
+      t.setDouble(i, double(x));
+    } else if (to == DType::Bool) {
+      t.setInt(i, x != 0);
+    } else {
+      if (to != DType::Int32 || x < INT32_MIN || x > INT32_MAX) return Status::ok();
+      t.setInt(i, x);
+    }
   }
   Builder b(rw);
-  rw.replaceWith(b.tensor(t, "int32_const"));
+  rw.replaceWith(b.tensor(t, to == DType::Int32 ? "int32_const" : "cast_const"));
   self.rewritten();
   return Status::ok();
 }

@@ -369,6 +369,42 @@ TEST(ConvertInt64ConstOpsToInt32Pass, CastOfInt64ConstantBecomesInt32Constant) {
   EXPECT_EQ(runPass("ConvertInt64ConstOpsToInt32Pass", none.g).result.status, PassStatus::Unchanged);
 }
 
+TEST(ConvertInt64ConstOpsToInt32Pass, CastOfInt64ConstantToFloatOrBoolBecomesAConstant) {
+  // An arange (int64) read as float or bool: the constant of the CAST's type, values exact.
+  test::GraphBuilder b;
+  auto idx = constant(b, "index", {4}, {0, -3, 7, 2}, ir::DType::Int64);
+  auto f32 = ir::Arg(ir::EnumArg{ir::EnumKind::DType, int32_t(ir::DType::Float32)});
+  auto boo = ir::Arg(ir::EnumArg{ir::EnumKind::DType, int32_t(ir::DType::Bool)});
+  auto cf = b.call("tosa.CAST", {idx}, {{"dtype", f32}});
+  auto cb = b.call("tosa.CAST", {idx}, {{"dtype", boo}});
+  b.output({cf, cb});
+  ir::Graph before = b.g;
+  Outcome o = runPass("ConvertInt64ConstOpsToInt32Pass", b.g);
+  ASSERT_EQ(o.result.status, PassStatus::Changed) << o.result.message;
+  runPass("DeadCodeEliminationPass", b.g);
+  EXPECT_EQ(count(b.g, "tosa.CAST"), 0u);
+  EXPECT_EQ(maxRelDiff(before, b.g), 0.0);
+}
+
+TEST(ExirToTosaPass, ConcatOfMoreThan64TensorsIsGrouped) {
+  // Level 8K: at most 64 tensors per CONCAT list; 70 inputs -> one CONCAT of 64, one of 6, and
+  // one of the two results.
+  test::GraphBuilder b;
+  auto x = b.input("x", {70, 2});
+  ir::RefList parts;
+  for (int64_t i = 0; i < 70; ++i)
+    parts.push_back(b.call("aten.slice_copy.Tensor", {x, int64_t(0), 69 - i, 70 - i, int64_t(1)}));
+  b.output({b.call("aten.cat.default", {parts, int64_t(0)})});
+  ir::Graph before = b.g;
+  Outcome o = runPass("ExirToTosaPass", b.g);
+  ASSERT_EQ(o.result.status, PassStatus::Changed) << o.result.message;
+  EXPECT_EQ(count(b.g, "tosa.CONCAT"), 3u);
+  for (ir::NodeId id : b.g.nodesOfOp(ir::internOp("tosa.CONCAT")))
+    EXPECT_LE(b.g.node(id).args[0].asRefList()->size(), 64u);
+  expectVerified(b.g);
+  EXPECT_EQ(maxRelDiff(before, b.g), 0.0);
+}
+
 TEST(RewriteSlicePass, SteppedSlicesBecomeSliceReshapeSlice) {
   // Swin's patch merging takes x[:, 0::2, 1::2, :]; odd lengths need the end padded.
   struct Case {

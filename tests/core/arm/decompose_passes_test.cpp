@@ -383,6 +383,30 @@ std::vector<PassCase> cases() {
          return b.call("aten.mul.Tensor", {b.input("x", {5}), b.call("aten.arange.default", {int64_t(5)})});
        },
        nullptr, 0.0},
+      {"DecomposePool3dPass", "aten.max_pool3d_with_indices.default",
+       [](test::GraphBuilder& b) {
+         auto mp = b.call("aten.max_pool3d_with_indices.default",
+                          {b.input("x", {1, 2, 5, 6, 5}), IntList{3, 2, 3}, IntList{2, 2, 2}, IntList{1, 0, 1}});
+         return b.call("operator.getitem", {mp, int64_t(0)});
+       },
+       [](const ir::Graph&, const ir::Graph& g) {
+         EXPECT_EQ(opCount(g, "aten.max_pool3d_with_indices.default"), 0u);
+         EXPECT_EQ(opCount(g, "aten.max_pool2d.default"), 1u);
+       },
+       0.0},
+      // ceil_mode with a last depth window past the input; padding counted and not counted.
+      {"DecomposePool3dPass", "aten.avg_pool3d.default",
+       [](test::GraphBuilder& b) {
+         return b.call("aten.avg_pool3d.default", {b.input("x", {2, 3, 5, 4, 4}), IntList{2, 3, 3}, IntList{2, 2, 2},
+                                                   IntList{1, 1, 1}, true, true});
+       },
+       nullptr, 1e-6},
+      {"DecomposePool3dPass", "aten.avg_pool3d.default",
+       [](test::GraphBuilder& b) {
+         return b.call("aten.avg_pool3d.default", {b.input("x", {1, 2, 4, 5, 5}), IntList{3, 3, 3}, IntList{1, 2, 2},
+                                                   IntList{1, 1, 1}, false, false});
+       },
+       nullptr, 1e-6},
       {"DecomposeUnbindPass", "aten.unbind_copy.int",
        [](test::GraphBuilder& b) {
          auto u = b.call("aten.unbind_copy.int", {b.input("x", {3, 4, 2}), int64_t(-2)});

@@ -236,6 +236,42 @@ TEST(ReduceKernel, AnyOverDimsAllAndNaN) {
   expectValues(out[0], {0});
 }
 
+TEST(PoolKernel, Pool3dByHandAndAgainst2d) {
+  // x = 1..8 in a 2x2x2 cube: the 2x2x2 max is 8 (index 7), the average 4.5.
+  OneOp m;
+  auto x = m.add("x", F({1, 1, 2, 2, 2}, iota(8, 1)));
+  auto out = m.run("aten.max_pool3d_with_indices.default", {x, IntList{2, 2, 2}}, {}, 2);
+  expectValues(out[0], {8});
+  expectValues(out[1], {7});
+  OneOp a;
+  x = a.add("x", F({1, 1, 2, 2, 2}, iota(8, 1)));
+  out = a.run("aten.avg_pool3d.default", {x, IntList{2, 2, 2}});
+  expectValues(out[0], {4.5});
+  // Depth 1 with a depth-1 window is the 2-D pool (padding, stride, ceil mode, both divisors).
+  std::vector<float> xv(2 * 3 * 7 * 6);
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = float((i * 13) % 17) - 8.0f;
+  for (int variant = 0; variant < 3; ++variant) {
+    SCOPED_TRACE(variant);
+    OneOp two, three;
+    auto a2 = two.add("x", F({2, 3, 7, 6}, xv));
+    auto a3 = three.add("x", F({2, 3, 1, 7, 6}, xv));
+    std::vector<Tensor> o2, o3;
+    if (variant == 0) {
+      o2 = two.run("aten.max_pool2d.default", {a2, IntList{3, 2}, IntList{2, 2}, IntList{1, 1}, IntList{1, 1}, true});
+      o3 = three.run("aten.max_pool3d.default", {a3, IntList{1, 3, 2}, IntList{1, 2, 2}, IntList{0, 1, 1}, IntList{1, 1, 1}, true});
+    } else {
+      const bool cip = variant == 1;
+      o2 = two.run("aten.avg_pool2d.default", {a2, IntList{3, 3}, IntList{2, 2}, IntList{1, 1}, true, cip});
+      o3 = three.run("aten.avg_pool3d.default", {a3, IntList{1, 3, 3}, IntList{1, 2, 2}, IntList{0, 1, 1}, true, cip});
+    }
+    ASSERT_EQ(o2.size(), 1u);
+    ASSERT_EQ(o3.size(), 1u);
+    std::vector<double> want;
+    for (int64_t i = 0; i < o2[0].numel(); ++i) want.push_back(o2[0].getDouble(i));
+    expectValues(o3[0], want);
+  }
+}
+
 TEST(ConvKernel, Conv1d) {
   // x = [1,2,3,4,5], w = [2,1], padding 1, stride 2: windows (0,1), (2,3), (4,5) of
   // [0,1,2,3,4,5] -> 0*2+1 = 1, 2*2+3 = 7, 4*2+5 = 13.
