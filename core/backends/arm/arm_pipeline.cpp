@@ -31,7 +31,7 @@ std::vector<std::string> commonPrefix() {
       "DecomposeFloorDividePass", "DecomposeRemainderPass", "DecomposeVarPass", "DecomposeLinalgVectorNormPass",
       "ConvertClampMinPass", "DecomposeCumsumPass", "DecomposeTrilPass", "DecomposeEyePass", "DecomposeEmbeddingPass",
       "DecomposeIndexSelectToGatherPass",
-      "DecomposeSumPass", "DecomposeAnyPass", "DecomposeExpm1Pass", "DecomposeLog1pPass", "DecomposeSignPass", "DecomposeSinhPass", "DecomposeCoshPass",
+      "DecomposeSumPass", "DecomposeAnyPass", "DecomposeSdpaPass", "DecomposeExpm1Pass", "DecomposeLog1pPass", "DecomposeSignPass", "DecomposeSinhPass", "DecomposeCoshPass",
       "DecomposeTanPass", "DecomposeAsinhPass", "DecomposeAcoshPass", "DecomposeAtanhPass", "DecomposeAtanPass",
       "DecomposeAsinAndAcosPass", "DecomposeAsStridedCopyPass", "DecomposeMaskedFillPass", "DecomposeRollPass",
       "DecomposeSliceScatterPass", "DecomposeFactoriesPass", "DecomposePool3dPass", "DecomposeBatchNormTrainingPass", "DecomposeWeightNormPass",
@@ -71,7 +71,8 @@ static std::vector<std::string> annotationPasses() {
   return {"DecomposeVarPass",  "DecomposeLinalgVectorNormPass", "DecomposeGluPass",         "DecomposeLogitPass",
           "DecomposePreluPass", "DecomposeTrilPass",             "DecomposeFloorDividePass", "DecomposeRemainderPass",
           "DecomposeTransposedConvPass", "DecomposeBatchNormTrainingPass", "ConvertSplitToSlicePass",
-          "DecomposeUnbindPass", "DecomposeStackPass", "DecomposeWeightNormPass"};
+          "DecomposeUnbindPass", "DecomposeStackPass", "DecomposeWeightNormPass", "DecomposeCumsumPass",
+          "DecomposeSdpaPass"};
 }
 
 void registerArmPipelines(passes::PipelineRegistry& r) {

@@ -407,6 +407,28 @@ std::vector<PassCase> cases() {
                                                    IntList{1, 1, 1}, false, false});
        },
        nullptr, 1e-6},
+      {"DecomposeSdpaPass", "aten.scaled_dot_product_attention.default",
+       [](test::GraphBuilder& b) {
+         return b.call("aten.scaled_dot_product_attention.default",
+                       {b.input("q", {1, 2, 4, 8}), b.input("k", {1, 2, 5, 8}), b.input("v", {1, 2, 5, 3})});
+       },
+       [](const ir::Graph&, const ir::Graph& g) { EXPECT_EQ(opCount(g, "aten.bmm.default"), 2u); }, 1e-5},
+      {"DecomposeSdpaPass", "aten.scaled_dot_product_attention.default",
+       [](test::GraphBuilder& b) {
+         // Causal, with a float mask added and an explicit scale.
+         auto mask = b.constant("m", DType::Float32, {1, 4}, {0.0, -1.0, 0.5, 0.0});
+         return b.call("aten.scaled_dot_product_attention.default",
+                       {b.input("q", {2, 4, 6}), b.input("k", {2, 4, 6}), b.input("v", {2, 4, 6}), mask, 0.0, true},
+                       {{"scale", 0.3}});
+       },
+       nullptr, 1e-5},
+      {"DecomposeSdpaPass", "aten.scaled_dot_product_attention.default",
+       [](test::GraphBuilder& b) {
+         auto keep = b.call("aten.gt.Scalar", {b.input("mk", {3, 5}), -0.5});
+         return b.call("aten.scaled_dot_product_attention.default",
+                       {b.input("q", {3, 4}), b.input("k", {5, 4}), b.input("v", {5, 2}), keep});
+       },
+       nullptr, 1e-5},
       {"DecomposeUnbindPass", "aten.unbind_copy.int",
        [](test::GraphBuilder& b) {
          auto u = b.call("aten.unbind_copy.int", {b.input("x", {3, 4, 2}), int64_t(-2)});
