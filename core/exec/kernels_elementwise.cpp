@@ -237,6 +237,42 @@ Status logicalNot(KernelCtx& c) {
   return Status::ok();
 }
 
+// ---------------------------------------------------------------- bitwise
+
+enum class BitOp { And, Or, Xor, Shl };
+
+/// bitwise_and/or/xor/left shift on integer or bool operands (tensor or number), broadcast.
+template <BitOp op>
+Status bitwiseK(KernelCtx& c) {
+  LS_ASSIGN_OR_RETURN(a, c.operand(0));
+  LS_ASSIGN_OR_RETURN(b, c.operand(1));
+  Tensor& out = c.newOutput(0);
+  const ir::Shape& os = out.shape();
+  const std::vector<int64_t> ostr = contiguousStrides(os);
+  const std::vector<int64_t> astr = a.tensor ? broadcastStrides(a.tensor->shape(), os) : std::vector<int64_t>(size_t(os.rank()), 0);
+  const std::vector<int64_t> bstr = b.tensor ? broadcastStrides(b.tensor->shape(), os) : std::vector<int64_t>(size_t(os.rank()), 0);
+  const bool isBool = out.dtype() == DType::Bool;
+  auto value = [](const Operand& o, int64_t off) { return o.tensor ? o.tensor->getInt(off) : o.intValue; };
+  forEachOffset(os, {ostr.data(), astr.data(), bstr.data()}, [&](const int64_t* off) {
+    const int64_t x = value(a, off[1]), y = value(b, off[2]);
+    int64_t r = 0;
+    if constexpr (op == BitOp::And) r = x & y;
+    else if constexpr (op == BitOp::Or) r = x | y;
+    else if constexpr (op == BitOp::Xor) r = x ^ y;
+    else r = (y < 0 || y >= 64) ? 0 : int64_t(uint64_t(x) << y);
+    out.setInt(off[0], isBool ? int64_t(r != 0) : r);
+  });
+  return Status::ok();
+}
+
+Status bitwiseNot(KernelCtx& c) {
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  Tensor& out = c.newOutput(0);
+  const bool isBool = out.dtype() == DType::Bool;
+  for (int64_t i = 0; i < out.numel(); ++i) out.setInt(i, isBool ? int64_t(x->getInt(i) == 0) : ~x->getInt(i));
+  return Status::ok();
+}
+
 // ---------------------------------------------------------------- binary
 
 enum class Bin { Add, Sub, Rsub, Mul, Div, DivTrunc, DivFloor, Rem, Max, Min, Pow, Eq, Ne, Lt, Le, Gt, Ge, And, Or, Xor };
@@ -489,7 +525,7 @@ Status maskedFill(KernelCtx& c) {
 
 // ---------------------------------------------------------------- reductions
 
-enum class Red { Sum, Mean, Max, Min, Var, Std, Any };
+enum class Red { Sum, Mean, Max, Min, Var, VarBiased, Std, Any };
 
 /// Reduced-dim mask from a dim-list arg (None or [] = all dims).
 Result<uint32_t> reduceMask(KernelCtx& c, int argIdx, int rank) {
@@ -537,7 +573,8 @@ Status reduceImpl(KernelCtx& c, Red op, int dimArg, int correctionArg = -1) {
   int64_t count = 0;
   reducePlan(x->shape(), mask, outStr, count);
   const bool integral =
-      op == Red::Any || (ir::isIntegral(out.dtype(), true) && op != Red::Mean && op != Red::Var && op != Red::Std);
+      op == Red::Any || (ir::isIntegral(out.dtype(), true) && op != Red::Mean && op != Red::Var &&
+                         op != Red::VarBiased && op != Red::Std);
   std::vector<double> acc(size_t(m), op == Red::Max ? -INFINITY : op == Red::Min ? INFINITY : 0.0);
   std::vector<int64_t> iacc(integral ? size_t(m) : 0,
                             op == Red::Max ? std::numeric_limits<int64_t>::min()
@@ -578,8 +615,8 @@ Status reduceImpl(KernelCtx& c, Red op, int dimArg, int correctionArg = -1) {
     std::vector<int64_t> inStr = contiguousStrides(x->shape());
     forEachOffset(x->shape(), {inStr.data(), outStr.data()}, [&](const int64_t* off) { accumulate(off[1], off[0]); });
   }
-  if (op == Red::Var || op == Red::Std) {
-    double correction = 1.0;
+  if (op == Red::Var || op == Red::VarBiased || op == Red::Std) {
+    double correction = op == Red::VarBiased ? 0.0 : 1.0;
     if (correctionArg >= 0 && c.has(correctionArg)) {
       LS_ASSIGN_OR_RETURN(cv, c.getFloat(correctionArg));
       correction = cv;
@@ -612,6 +649,11 @@ Status anyDims(KernelCtx& c) { return reduceImpl(c, Red::Any, 1); }
 Status anyAll(KernelCtx& c) { return reduceImpl(c, Red::Any, -1); }
 Status amin(KernelCtx& c) { return reduceImpl(c, Red::Min, 1); }
 Status varCorrection(KernelCtx& c) { return reduceImpl(c, Red::Var, 1, 2); }
+/// var.dim(x, dim, unbiased, keepdim): correction 1 when unbiased, else 0.
+Status varDim(KernelCtx& c) {
+  LS_ASSIGN_OR_RETURN(unbiased, c.getBool(2));
+  return reduceImpl(c, unbiased ? Red::Var : Red::VarBiased, 1);
+}
 Status stdCorrection(KernelCtx& c) { return reduceImpl(c, Red::Std, 1, 2); }
 
 /// _weight_norm_interface(v, g, dim): w = v * g[i] / |v[i]| along `dim` (|.| the 2-norm of the
@@ -878,6 +920,14 @@ void registerElementwiseKernels(KernelRegistry& r) {
   r.registerKernel("aten.logical_and.default", logicalAnd);
   r.registerKernel("aten.logical_or.default", logicalOr);
   r.registerKernel("aten.logical_xor.default", logicalXor);
+  for (const char* s : {"Tensor", "Scalar"}) {
+    r.registerKernel(std::string("aten.bitwise_and.") + s, bitwiseK<BitOp::And>);
+    r.registerKernel(std::string("aten.bitwise_or.") + s, bitwiseK<BitOp::Or>);
+    r.registerKernel(std::string("aten.bitwise_xor.") + s, bitwiseK<BitOp::Xor>);
+  }
+  r.registerKernel("aten.bitwise_left_shift.Tensor", bitwiseK<BitOp::Shl>);
+  r.registerKernel("aten.__lshift__.Scalar", bitwiseK<BitOp::Shl>);
+  r.registerKernel("aten.bitwise_not.default", bitwiseNot);
   r.registerKernel("aten.where.self", where);
   r.registerKernel("aten.masked_fill.Scalar", maskedFill);
 
@@ -891,6 +941,7 @@ void registerElementwiseKernels(KernelRegistry& r) {
   r.registerKernel("aten.any.dims", anyDims);
   r.registerKernel("aten.amin.default", amin);
   r.registerKernel("aten.var.correction", varCorrection);
+  r.registerKernel("aten.var.dim", varDim);
   r.registerKernel("aten.std.correction", stdCorrection);
   r.registerKernel("aten.linalg_vector_norm.default", vectorNorm);
   r.registerKernel("aten.norm.ScalarOpt_dim", vectorNorm);

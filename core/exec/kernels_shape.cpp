@@ -712,6 +712,21 @@ Status arange(KernelCtx& c) {
   return Status::ok();
 }
 
+/// linspace(start, end, steps): start + i * (end - start) / (steps - 1); the second half is
+/// counted back from end (as PyTorch does, so the last value is end exactly).
+Status linspace(KernelCtx& c) {
+  LS_ASSIGN_OR_RETURN(start, c.getFloat(0));
+  LS_ASSIGN_OR_RETURN(end, c.getFloat(1));
+  Tensor& out = c.newOutput(0);
+  const int64_t n = out.numel();
+  if (n == 1) out.setDouble(0, start);
+  if (n <= 1) return Status::ok();
+  const double step = (end - start) / double(n - 1);
+  const int64_t half = n / 2;
+  for (int64_t i = 0; i < n; ++i) out.setDouble(i, i < half ? start + step * double(i) : end - step * double(n - 1 - i));
+  return Status::ok();
+}
+
 Status nativeDropout(KernelCtx& c) {
   LS_ASSIGN_OR_RETURN(x, c.tensor(0));
   LS_ASSIGN_OR_RETURN(p, c.getFloat(1));
@@ -780,6 +795,7 @@ void registerShapeKernels(KernelRegistry& r) {
   r.registerKernel("aten.fill.Tensor", fillTensor);
   r.registerKernel("aten.arange.start_step", arange);
   r.registerKernel("aten.arange.default", arange);
+  r.registerKernel("aten.linspace.default", linspace);
   r.registerKernel("aten.arange.start", arange);
   r.registerKernel("aten.native_dropout.default", nativeDropout);
 }

@@ -93,6 +93,23 @@ Status trueDiv(MetaCtx& c) { return binary(c, BinKind::TrueDiv); }
 Status compare(MetaCtx& c) { return binary(c, BinKind::Compare); }
 Status logical(MetaCtx& c) { return binary(c, BinKind::Logical); }
 
+/// bitwise_and/or/xor, left shift: integer or bool operands only (type promotion as for
+/// arithmetic).
+Status bitwise(MetaCtx& c) {
+  LS_RETURN_IF_ERROR(binary(c, BinKind::Arith));
+  const DType t = c.out.back().dtype;
+  if (!ir::isIntegral(t, true))
+    return c.error("{} needs integer or bool operands, got {}", c.schema().name, ir::dtypeName(t));
+  return Status::ok();
+}
+
+Status bitwiseNot(MetaCtx& c) {
+  LS_RETURN_IF_ERROR(unarySame(c));
+  if (!ir::isIntegral(c.out.back().dtype, true))
+    return c.error("bitwise_not needs an integer or bool tensor, got {}", ir::dtypeName(c.out.back().dtype));
+  return Status::ok();
+}
+
 /// div.Tensor_mode: with a rounding mode the result keeps the promoted (maybe integer) type.
 Status divMode(MetaCtx& c) {
   const ir::Arg& mode = c.arg(2);
@@ -1319,6 +1336,17 @@ Status arangeStartStep(MetaCtx& c) {
   return Status::ok();
 }
 
+Status linspaceMeta(MetaCtx& c) {
+  LS_RETURN_IF_ERROR(c.getFloat(0).status());
+  LS_RETURN_IF_ERROR(c.getFloat(1).status());
+  LS_ASSIGN_OR_RETURN(steps, c.getInt(2));
+  if (steps < 0 || steps > (int64_t(1) << 32)) return c.error("linspace: number of steps {} must be non-negative", steps);
+  DType t = DType::Float32;
+  if (auto d = c.getDType(c.schema().argIndex("dtype"))) t = *d;
+  c.out.push_back(withShape(t, Shape{steps}));
+  return Status::ok();
+}
+
 Status eyeMeta(MetaCtx& c) {  // eye(n, *, dtype) / eye.m(n, m, *, dtype)
   LS_ASSIGN_OR_RETURN(n, c.getInt(0));
   int64_t m = n;
@@ -1477,6 +1505,15 @@ void registerAtenOps(OpRegistry& r) {
       {"aten::ge.Tensor(Tensor self, Tensor other) -> Tensor", compare},
       {"aten::logical_and(Tensor self, Tensor other) -> Tensor", logical},
       {"aten::logical_xor(Tensor self, Tensor other) -> Tensor", logical},
+      {"aten::bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor", bitwise},
+      {"aten::bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor", bitwise},
+      {"aten::bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor", bitwise},
+      {"aten::bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor", bitwise},
+      {"aten::bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor", bitwise},
+      {"aten::bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor", bitwise},
+      {"aten::bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor", bitwise},
+      {"aten::__lshift__.Scalar(Tensor self, Scalar other) -> Tensor", bitwise},
+      {"aten::bitwise_not(Tensor self) -> Tensor", bitwiseNot},
       {"aten::logical_or(Tensor self, Tensor other) -> Tensor", logical},
       {"aten::where.self(Tensor condition, Tensor self, Tensor other) -> Tensor", whereSelf},
       {"aten::masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor", maskedFill},
@@ -1491,6 +1528,8 @@ void registerAtenOps(OpRegistry& r) {
       {"aten::any.dims(Tensor self, int[1]? dim=None, bool keepdim=False) -> Tensor", anyDims},
       {"aten::amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", amaxLike},
       {"aten::var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor", varCorrection},
+      {"aten::var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor", varCorrection},
+      {"aten::linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", linspaceMeta},
       {"aten::std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor", varCorrection},
       {"aten::linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", vectorNorm},
       {"aten::max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", maxDim},

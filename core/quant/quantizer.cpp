@@ -920,14 +920,22 @@ Status annotateCalibrateConvert(ir::Graph& g, const QuantizeOptions& o, Quantize
     const ir::Node& bnode = g.node(u.biasNode);
     const ir::Constant* bc = g.constant(bnode.target);
     if (!bc) return Status::error(fmt::format("quantizer: node '{}': bias constant '{}' is missing", bnode.name, bnode.target));
-    const exec::Tensor B = valuesOf(*bc);
+    exec::Tensor B = valuesOf(*bc);
+    // A one-element bias broadcasts over the output channels (torch allows it): quantised per
+    // channel like a full one, from an expanded copy.
+    const bool expanded = B.numel() == 1 && channels > 1;
+    if (expanded) {
+      exec::Tensor full(B.dtype(), ir::Shape{channels});
+      for (int64_t c = 0; c < channels; ++c) full.setDouble(c, B.getDouble(0));
+      B = std::move(full);
+    }
     if (B.numel() != channels)
       return Status::error(fmt::format("quantizer: node '{}': bias has {} elements, the weight {} channels",
                                        g.node(u.consumer).name, B.numel(), channels));
     std::vector<float> bscales(static_cast<size_t>(channels));
     for (int64_t c = 0; c < channels; ++c) bscales[size_t(c)] = float(qp[size_t(root)].scale) * scales[size_t(c)];
     const std::string bname = bc->name, bfqn = bc->fqn;
-    emitBefore[u.consumer].push_back([&, u, B, bscales, channels, bname, bfqn]() -> Status {
+    emitBefore[u.consumer].push_back([&, u, B, bscales, channels, bname, bfqn, expanded]() -> Status {
       // Upstream's _get_int32_per_channel_bias_qspec: [int32 min, int32 max - 1], zero points 0
       // (int32), scale = input activation scale * weight scale per channel.
       const int64_t lo = std::numeric_limits<int32_t>::min(), hi = int64_t(std::numeric_limits<int32_t>::max()) - 1;
@@ -937,8 +945,8 @@ Status annotateCalibrateConvert(ir::Graph& g, const QuantizeOptions& o, Quantize
       if (o.foldWeightQuantize) {
         bq = rb.constant(bname + "_int32", bfqn, quantizeChannels(B, 0, bscales, lo, hi, DType::Int32), u.biasNode);
       } else {
-        auto q = rb.call(kQC, {ValueRef{u.biasNode, 0}, s, z, int64_t(0), lo, hi, i32}, "quantize_per_channel_default",
-                         u.biasNode);
+        ValueRef src = expanded ? rb.constant(bname + "_expanded", bfqn, B, u.biasNode) : ValueRef{u.biasNode, 0};
+        auto q = rb.call(kQC, {src, s, z, int64_t(0), lo, hi, i32}, "quantize_per_channel_default", u.biasNode);
         if (!q) return q.status();
         bq = *q;
       }

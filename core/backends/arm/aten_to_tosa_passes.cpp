@@ -502,6 +502,27 @@ Status exirToTosa(ArmRewritePass& self, Rewriter& rw) {
     LS_ASSIGN_OR_RETURN(r, b.op("tosa.RSQRT", {x}));
     LS_ASSIGN_OR_RETURN(v, b.op("tosa.RECIPROCAL", {r}));
     y = v;
+  } else if (op == "aten.bitwise_and.Tensor" || op == "aten.bitwise_or.Tensor" || op == "aten.bitwise_xor.Tensor" ||
+             op == "aten.bitwise_left_shift.Tensor" || op == "aten.bitwise_not.default") {
+    // Bool operands: the LOGICAL_* ops; integers: BITWISE_* and LOGICAL_LEFT_SHIFT.
+    const bool isBool = n.meta().dtype == DType::Bool;
+    static const std::map<std::string, std::pair<const char*, const char*>> kOps = {
+        {"aten.bitwise_and.Tensor", {"tosa.LOGICAL_AND", "tosa.BITWISE_AND"}},
+        {"aten.bitwise_or.Tensor", {"tosa.LOGICAL_OR", "tosa.BITWISE_OR"}},
+        {"aten.bitwise_xor.Tensor", {"tosa.LOGICAL_XOR", "tosa.BITWISE_XOR"}},
+        {"aten.bitwise_left_shift.Tensor", {nullptr, "tosa.LOGICAL_LEFT_SHIFT"}},
+        {"aten.bitwise_not.default", {"tosa.LOGICAL_NOT", "tosa.BITWISE_NOT"}}};
+    const auto& [boolOp, intOp] = kOps.at(op);
+    const char* top = isBool ? boolOp : intOp;
+    if (!top) return Status::error(fmt::format("{} of bool tensors has no TOSA lowering", op));
+    LS_ASSIGN_OR_RETURN(a, tensorArg(rw, 0, "input"));
+    std::vector<ir::Arg> args{a};
+    if (op != "aten.bitwise_not.default") {
+      LS_ASSIGN_OR_RETURN(c, tensorArg(rw, 1, "other"));
+      args.push_back(c);
+    }
+    LS_ASSIGN_OR_RETURN(v, b.op(top, std::move(args)));
+    y = v;
   } else if (op == "aten.neg.default") {
     LS_ASSIGN_OR_RETURN(x, tensorArg(rw, 0, "input"));
     DType t = rw.meta(x).dtype;
@@ -619,6 +640,9 @@ std::vector<std::string> exirTargets() {
   std::vector<std::string> t;
   for (auto& [k, v] : unaryTable()) t.push_back(k);
   for (auto& [k, v] : binaryTable()) t.push_back(k);
+  for (const char* k : {"aten.bitwise_and.Tensor", "aten.bitwise_or.Tensor", "aten.bitwise_xor.Tensor",
+                        "aten.bitwise_left_shift.Tensor", "aten.bitwise_not.default"})
+    t.push_back(k);
   for (const char* k : {"aten.sqrt.default", "aten.neg.default", "aten.mul.Tensor", "aten.where.self",
                         "aten.clamp.default", "aten.cat.default", "aten.permute_copy.default", "aten.view_copy.default",
                         "aten.repeat.default", "aten.sum.dim_IntList", "aten.amax.default", "aten.amin.default",

@@ -504,7 +504,8 @@ Status decomposeVar(ArmRewritePass& self, Rewriter& rw) {
     for (int d = 0; d < xm.rank(); ++d) dims.push_back(d);
   int64_t count = 1;
   for (int64_t& d : dims) d = wrap(d, xm.rank()), count *= xm.shape[int(d)];
-  const double correction = sarg(n, 2).number().value_or(1.0);
+  const bool varDim = n.op == ir::internOp("aten.var.dim");  // (x, dim, unbiased, keepdim)
+  const double correction = varDim ? (boolOr(sarg(n, 2), true) ? 1.0 : 0.0) : sarg(n, 2).number().value_or(1.0);
   const bool keepdim = boolOr(sarg(n, 3), false);
   const bool isStd = n.op == ir::internOp("aten.std.correction");
   Builder b(rw);
@@ -994,7 +995,7 @@ Status decomposeGroupedConv(ArmRewritePass& self, Rewriter& rw) {
   const ir::TensorMeta& xm = *argMeta(rw, 0);
   const ir::TensorMeta& wm = *argMeta(rw, 1);
   const int64_t groups = *g.asInt(), cin = xm.shape[1], cout = wm.shape[0];
-  if (wm.shape[1] == 1 && cin == groups && xm.rank() == 4) return Status::ok();  // depthwise 2-D: a TOSA op of its own
+  if (wm.shape[1] == 1 && cin == groups && xm.rank() <= 4) return Status::ok();  // depthwise 1-D/2-D: DEPTHWISE_CONV2D
   const int64_t ci = cin / groups, co = cout / groups;
   Builder b(rw);
   std::vector<ValueRef> parts;
@@ -1580,14 +1581,22 @@ Status decomposeFactories(ArmRewritePass& self, Rewriter& rw) {
 
 // ---------------------------------------------------------------- scalars, ranks, dtypes
 
+/// Elementwise binary ops whose operands MatchArgRanksPass / MatchArgDtypePass align.
+const std::vector<std::string>& binaryElementwiseOps() {
+  static const std::vector<std::string> ops = {
+      "aten.add.Tensor",          "aten.sub.Tensor",           "aten.mul.Tensor",
+      "aten.maximum.default",     "aten.minimum.default",      "aten.eq.Tensor",
+      "aten.gt.Tensor",           "aten.ge.Tensor",            "aten.lt.Tensor",
+      "aten.le.Tensor",           "aten.where.self",           "aten.logical_and.default",
+      "aten.logical_or.default",  "aten.logical_xor.default",  "aten.pow.Tensor_Tensor",
+      "aten.bitwise_and.Tensor",  "aten.bitwise_or.Tensor",    "aten.bitwise_xor.Tensor",
+      "aten.bitwise_left_shift.Tensor"};
+  return ops;
+}
+
 bool isBinaryArith(const std::string& op) {
-  static const char* kOps[] = {"aten.add.Tensor", "aten.sub.Tensor", "aten.mul.Tensor", "aten.maximum.default",
-                               "aten.minimum.default", "aten.eq.Tensor", "aten.gt.Tensor", "aten.ge.Tensor",
-                               "aten.lt.Tensor", "aten.le.Tensor", "aten.where.self", "aten.logical_and.default",
-                               "aten.logical_or.default", "aten.logical_xor.default", "aten.pow.Tensor_Tensor"};
-  for (const char* k : kOps)
-    if (op == k) return true;
-  return false;
+  const auto& ops = binaryElementwiseOps();
+  return std::find(ops.begin(), ops.end(), op) != ops.end();
 }
 
 /// Scalars in tensor slots (and .Scalar overloads, alpha) become rank-matched constants.
@@ -1599,7 +1608,9 @@ Status replaceScalarWithTensor(ArmRewritePass& self, Rewriter& rw) {
       {"aten.mul.Scalar", "aten.mul.Tensor"}, {"aten.eq.Scalar", "aten.eq.Tensor"},
       {"aten.gt.Scalar", "aten.gt.Tensor"},   {"aten.ge.Scalar", "aten.ge.Tensor"},
       {"aten.lt.Scalar", "aten.lt.Tensor"},   {"aten.le.Scalar", "aten.le.Tensor"},
-      {"aten.pow.Tensor_Scalar", "aten.pow.Tensor_Tensor"}};
+      {"aten.pow.Tensor_Scalar", "aten.pow.Tensor_Tensor"}, {"aten.bitwise_and.Scalar", "aten.bitwise_and.Tensor"},
+      {"aten.bitwise_or.Scalar", "aten.bitwise_or.Tensor"},   {"aten.bitwise_xor.Scalar", "aten.bitwise_xor.Tensor"},
+      {"aten.__lshift__.Scalar", "aten.bitwise_left_shift.Tensor"}};
   if (auto it = kScalarOps.find(op); it != kScalarOps.end()) op = it->second;
   const bool where = op == "aten.where.self";
   const size_t first = where ? 1 : 0;
@@ -1735,7 +1746,7 @@ void registerArmDecompositionPasses(passes::PassRegistry& r) {
   rewrite("DecomposeRemainderPass", "float remainder -> a - floor(a / b) * b",
           {"aten.remainder.Tensor", "aten.remainder.Scalar"}, decomposeFloorDivRem);
   rewrite("DecomposeVarPass", "var / std -> mean, squared deviations, sum / (N - correction) [, sqrt]",
-          {"aten.var.correction", "aten.std.correction"}, decomposeVar);
+          {"aten.var.correction", "aten.var.dim", "aten.std.correction"}, decomposeVar);
   rewrite("DecomposeLinalgVectorNormPass", "linalg_vector_norm / norm -> abs / pow, sum or amax, root",
           {"aten.linalg_vector_norm.default", "aten.norm.ScalarOpt_dim", "aten.norm.Scalar"}, decomposeVectorNorm);
   rewrite("ConvertClampMinPass", "clamp_min -> clamp(x, min, None)", {"aten.clamp_min.default"}, convertClampMin);
@@ -1801,13 +1812,10 @@ void registerArmDecompositionPasses(passes::PassRegistry& r) {
   rewrite("ReplaceScalarWithTensorPass", "Python scalars and alpha in elementwise ops -> rank-matched constants",
           {"aten.add.Tensor", "aten.sub.Tensor", "aten.mul.Tensor", "aten.add.Scalar", "aten.sub.Scalar",
            "aten.mul.Scalar", "aten.maximum.default", "aten.minimum.default", "aten.eq.Scalar", "aten.gt.Scalar",
-           "aten.ge.Scalar", "aten.lt.Scalar", "aten.le.Scalar", "aten.where.self", "aten.pow.Tensor_Scalar"},
+           "aten.ge.Scalar", "aten.lt.Scalar", "aten.le.Scalar", "aten.where.self", "aten.pow.Tensor_Scalar",
+           "aten.bitwise_and.Scalar", "aten.bitwise_or.Scalar", "aten.bitwise_xor.Scalar", "aten.__lshift__.Scalar"},
           replaceScalarWithTensor);
-  static const std::vector<std::string> kBinary = {
-      "aten.add.Tensor",         "aten.sub.Tensor",       "aten.mul.Tensor", "aten.maximum.default",
-      "aten.minimum.default",    "aten.eq.Tensor",        "aten.gt.Tensor",  "aten.ge.Tensor",
-      "aten.lt.Tensor",          "aten.le.Tensor",        "aten.where.self", "aten.logical_and.default",
-      "aten.logical_or.default", "aten.logical_xor.default", "aten.pow.Tensor_Tensor"};
+  const std::vector<std::string>& kBinary = binaryElementwiseOps();
   rewrite("MatchArgRanksPass",
           "lower-rank operands of elementwise ops get leading unit dims "
           "(view_copy)",
@@ -1840,7 +1848,7 @@ void registerArmDecompositionPasses(passes::PassRegistry& r) {
            "aten.fill.Tensor", "aten.fill.Scalar", "aten.zeros_like.default", "aten.ones_like.default",
            "aten.full_like.default", "aten.zeros.default", "aten.ones.default", "aten.full.default",
            "aten.empty.memory_format", "aten.scalar_tensor.default", "aten.arange.start_step",
-           "aten.arange.default", "aten.arange.start", "aten.zero.default"},
+           "aten.arange.default", "aten.arange.start", "aten.zero.default", "aten.linspace.default"},
           decomposeFactories);
   // Constant folding (core/transforms/constant_folding.h) of shape/layout ops, TOSA shape
   // operands evaluated along: weights get their target layout at compile time.

@@ -42,6 +42,27 @@ std::vector<PassCase> cases() {
          return b.call("aten._to_copy.default", {a}, {{"dtype", ir::Arg(ir::EnumArg{ir::EnumKind::DType, int32_t(DType::Float32)})}});
        },
        nullptr, 0.0},
+      {"ExirToTosaPass", "aten.bitwise_xor.Tensor",
+       [](test::GraphBuilder& b) {
+         return b.call("aten.bitwise_xor.Tensor", {b.input("a", DType::Int32, {2, 3}), b.input("c", DType::Int32, {2, 3})});
+       },
+       [](const ir::Graph&, const ir::Graph& g) { EXPECT_EQ(opCount(g, "tosa.BITWISE_XOR"), 1u); }, 0.0},
+      {"ExirToTosaPass", "aten.bitwise_and.Tensor",
+       [](test::GraphBuilder& b) {
+         auto p = b.call("aten.gt.Scalar", {b.input("a", {2, 3}), 0.0});
+         auto q = b.call("aten.lt.Scalar", {b.input("c", {2, 3}), 0.5});
+         return b.call("aten.bitwise_and.Tensor", {p, q});
+       },
+       [](const ir::Graph&, const ir::Graph& g) { EXPECT_EQ(opCount(g, "tosa.LOGICAL_AND"), 1u); }, 0.0},
+      {"ExirToTosaPass", "aten.bitwise_left_shift.Tensor",
+       [](test::GraphBuilder& b) {
+         return b.call("aten.bitwise_left_shift.Tensor",
+                       {b.constant("x", DType::Int32, {5}, {1, -3, 7, 100, 0}), b.constant("s", DType::Int32, {5}, {0, 1, 4, 3, 5})});
+       },
+       [](const ir::Graph&, const ir::Graph& g) { EXPECT_EQ(opCount(g, "tosa.LOGICAL_LEFT_SHIFT"), 1u); }, 0.0},
+      {"ExirToTosaPass", "aten.bitwise_not.default",
+       [](test::GraphBuilder& b) { return b.call("aten.bitwise_not.default", {b.input("a", DType::Int32, {4})}); },
+       [](const ir::Graph&, const ir::Graph& g) { EXPECT_EQ(opCount(g, "tosa.BITWISE_NOT"), 1u); }, 0.0},
       {"ExirToTosaPass", "aten.logical_xor.default",
        [](test::GraphBuilder& b) {
          auto a = b.call("aten.gt.Scalar", {b.input("a", {2, 3}), 0.0});

@@ -429,6 +429,16 @@ std::vector<PassCase> cases() {
                        {b.input("q", {3, 4}), b.input("k", {5, 4}), b.input("v", {5, 2}), keep});
        },
        nullptr, 1e-5},
+      {"ReplaceScalarWithTensorPass", "aten.bitwise_or.Scalar",
+       [](test::GraphBuilder& b) { return b.call("aten.bitwise_or.Scalar", {b.input("x", DType::Int32, {2, 3}), int64_t(6)}); },
+       [](const ir::Graph&, const ir::Graph& g) { EXPECT_EQ(opCount(g, "aten.bitwise_or.Tensor"), 1u); }, 0.0},
+      {"DecomposeVarPass", "aten.var.dim",
+       [](test::GraphBuilder& b) { return b.call("aten.var.dim", {b.input("x", {2, 5, 3}), IntList{0, 2}, false, true}); }},
+      {"DecomposeFactoriesPass", "aten.linspace.default",
+       [](test::GraphBuilder& b) {
+         return b.call("aten.mul.Tensor", {b.input("x", {7}), b.call("aten.linspace.default", {-1.0, 2.0, int64_t(7)})});
+       },
+       nullptr, 0.0},
       {"DecomposeUnbindPass", "aten.unbind_copy.int",
        [](test::GraphBuilder& b) {
          auto u = b.call("aten.unbind_copy.int", {b.input("x", {3, 4, 2}), int64_t(-2)});

@@ -272,6 +272,49 @@ TEST(PoolKernel, Pool3dByHandAndAgainst2d) {
   }
 }
 
+TEST(BitwiseKernel, IntegerAndBoolOperandsAndScalars) {
+  OneOp t;
+  auto x = t.add("x", I(DType::Int32, {4}, {12, -1, 5, 0}));
+  auto y = t.add("y", I(DType::Int32, {4}, {10, 7, 3, 9}));
+  auto out = t.run("aten.bitwise_xor.Tensor", {x, y});
+  EXPECT_EQ(out[0].dtype(), DType::Int32);
+  expectValues(out[0], {6, -8, 6, 9});
+  OneOp sc;
+  x = sc.add("x", I(DType::Int64, {3}, {12, -1, 5}));
+  out = sc.run("aten.bitwise_and.Scalar", {x, int64_t(6)});
+  expectValues(out[0], {4, 6, 4});
+  OneOp sh;
+  x = sh.add("x", I(DType::Int32, {3}, {1, -3, 5}));
+  out = sh.run("aten.__lshift__.Scalar", {x, int64_t(2)});
+  expectValues(out[0], {4, -12, 20});
+  OneOp n;
+  x = n.add("x", I(DType::Bool, {2}, {0, 1}));
+  out = n.run("aten.bitwise_not.default", {x});
+  EXPECT_EQ(out[0].dtype(), DType::Bool);
+  expectValues(out[0], {1, 0});
+}
+
+TEST(ReduceKernel, VarDimUnbiasedAndBiased) {
+  // [1, 2, 3, 6]: mean 3, squared deviations 4 + 1 + 0 + 9 = 14 -> 14/3 unbiased, 14/4 biased.
+  for (bool unbiased : {true, false}) {
+    OneOp t;
+    auto x = t.add("x", F({1, 4}, {1, 2, 3, 6}));
+    auto out = t.run("aten.var.dim", {x, IntList{1}, unbiased, false});
+    expectShape(out[0], {1});
+    expectValues(out[0], {unbiased ? 14.0 / 3.0 : 3.5});
+  }
+}
+
+TEST(FactoryKernel, LinspaceEndsExactly) {
+  OneOp t;
+  auto out = t.run("aten.linspace.default", {-1.0, 1.0, int64_t(5)});
+  expectShape(out[0], {5});
+  expectValues(out[0], {-1, -0.5, 0, 0.5, 1}, 0.0);
+  OneOp one;
+  out = one.run("aten.linspace.default", {3.0, 9.0, int64_t(1)});
+  expectValues(out[0], {3});
+}
+
 TEST(ConvKernel, Conv1d) {
   // x = [1,2,3,4,5], w = [2,1], padding 1, stride 2: windows (0,1), (2,3), (4,5) of
   // [0,1,2,3,4,5] -> 0*2+1 = 1, 2*2+3 = 7, 4*2+5 = 13.

@@ -79,6 +79,23 @@ TEST(Elementwise, BroadcastAndErrors) {
   EXPECT_NE(err.find("aten.mul.Tensor"), std::string::npos) << err;
 }
 
+TEST(Elementwise, BitwiseOpsTakeIntegersAndBools) {
+  GraphBuilder b;
+  auto i = b.input("i", DType::Int32, {2, 3});
+  auto l = b.input("l", DType::Int64, {3});
+  auto p = b.input("p", DType::Bool, {2, 3});
+  auto x = b.input("x", {2, 3});
+  EXPECT_EQ(b.meta("aten.bitwise_and.Tensor", {i, l}), "i64[2,3]");
+  EXPECT_EQ(b.meta("aten.bitwise_xor.Scalar", {i, int64_t(3)}), "i32[2,3]");
+  EXPECT_EQ(b.meta("aten.bitwise_or.Tensor", {p, p}), "bool[2,3]");
+  EXPECT_EQ(b.meta("aten.bitwise_not.default", {p}), "bool[2,3]");
+  EXPECT_EQ(b.meta("aten.__lshift__.Scalar", {l, int64_t(2)}), "i64[3]");
+  std::string err = b.meta("aten.bitwise_or.Tensor", {x, i});
+  EXPECT_NE(err.find("needs integer or bool operands"), std::string::npos) << err;
+  err = b.meta("aten.bitwise_not.default", {x});
+  EXPECT_NE(err.find("integer or bool"), std::string::npos) << err;
+}
+
 TEST(Elementwise, UnaryFunctionsPromoteIntegersToFloatAndSignKeepsTheDtype) {
   GraphBuilder b;
   auto x = b.input("x", {2, 3});

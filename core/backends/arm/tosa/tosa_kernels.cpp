@@ -220,7 +220,7 @@ void broadcast3(const Shape& out, const Tensor* a, const Tensor* b, const Tensor
   exec::forEachOffset(out, {sa.data(), sb.data(), sp.data()}, [&](const int64_t* off) { fn(k++, off[0], off[1], off[2]); });
 }
 
-enum class BinOp { Add, Sub, Mul, Max, Min, Pow, IntDiv, Eq, Gt, Ge, And, Or, Xor };
+enum class BinOp { Add, Sub, Mul, Max, Min, Pow, IntDiv, Eq, Gt, Ge, And, Or, Xor, BitAnd, BitOr, BitXor, Shl };
 
 template <BinOp op>
 Status binaryK(KernelCtx& c) {
@@ -286,10 +286,27 @@ Status binaryK(KernelCtx& c) {
     else if constexpr (op == BinOp::And) r = x && y;
     else if constexpr (op == BinOp::Or) r = x || y;
     else if constexpr (op == BinOp::Xor) r = (x != 0) != (y != 0);
-    else if constexpr (op == BinOp::Pow) r = int64_t(std::pow(double(x), double(y)));
+    else if constexpr (op == BinOp::BitAnd) r = x & y;
+    else if constexpr (op == BinOp::BitOr) r = x | y;
+    else if constexpr (op == BinOp::BitXor) r = x ^ y;
+    else if constexpr (op == BinOp::Shl) {
+      // LOGICAL_LEFT_SHIFT: 0 <= shift <= 31, the result wrapped to the operand's width.
+      if (y < 0 || y > 31) st = Status::error(fmt::format("LOGICAL_LEFT_SHIFT by {} (must be in [0, 31])", y));
+      else r = int64_t(uint64_t(x) << y);
+      const int bits = 8 * a->elementSize();
+      if (bits < 64) r = int64_t(uint64_t(r) << (64 - bits)) >> (64 - bits);
+    } else if constexpr (op == BinOp::Pow) r = int64_t(std::pow(double(x), double(y)));
     o.setInt(k, r);
   });
   if (!st.isOk()) return c.error("{}", st.message());
+  return Status::ok();
+}
+
+/// BITWISE_NOT: ~x (two's complement of the operand's width).
+Status bitwiseNotK(KernelCtx& c) {
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  Tensor& o = c.newOutput(0);
+  for (int64_t i = 0; i < o.numel(); ++i) o.setInt(i, ~x->getInt(i));
   return Status::ok();
 }
 
@@ -913,6 +930,11 @@ void registerTosaKernels(exec::KernelRegistry& r) {
   r.registerKernel("tosa.LOGICAL_AND", checkedK<binaryK<BinOp::And>>);
   r.registerKernel("tosa.LOGICAL_OR", checkedK<binaryK<BinOp::Or>>);
   r.registerKernel("tosa.LOGICAL_XOR", checkedK<binaryK<BinOp::Xor>>);
+  r.registerKernel("tosa.BITWISE_AND", checkedK<binaryK<BinOp::BitAnd>>);
+  r.registerKernel("tosa.BITWISE_OR", checkedK<binaryK<BinOp::BitOr>>);
+  r.registerKernel("tosa.BITWISE_XOR", checkedK<binaryK<BinOp::BitXor>>);
+  r.registerKernel("tosa.LOGICAL_LEFT_SHIFT", checkedK<binaryK<BinOp::Shl>>);
+  r.registerKernel("tosa.BITWISE_NOT", checkedK<bitwiseNotK>);
   r.registerKernel("tosa.LOGICAL_NOT", checkedK<unaryK<UnOp::Not>>);
   r.registerKernel("tosa.ABS", checkedK<unaryK<UnOp::Abs>>);
   r.registerKernel("tosa.CEIL", checkedK<unaryK<UnOp::Ceil>>);

@@ -187,8 +187,8 @@ class Checker {
         if (std::string(a.type) == "tensor_list_t") {
           list = true;
           if (int64_t(v.inputs.size() - in) > lv_.maxTensorListSize)
-            add(v, fmt::format("{} tensors in the list '{}', the level allows at most {} (MAX_TENSOR_LIST_SIZE)",
-                               v.inputs.size() - in, a.name, lv_.maxTensorListSize));
+            add(v, fmt::format("{} tensors in the list '{}', level {} allows at most {} (MAX_TENSOR_LIST_SIZE)",
+                               v.inputs.size() - in, a.name, o_.level8k ? "8K" : "none", lv_.maxTensorListSize));
           for (; in < v.inputs.size(); ++in) bound.emplace_back(&a, &v.inputs[in]);
         } else if (in < v.inputs.size()) {
           bound.emplace_back(&a, &v.inputs[in++]);
