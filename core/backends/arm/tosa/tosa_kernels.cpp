@@ -617,7 +617,7 @@ Status conv3dK(KernelCtx& c) {
   const int64_t K = KD * KH * KW * IC, M = OD * OH * OW;
   const bool fp = isFloatT(x->dtype());
   LS_ASSIGN_OR_RETURN(zps, convZeroPoints(c, fp));
-  const auto [izp, wzp] = zps;
+  const int64_t izp = zps.first, wzp = zps.second;  // plain names: lambdas below capture them
   // Row m of the im2col matrix: the K input values output position m reads (0 outside).
   auto forEachTap = [&](int64_t n, int64_t m, auto&& fn) {
     const int64_t od = m / (OH * OW), oy = (m / OW) % OH, ox = m % OW;
