@@ -51,6 +51,11 @@ std::string reproduceCommand(const VerifyCommand& c, size_t limit) {
   for (const std::string& d : c.disabled) s += " --disable-pass " + d;
   if (c.noQuantize) s += " --no-quantize";
   if (c.seed != 1) s += fmt::format(" --seed {}", c.seed);
+  // The tolerances the verdict was reached with (only when not the defaults).
+  if (c.rtol != 1e-4) s += fmt::format(" --rtol {}", c.rtol);
+  if (c.atol != 1e-5) s += fmt::format(" --atol {}", c.atol);
+  if (c.maxSteps != 1) s += fmt::format(" --max-steps {}", c.maxSteps);
+  if (c.elementwise) s += " --elementwise";
   return s + fmt::format(" --bisect-limit {}", limit);
 }
 

@@ -57,6 +57,19 @@ TEST(VerifyCli, BisectLimitRunsAPrefix) {
   EXPECT_NE(r.out.find("(2 passes of 5)"), std::string::npos) << r.out;
 }
 
+TEST(VerifyCli, BisectReproduceLinesCarryTheTolerances) {
+  // A verdict reached with tight tolerances: the printed commands repeat them, so they
+  // reproduce the same verdict instead of checking the default bounds.
+  CliRun r = runCli("verify " + graph("squeezenet1_1") + " --pipeline tosa --rtol 1e-12 --atol 0 --bisect");
+  EXPECT_EQ(r.code, 1) << r.out;
+  const size_t at = r.out.find("bisect: reproduce with:");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const std::string line = r.out.substr(at, r.out.find('\n', at) - at);
+  EXPECT_NE(line.find("--rtol 1e-12"), std::string::npos) << line;
+  EXPECT_NE(line.find("--atol 0"), std::string::npos) << line;
+  EXPECT_EQ(line.find("--max-steps"), std::string::npos) << "defaults are not repeated: " << line;
+}
+
 TEST(VerifyCli, IntProfileQuantizesAFloatGraphFirst) {
   auto lsg = scratch("r18_int.lsg");
   CliRun lower = runCli("lower " + graph("resnet18") + " --profile int -q --out " + lsg.string());
