@@ -382,6 +382,44 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
            op == "aten.mm.default" || op == "aten.bmm.default" || op == "aten.matmul.default";
   }
 
+  /// The int32 bias of a quantised convolution (scale s_in * s_w[c]); zeros without one;
+  /// nullopt when the bias is not a quantised constant of OC values.
+  static Result<std::optional<exec::Tensor>> int32Bias(const ir::Graph& g, const ir::Node& n, int64_t OC, double inScale,
+                                                      const std::vector<double>& wScales) {
+    exec::Tensor bias(DType::Int32, Shape{OC});
+    if (const ir::ValueRef* br = sarg(n, 2).ref()) {
+      auto bq = quantConstant(g, ir::Arg(*br), OC);
+      if (!bq || bq->values.numel() != OC) return std::optional<exec::Tensor>{};
+      for (int64_t c = 0; c < OC; ++c) {
+        const double v = double(bq->values.getInt(c)) * bq->scales[size_t(c)] / (inScale * wScales[size_t(c)]);
+        if (std::abs(v) > 2147483647.0) return Status::error("int32 bias overflows after requantisation");
+        bias.setInt(c, std::llround(v));
+      }
+    }
+    return std::optional<exec::Tensor>{std::move(bias)};
+  }
+
+  /// The tail of every quantised convolution: per-channel RESCALE of the int32 accumulator
+  /// (channels last), the fused activation, the permute back to channels first and, for a 1-D
+  /// convolution run at height 1, the view back to rank 3.
+  Result<std::optional<ValueRef>> finishConv(Builder& b, const ir::Node& n, ValueRef acc, double inScale,
+                                             const std::vector<double>& wScales, std::optional<Act> act, const QP& out,
+                                             const std::vector<int64_t>& toCf, bool conv1d) {
+    const int64_t OC = int64_t(wScales.size());
+    std::vector<double> factors(static_cast<size_t>(OC));
+    for (int64_t c = 0; c < OC; ++c) factors[size_t(c)] = inScale * wScales[size_t(c)] / out.scale;
+    LS_ASSIGN_OR_RETURN(y, perChannelRescale(b, acc, factors, out.zp));
+    LS_ASSIGN_OR_RETURN(r, withActivation(b, y, act, out));
+    LS_ASSIGN_OR_RETURN(back, permute(b, r, toCf));
+    ValueRef res = back;
+    if (conv1d) {
+      LS_ASSIGN_OR_RETURN(v, b.op("aten.view_copy.default", {back, ir::IntList(n.meta().shape.toVector())}, {}, "view"));
+      res = v;
+    }
+    bump(conv_);
+    return std::optional<ValueRef>{res};
+  }
+
   /// Transposed 2-D convolution (1-D lifted to height 1; groups 1, no dilation: the others are
   /// decomposed before quantisation) -> int8 TRANSPOSE_CONV2D with int32 accumulation + RESCALE.
   template <class In>
@@ -401,16 +439,9 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
     if (opad->size() != 2) return std::optional<ValueRef>{};
     const int64_t OC = os[1];
     if (w.values.dim(1) != OC || w.values.dim(0) != xs[1]) return std::optional<ValueRef>{};
-    exec::Tensor bias(DType::Int32, Shape{OC});
-    if (const ir::ValueRef* br = sarg(n, 2).ref()) {
-      auto bq = quantConstant(g, ir::Arg(*br), OC);
-      if (!bq || bq->values.numel() != OC) return std::optional<ValueRef>{};
-      for (int64_t c = 0; c < OC; ++c) {
-        const double v = double(bq->values.getInt(c)) * bq->scales[size_t(c)] / (in.qp.scale * w.scales[size_t(c)]);
-        if (std::abs(v) > 2147483647.0) return Status::error("int32 bias overflows after requantisation");
-        bias.setInt(c, std::llround(v));
-      }
-    }
+    LS_ASSIGN_OR_RETURN(biasOpt, int32Bias(g, n, OC, in.qp.scale, w.scales));
+    if (!biasOpt) return std::optional<ValueRef>{};
+    const exec::Tensor& bias = *biasOpt;
     ValueRef x4 = in.src;
     if (conv1d) {
       LS_ASSIGN_OR_RETURN(v, b.op("aten.view_copy.default", {in.src, ir::IntList(xs.toVector())}, {}, "view"));
@@ -422,18 +453,7 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
     LS_ASSIGN_OR_RETURN(acc, b.op("tosa.TRANSPOSE_CONV2D",
                                   {xt, wv, b.tensor(bias, "bias_i32"), b.zeroPoint(DType::Int8, in.qp.zp), b.zeroPoint(DType::Int8, 0)},
                                   {{"out_pad", outPad}, {"stride", ir::IntList(stride)}, {"acc_type", "INT32"}}));
-    std::vector<double> factors(static_cast<size_t>(OC));
-    for (int64_t c = 0; c < OC; ++c) factors[size_t(c)] = in.qp.scale * w.scales[size_t(c)] / out.scale;
-    LS_ASSIGN_OR_RETURN(y, perChannelRescale(b, acc, factors, out.zp));
-    LS_ASSIGN_OR_RETURN(r, withActivation(b, y, act, out));
-    LS_ASSIGN_OR_RETURN(back, permute(b, r, kToNchw));
-    ValueRef res = back;
-    if (conv1d) {
-      LS_ASSIGN_OR_RETURN(v, b.op("aten.view_copy.default", {back, ir::IntList(n.meta().shape.toVector())}, {}, "view"));
-      res = v;
-    }
-    bump(conv_);
-    return std::optional<ValueRef>{res};
+    return finishConv(b, n, acc, in.qp.scale, w.scales, act, out, kToNchw, conv1d);
   }
 
   Result<std::optional<ValueRef>> conv(Builder& b, Matcher& m, const ir::Node& n, std::optional<Act> act, const QP& out) {
@@ -473,16 +493,9 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
     if (G < 1 || (!depthwise && (C % G != 0 || OC % G != 0 || w->values.dim(1) != C / G)))
       return std::optional<ValueRef>{};
     // int32 bias at scale s_in * s_w[c].
-    exec::Tensor bias(DType::Int32, Shape{OC});
-    if (const ir::ValueRef* br = sarg(n, 2).ref()) {
-      auto bq = quantConstant(g, ir::Arg(*br), OC);
-      if (!bq || bq->values.numel() != OC) return std::optional<ValueRef>{};
-      for (int64_t c = 0; c < OC; ++c) {
-        const double v = double(bq->values.getInt(c)) * bq->scales[size_t(c)] / (in->qp.scale * w->scales[size_t(c)]);
-        if (std::abs(v) > 2147483647.0) return Status::error("int32 bias overflows after requantisation");
-        bias.setInt(c, std::llround(v));
-      }
-    }
+    LS_ASSIGN_OR_RETURN(biasOpt, int32Bias(g, n, OC, in->qp.scale, w->scales));
+    if (!biasOpt) return std::optional<ValueRef>{};
+    const exec::Tensor& bias = *biasOpt;
     const std::vector<int64_t> toCl = S == 2 ? kToNhwc : std::vector<int64_t>{0, 2, 3, 4, 1};
     const std::vector<int64_t> toCf = S == 2 ? kToNchw : std::vector<int64_t>{0, 4, 1, 2, 3};
     const int64_t chAxis = S + 1;  // channels in the channels-last layout
@@ -544,18 +557,7 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
       LS_ASSIGN_OR_RETURN(c, b.op("tosa.DEPTHWISE_CONV2D", {xt, wv, biasV, izp, wzp}, std::move(attrs)));
       acc = c;
     }
-    std::vector<double> factors(static_cast<size_t>(OC));
-    for (int64_t c = 0; c < OC; ++c) factors[size_t(c)] = in->qp.scale * w->scales[size_t(c)] / out.scale;
-    LS_ASSIGN_OR_RETURN(y, perChannelRescale(b, acc, factors, out.zp));
-    LS_ASSIGN_OR_RETURN(r, withActivation(b, y, act, out));
-    LS_ASSIGN_OR_RETURN(back, permute(b, r, toCf));
-    ValueRef res = back;
-    if (conv1d) {
-      LS_ASSIGN_OR_RETURN(v, b.op("aten.view_copy.default", {back, ir::IntList(n.meta().shape.toVector())}, {}, "view"));
-      res = v;
-    }
-    bump(conv_);
-    return std::optional<ValueRef>{res};
+    return finishConv(b, n, acc, in->qp.scale, w->scales, act, out, toCf, conv1d);
   }
 
   Result<std::optional<ValueRef>> addSub(Builder& b, Matcher& m, const ir::Node& n, std::optional<Act> act, const QP& out,
