@@ -42,10 +42,10 @@ struct QConv {
   ir::ValueRef weight, bias;
 };
 
-/// Per-channel int8 weight of shape `ws` (output channels first) and int32 bias at scale
-/// sx * sw[c], both dequantized.
-QConv quantWeight(test::GraphBuilder& b, const std::string& name, Shape ws, double sx) {
-  const int64_t oc = ws[0];
+/// Per-channel int8 weight of shape `ws` (output channels along `axis`: 0, or 1 for a
+/// transposed convolution's [in, out, ...]) and int32 bias at scale sx * sw[c], both dequantized.
+QConv quantWeight(test::GraphBuilder& b, const std::string& name, Shape ws, double sx, int64_t axis = 0) {
+  const int64_t oc = ws[int(axis)];
   std::vector<double> sw;
   for (int64_t c = 0; c < oc; ++c) sw.push_back(0.002 + 0.0007 * double(c));
   std::vector<double> sb;
@@ -56,7 +56,7 @@ QConv quantWeight(test::GraphBuilder& b, const std::string& name, Shape ws, doub
   auto bq = constant(b, name + "_b", {oc}, ints(oc, 4001, 2000, 613), DType::Int32);
   auto bs = constant(b, name + "_bs", {oc}, sb, DType::Float32);
   QConv q;
-  q.weight = b.call(kDqc, {w, wsc, wz, 0, -127, 127, dt(DType::Int8)});
+  q.weight = b.call(kDqc, {w, wsc, wz, axis, -127, 127, dt(DType::Int8)});
   q.bias = b.call(kDqc, {bq, bs, wz, 0, INT32_MIN, INT32_MAX, dt(DType::Int32)});
   return q;
 }
@@ -494,14 +494,8 @@ TEST(FoldAndAnnotateQParamsPass, TransposedConvRunsAsInt8TransposeConv2d) {
   const double sx = 0.03;
   auto x = b.input("x", DType::Int8, {1, 3, 5, 4});
   auto dx = b.call(kDq, {x, sx, 4, -128, 127, dt(DType::Int8)});
-  const int64_t oc = 4;
-  std::vector<double> sw, sb;
-  for (int64_t c = 0; c < oc; ++c) sw.push_back(0.002 + 0.0007 * double(c)), sb.push_back(sw.back() * sx);
-  auto w = constant(b, "w", {3, oc, 3, 3}, ints(3 * oc * 9, 255, 127), DType::Int8);
-  auto wz = constant(b, "wz", {oc}, std::vector<double>(size_t(oc), 0.0), DType::Int64);
-  auto dw = b.call(kDqc, {w, constant(b, "ws", {oc}, sw, DType::Float32), wz, 1, -127, 127, dt(DType::Int8)});
-  auto bq = constant(b, "bq", {oc}, ints(oc, 4001, 2000, 613), DType::Int32);
-  auto db = b.call(kDqc, {bq, constant(b, "bs", {oc}, sb, DType::Float32), wz, 0, INT32_MIN, INT32_MAX, dt(DType::Int32)});
+  QConv c = quantWeight(b, "t", {3, 4, 3, 3}, sx, 1);
+  auto dw = c.weight, db = c.bias;
   auto conv = b.call("aten.convolution.default",
                      {dx, dw, db, IntList{2, 2}, IntList{1, 0}, IntList{1, 1}, true, IntList{1, 1}, 1});
   auto q = b.call(kQ, {conv, 0.02, 2, -128, 127, dt(DType::Int8)});
