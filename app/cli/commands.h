@@ -62,6 +62,11 @@ VerifyCommand* addVerifyCommand(CLI::App& app);
 bool selected(const VerifyCommand& cmd);
 int runVerify(const VerifyCommand& cmd);
 
+struct RunCommand;
+RunCommand* addRunCommand(CLI::App& app);
+bool selected(const RunCommand& cmd);
+int runRun(const RunCommand& cmd);
+
 struct BenchCommand;
 BenchCommand* addBenchCommand(CLI::App& app);
 bool selected(const BenchCommand& cmd);

@@ -73,6 +73,7 @@ int main(int argc, char** argv) {
   BenchCommand* bench = addBenchCommand(app);
   TraceCommands* traceCmds = addTraceCommands(app);
   VerifyCommand* verify = addVerifyCommand(app);
+  RunCommand* runCmd = addRunCommand(app);
 
   CLI11_PARSE(app, argc, argv);
   if (const ls::Status& reg = ls::registerBuiltins(); !reg) return fail(reg.message());
@@ -85,6 +86,7 @@ int main(int argc, char** argv) {
   if (selected(*lower)) return runLower(*lower);
   if (selected(*bench)) return runBench(*bench);
   if (selected(*verify)) return runVerify(*verify);
+  if (selected(*runCmd)) return runRun(*runCmd);
   if (selectedExport(*traceCmds)) return runExport(*traceCmds);
   if (selectedCompare(*traceCmds)) return runCompare(*traceCmds);
   return 1;
