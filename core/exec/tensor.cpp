@@ -108,7 +108,8 @@ Tensor Tensor::scalar(DType dtype, double value) {
 
 Tensor Tensor::fromBytes(DType dtype, const ir::Shape& shape, std::span<const uint8_t> bytes) {
   Tensor t(dtype, shape);
-  std::memcpy(t.bytes(), bytes.data(), std::min(bytes.size(), t.nbytes()));
+  const size_t n = std::min(bytes.size(), t.nbytes());
+  if (n) std::memcpy(t.bytes(), bytes.data(), n);  // an empty tensor may have no storage at all
   return t;
 }
 
