@@ -64,6 +64,56 @@ Result<ir::ValueRef> emitMean(Rewriter& rw, const DecomposeOptions& o, ir::Value
   return nb.op("aten.mul.Tensor", {sum, 1.0 / double(count)}, {}, hint(rw, o, "mul"));
 }
 
+/// The normalisation every norm decomposes to, over `dims` (keepdim): mean, d = x - mean,
+/// biased variance mean(d * d), rstd = rsqrt(var + eps), normed = d * rstd.
+struct Normalized {
+  ir::ValueRef mean, rstd, normed;
+};
+Result<Normalized> emitNormalize(Rewriter& rw, const DecomposeOptions& o, ir::ValueRef x, const ir::IntList& dims,
+                                 int64_t count, double eps) {
+  passes::NodeBuilder nb(rw);
+  LS_ASSIGN_OR_RETURN(mean, emitMean(rw, o, x, dims, true, count));
+  LS_ASSIGN_OR_RETURN(d, nb.op("aten.sub.Tensor", {x, mean}, {}, hint(rw, o, "sub")));
+  LS_ASSIGN_OR_RETURN(d2, nb.op("aten.mul.Tensor", {d, d}, {}, hint(rw, o, "mul")));
+  LS_ASSIGN_OR_RETURN(var, emitMean(rw, o, d2, dims, true, count));  // biased, as every norm
+  LS_ASSIGN_OR_RETURN(ve, nb.op("aten.add.Tensor", {var, eps}, {}, hint(rw, o, "add")));
+  LS_ASSIGN_OR_RETURN(rstd, nb.op("aten.rsqrt.default", {ve}, {}, hint(rw, o, "rsqrt")));
+  LS_ASSIGN_OR_RETURN(normed, nb.op("aten.mul.Tensor", {d, rstd}, {}, hint(rw, o, "mul")));
+  return Normalized{mean, rstd, normed};
+}
+
+/// y * w + b with per-channel [C] weight and bias (either may be None) viewed as [1, C, 1, ...]
+/// to broadcast over a rank-`rank` tensor.
+Result<ir::ValueRef> channelAffine(Rewriter& rw, const DecomposeOptions& o, ir::ValueRef y, const ir::Arg& w,
+                                   const ir::Arg& b, int rank, int64_t C) {
+  passes::NodeBuilder nb(rw);
+  ir::IntList cshape(size_t(rank), 1);
+  cshape[1] = C;
+  for (const ir::Arg* p : {&w, &b}) {
+    const ir::ValueRef* r = p->ref();
+    if (!r) continue;
+    LS_ASSIGN_OR_RETURN(v, nb.op("aten.view_copy.default", {*r, cshape}, {}, hint(rw, o, "view")));
+    LS_ASSIGN_OR_RETURN(t, nb.op(p == &w ? "aten.mul.Tensor" : "aten.add.Tensor", {y, v}, {},
+                                 hint(rw, o, p == &w ? "mul" : "add")));
+    y = t;
+  }
+  return y;
+}
+
+/// Replaces a norm node with (y, mean, rstd): outputs 1 and 2 are its recorded statistics, so
+/// the decomposition's must have the same metadata.
+Result<bool> replaceWithStats(Rewriter& rw, std::string_view op, ir::ValueRef y, ir::ValueRef mean, ir::ValueRef rstd) {
+  const ir::Node& n = rw.node();
+  const ir::ValueRef stats[2] = {mean, rstd};
+  for (size_t i = 0; i < 2 && i + 1 < n.outputs.size(); ++i)
+    if (rw.meta(stats[i]) != n.outputs[i + 1])
+      return Status::error(fmt::format("{}: the decomposition's {} is {}, output {} is recorded as {}", op,
+                                       i == 0 ? "mean" : "rstd", ir::toString(rw.meta(stats[i])), i + 1,
+                                       ir::toString(n.outputs[i + 1])));
+  rw.replaceWith({y, mean, rstd});
+  return true;
+}
+
 /// A 0-d constant of dtype t holding v.
 ir::ValueRef scalarConstant(Rewriter& rw, const DecomposeOptions& o, ir::DType t, double v, std::string_view what) {
   passes::NodeBuilder nb(rw);
@@ -164,14 +214,8 @@ Result<bool> decomposeLayerNorm(Rewriter& rw, const DecomposeOptions& o) {
   LS_ASSIGN_OR_RETURN(count, reducedCount(m, dims, "native_layer_norm"));
   if (count <= 0) return unsupported(o, "native_layer_norm over an empty slice");
 
-  LS_ASSIGN_OR_RETURN(mean, emitMean(rw, o, x, dims, true, count));
-  LS_ASSIGN_OR_RETURN(d, nb.op("aten.sub.Tensor", {x, mean}, {}, hint(rw, o, "sub")));
-  LS_ASSIGN_OR_RETURN(d2, nb.op("aten.mul.Tensor", {d, d}, {}, hint(rw, o, "mul")));
-  LS_ASSIGN_OR_RETURN(var, emitMean(rw, o, d2, dims, true, count));  // biased variance, as layer_norm
-  LS_ASSIGN_OR_RETURN(ve, nb.op("aten.add.Tensor", {var, *eps}, {}, hint(rw, o, "add")));
-  LS_ASSIGN_OR_RETURN(rstd, nb.op("aten.rsqrt.default", {ve}, {}, hint(rw, o, "rsqrt")));
-  LS_ASSIGN_OR_RETURN(normed, nb.op("aten.mul.Tensor", {d, rstd}, {}, hint(rw, o, "mul")));
-  ir::ValueRef y = normed;
+  LS_ASSIGN_OR_RETURN(nz, emitNormalize(rw, o, x, dims, count, *eps));
+  ir::ValueRef y = nz.normed;
   // The weight and bias have normalized_shape, the trailing dims of x: they broadcast as they
   // are (no view to rank r needed, unlike upstream's explicit view_copy).
   if (const ir::ValueRef* wr = w.ref()) {
@@ -183,15 +227,8 @@ Result<bool> decomposeLayerNorm(Rewriter& rw, const DecomposeOptions& o) {
     y = t;
   }
   // Outputs 1 and 2 of native_layer_norm are the keepdim mean and rstd: users reading them
-  // (through getitem 1 / 2) are rewired to these values. Their metadata must be the node's.
-  const ir::ValueRef stats[2] = {mean, rstd};
-  for (size_t i = 0; i < 2 && i + 1 < n.outputs.size(); ++i)
-    if (rw.meta(stats[i]) != n.outputs[i + 1])
-      return Status::error(fmt::format("native_layer_norm: the decomposition's {} is {}, output {} is recorded as {}",
-                                       i == 0 ? "mean" : "rstd", ir::toString(rw.meta(stats[i])), i + 1,
-                                       ir::toString(n.outputs[i + 1])));
-  rw.replaceWith({y, mean, rstd});
-  return true;
+  // (through getitem 1 / 2) are rewired to these values.
+  return replaceWithStats(rw, "native_layer_norm", y, nz.mean, nz.rstd);
 }
 
 // Softmax: upstream has a stable (DecomposeSoftmaxPass: amax, sub, exp, sum, reciprocal, mul)
@@ -235,39 +272,47 @@ Result<bool> decomposeGroupNorm(Rewriter& rw, const DecomposeOptions& o) {
   if (count <= 0) return unsupported(o, "native_group_norm over an empty group");
   // [N, C, *] -> [N, G, C/G * HxW]: each group's elements along the last dim.
   LS_ASSIGN_OR_RETURN(xr, nb.op("aten.view_copy.default", {x, ir::IntList{*N, *G, count}}, {}, hint(rw, o, "view")));
-  const ir::IntList dims{2};
-  LS_ASSIGN_OR_RETURN(mean, emitMean(rw, o, xr, dims, true, count));
-  LS_ASSIGN_OR_RETURN(d, nb.op("aten.sub.Tensor", {xr, mean}, {}, hint(rw, o, "sub")));
-  LS_ASSIGN_OR_RETURN(d2, nb.op("aten.mul.Tensor", {d, d}, {}, hint(rw, o, "mul")));
-  LS_ASSIGN_OR_RETURN(var, emitMean(rw, o, d2, dims, true, count));  // biased, as group_norm
-  LS_ASSIGN_OR_RETURN(ve, nb.op("aten.add.Tensor", {var, *eps}, {}, hint(rw, o, "add")));
-  LS_ASSIGN_OR_RETURN(rstd, nb.op("aten.rsqrt.default", {ve}, {}, hint(rw, o, "rsqrt")));
-  LS_ASSIGN_OR_RETURN(normed, nb.op("aten.mul.Tensor", {d, rstd}, {}, hint(rw, o, "mul")));
-  LS_ASSIGN_OR_RETURN(back, nb.op("aten.view_copy.default", {normed, ir::IntList(m.shape.toVector())}, {},
+  LS_ASSIGN_OR_RETURN(nz, emitNormalize(rw, o, xr, ir::IntList{2}, count, *eps));
+  LS_ASSIGN_OR_RETURN(back, nb.op("aten.view_copy.default", {nz.normed, ir::IntList(m.shape.toVector())}, {},
                                   hint(rw, o, "view")));
-  ir::ValueRef y = back;
-  // Per-channel weight and bias [C] viewed as [1, C, 1, ...] to broadcast over x.
-  ir::IntList cshape(size_t(m.rank()), 1);
-  cshape[1] = *C;
-  for (const ir::Arg* p : {&w, &b}) {
-    const ir::ValueRef* r = p->ref();
-    if (!r) continue;
-    LS_ASSIGN_OR_RETURN(v, nb.op("aten.view_copy.default", {*r, cshape}, {}, hint(rw, o, "view")));
-    LS_ASSIGN_OR_RETURN(t, nb.op(p == &w ? "aten.mul.Tensor" : "aten.add.Tensor", {y, v}, {},
-                                 hint(rw, o, p == &w ? "mul" : "add")));
-    y = t;
-  }
+  LS_ASSIGN_OR_RETURN(y, channelAffine(rw, o, back, w, b, m.rank(), *C));
   // Outputs 1 and 2 are mean and rstd as [N, G].
-  LS_ASSIGN_OR_RETURN(mean2, nb.op("aten.view_copy.default", {mean, ir::IntList{*N, *G}}, {}, hint(rw, o, "view")));
-  LS_ASSIGN_OR_RETURN(rstd2, nb.op("aten.view_copy.default", {rstd, ir::IntList{*N, *G}}, {}, hint(rw, o, "view")));
-  const ir::ValueRef stats[2] = {mean2, rstd2};
-  for (size_t i = 0; i < 2 && i + 1 < n.outputs.size(); ++i)
-    if (rw.meta(stats[i]) != n.outputs[i + 1])
-      return Status::error(fmt::format("native_group_norm: the decomposition's {} is {}, output {} is recorded as {}",
-                                       i == 0 ? "mean" : "rstd", ir::toString(rw.meta(stats[i])), i + 1,
-                                       ir::toString(n.outputs[i + 1])));
-  rw.replaceWith({y, mean2, rstd2});
-  return true;
+  LS_ASSIGN_OR_RETURN(mean2, nb.op("aten.view_copy.default", {nz.mean, ir::IntList{*N, *G}}, {}, hint(rw, o, "view")));
+  LS_ASSIGN_OR_RETURN(rstd2, nb.op("aten.view_copy.default", {nz.rstd, ir::IntList{*N, *G}}, {}, hint(rw, o, "view")));
+  return replaceWithStats(rw, "native_group_norm", y, mean2, rstd2);
+}
+
+Result<bool> decomposeBatchNormTraining(Rewriter& rw, const DecomposeOptions& o) {
+  passes::NodeBuilder nb(rw);
+  const ir::Node& n = rw.node();
+  const ir::Arg& training = ops::schemaArg(n, 5);
+  if (!training.asBool() || !*training.asBool()) return false;  // eval: folded or decomposed with running stats
+  LS_ASSIGN_OR_RETURN(x, tensorInput(rw, "batch norm"));
+  const ir::TensorMeta& m = rw.meta(x);
+  auto eps = ops::schemaArg(n, 7).number();
+  if (!eps) return Status::error("batch norm: eps must be a number");
+  if (m.rank() < 2) return Status::error(fmt::format("batch norm: expected an input of rank >= 2, got {}", ir::toString(m)));
+  if (!supportedDtype(m.dtype, o)) return unsupported(o, fmt::format("batch norm of a {} tensor", ir::dtypeName(m.dtype)));
+  const int64_t C = m.shape[1];
+  const ir::Arg& w = ops::schemaArg(n, 1);
+  const ir::Arg& b = ops::schemaArg(n, 2);
+  for (const ir::Arg* p : {&w, &b}) {
+    if (!p->isNone() && !p->ref())
+      return Status::error(fmt::format("batch norm: {} must be a tensor or None", p == &w ? "weight" : "bias"));
+    if (p->ref() && rw.meta(*p->ref()).numel() != C)
+      return Status::error(fmt::format("batch norm: {} has {} elements, expected {} (the channels)",
+                                       p == &w ? "weight" : "bias", rw.meta(*p->ref()).numel(), C));
+  }
+  ir::IntList dims{0};
+  for (int64_t d = 2; d < m.rank(); ++d) dims.push_back(d);
+  LS_ASSIGN_OR_RETURN(count, reducedCount(m, dims, "batch norm"));
+  if (count <= 0) return unsupported(o, "batch norm over an empty batch");
+  LS_ASSIGN_OR_RETURN(nz, emitNormalize(rw, o, x, dims, count, *eps));
+  LS_ASSIGN_OR_RETURN(y, channelAffine(rw, o, nz.normed, w, b, m.rank(), C));
+  // Outputs 1 and 2 (save_mean, save_invstd) are the per-channel statistics, [C].
+  LS_ASSIGN_OR_RETURN(mean1, nb.op("aten.view_copy.default", {nz.mean, ir::IntList{C}}, {}, hint(rw, o, "view")));
+  LS_ASSIGN_OR_RETURN(rstd1, nb.op("aten.view_copy.default", {nz.rstd, ir::IntList{C}}, {}, hint(rw, o, "view")));
+  return replaceWithStats(rw, "batch norm", y, mean1, rstd1);
 }
 
 Result<bool> decomposeSoftmax(Rewriter& rw, const DecomposeOptions& o) {
@@ -370,6 +415,13 @@ DecomposeGroupNormPass::DecomposeGroupNormPass(DecomposeOptions o)
     : DecompositionPass("DecomposeGroupNormPass", "native_group_norm -> per-group mean, variance, rsqrt, affine",
                         {"aten.native_group_norm.default"}, decomposeGroupNorm, o) {}
 
+DecomposeBatchNormTrainingPass::DecomposeBatchNormTrainingPass(DecomposeOptions o)
+    : DecompositionPass("DecomposeBatchNormTrainingPass",
+                        "training-mode batch norm (InstanceNorm, no running stats) -> batch mean, variance, rsqrt, "
+                        "affine",
+                        {"aten.native_batch_norm.default", "aten._native_batch_norm_legit.default"},
+                        decomposeBatchNormTraining, o) {}
+
 DecomposeSoftmaxPass::DecomposeSoftmaxPass(DecomposeOptions o)
     : DecompositionPass("DecomposeSoftmaxPass", "softmax -> exp(x - amax) * reciprocal(sum(exp(x - amax)))",
                         {"aten._softmax.default", "aten.softmax.int"}, decomposeSoftmax, o) {}
@@ -389,6 +441,7 @@ void registerDecompositionPasses(passes::PassRegistry& r) {
   r.add("DecomposeMeanDimPass", [] { return std::make_unique<DecomposeMeanDimPass>(); });
   r.add("DecomposeLayerNormPass", [] { return std::make_unique<DecomposeLayerNormPass>(); });
   r.add("DecomposeGroupNormPass", [] { return std::make_unique<DecomposeGroupNormPass>(); });
+  r.add("DecomposeBatchNormTrainingPass", [] { return std::make_unique<DecomposeBatchNormTrainingPass>(); });
   r.add("DecomposeSoftmaxPass", [] { return std::make_unique<DecomposeSoftmaxPass>(); });
   r.add("DecomposeLogSoftmaxPass", [] { return std::make_unique<DecomposeLogSoftmaxPass>(); });
   r.add("DecomposeDivPass", [] { return std::make_unique<DecomposeDivPass>(); });

@@ -61,6 +61,10 @@ Result<bool> decomposeLayerNorm(passes::Rewriter& rw, const DecomposeOptions& o)
 /// the layer-norm steps over the last dim, viewed back, * w[1, C, 1..] + b; outputs 1 and 2
 /// (mean, rstd) are the [N, group] views of the decomposition's.
 Result<bool> decomposeGroupNorm(passes::Rewriter& rw, const DecomposeOptions& o);
+/// Training-mode batch norm (what make_fx records for InstanceNorm and for BatchNorm without
+/// running statistics) -> the layer-norm steps over every dim but the channels, * w[1, C, 1..]
+/// + b; outputs 1 and 2 (save_mean, save_invstd) are the [C] statistics. Eval mode is kept.
+Result<bool> decomposeBatchNormTraining(passes::Rewriter& rw, const DecomposeOptions& o);
 /// The numerically stable form: softmax -> exp(x - amax(x)) * reciprocal(sum(exp(x - amax(x)))),
 /// log_softmax -> (x - amax(x)) - log(sum(exp(x - amax(x)))) (see decompositions.cpp for why).
 Result<bool> decomposeSoftmax(passes::Rewriter& rw, const DecomposeOptions& o);
@@ -113,6 +117,10 @@ class DecomposeLayerNormPass : public DecompositionPass {
 class DecomposeGroupNormPass : public DecompositionPass {
  public:
   explicit DecomposeGroupNormPass(DecomposeOptions o = {});
+};
+class DecomposeBatchNormTrainingPass : public DecompositionPass {
+ public:
+  explicit DecomposeBatchNormTrainingPass(DecomposeOptions o = {});
 };
 class DecomposeSoftmaxPass : public DecompositionPass {
  public:

@@ -550,67 +550,20 @@ Status decomposeWeightNorm(ArmRewritePass& self, Rewriter& rw) {
   const Shape sShape = b.meta(s).shape;
   if (gm.numel() != sShape.numel())
     return Status::error(fmt::format("weight norm: g {} does not match the norms {}", ir::toString(gm), ir::toString(sShape)));
-  LS_ASSIGN_OR_RETURN(gv, b.op("aten.view_copy.default", {ref(rw, 1), ir::IntList(sShape.toVector())}));
-  LS_ASSIGN_OR_RETURN(inv, b.op("aten.rsqrt.default", {s}));
-  LS_ASSIGN_OR_RETURN(scale, b.op("aten.mul.Tensor", {gv, inv}));
-  LS_ASSIGN_OR_RETURN(w, b.op("aten.mul.Tensor", {v, scale}));
+  ValueRef w;
+  if (constW) {
+    w = *constW;
+  } else {  // run-time v or g: w = v * g * rsqrt(s)
+    LS_ASSIGN_OR_RETURN(gv, b.op("aten.view_copy.default", {ref(rw, 1), ir::IntList(sShape.toVector())}));
+    LS_ASSIGN_OR_RETURN(inv, b.op("aten.rsqrt.default", {s}));
+    LS_ASSIGN_OR_RETURN(scale, b.op("aten.mul.Tensor", {gv, inv}));
+    LS_ASSIGN_OR_RETURN(wv, b.op("aten.mul.Tensor", {v, scale}));
+    w = wv;
+  }
+  // The norms output (rarely read; dead code elimination drops it otherwise).
   LS_ASSIGN_OR_RETURN(norm, b.op("aten.sqrt.default", {s}));
   LS_ASSIGN_OR_RETURN(norms, b.op("aten.view_copy.default", {norm, ir::IntList(gm.shape.toVector())}));
-  rw.replaceWith(std::vector<ValueRef>{constW ? *constW : w, norms});
-  self.rewritten();
-  return Status::ok();
-}
-
-/// Batch norm in training mode (what make_fx records for InstanceNorm and for BatchNorm without
-/// running statistics): normalised with the batch's own mean and biased variance over every dim
-/// but the channels, (x - mean) * rsqrt(var + eps) * weight + bias. The saved mean and inverse
-/// std outputs are the per-channel statistics.
-Status decomposeBatchNormTraining(ArmRewritePass& self, Rewriter& rw) {
-  const ir::Node& n = rw.node();
-  const ir::Arg& training = sarg(n, 5);
-  if (!training.asBool() || !*training.asBool()) return Status::ok();  // eval: FuseBatchNorm2dPass / decomposition
-  LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
-  const ir::TensorMeta& xm = *argMeta(rw, 0);
-  if (xm.rank() < 2 || !ir::isFloating(xm.dtype))
-    return Status::error(fmt::format("batch norm: expected a floating input of rank >= 2, got {}", ir::toString(xm)));
-  auto eps = sarg(n, 7).number();
-  if (!eps) return Status::error("batch norm: eps must be a number");
-  const int64_t C = xm.shape[1];
-  std::vector<int64_t> dims{0};
-  for (int d = 2; d < xm.rank(); ++d) dims.push_back(d);
-  std::vector<int64_t> chShape(size_t(xm.rank()), 1);
-  chShape[1] = C;
-  Builder b(rw);
-  ValueRef x = ref(rw, 0);
-  LS_ASSIGN_OR_RETURN(mean, b.op("aten.mean.dim", {x, ir::IntList(dims), true}));
-  LS_ASSIGN_OR_RETURN(d, b.op("aten.sub.Tensor", {x, mean}));
-  LS_ASSIGN_OR_RETURN(d2, b.op("aten.mul.Tensor", {d, d}));
-  LS_ASSIGN_OR_RETURN(var, b.op("aten.mean.dim", {d2, ir::IntList(dims), true}));
-  LS_ASSIGN_OR_RETURN(ve, b.op("aten.add.Tensor", {var, *eps}));
-  LS_ASSIGN_OR_RETURN(inv, b.op("aten.rsqrt.default", {ve}));
-  LS_ASSIGN_OR_RETURN(norm, b.op("aten.mul.Tensor", {d, inv}));
-  ValueRef y = norm;
-  for (int i : {1, 2}) {  // weight, bias: [C] viewed as [1, C, 1, ...]
-    const ir::ValueRef* r = sarg(n, i).ref();
-    if (!r) continue;
-    if (rw.meta(*r).numel() != C)
-      return Status::error(fmt::format("batch norm: {} has {} elements, expected {}", i == 1 ? "weight" : "bias",
-                                       rw.meta(*r).numel(), C));
-    LS_ASSIGN_OR_RETURN(v, b.op("aten.view_copy.default", {*r, ir::IntList(chShape)}));
-    LS_ASSIGN_OR_RETURN(z, b.op(i == 1 ? "aten.mul.Tensor" : "aten.add.Tensor", {y, v}));
-    y = z;
-  }
-  std::vector<ValueRef> outs{y};
-  for (size_t k = 1; k < n.outputs.size(); ++k) {
-    const ir::TensorMeta& om = n.outputs[k];
-    if (om.numel() == C) {
-      LS_ASSIGN_OR_RETURN(v, b.op("aten.view_copy.default", {k == 1 ? mean : inv, ir::IntList(om.shape.toVector())}));
-      outs.push_back(v);
-    } else {
-      outs.push_back(b.tensor(exec::Tensor(om.dtype, om.shape), "unused_stat"));
-    }
-  }
-  rw.replaceWith(outs);
+  rw.replaceWith(std::vector<ValueRef>{w, norms});
   self.rewritten();
   return Status::ok();
 }
@@ -1780,9 +1733,6 @@ void registerArmDecompositionPasses(passes::PassRegistry& r) {
           conv1dUnsqueeze);
   rewrite("DecomposeWeightNormPass", "_weight_norm_interface -> v * g * rsqrt(sum(v * v)), norms sqrt(sum(v * v))",
           {"aten._weight_norm_interface.default"}, decomposeWeightNorm);
-  rewrite("DecomposeBatchNormTrainingPass",
-          "training-mode batch norm (InstanceNorm, no running stats) -> batch mean / variance, sub, rsqrt, mul, add",
-          {"aten.native_batch_norm.default", "aten._native_batch_norm_legit.default"}, decomposeBatchNormTraining);
   rewrite("DecomposeTransposedConvPass",
           "transposed convolution TOSA has no operator for (3-D, grouped, dilated) -> zero-inserted input + convolution",
           {"aten.convolution.default"}, decomposeTransposedConv);

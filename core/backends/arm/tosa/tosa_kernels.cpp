@@ -464,15 +464,25 @@ Status rescaleK(KernelCtx& c) {
 
 // ---------------------------------------------------------------- reductions
 
+/// x as [outer, n, inner] around its dim `axis` (element (a, k, b) at (a * n + k) * inner + b).
+struct AxisSplit {
+  int64_t outer = 1, n = 1, inner = 1;
+};
+AxisSplit splitAt(const Tensor& x, int axis) {
+  AxisSplit s;
+  s.n = x.dim(axis);
+  for (int i = 0; i < axis; ++i) s.outer *= x.dim(i);
+  for (int i = axis + 1; i < x.rank(); ++i) s.inner *= x.dim(i);
+  return s;
+}
+
 enum class RedOp { Sum, Max, Min, Prod, Any, All };
 template <RedOp op>
 Status reduceK(KernelCtx& c) {
   LS_ASSIGN_OR_RETURN(x, c.tensor(0));
   LS_ASSIGN_OR_RETURN(axis, c.getInt(c.argIndex("axis")));
   Tensor& o = c.newOutput(0);
-  int64_t outer = 1, inner = 1, n = x->dim(int(axis));
-  for (int i = 0; i < int(axis); ++i) outer *= x->dim(i);
-  for (int i = int(axis) + 1; i < x->rank(); ++i) inner *= x->dim(i);
+  const auto [outer, n, inner] = splitAt(*x, int(axis));
   const bool fp = isFloatT(x->dtype());
   for (int64_t a = 0; a < outer; ++a)
     for (int64_t b = 0; b < inner; ++b) {
@@ -505,9 +515,7 @@ Status argmaxK(KernelCtx& c) {
   LS_ASSIGN_OR_RETURN(x, c.tensor(0));
   LS_ASSIGN_OR_RETURN(axis, c.getInt(c.argIndex("axis")));
   Tensor& o = c.newOutput(0);
-  int64_t outer = 1, inner = 1, n = x->dim(int(axis));
-  for (int i = 0; i < int(axis); ++i) outer *= x->dim(i);
-  for (int i = int(axis) + 1; i < x->rank(); ++i) inner *= x->dim(i);
+  const auto [outer, n, inner] = splitAt(*x, int(axis));
   const bool fp = isFloatT(x->dtype());
   for (int64_t a = 0; a < outer; ++a)
     for (int64_t b = 0; b < inner; ++b) {
