@@ -39,11 +39,28 @@ CanvasData CanvasData::build(const ir::Graph& g, std::shared_ptr<const graph_lay
   d.layout = std::move(lay);
   d.nsByPos.resize(g.size());
   d.labels.resize(g.size());
+  const graph_layout::Layout& L = *d.layout;
+  d.badges.resize(g.size());
+  d.stubUsers.assign(g.size(), 0);
+  auto isBadge = [&](ir::NodeId id) {
+    const graph_layout::NodeBox* b = L.find(id);
+    return b && b->badge;
+  };
+  const bool anyBadge = L.stats.badges > 0;
   for (size_t i = 0; i < g.size(); ++i) {
     d.nsByPos[i] = uint8_t(viewmodel::classifyNode(g, g.at(i)));
     d.labels[i] = viewmodel::nodeLabel(g.at(i));
+    if (anyBadge) d.badges[i] = viewmodel::badgeLine(viewmodel::nodeBadges(g, g.at(i), isBadge));
   }
-  const graph_layout::Layout& L = *d.layout;
+  // Producers with stub edges: the number of all their users (stubs and routed edges).
+  auto posOf = [&](ir::NodeId id) -> int64_t {
+    return id < L.indexById.size() && L.indexById[id] >= 0 && size_t(L.indexById[id]) < g.size() ? L.indexById[id] : -1;
+  };
+  std::vector<uint8_t> hasStub(g.size(), 0);
+  for (const graph_layout::EdgePath& e : L.edges)
+    if (int64_t p = posOf(e.from); e.stub && p >= 0) hasStub[size_t(p)] = 1;
+  for (const graph_layout::EdgePath& e : L.edges)
+    if (int64_t p = posOf(e.from); p >= 0 && hasStub[size_t(p)]) ++d.stubUsers[size_t(p)];
   d.edgeBoxes.reserve(L.edges.size());
   for (const graph_layout::EdgePath& e : L.edges) {
     ImVec4 b(1e30f, 1e30f, -1e30f, -1e30f);
@@ -104,14 +121,38 @@ CanvasStats drawCanvas(ImDrawList* dl, const CanvasFrame& f, const Camera& cam, 
     ImU32 col = sel ? edgeSel : edgeCol;
     float th = sel ? 2.f : 1.f;
     size_t n = e.points.size();
-    if (straightEdges && n >= 2) {
+    if (e.stub && !sel && n >= 2) {
+      // A value with many users: a short stub under the producer and one over each user.
+      float len = std::min(14.f, 0.3f * L.layerPitch * z);
+      ImVec2 a(sx(e.points.front().x), sy(e.points.front().y)), b(sx(e.points.back().x), sy(e.points.back().y));
+      dl->AddLine(a, ImVec2(a.x, a.y + len), col, th);
+      dl->AddLine(ImVec2(b.x, b.y - len), b, col, th);
+      if (len >= 6.f) dl->AddCircleFilled(ImVec2(b.x, b.y - len), 2.f, col);
+      ++st.edges;
+      ++st.stubs;
+      continue;
+    }
+    if (straightEdges && n >= 2 && e.breaks.empty()) {
       dl->AddLine(ImVec2(sx(e.points.front().x), sy(e.points.front().y)), ImVec2(sx(e.points.back().x), sy(e.points.back().y)),
                   col, th);
       ++st.edges;
       continue;
     }
-    size_t k = 0;
+    size_t k = 0, nextBreak = 0;
     for (size_t j = 0; j < n; ++j) {
+      if (nextBreak < e.breaks.size() && e.breaks[nextBreak] == j) {
+        // The edge continues in the next column: close this piece with an arrow head and start
+        // the next piece with a dot.
+        if (k >= 2) dl->AddPolyline(pts, int(k), col, 0, th);
+        if (k >= 1) {
+          ImVec2 t = pts[k - 1];
+          dl->AddTriangleFilled(ImVec2(t.x - 4, t.y - 5), ImVec2(t.x + 4, t.y - 5), ImVec2(t.x, t.y + 1), col);
+        }
+        ImVec2 h(sx(e.points[j].x), sy(e.points[j].y));
+        dl->AddCircleFilled(h, 2.5f, col);
+        k = 0;
+        ++nextBreak;
+      }
       pts[k++] = ImVec2(sx(e.points[j].x), sy(e.points[j].y));
       if (k == 64 || j + 1 == n) {
         if (k >= 2) dl->AddPolyline(pts, int(k), col, 0, th);
@@ -131,6 +172,7 @@ CanvasStats drawCanvas(ImDrawList* dl, const CanvasFrame& f, const Camera& cam, 
   const float fontSize = boxH >= nativeSize + 6.f ? nativeSize : boxH * 0.6f;
   const bool drawLabels = fontSize >= 7.f && font;
   const bool twoLines = boxH >= 2.2f * fontSize + 4.f && drawLabels;
+  const bool threeLines = boxH >= 3.2f * fontSize + 4.f && drawLabels;
   const float rounding = boxH > 8.f ? std::min(4.f, boxH * 0.12f) : 0.f;
   // Removed nodes as red ghosts at their place in the compared layout, drawn before the live
   // boxes: a node the pass added where a removed one stood covers the ghost instead of
@@ -157,6 +199,7 @@ CanvasStats drawCanvas(ImDrawList* dl, const CanvasFrame& f, const Camera& cam, 
 
   for (size_t i = 0; i < L.nodes.size(); ++i) {
     const graph_layout::NodeBox& b = L.nodes[i];
+    if (b.badge) continue;  // drawn in its users' boxes
     if (b.x > vx1 || b.x + b.w < vx0 || b.y > vy1 || b.y + b.h < vy0) continue;
     if (full()) {
       st.truncated = true;
@@ -179,16 +222,30 @@ CanvasStats drawCanvas(ImDrawList* dl, const CanvasFrame& f, const Camera& cam, 
     else if (m == viewmodel::DiffMark::Added && boxH > 4.f) dl->AddRect(p0, p1, theme::kAdded, rounding, 0, 1.5f);
     else if (m == viewmodel::DiffMark::Changed && boxH > 4.f) dl->AddRect(p0, p1, theme::kChanged, rounding, 0, 1.5f);
     if (drawLabels) {
+      // Lines by priority: op and type, the badge line (parameters), the node name.
       const std::string& lab = d.labels[i];
+      const std::string& badge = d.badges[i];
+      const std::string& name = d.graph->at(i).name;
+      const std::string* lines[3] = {&lab, nullptr, nullptr};
+      ImU32 colours[3] = {IM_COL32(240, 240, 240, 255), theme::kBadgeText, IM_COL32(200, 200, 200, 170)};
+      int count = 1;
+      if (twoLines && !badge.empty()) lines[count] = &badge, colours[count] = theme::kBadgeText, ++count;
+      if ((count == 1 && twoLines) || (count == 2 && threeLines))
+        lines[count] = &name, colours[count] = IM_COL32(200, 200, 200, 170), ++count;
       ImVec4 clip(p0.x + 2, p0.y, p1.x - 2, p1.y);
-      float ty = twoLines ? p0.y + (boxH - 2 * fontSize) * 0.5f : p0.y + (boxH - fontSize) * 0.5f;
-      dl->AddText(font, fontSize, ImVec2(p0.x + 4, ty), IM_COL32(240, 240, 240, 255), lab.data(), lab.data() + lab.size(), 0.f, &clip);
-      if (twoLines) {
-        const std::string& name = d.graph->at(i).name;
-        dl->AddText(font, fontSize, ImVec2(p0.x + 4, ty + fontSize), IM_COL32(200, 200, 200, 170), name.data(),
-                    name.data() + name.size(), 0.f, &clip);
+      float ty = p0.y + (boxH - float(count) * fontSize) * 0.5f;
+      for (int k = 0; k < count; ++k) {
+        const std::string& t = *lines[k];
+        dl->AddText(font, fontSize, ImVec2(p0.x + 4, ty + float(k) * fontSize), colours[k], t.data(), t.data() + t.size(), 0.f,
+                    &clip);
+        if (lines[k] == &badge) ++st.badges;
       }
       ++st.labels;
+      // "N users" under a producer whose edges are stubs.
+      if (d.stubUsers[i] && !selected) {
+        std::string u = fmt::format("{} users", d.stubUsers[i]);
+        dl->AddText(font, fontSize * 0.9f, ImVec2(p0.x + b.w * z * 0.5f + 4, p1.y + 1), theme::kBadgeText, u.data(), u.data() + u.size());
+      }
     }
   }
 
@@ -219,8 +276,23 @@ void GraphView::refreshData(const ViewState& s, const GraphPtr& shown, const Gra
     return;
   }
   auto lay = cache_.get(shown.get());
-  if (lay && (!data_ || dataKey_ != shownKey_ || data_->layout != lay)) {
-    data_ = std::make_unique<CanvasData>(CanvasData::build(*shown, lay));
+  auto cmpRaw = compared ? cache_.get(compared.get()) : nullptr;
+  if (lay && (!data_ || dataKey_ != shownKey_ || rawLayout_ != lay || rawCompared_ != cmpRaw ||
+              dataSpec_.layersPerColumn != wrapSpec_.layersPerColumn)) {
+    // Drawn layouts: without the layers empty in both the shown and the compared layout (so
+    // removed nodes keep their rows), then wrapped into columns.
+    rawLayout_ = lay;
+    rawCompared_ = cmpRaw;
+    dataSpec_ = wrapSpec_;
+    std::vector<uint8_t> keep = graph_layout::occupiedLayers(*lay);
+    if (cmpRaw) {
+      std::vector<uint8_t> other = graph_layout::occupiedLayers(*cmpRaw);
+      if (other.size() > keep.size()) keep.resize(other.size(), 0);
+      for (size_t l = 0; l < other.size(); ++l) keep[l] |= other[l];
+    }
+    compact_ = std::make_shared<const graph_layout::Layout>(graph_layout::compactLayers(*lay, keep));
+    comparedLayout_ = cmpRaw ? wrapped(std::make_shared<const graph_layout::Layout>(graph_layout::compactLayers(*cmpRaw, keep))) : nullptr;
+    data_ = std::make_unique<CanvasData>(CanvasData::build(*shown, wrapped(compact_)));
     dataKey_ = shownKey_;
     shownHold_ = shown;
     nsCount_.assign(size_t(viewmodel::OpNamespace::COUNT), 0);
@@ -239,7 +311,7 @@ void GraphView::refreshData(const ViewState& s, const GraphPtr& shown, const Gra
     else diff_ = {};
     comparedHold_ = compared;
   }
-  comparedLayout_ = compared ? cache_.get(compared.get()) : nullptr;
+
   // Search hits
   if (search_ != searchCached_ || searchGraph_ != shownKey_) {
     searchCached_ = search_;
@@ -249,6 +321,11 @@ void GraphView::refreshData(const ViewState& s, const GraphPtr& shown, const Gra
     for (ir::NodeId id : hits_) hitById_[id] = 1;
     hitCursor_ = -1;
   }
+}
+
+std::shared_ptr<const graph_layout::Layout> GraphView::wrapped(const std::shared_ptr<const graph_layout::Layout>& raw) const {
+  if (!raw || !wrap_ || wrapSpec_.columns(*raw) <= 1) return raw;
+  return std::make_shared<const graph_layout::Layout>(graph_layout::wrapColumns(*raw, wrapSpec_));
 }
 
 void GraphView::centerOn(ir::NodeId id, float minZoom) {
@@ -326,6 +403,9 @@ void GraphView::drawToolbar(ViewState& s, const GraphPtr& shown) {
     ImGui::SameLine();
   }
   if (ImGui::Button("Fit")) fitPending_ = true;
+  ImGui::SameLine();
+  if (ImGui::Checkbox("wrap", &wrap_)) fitPending_ = true;
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("At Fit, wrap long graphs into side-by-side columns of layers");
   ImGui::SameLine();
   double pct = double(cam_.zoom) * 100.0;
   ImGui::Text(pct >= 10 ? "%.0f%%" : pct >= 1 ? "%.1f%%" : "%.2f%%", pct);
@@ -470,18 +550,37 @@ void GraphView::draw(ViewState& s) {
     dl->AddText(ImVec2(origin.x + 20, origin.y + 40), IM_COL32(200, 200, 200, 255), msg.c_str());
     return;
   }
-  const graph_layout::Layout& L = *data_->layout;
 
-  // Camera requests.
-  if (fitPending_ || s.fitRequested) {
-    // Fit button: the whole graph. A new trace: fit the width (readable boxes, at most 100%)
-    // from the top, since real graphs are far taller than wide.
-    float zAll = std::min(size.x / std::max(L.width, 1.f), size.y / std::max(L.height, 1.f)) * 0.95f;
-    float zWidth = std::min(size.x / std::max(L.width, 1.f) * 0.95f, 1.f);
-    cam_.zoom = std::clamp(fitPending_ ? zAll : std::max({zAll, zWidth, 0.85f}), kMinZoom, 1.5f);
-    cam_.x = L.minX + L.width * 0.5f - size.x * 0.5f / cam_.zoom;
-    cam_.y = L.minY - 60.f / cam_.zoom;  // room for the legend
-    if (L.height * cam_.zoom < size.y) cam_.y = L.minY + L.height * 0.5f - size.y * 0.5f / cam_.zoom;
+  // Camera requests, once the shown graph's own layout is ready (a fit against the previous
+  // pass's layout would frame the wrong graph).
+  if ((fitPending_ || s.fitRequested) && dataKey_ == shownKey_ && compact_) {
+    // Fit: long graphs wrap into columns so the whole graph fills the canvas. A new trace:
+    // the same, but never below a zoom that keeps labels legible; then the view starts at the
+    // graph's inputs (top left) and the minimap shows the rest.
+    const float legendH = 44.f;
+    graph_layout::WrapSpec spec =
+        wrap_ ? graph_layout::chooseWrap(*compact_, size.x * 0.95f, (size.y - legendH) * 0.95f, 1.f) : graph_layout::WrapSpec{};
+    if (spec.layersPerColumn != wrapSpec_.layersPerColumn) {
+      wrapSpec_ = spec;
+      refreshData(s, shown, compared);
+    }
+    const graph_layout::Layout& W = *data_->layout;
+    float zAll = std::min(size.x / std::max(W.width, 1.f), (size.y - legendH) / std::max(W.height, 1.f)) * 0.95f;
+    const float legible = 0.85f;
+    bool explicitFit = fitPending_;
+    cam_.zoom = std::clamp(explicitFit ? std::min(zAll, 1.f) : std::max(std::min(zAll, 1.f), legible), kMinZoom, 1.5f);
+    bool fitsW = W.width * cam_.zoom <= size.x, fitsH = W.height * cam_.zoom <= size.y - legendH;
+    cam_.x = fitsW ? W.minX + W.width * 0.5f - size.x * 0.5f / cam_.zoom : W.minX - 10.f / cam_.zoom;
+    cam_.y = fitsH ? W.minY + W.height * 0.5f - (size.y + legendH) * 0.5f / cam_.zoom : W.minY - legendH / cam_.zoom;
+    if (!fitsW) {
+      // Start at the first graph input.
+      for (const ir::NodePtr& p : shown->nodes())
+        if (p->kind == ir::NodeKind::Placeholder && !graph_layout::isConstantNode(*shown, *p))
+          if (const graph_layout::NodeBox* b = W.find(p->id)) {
+            cam_.x = std::max(W.minX - 10.f / cam_.zoom, b->centerX() - size.x * 0.3f / cam_.zoom);
+            break;
+          }
+    }
     fitPending_ = s.fitRequested = false;
   }
   auto zoomAround = [&](float factor, ImVec2 screen) {

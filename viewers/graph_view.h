@@ -22,6 +22,8 @@ struct CanvasData {
   std::shared_ptr<const graph_layout::Layout> layout;
   std::vector<uint8_t> nsByPos;        ///< OpNamespace per graph position (= layout node index)
   std::vector<std::string> labels;     ///< op + shape per graph position
+  std::vector<std::string> badges;     ///< badge line per graph position ("" without badges)
+  std::vector<uint32_t> stubUsers;     ///< users of a producer with stub edges (0: none), per graph position
   std::vector<ImVec4> edgeBoxes;       ///< (minX, minY, maxX, maxY) per layout edge
   std::vector<uint32_t> minimapCells;  ///< node count per minimap cell
   int minimapCols = 0, minimapRows = 0;
@@ -38,6 +40,8 @@ struct Camera {
 /// What one frame draws, for the status line, tests and benchmarks.
 struct CanvasStats {
   int nodes = 0, edges = 0, labels = 0, ghosts = 0;
+  int badges = 0;  ///< badge lines drawn
+  int stubs = 0;   ///< edges drawn as stubs (a producer with many users)
   bool truncated = false;  ///< detail dropped to stay under 64k vertices (no VtxOffset support)
 };
 
@@ -77,6 +81,11 @@ class GraphView {
   size_t diffSize(const ViewState& s);
   size_t searchHitCount() const { return hits_.size(); }
   const Camera& camera() const { return cam_; }
+  /// Long graphs wrapped into side-by-side columns of layers at Fit (toolbar "wrap").
+  void setWrap(bool on) { wrap_ = on, fitPending_ = true; }
+  bool wrap() const { return wrap_; }
+  /// Columns of the shown layout (1: not wrapped).
+  int columns() const { return data_ && compact_ ? wrapSpec_.columns(*compact_) : 1; }
   const CanvasStats& lastStats() const { return stats_; }
 
  private:
@@ -100,6 +109,14 @@ class GraphView {
   std::unique_ptr<CanvasData> data_;
   GraphKey dataKey_;   ///< the graph data_ was built from
   std::shared_ptr<const graph_layout::Layout> comparedLayout_;
+  /// Wrapping: the spec chosen at the last fit, the unwrapped layouts the drawn ones come from.
+  bool wrap_ = true;
+  graph_layout::WrapSpec wrapSpec_;
+  std::shared_ptr<const graph_layout::Layout> rawLayout_, rawCompared_;
+  std::shared_ptr<const graph_layout::Layout> compact_;  ///< the shown layout without empty layers, unwrapped
+  graph_layout::WrapSpec dataSpec_;
+  /// The layout to draw for `raw` under the current wrap spec.
+  std::shared_ptr<const graph_layout::Layout> wrapped(const std::shared_ptr<const graph_layout::Layout>& raw) const;
   GraphKey diffShown_, diffCompared_;
   viewmodel::DrawDiff diff_;
   bool hasDiff_ = false;

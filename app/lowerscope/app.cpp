@@ -36,12 +36,7 @@ App::App(AppOptions opts, GLFWwindow* window) : opts_(std::move(opts)), window_(
   if (auto p = passes::parseProfile(prof)) config_.profile = *p;
   if (auto t = passes::parseTarget(tgt)) config_.target = *t;
 
-  graph_layout::LayoutOptions lo;
-  lo.hideConstants = settings_.hideConstants;
-  // Box width from the label (runs on the layout worker: pure string work, no ImGui). The graph
-  // view draws labels at ~0.42 x the box height, about 8.2 canvas units per glyph.
-  lo.measureWidth = [](const ir::Node& n) { return std::min(12.f + 8.2f * float(viewmodel::nodeLabel(n).size()), 300.f); };
-  layouts_ = std::make_unique<graph_layout::LayoutCache>(lo);
+  layouts_ = std::make_unique<graph_layout::LayoutCache>(layoutOptions());
   layouts_->setOnReady([](const ir::Graph*) { glfwPostEmptyEvent(); });
   jobA_.onFinished = [] { glfwPostEmptyEvent(); };
   jobB_.onFinished = [] { glfwPostEmptyEvent(); };
@@ -180,17 +175,9 @@ void App::showRun(viewmodel::TracePtr t) {
   // (what the user most likely wants to see), or the source.
   state_.selectPass(state_.selectedPass);
   if (auto shown = state_.shownGraph(); !shown || !shown->find(state_.selectedNode)) state_.selectedNode = ir::kInvalidNode;
-  // Lay out the lineage in order so every snapshot is incremental from its predecessor.
-  const trace::Trace& tr = *state_.trace;
   layouts_->clear();
-  std::shared_ptr<const ir::Graph> prev = tr.source;
-  if (prev) layouts_->request(prev);
-  for (const auto& snap : tr.snapshots) {
-    layouts_->request(snap, prev);
-    prev = snap;
-  }
-  // The shown graph first.
-  if (auto shown = state_.shownGraph()) layouts_->request(shown, state_.graphAt(state_.selectedPass - 1));
+  requestLineageLayouts();
+  const trace::Trace& tr = *state_.trace;
   glfwSetWindowTitle(window_, fmt::format("Lowerscope - {} ({})", tr.model, state_.labelA).c_str());
 }
 
@@ -316,6 +303,7 @@ void App::handleGlobalKeys() {
     if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_O, false)) browseForCompare_ = false, browser_.open(settings_.lastDir);
     if (!io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_P, false) && state_.trace)
       state_.pinnedPass = state_.pinnedPass == state_.selectedPass ? viewers::kNoPin : state_.selectedPass;
+    if (!io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_B, false)) setConstantBadges(!settings_.constantBadges);
     if (ImGui::IsKeyPressed(GLFW_KEY_T, false)) {
       state_.tab = state_.tab == viewers::CenterTab::Graph ? viewers::CenterTab::Timing : viewers::CenterTab::Graph;
       state_.tabChangeRequested = true;
@@ -375,6 +363,7 @@ void App::drawMenu() {
     if (ImGui::MenuItem("Timing", "T", state_.tab == viewers::CenterTab::Timing))
       state_.tab = viewers::CenterTab::Timing, state_.tabChangeRequested = true;
     if (ImGui::MenuItem("Fit graph", "F")) graphView_->requestFit();
+    if (ImGui::MenuItem("Constants as badges", "B", settings_.constantBadges)) setConstantBadges(!settings_.constantBadges);
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("Help")) {
@@ -544,6 +533,7 @@ void App::drawHelp() {
       {"P", "pin the selected pass (diff against it) / unpin"},
       {"T", "switch Graph / Timing"},
       {"F", "fit the graph (graph view focused)"},
+      {"B", "constants and CONST_SHAPE as badges on their users / as nodes"},
       {"mouse wheel / drag", "zoom / pan the graph; drag the minimap to move"},
       {"click / double-click", "select node / centre it (opens nested graphs)"},
       {"F5 / Esc", "run the pipeline / cancel the run"},
@@ -609,6 +599,42 @@ void App::afterRender() {
     fmt::print("lowerscope: wrote {} ({}x{})\n", opts_.screenshot, fbw, fbh);
   }
   exit_ = true;
+}
+
+graph_layout::LayoutOptions App::layoutOptions() const {
+  graph_layout::LayoutOptions lo;
+  lo.hideConstants = settings_.hideConstants;
+  lo.constantBadges = settings_.constantBadges;
+  // Badges take a line of their own: op and type, badges, name.
+  lo.nodeHeight = settings_.constantBadges ? 52.f : 36.f;
+  // A value used by more than 6 nodes further down is drawn as stubs ("N users").
+  lo.maxFanout = 6;
+  // Box width from the label and badges (runs on the layout worker: pure string work, no ImGui).
+  const bool badges = settings_.constantBadges;
+  lo.measureWidth = [badges](const ir::Graph& g, const ir::Node& n) { return viewmodel::measureNodeWidth(g, n, badges); };
+  return lo;
+}
+
+void App::requestLineageLayouts() {
+  if (!state_.trace) return;
+  // Lay out the lineage in order so every snapshot is incremental from its predecessor.
+  const trace::Trace& tr = *state_.trace;
+  std::shared_ptr<const ir::Graph> prev = tr.source;
+  if (prev) layouts_->request(prev);
+  for (const auto& snap : tr.snapshots) {
+    layouts_->request(snap, prev);
+    prev = snap;
+  }
+  // The shown graph first.
+  if (auto shown = state_.shownGraph()) layouts_->request(shown, state_.graphAt(state_.selectedPass - 1));
+}
+
+void App::setConstantBadges(bool on) {
+  if (settings_.constantBadges == on) return;
+  settings_.constantBadges = on;
+  layouts_->setOptions(layoutOptions());
+  requestLineageLayouts();
+  graphView_->requestFit();
 }
 
 }  // namespace ls::app

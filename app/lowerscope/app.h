@@ -55,6 +55,14 @@ class App final : private ScriptHost {
   viewmodel::Settings& settings() { return settings_; }
 
  private:
+  graph_layout::LayoutOptions layoutOptions() const;
+  /// Requests the layouts of the current trace's lineage, the shown graph first.
+  void requestLineageLayouts();
+ public:
+  /// Constants and CONST_SHAPE drawn as badges on their users (on) or as nodes (off).
+  void setConstantBadges(bool on);
+  bool constantBadges() const { return settings_.constantBadges; }
+ private:
   void openFile(const std::string& path) override;
   void startRun() override;
   /// Loads a saved run (.lstrace) as comparison B for the timing view.
@@ -104,6 +112,7 @@ class App final : private ScriptHost {
   bool searchStep(int dir) override;
   bool changeStep(int dir) override;
   void fitGraph() override;
+  void setGraphOption(const std::string& name, bool on) override;
   void zoomGraph(float factor) override;
   Status exportComparison(const std::string& format, const std::string& path) override;
   void exportChart(const std::string& path) override;

@@ -58,6 +58,10 @@ void App::setSearch(const std::string& text) { graphView_->setSearch(text); }
 bool App::searchStep(int dir) { return graphView_->searchStep(state_, dir); }
 bool App::changeStep(int dir) { return graphView_->changeStep(state_, dir); }
 void App::fitGraph() { graphView_->requestFit(); }
+void App::setGraphOption(const std::string& name, bool on) {
+  if (name == "badges") setConstantBadges(on);
+  else if (name == "wrap") graphView_->setWrap(on);
+}
 void App::zoomGraph(float factor) { graphView_->zoomBy(factor); }
 
 Status App::exportComparison(const std::string& format, const std::string& path) {
@@ -91,6 +95,10 @@ int64_t App::viewCount(ViewCount what) {
   switch (what) {
     case ViewCount::DrawnNodes: return graphView_->lastStats().nodes;
     case ViewCount::DrawnLabels: return graphView_->lastStats().labels;
+    case ViewCount::DrawnEdges: return graphView_->lastStats().edges;
+    case ViewCount::DrawnBadges: return graphView_->lastStats().badges;
+    case ViewCount::DrawnStubs: return graphView_->lastStats().stubs;
+    case ViewCount::Columns: return graphView_->columns();
     case ViewCount::CompareRows: return int64_t(timingView_.comparisonRows(state_));
     case ViewCount::COUNT: break;
   }

@@ -199,6 +199,7 @@ Status ScriptRunner::execute(ScriptHost& host, const ScriptCommand& c) {
       waiting_ = true;
       return Status::ok();
     case ScriptOp::Fit: host.fitGraph(); return Status::ok();
+    case ScriptOp::GraphOption: host.setGraphOption(c.arg, c.arg2 == "on"); return Status::ok();
     case ScriptOp::Zoom: host.zoomGraph(float(c.factor)); return Status::ok();
     case ScriptOp::ExportComparison: return wrote(host.exportComparison(c.arg, c.arg2), c.arg2);
     case ScriptOp::ExportRun: return wrote(host.exportRun(c.arg, c.arg2), c.arg2);
@@ -246,13 +247,23 @@ Status ScriptRunner::expect(ScriptHost& host, const ScriptCommand& c) {
     std::string name = n ? n->name : "(none)";
     return name == c.arg2 ? Status::ok() : fail(name);
   }
-  if (c.arg == "min") {
-    int64_t v = 0;
-    if (c.arg2 == "drawn-nodes") v = host.viewCount(ViewCount::DrawnNodes);
-    else if (c.arg2 == "drawn-labels") v = host.viewCount(ViewCount::DrawnLabels);
-    else if (c.arg2 == "compare-rows") v = host.viewCount(ViewCount::CompareRows);
-    else if (c.arg2 == "visible-passes") v = int64_t(viewmodel::visiblePasses(*trace, host.passFilter()).size());
-    return v >= c.number ? Status::ok() : fail(fmt::format("{} = {}", c.arg2, v));
+  if (c.arg == "min" || c.arg == "max") {
+    auto counter = [&](const std::string& what) -> int64_t {
+      if (what == "drawn-nodes") return host.viewCount(ViewCount::DrawnNodes);
+      if (what == "drawn-labels") return host.viewCount(ViewCount::DrawnLabels);
+      if (what == "drawn-edges") return host.viewCount(ViewCount::DrawnEdges);
+      if (what == "drawn-badges") return host.viewCount(ViewCount::DrawnBadges);
+      if (what == "drawn-stubs") return host.viewCount(ViewCount::DrawnStubs);
+      if (what == "columns") return host.viewCount(ViewCount::Columns);
+      if (what == "compare-rows") return host.viewCount(ViewCount::CompareRows);
+      if (what == "visible-passes") return int64_t(viewmodel::visiblePasses(*trace, host.passFilter()).size());
+      return 0;
+    };
+    int64_t v = counter(c.arg2);
+    double bound = c.arg3.empty() ? double(c.number) : c.factor * double(counter(c.arg3));
+    std::string boundText = c.arg3.empty() ? std::to_string(c.number) : fmt::format("{}x {} = {}", c.factor, c.arg3, bound);
+    bool ok = c.arg == "min" ? double(v) >= bound : double(v) <= bound;
+    return ok ? Status::ok() : fail(fmt::format("{} = {} (bound {})", c.arg2, v, boundText));
   }
   return Status::error("unknown expectation");
 }

@@ -19,7 +19,7 @@
 namespace ls::app {
 
 /// A view counter an expectation can check ("expect min WHAT N").
-enum class ViewCount : uint8_t { DrawnNodes, DrawnLabels, CompareRows, COUNT };
+enum class ViewCount : uint8_t { DrawnNodes, DrawnLabels, DrawnEdges, DrawnBadges, DrawnStubs, Columns, CompareRows, COUNT };
 
 /// What a script can do to the app. All calls come from the UI thread between frames and
 /// return at once: loading, runs and layouts start in the background and the runner waits
@@ -76,6 +76,8 @@ class ScriptHost {
   virtual bool searchStep(int dir) = 0;
   virtual bool changeStep(int dir) = 0;
   virtual void fitGraph() = 0;
+  /// Graph view options: "badges" (constants drawn on their users), "wrap" (columns at Fit).
+  virtual void setGraphOption(const std::string& name, bool on) = 0;
   virtual void zoomGraph(float factor) = 0;
 
   // ---- exports (format names as in script.h)

@@ -15,6 +15,14 @@ bool isConstantNode(const ir::Graph& g, const ir::Node& n) {
   return n.kind == ir::NodeKind::Placeholder && g.constant(n.target) != nullptr;
 }
 
+bool isParameterNode(const ir::Graph& g, const ir::Node& n) {
+  if (isConstantNode(g, n)) return true;
+  if (!n.isCall()) return false;
+  bool inputs = false;
+  n.forEachInput([&](const ir::ValueRef&) { inputs = true; });
+  return !inputs;
+}
+
 namespace {
 
 constexpr double kPinWeight = 1e6;   // survivors that had to give way: move as little as possible
@@ -106,13 +114,24 @@ class Builder {
       predStartAll_[i + 1] = uint32_t(predAll_.size());
     }
 
-    // Attached constants: no inputs, exactly one user.
+    // Badges: parameters with no inputs and at least one user, attached to their first user.
     attachUserPos_.assign(n_, -1);
+    badge_.assign(n_, 0);
+    if (o_.constantBadges) {
+      for (uint32_t i = 0; i < n_; ++i)
+        for (uint32_t k = predStartAll_[i]; k < predStartAll_[i + 1]; ++k) {
+          uint32_t p = predAll_[k];
+          if (badge_[p] || predStartAll_[p] != predStartAll_[p + 1] || !isParameterNode(g_, g_.at(p))) continue;
+          badge_[p] = 1;
+          attachUserPos_[p] = int32_t(i);
+        }
+    }
+    // Attached constants: no inputs, exactly one user.
     if (o_.hideConstants) {
       for (uint32_t i = 0; i < n_; ++i)
         for (uint32_t k = predStartAll_[i]; k < predStartAll_[i + 1]; ++k) {
           uint32_t p = predAll_[k];
-          if (userCount[p] == 1 && predStartAll_[p] == predStartAll_[p + 1] && isConstantNode(g_, g_.at(p)))
+          if (!badge_[p] && userCount[p] == 1 && predStartAll_[p] == predStartAll_[p + 1] && isConstantNode(g_, g_.at(p)))
             attachUserPos_[p] = int32_t(i);
         }
     }
@@ -129,12 +148,13 @@ class Builder {
     // Attached constants per real user, in graph order; real edges by target, argument order.
     std::vector<uint32_t> rows, vals;
     for (uint32_t i = 0; i < n_; ++i)
-      if (attachUserPos_[i] >= 0) {
+      if (attachUserPos_[i] >= 0 && !badge_[i]) {
         rows.push_back(uint32_t(realOfPos_[size_t(attachUserPos_[i])]));
         vals.push_back(i);
       }
     attached_ = Csr::build(r_, rows, vals);
     stats_.attachedConstants = uint32_t(rows.size());
+    for (uint8_t b : badge_) stats_.badges += b;
 
     edgeFrom_.clear();
     edgeTo_.clear();
@@ -149,6 +169,13 @@ class Builder {
       }
     }
     e_ = uint32_t(edgeFrom_.size());
+    // Producers with more users than maxFanout: their edges become stubs.
+    fanoutStub_.assign(r_, 0);
+    if (o_.maxFanout > 0) {
+      std::vector<uint32_t> users(r_, 0);
+      for (uint32_t e = 0; e < e_; ++e) ++users[edgeFrom_[e]];
+      for (uint32_t r = 0; r < r_; ++r) fanoutStub_[r] = users[r] > uint32_t(o_.maxFanout);
+    }
     std::vector<uint32_t> ids(e_);
     for (uint32_t e = 0; e < e_; ++e) ids[e] = e;
     preds_ = Csr::build(r_, edgeTo_, ids);
@@ -164,8 +191,8 @@ class Builder {
     // Widths and the extent attached constants add on the left.
     width_.resize(n_);
     for (uint32_t i = 0; i < n_; ++i) {
-      float w = o_.measureWidth ? o_.measureWidth(g_.at(i)) : o_.nodeWidth;
-      if (!(w >= o_.minNodeWidth)) w = o_.minNodeWidth;  // also catches NaN
+      float w = badge_[i] ? 0.f : o_.measureWidth ? o_.measureWidth(g_, g_.at(i)) : o_.nodeWidth;
+      if (!(w >= o_.minNodeWidth) && !badge_[i]) w = o_.minNodeWidth;  // also catches NaN
       width_[i] = w;
     }
     stats_.realNodes = r_;
@@ -294,6 +321,11 @@ class Builder {
       uint32_t u = edgeFrom_[e], v = edgeTo_[e];
       int span = layer_[v] - layer_[u];
       edgeFirstSeg_[e] = uint32_t(segUpper_.size());
+      if (span > 1 && fanoutStub_[u]) {
+        edgeDirect_[e] = 2;
+        ++stats_.stubEdges;
+        continue;
+      }
       if (o_.maxEdgeSpan > 0 && span > o_.maxEdgeSpan) {
         edgeDirect_[e] = 1;
         ++stats_.directEdges;
@@ -943,6 +975,17 @@ class Builder {
       bx.x = float(x_[size_t(r)] - 0.5 * double(bx.w));
       bx.y = rowTop(bx.layer);
     }
+    for (uint32_t i = 0; i < n_; ++i) {
+      if (!badge_[i]) continue;
+      NodeBox& bx = out.nodes[i];
+      const NodeBox& user = out.nodes[size_t(attachUserPos_[i])];
+      bx.attachedTo = user.id;
+      bx.badge = true;
+      bx.layer = user.layer;
+      bx.x = user.x;
+      bx.y = user.y;
+      bx.w = bx.h = 0;
+    }
     for (uint32_t r = 0; r < r_; ++r) {
       const NodeBox& user = out.nodes[posOfReal_[r]];
       float cursor = user.x - float(leftExt_[r] - rightExt_[r]);
@@ -1006,7 +1049,8 @@ class Builder {
         p.from = src.id;
         p.to = user.id;
         if (edgeDirect_[e]) {
-          p.direct = true;
+          p.direct = edgeDirect_[e] == 1;
+          p.stub = edgeDirect_[e] == 2;
           p.points = {{src.centerX(), rowBottom(src.layer)}, {user.centerX(), rowTop(user.layer)}};
         } else {
           int span = layer_[r] - layer_[u];
@@ -1027,6 +1071,7 @@ class Builder {
     float minX = std::numeric_limits<float>::max(), maxX = std::numeric_limits<float>::lowest();
     float minY = 0, maxY = 0;
     for (const NodeBox& bx : out.nodes) {
+      if (bx.badge) continue;
       minX = std::min(minX, bx.x);
       maxX = std::max(maxX, bx.x + bx.w);
       maxY = std::max(maxY, bx.y + bx.h);
@@ -1071,6 +1116,8 @@ class Builder {
   std::vector<int32_t> posById_;
   std::vector<uint32_t> predStartAll_, predAll_;
   std::vector<int32_t> attachUserPos_, realOfPos_;
+  std::vector<uint8_t> badge_;       // by position: drawn as a badge of its first user
+  std::vector<uint8_t> fanoutStub_;  // real -> its edges are stubs (more than maxFanout users)
   std::vector<uint32_t> posOfReal_;
   std::vector<float> width_;  // by position
   Csr attached_;              // real -> attached constants (positions)
@@ -1092,7 +1139,7 @@ class Builder {
   std::vector<uint32_t> dummyEdge_;  // dummy - r_ -> edge
   std::vector<uint32_t> segUpper_, segLower_, segEdge_;
   std::vector<uint32_t> edgeFirstSeg_;
-  std::vector<uint8_t> edgeDirect_;
+  std::vector<uint8_t> edgeDirect_;  // 0 routed, 1 direct (span), 2 stub (fan-out)
   Csr down_, up_;  // item -> segment ids
   std::vector<float> leftExt_, rightExt_;
 
@@ -1117,13 +1164,142 @@ Layout computeLayout(const ir::Graph& g, const LayoutOptions& options, const Lay
 
 namespace ls::graph_layout {
 
+std::vector<uint8_t> occupiedLayers(const Layout& layout) {
+  std::vector<uint8_t> occ(size_t(std::max(layout.layerCount, 0)), 0);
+  for (const NodeBox& b : layout.nodes)
+    if (!b.badge && b.layer >= 0 && size_t(b.layer) < occ.size()) occ[size_t(b.layer)] = 1;
+  return occ;
+}
+
+Layout compactLayers(const Layout& in, const std::vector<uint8_t>& keep) {
+  const int n = in.layerCount;
+  if (n <= 0 || in.layerPitch <= 0) return in;
+  std::vector<int> newLayer(size_t(n), -1);
+  int next = 0;
+  for (int l = 0; l < n; ++l)
+    if (size_t(l) >= keep.size() || keep[size_t(l)]) newLayer[size_t(l)] = next++;
+  if (next == n) return in;
+  Layout out = in;
+  const float pitch = in.layerPitch, gap = pitch - in.rowHeight;
+  auto layerOf = [&](float y) { return std::clamp(int(std::floor((y + gap - 1e-3f * pitch) / pitch)), 0, n - 1); };
+  for (NodeBox& b : out.nodes) {
+    if (b.layer < 0 || b.layer >= n) continue;
+    int nl = newLayer[size_t(b.layer)];
+    if (nl < 0) continue;  // only badges can sit in a removed layer; they follow their user below
+    b.y += float(nl - b.layer) * pitch;
+    b.layer = nl;
+  }
+  for (NodeBox& b : out.nodes)
+    if (b.badge)
+      if (const NodeBox* u = out.find(b.attachedTo)) b.x = u->x, b.y = u->y, b.layer = u->layer;
+  for (EdgePath& e : out.edges) {
+    std::vector<Point> pts;
+    pts.reserve(e.points.size());
+    for (size_t i = 0; i < e.points.size(); ++i) {
+      int l = layerOf(e.points[i].y);
+      int nl = newLayer[size_t(l)];
+      // The end points always stay (they sit on boxes, which are in kept layers).
+      if (nl < 0 && i != 0 && i + 1 != e.points.size()) continue;
+      if (nl < 0) nl = l;
+      pts.push_back({e.points[i].x, e.points[i].y + float(nl - l) * pitch});
+    }
+    e.points = std::move(pts);
+  }
+  out.layerCount = next;
+  float minY = std::numeric_limits<float>::max(), maxY = std::numeric_limits<float>::lowest();
+  for (const NodeBox& b : out.nodes)
+    if (!b.badge) minY = std::min(minY, b.y), maxY = std::max(maxY, b.y + b.h);
+  for (const EdgePath& e : out.edges)
+    for (const Point& p : e.points) minY = std::min(minY, p.y), maxY = std::max(maxY, p.y);
+  if (minY <= maxY) out.minY = minY, out.height = maxY - minY;
+  return out;
+}
+
+WrapSpec chooseWrap(const Layout& layout, float viewW, float viewH, float maxZoom, float columnGap) {
+  WrapSpec best;
+  best.columnGap = columnGap;
+  if (layout.layerCount <= 1 || layout.layerPitch <= 0 || viewW <= 0 || viewH <= 0) return best;
+  const float w = std::max(layout.width, 1.f);
+  auto zoomFor = [&](int perColumn) {
+    int cols = (layout.layerCount + perColumn - 1) / perColumn;
+    float totalW = float(cols) * w + float(cols - 1) * columnGap;
+    float totalH = float(std::min(perColumn, layout.layerCount)) * layout.layerPitch;
+    return std::min({viewW / totalW, viewH / totalH, maxZoom});
+  };
+  float bestZoom = zoomFor(layout.layerCount);
+  int bestPer = layout.layerCount;
+  for (int cols = 2; cols <= 64; ++cols) {
+    int per = (layout.layerCount + cols - 1) / cols;
+    if (per < 2) break;
+    float z = zoomFor(per);
+    if (z > bestZoom * 1.05f) bestZoom = z, bestPer = per;
+  }
+  best.layersPerColumn = bestPer >= layout.layerCount ? 0 : bestPer;
+  return best;
+}
+
+Layout wrapColumns(const Layout& in, const WrapSpec& spec) {
+  if (spec.columns(in) <= 1 || in.layerPitch <= 0) return in;
+  Layout out = in;
+  const int per = spec.layersPerColumn;
+  const float pitch = in.layerPitch, gap = pitch - in.rowHeight;
+  const float colW = in.width + spec.columnGap;
+  // The layer a y belongs to: its row, or the gap above its row (edge buses of constants).
+  auto layerOf = [&](float y) { return int(std::floor((y + gap - 1e-3f * pitch) / pitch)); };
+  auto columnOf = [&](int layer) { return std::max(0, layer) / per; };
+  auto shift = [&](Point p, int col) { return Point{p.x + float(col) * colW, p.y - float(col * per) * pitch}; };
+  for (NodeBox& b : out.nodes) {
+    int col = columnOf(b.layer);
+    b.x += float(col) * colW;
+    b.y -= float(col * per) * pitch;
+  }
+  const float stub = std::min(0.45f * gap, 16.f);
+  for (EdgePath& e : out.edges) {
+    std::vector<Point> pts;
+    std::vector<uint32_t> breaks;
+    pts.reserve(e.points.size() + 4);
+    for (size_t i = 0; i < e.points.size(); ++i) {
+      const Point& p = e.points[i];
+      int col = columnOf(layerOf(p.y));
+      if (i > 0) {
+        const Point& q = e.points[i - 1];
+        int qcol = columnOf(layerOf(q.y));
+        if (qcol != col) {
+          // Leave the bottom of q's column, re-enter at the top of p's column.
+          Point exit = shift(q, qcol);
+          pts.push_back({exit.x, exit.y + stub});
+          breaks.push_back(uint32_t(pts.size()));
+          Point entry = shift(p, col);
+          pts.push_back({entry.x, entry.y - stub});
+        }
+      }
+      pts.push_back(shift(p, col));
+    }
+    e.points = std::move(pts);
+    e.breaks = std::move(breaks);
+  }
+  // The frame: columns side by side, as tall as the tallest column.
+  float minX = std::numeric_limits<float>::max(), maxX = std::numeric_limits<float>::lowest();
+  float minY = std::numeric_limits<float>::max(), maxY = std::numeric_limits<float>::lowest();
+  for (const NodeBox& b : out.nodes) {
+    if (b.badge) continue;
+    minX = std::min(minX, b.x), maxX = std::max(maxX, b.x + b.w);
+    minY = std::min(minY, b.y), maxY = std::max(maxY, b.y + b.h);
+  }
+  for (const EdgePath& e : out.edges)
+    for (const Point& p : e.points) minX = std::min(minX, p.x), maxX = std::max(maxX, p.x), minY = std::min(minY, p.y), maxY = std::max(maxY, p.y);
+  if (minX > maxX) return out;
+  out.minX = minX, out.minY = minY, out.width = maxX - minX, out.height = maxY - minY;
+  return out;
+}
+
 uint64_t countCrossings(const Layout& layout) {
   // Segments from the bottom of row l to the top of row l + 1, per gap l.
   std::vector<std::pair<int, std::pair<float, float>>> segs;
   const float pitch = layout.layerPitch, row = layout.rowHeight;
   if (pitch <= 0) return 0;
   for (const EdgePath& p : layout.edges) {
-    if (p.direct) continue;
+    if (p.direct || p.stub) continue;
     const NodeBox* from = layout.find(p.from);
     if (!from || from->attached()) continue;
     for (size_t i = 0; i + 1 < p.points.size(); ++i) {

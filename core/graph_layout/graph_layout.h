@@ -2,6 +2,7 @@
 // canvas. Pure computation: no drawing, no GUI types.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -45,10 +46,21 @@ struct LayoutOptions {
   /// that have no inputs and exactly one user to that user: they are drawn in the user's row,
   /// to its left, instead of taking part in layering (NodeBox::attachedTo is the user).
   bool hideConstants = false;
+  /// Draw parameters as badges of their users: constants (as hideConstants) and nullary calls
+  /// (e.g. tosa.CONST_SHAPE) with at least one user, however many users they have, take no
+  /// part in layering and get no edge paths; their boxes are empty (w = h = 0) at the top-left
+  /// of their first user (NodeBox::badge). The view draws them inside every user's box.
+  /// Takes precedence over hideConstants for the nodes it covers.
+  bool constantBadges = false;
+  /// A producer with more than this many distinct users gets stub edges (EdgePath::stub):
+  /// straight, not routed through dummy nodes, drawn by the view as a short stub at both ends
+  /// ("N users") unless highlighted. Edges into the next layer are always routed. <= 0: no
+  /// limit.
+  int maxFanout = 0;
   /// Optional box width from the node (e.g. label length x average glyph width), clamped to
   /// at least minNodeWidth. Called on the thread that computes the layout (LayoutCache's
   /// worker): it must be thread-safe and must not call ImGui.
-  std::function<float(const ir::Node&)> measureWidth;
+  std::function<float(const ir::Graph&, const ir::Node&)> measureWidth;
 };
 
 /// One node's box. (x, y) is the top-left corner.
@@ -58,6 +70,9 @@ struct NodeBox {
   int layer = 0;
   /// For an attached constant (LayoutOptions::hideConstants): the node it is attached to.
   ir::NodeId attachedTo = ir::kInvalidNode;
+  /// A parameter drawn as a badge of its users (LayoutOptions::constantBadges): attachedTo is
+  /// its first user, the box is empty and sits at that user's top-left corner.
+  bool badge = false;
   float centerX() const { return x + w * 0.5f; }
   bool attached() const { return attachedTo != ir::kInvalidNode; }
 };
@@ -74,6 +89,12 @@ struct EdgePath {
   ir::NodeId to = ir::kInvalidNode;
   std::vector<Point> points;
   bool direct = false;
+  /// From a producer with more than LayoutOptions::maxFanout users: two points like a direct
+  /// edge; the view draws stubs at both ends unless the edge is highlighted.
+  bool stub = false;
+  /// Indices i where the path jumps: the segment points[i - 1] -> points[i] is not drawn
+  /// (a layout wrapped into columns continues the edge at the top of the next column).
+  std::vector<uint32_t> breaks;
 };
 
 /// Counters of one computeLayout call (for tests, benchmarks and the status bar).
@@ -82,6 +103,8 @@ struct LayoutStats {
   uint32_t attachedConstants = 0;  ///< nodes attached to their user (hideConstants)
   uint32_t dummies = 0;            ///< dummy nodes of long edges
   uint32_t directEdges = 0;        ///< edges longer than maxEdgeSpan
+  uint32_t badges = 0;             ///< parameters drawn as badges (constantBadges)
+  uint32_t stubEdges = 0;          ///< edges of producers with more than maxFanout users
   uint64_t initialCrossings = 0;   ///< crossings of the initial in-layer order
   uint64_t crossings = 0;          ///< crossings of the final in-layer order
   bool incremental = false;        ///< positions were kept from `previous`
@@ -114,6 +137,9 @@ struct Layout {
 /// True for nodes hideConstants may attach: get_attr, or a placeholder whose target is a
 /// constant of `g`.
 bool isConstantNode(const ir::Graph& g, const ir::Node& n);
+/// True for nodes constantBadges draws as badges (when they have users and no inputs):
+/// constant nodes and nullary calls (tosa.CONST_SHAPE, folded factories).
+bool isParameterNode(const ir::Graph& g, const ir::Node& n);
 
 /// Lays out `g`: (a) layering (longest path from the inputs, then every node moved toward
 /// the side with more edges: sources sit right above their first user), (b) dummy nodes on
@@ -141,6 +167,38 @@ bool isConstantNode(const ir::Graph& g, const ir::Node& n);
 /// Reads only immutable parts of `g` (no lazy indices): concurrent calls are safe while
 /// nobody mutates `g`.
 Layout computeLayout(const ir::Graph& g, const LayoutOptions& options, const Layout* previous = nullptr);
+
+/// 1 for every layer of `layout` that holds a drawn box (not a badge), else 0.
+std::vector<uint8_t> occupiedLayers(const Layout& layout);
+
+/// `layout` without the layers `keep` marks 0 (layers holding only edges that pass through,
+/// or left empty by nodes an earlier pass removed): the layers below move up, edges drop their
+/// points in removed layers. Give the shown layout and the one it is compared with the same
+/// `keep` (the union of both occupancies) so removed nodes keep their own rows. Returns the
+/// layout unchanged when every layer is kept.
+Layout compactLayers(const Layout& layout, const std::vector<uint8_t>& keep);
+
+/// How a layout is wrapped into side-by-side columns of layers (wrapColumns).
+struct WrapSpec {
+  int layersPerColumn = 0;  ///< <= 0 or >= layerCount: no wrapping
+  float columnGap = 120.f;  ///< horizontal gap between two columns
+  int columns(const Layout& l) const {
+    return layersPerColumn <= 0 ? 1 : std::max(1, (l.layerCount + layersPerColumn - 1) / layersPerColumn);
+  }
+};
+
+/// The number of layers per column that lets a view of `viewW` x `viewH` (screen units) show
+/// the whole of `layout` at the largest zoom (at most `maxZoom`); 0 when one column is best.
+/// Long chains (tall, narrow graphs) wrap into several columns.
+WrapSpec chooseWrap(const Layout& layout, float viewW, float viewH, float maxZoom = 1.f, float columnGap = 120.f);
+
+/// `layout` with layers [c * n, (c + 1) * n) moved to column c: shifted right by c column
+/// widths (the layout's width + gap) and up by c * n layer pitches, so every column starts at
+/// the top. Edges crossing from one column to the next get a break (EdgePath::breaks): they
+/// leave the bottom of their column and re-enter at the top of the next, each end marked by a
+/// short stub. Boxes keep their NodeIds, so find(), picking and ghosts work unchanged.
+/// layerCount, layerPitch and rowHeight are kept (layer l is drawn in row l mod n).
+Layout wrapColumns(const Layout& layout, const WrapSpec& spec);
 
 /// Number of pairwise crossings of edge segments between adjacent layer rows (direct edges
 /// and attached-constant edges are not counted). Segments that share an end point never cross.

@@ -8,7 +8,7 @@
 namespace ls::graph_layout {
 
 LayoutCache::LayoutCache(LayoutOptions options, size_t capacity)
-    : options_(std::move(options)), capacity_(std::max<size_t>(capacity, 1)), worker_([this] { workerLoop(); }) {}
+    : options_(std::make_shared<const LayoutOptions>(std::move(options))), capacity_(std::max<size_t>(capacity, 1)), worker_([this] { workerLoop(); }) {}
 
 LayoutCache::~LayoutCache() {
   {
@@ -112,6 +112,19 @@ void LayoutCache::clear() {
   ++epoch_;
 }
 
+void LayoutCache::setOptions(LayoutOptions options) {
+  std::lock_guard<std::mutex> lk(mu_);
+  options_ = std::make_shared<const LayoutOptions>(std::move(options));
+  entries_.clear();
+  queue_.clear();
+  ++epoch_;
+}
+
+LayoutOptions LayoutCache::options() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  return *options_;
+}
+
 size_t LayoutCache::size() const {
   std::lock_guard<std::mutex> lk(mu_);
   return entries_.size();
@@ -147,12 +160,13 @@ void LayoutCache::workerLoop() {
       if (p != entries_.end() && p->second.state == State::Ready) previous = p->second.layout;
     }
     uint64_t epoch = e.epoch;
+    std::shared_ptr<const LayoutOptions> options = options_;
     lk.unlock();
 
     std::shared_ptr<const Layout> result;
     std::string error;
     try {
-      result = std::make_shared<const Layout>(computeLayout(*graph, options_, previous.get()));
+      result = std::make_shared<const Layout>(computeLayout(*graph, *options, previous.get()));
     } catch (const std::exception& ex) {
       error = std::string("layout of '") + graph->modelName + "' failed: " + ex.what();
     } catch (...) {

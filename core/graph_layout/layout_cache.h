@@ -72,8 +72,11 @@ class LayoutCache {
 
   /// Drops every entry and queued request (a running computation finishes and is discarded).
   void clear();
+  /// New options for every later layout: clears the cache (as clear()).
+  void setOptions(LayoutOptions options);
 
-  const LayoutOptions& options() const { return options_; }
+  /// The options of layouts requested from now on.
+  LayoutOptions options() const;
   size_t size() const;            ///< entries (queued, ready or failed)
   size_t computedCount() const;   ///< layouts computed so far (for tests)
 
@@ -91,7 +94,7 @@ class LayoutCache {
   void workerLoop();
   void evictLocked();
 
-  const LayoutOptions options_;
+  std::shared_ptr<const LayoutOptions> options_;  // guarded by mu_; the worker copies the pointer
   const size_t capacity_;
   mutable std::mutex mu_;
   std::condition_variable wake_;   // worker: new work or stop

@@ -95,6 +95,7 @@ class FakeHost : public ScriptHost {
   bool searchStep(int dir) override { return log(fmt::format("search step {}", dir)), true; }
   bool changeStep(int dir) override { return log(fmt::format("change step {}", dir)), diff > 0; }
   void fitGraph() override { log("fit"); }
+  void setGraphOption(const std::string& name, bool on) override { log("graph-option " + name + (on ? " on" : " off")); }
   void zoomGraph(float f) override { log(fmt::format("zoom {}", f)); }
   Status exportComparison(const std::string& f, const std::string& p) override { return log("export comparison " + f + " " + p), Status::ok(); }
   Status exportRun(const std::string& f, const std::string& p) override {

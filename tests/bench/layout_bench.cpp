@@ -34,7 +34,7 @@ const ir::Graph& graphAt(const std::string& rel) {
 graph_layout::LayoutOptions viewOptions(bool hideConstants) {
   graph_layout::LayoutOptions o;
   o.hideConstants = hideConstants;
-  o.measureWidth = [](const ir::Node& n) { return 7.f * float(n.name.size()) + 16.f; };
+  o.measureWidth = [](const ir::Graph&, const ir::Node& n) { return 7.f * float(n.name.size()) + 16.f; };
   return o;
 }
 

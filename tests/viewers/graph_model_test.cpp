@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/graph_layout/graph_layout.h"
 #include "core/trace/diff.h"
 #include "viewers/model/pass_list.h"
 #include "tests/support/graph_builder.h"
@@ -48,9 +49,41 @@ TEST(GraphModel, LabelsAreShortOpAndShape) {
   ir::ValueRef r = b.call("aten.relu.default", {x}, {}, "r");
   ir::ValueRef a = b.call("aten.add.Tensor", {r, x}, {}, "a");
   EXPECT_EQ(shortOpName(b.g.node(r.node)), "relu");
-  EXPECT_EQ(nodeLabel(b.g.node(r.node)), "relu [1,16,8,8]");
-  EXPECT_EQ(nodeLabel(b.g.node(a.node)), "add.Tensor [1,16,8,8]");
-  EXPECT_EQ(nodeLabel(b.g.node(x.node)), "input [1,16,8,8]");
+  EXPECT_EQ(nodeLabel(b.g.node(r.node)), "relu f32[1,16,8,8]");
+  EXPECT_EQ(nodeLabel(b.g.node(a.node)), "add.Tensor f32[1,16,8,8]");
+  EXPECT_EQ(nodeLabel(b.g.node(x.node)), "input f32[1,16,8,8]");
+}
+
+TEST(GraphModel, BadgesNameSchemaArgumentsWithShapesOrValues) {
+  test::GraphBuilder b;
+  ir::ValueRef x = b.input("x", {1, 3, 8, 8});
+  ir::ValueRef w = b.parameter("conv_w", {4, 3, 3, 3});
+  ir::ValueRef bias = b.constant("conv_b", ir::DType::Float32, {4}, {1, 2, 3, 4});
+  ir::ValueRef c = b.call("aten.convolution.default",
+                          {x, w, bias, ir::IntList{1, 1}, ir::IntList{1, 1}, ir::IntList{1, 1}, false, ir::IntList{0, 0}, int64_t(1)},
+                          {}, "conv");
+  ir::ValueRef s = b.constant("scale", ir::DType::Float32, {}, {0.5});
+  ir::ValueRef m = b.call("aten.mul.Tensor", {c, s}, {}, "mul");
+  auto all = [](ir::NodeId) { return true; };
+  auto line = badgeLine(nodeBadges(b.g, b.g.node(c.node), all));
+  // Argument names from aten.convolution's schema; the input x is a badge only when asked.
+  EXPECT_EQ(line, "input 1x3x8x8, weight 4x3x3x3, bias 4");
+  auto params = [&](ir::NodeId id) { return graph_layout::isParameterNode(b.g, b.g.node(id)); };
+  EXPECT_EQ(badgeLine(nodeBadges(b.g, b.g.node(c.node), params)), "weight 4x3x3x3, bias 4");
+  // A one-element constant with bytes shows its value.
+  auto mb = nodeBadges(b.g, b.g.node(m.node), params);
+  ASSERT_EQ(mb.size(), 1u);  // conv is not a parameter
+  EXPECT_EQ(mb[0].id, s.node);
+  EXPECT_EQ(mb[0].text, "other=0.5");
+  EXPECT_EQ(argName(b.g.node(m.node), 0), "self");
+  EXPECT_EQ(argName(b.g.node(x.node), 0), "#0");
+  // Width grows with the badge line.
+  ir::ValueRef mm = b.call("aten.addmm.default", {b.parameter("fc_b", {64}), b.parameter("fc_x", {1, 128}), b.parameter("fc_w", {128, 64})},
+                           {}, "fc");
+  const std::string fcLine = "self 64, mat1 1x128, mat2 128x64";
+  EXPECT_EQ(badgeLine(nodeBadges(b.g, b.g.node(mm.node), params)), fcLine);
+  EXPECT_GE(measureNodeWidth(b.g, b.g.node(mm.node), true), 12.f + 8.2f * float(fcLine.size()));
+  EXPECT_LT(measureNodeWidth(b.g, b.g.node(mm.node), false), 12.f + 8.2f * float(fcLine.size()));
 }
 
 TEST(GraphModel, DiffMarksMatchTheGraphDiff) {

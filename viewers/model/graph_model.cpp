@@ -3,8 +3,15 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
+#include <optional>
 
+#include <fmt/format.h>
+
+#include "core/graph_layout/graph_layout.h"
+#include "core/ir/printer.h"
 #include "core/ir/tensor_meta.h"
+#include "core/ops/registry.h"
 #include "viewers/model/pass_list.h"
 
 namespace ls::viewmodel {
@@ -59,9 +66,105 @@ std::string nodeLabel(const ir::Node& n) {
   const ir::TensorMeta& m = n.meta(0);
   if (m.isTensor()) {
     s += ' ';
+    s += ir::dtypeShortName(m.dtype);
     s += ir::toString(m.shape);
   }
   return s;
+}
+
+std::string argName(const ir::Node& n, size_t k) {
+  if (n.isCall())
+    if (const ops::OpSchema* sc = ops::OpRegistry::instance().find(n.target); sc && k < sc->args.size())
+      return sc->args[k].name;
+  return "#" + std::to_string(k);
+}
+
+namespace {
+/// "32x3x3x3" ("scalar" for rank 0).
+std::string dims(const ir::Shape& s) {
+  if (s.rank() == 0) return "scalar";
+  std::string out;
+  for (int i = 0; i < s.rank(); ++i) {
+    if (i) out += 'x';
+    out += std::to_string(s[i]);
+  }
+  return out;
+}
+/// The value of a one-element constant, when its bytes are present.
+std::optional<std::string> scalarValue(const ir::Constant& c) {
+  if (!c.hasData() || c.numel() != 1) return std::nullopt;
+  const std::vector<uint8_t>& b = c.data->bytes;
+  auto get = [&](auto zero) -> std::optional<std::string> {
+    if (b.size() < sizeof(zero)) return std::nullopt;
+    std::memcpy(&zero, b.data(), sizeof(zero));
+    return fmt::format("{}", zero);
+  };
+  switch (c.dtype) {
+    case ir::DType::Float32: return get(float{});
+    case ir::DType::Float64: return get(double{});
+    case ir::DType::Int8: return b.empty() ? std::nullopt : std::optional<std::string>(std::to_string(int(int8_t(b[0]))));
+    case ir::DType::UInt8: return b.empty() ? std::nullopt : std::optional<std::string>(std::to_string(int(b[0])));
+    case ir::DType::Int16: return get(int16_t{});
+    case ir::DType::Int32: return get(int32_t{});
+    case ir::DType::Int64: return get(int64_t{});
+    case ir::DType::Bool: return b.empty() ? std::nullopt : std::optional<std::string>(b[0] ? "true" : "false");
+    default: return std::nullopt;
+  }
+}
+}  // namespace
+
+std::vector<Badge> nodeBadges(const ir::Graph& g, const ir::Node& n, const std::function<bool(ir::NodeId)>& isBadge) {
+  std::vector<Badge> out;
+  auto add = [&](const ir::ValueRef& r, const std::string& name) {
+    if (r.isNone() || !isBadge(r.node)) return;
+    const ir::Node* p = g.find(r.node);
+    if (!p) return;
+    Badge b;
+    b.id = p->id;
+    b.text = name;
+    const ir::Constant* c = nullptr;
+    if (p->kind == ir::NodeKind::GetAttr || p->kind == ir::NodeKind::Placeholder) c = g.constant(p->target);
+    if (c) {
+      if (auto v = scalarValue(*c)) b.text += "=" + *v;
+      else b.text += " " + dims(c->shape);
+    } else if (p->isCall() && p->args.empty() && p->kwargs.size() == 1) {
+      // A nullary call defined by one kwarg (tosa.CONST_SHAPE values=[...]).
+      b.text += "=" + ir::printArg(g, p->kwargs.front().value);
+    } else if (p->meta(0).isTensor()) {
+      b.text += " " + dims(p->meta(0).shape);
+    }
+    out.push_back(std::move(b));
+  };
+  for (size_t k = 0; k < n.args.size(); ++k) {
+    const ir::Arg& a = n.args[k];
+    if (const ir::ValueRef* r = a.ref()) add(*r, argName(n, k));
+    else if (const auto* l = a.asRefList())
+      for (size_t j = 0; j < l->size(); ++j) add((*l)[j], fmt::format("{}[{}]", argName(n, k), j));
+  }
+  for (const ir::Kwarg& kw : n.kwargs)
+    if (const ir::ValueRef* r = kw.value.ref()) add(*r, kw.name);
+  return out;
+}
+
+std::string badgeLine(const std::vector<Badge>& badges) {
+  std::string s;
+  for (const Badge& b : badges) {
+    if (!s.empty()) s += ", ";
+    s += b.text;
+  }
+  return s;
+}
+
+float measureNodeWidth(const ir::Graph& g, const ir::Node& n, bool badges) {
+  size_t glyphs = std::max(nodeLabel(n).size(), n.name.size());
+  if (badges) {
+    auto isParam = [&](ir::NodeId id) {
+      const ir::Node* p = g.find(id);
+      return p && graph_layout::isParameterNode(g, *p);
+    };
+    glyphs = std::max(glyphs, badgeLine(nodeBadges(g, n, isParam)).size());
+  }
+  return std::min(12.f + 8.2f * float(glyphs), 480.f);
 }
 
 DrawDiff prepareDiff(const trace::GraphDiff& d, const ir::Graph& shown) {

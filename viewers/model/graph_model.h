@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,8 +32,26 @@ OpNamespace classifyNode(const ir::Graph& g, const ir::Node& n);
 /// The short op of a node for labels: "aten.convolution.default" -> "convolution",
 /// "aten.add.Tensor" -> "add.Tensor", placeholders "input", get_attr "const", output "output".
 std::string shortOpName(const ir::Node& n);
-/// Label drawn in a box: short op, then the first output's shape ("convolution [1,32,112,112]").
+/// Label drawn in a box: short op, then the first output's type and shape
+/// ("convolution f32[1,32,112,112]").
 std::string nodeLabel(const ir::Node& n);
+
+/// A parameter input of a node drawn as a badge on it (graph_layout constantBadges).
+struct Badge {
+  ir::NodeId id = ir::kInvalidNode;  ///< the parameter node
+  std::string text;                  ///< "weight 32x3x3x3", "input_zp=0", "shape=[1,-1]"
+};
+/// The badges of `n`: its inputs `isBadge` accepts, in argument order, each named by the op
+/// schema's argument name ("#k" when the op has no schema) with its shape, or its value when
+/// it is one element with bytes or a CONST_SHAPE-like nullary call's `values`.
+std::vector<Badge> nodeBadges(const ir::Graph& g, const ir::Node& n, const std::function<bool(ir::NodeId)>& isBadge);
+/// The badges as one line ("weight 32x3x3x3, bias 32, input_zp=0").
+std::string badgeLine(const std::vector<Badge>& badges);
+/// Box width (canvas units) for the label and the badge line of `n`, for
+/// graph_layout::LayoutOptions::measureWidth: about 8.2 units per glyph, at most 480.
+float measureNodeWidth(const ir::Graph& g, const ir::Node& n, bool badges);
+/// The name of argument `k` of `n` from its op schema ("#k" when unknown).
+std::string argName(const ir::Node& n, size_t k);
 
 /// How one node of the shown graph is drawn against the comparison graph.
 enum class DiffMark : uint8_t { None, Added, Changed, COUNT };

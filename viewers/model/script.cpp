@@ -14,7 +14,7 @@ constexpr std::array<std::string_view, size_t(ScriptOp::COUNT)> kOpNames = {
     "open", "pipeline", "profile", "target", "run", "wait",
     "select pass", "next pass", "prev pass", "next changed", "prev changed", "first pass", "last pass",
     "select node", "pin pass", "unpin", "view", "filter", "search", "search next", "search prev",
-    "compare", "fit", "zoom", "export comparison", "export chart", "frames", "next change", "prev change", "expect", "key", "export run", "enter", "leave", "compare-trace", "stage"};
+    "compare", "fit", "zoom", "export comparison", "export chart", "frames", "next change", "prev change", "expect", "key", "export run", "enter", "leave", "compare-trace", "stage", "graph-option"};
 static_assert(kOpNames.size() == size_t(ScriptOp::COUNT));
 
 std::vector<std::string> splitWords(std::string_view line) {
@@ -36,6 +36,11 @@ std::vector<std::string> splitWords(std::string_view line) {
   }
   if (any) out.push_back(cur);
   return out;
+}
+
+bool isCounterName(std::string_view s) {
+  return s == "drawn-nodes" || s == "drawn-labels" || s == "drawn-edges" || s == "drawn-badges" || s == "drawn-stubs" ||
+         s == "columns" || s == "compare-rows" || s == "visible-passes";
 }
 
 bool parseInt(std::string_view s, int& v) {
@@ -254,13 +259,24 @@ Result<std::vector<ScriptCommand>> parseScript(std::string_view text, std::strin
       else if (w1 == "graph" && need(3)) c.arg2 = w[2];
       else if (w1 == "pipeline" && need(3)) c.arg2 = w[2];
       else if ((w1 == "error" || w1 == "help") && need(2)) {
-      } else if (w1 == "min" && need(4) && parseInt(w[3], c.number) &&
-                 (w[2] == "drawn-nodes" || w[2] == "drawn-labels" || w[2] == "compare-rows" || w[2] == "visible-passes"))
+      } else if ((w1 == "min" || w1 == "max") && w.size() >= 4 && isCounterName(w[2]) &&
+                 ((need(4) && parseInt(w[3], c.number)) ||
+                  (need(5) && w[3].size() >= 2 && w[3].back() == 'x' && isCounterName(w[4]) &&
+                   parseDouble(w[3].substr(0, w[3].size() - 1), c.factor)))) {
         c.arg2 = w[2];
-      else
+        if (w.size() == 5) c.arg3 = w[4];
+      } else {
         return err(
-            "expected: expect pass-status S | diff empty|nonempty | node NAME | min WHAT N | graph NAME | pipeline NAME | "
-            "error | help");
+            "expected: expect pass-status S | diff empty|nonempty | node NAME | min|max WHAT N | min|max WHAT Kx OTHER | "
+            "graph NAME | pipeline NAME | error | help (WHAT: drawn-nodes, drawn-labels, drawn-edges, drawn-badges, "
+            "drawn-stubs, columns, compare-rows, visible-passes)");
+      }
+    } else if (w0 == "graph-option") {
+      if (!need(3) || (w1 != "badges" && w1 != "wrap") || (w[2] != "on" && w[2] != "off"))
+        return err("expected: graph-option badges|wrap on|off");
+      c.op = ScriptOp::GraphOption;
+      c.arg = w1;
+      c.arg2 = w[2];
     } else {
       return err("unknown command");
     }

@@ -30,7 +30,11 @@
 //   expect pass-status changed|unchanged|skipped|failed   the selected pass's status
 //   expect diff empty|nonempty   the graph view's diff at the selected pass
 //   expect node NAME             the selected node
-//   expect min drawn-nodes|drawn-labels|compare-rows|visible-passes N
+//   expect min|max WHAT N        a view counter; WHAT: drawn-nodes, drawn-labels, drawn-edges,
+//                                drawn-badges, drawn-stubs, columns, compare-rows, visible-passes
+//   expect min|max WHAT Kx OTHER the same against K times another counter
+//                                (e.g. expect max drawn-edges 2x drawn-nodes)
+//   graph-option badges|wrap on|off   constants as badges on their users / wrap at Fit
 //   expect error                 an error dialog is showing (e.g. a corrupt file)
 //   expect help                  the Help/Keys overlay is showing
 //   expect graph NAME            the graph view shows nested graph NAME (main: the top graph)
@@ -54,6 +58,7 @@ enum class ScriptOp : uint8_t {
   SelectPass, NextPass, PrevPass, NextChanged, PrevChanged, FirstPass, LastPass,
   SelectNode, Pin, Unpin, View, Filter, Search, SearchNext, SearchPrev,
   Compare, Fit, Zoom, ExportComparison, ExportChart, Frames, NextChange, PrevChange, Expect, Key, ExportRun, Enter, Leave, CompareTrace, Stage,
+  GraphOption,
   COUNT
 };
 std::string_view scriptOpName(ScriptOp op);
@@ -74,6 +79,7 @@ struct ScriptCommand {
   std::string text;        ///< the source line (for messages)
   std::string arg;         ///< name / path / view / filter key / format
   std::string arg2;        ///< filter value / export path
+  std::string arg3;        ///< expect min|max: the other counter of a relative bound
   int number = 0;          ///< pass index when `arg` is numeric, frame count
   bool numeric = false;    ///< `arg` was an integer
   bool shift = false;      ///< key: with Shift held

@@ -25,7 +25,8 @@ std::string serializeSettings(const Settings& s) {
   out += fmt::format("window_width={}\nwindow_height={}\n", s.windowWidth, s.windowHeight);
   out += fmt::format("left_panel={}\nright_panel={}\n", s.leftPanel, s.rightPanel);
   out += fmt::format("pipeline={}\nprofile={}\ntarget={}\n", s.pipeline, s.profile, s.target);
-  out += fmt::format("last_dir={}\nhide_constants={}\n", s.lastDir, s.hideConstants ? 1 : 0);
+  out += fmt::format("last_dir={}\nhide_constants={}\nconstant_badges={}\n", s.lastDir, s.hideConstants ? 1 : 0,
+                     s.constantBadges ? 1 : 0);
   for (const std::string& r : s.recent) out += fmt::format("recent={}\n", r);
   return out;
 }
@@ -66,6 +67,7 @@ Settings parseSettings(std::string_view text) {
     else if (k == "target") s.target = v;
     else if (k == "last_dir") s.lastDir = v;
     else if (k == "hide_constants") s.hideConstants = v != "0";
+    else if (k == "constant_badges") s.constantBadges = v != "0";
     else if (k == "recent" && !v.empty() && s.recent.size() < Settings::kMaxRecent) s.recent.push_back(v);
   }
   return s;

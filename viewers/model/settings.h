@@ -22,6 +22,7 @@ struct Settings {
   std::string target = "generic";
   std::string lastDir;       ///< file browser directory
   bool hideConstants = true; ///< graph view: draw single-use constants beside their user
+  bool constantBadges = true; ///< graph view: draw constants and CONST_SHAPE as badges on their users
   bool operator==(const Settings&) const = default;
 
   static constexpr size_t kMaxRecent = 10;

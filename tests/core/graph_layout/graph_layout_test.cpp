@@ -123,6 +123,15 @@ void expectValidLayout(const ir::Graph& g, const Layout& lay, const LayoutOption
     for (ir::NodeId p : producers(n)) {
       const NodeBox* from = lay.find(p);
       ASSERT_NE(from, nullptr);
+      if (from->badge) {  // drawn inside its users: no edge, empty box on its first user
+        EXPECT_TRUE(o.constantBadges);
+        const NodeBox* first = lay.find(from->attachedTo);
+        ASSERT_NE(first, nullptr);
+        EXPECT_EQ(from->w, 0.f);
+        EXPECT_EQ(from->x, first->x);
+        EXPECT_EQ(from->y, first->y);
+        continue;
+      }
       ++edges;
       if (from->attached()) {
         EXPECT_EQ(from->attachedTo, n.id);
@@ -154,7 +163,8 @@ void expectValidLayout(const ir::Graph& g, const Layout& lay, const LayoutOption
   }
   // No two boxes of a layer overlap (they keep at least the smaller gap apart).
   std::map<int, std::vector<const NodeBox*>> rows;
-  for (const NodeBox& b : lay.nodes) rows[b.layer].push_back(&b);
+  for (const NodeBox& b : lay.nodes)
+    if (!b.badge) rows[b.layer].push_back(&b);
   for (auto& [l, row] : rows) {
     std::sort(row.begin(), row.end(), [](const NodeBox* a, const NodeBox* b) { return a->x < b->x; });
     for (size_t i = 1; i < row.size(); ++i)
@@ -182,6 +192,12 @@ void expectValidLayout(const ir::Graph& g, const Layout& lay, const LayoutOption
       EXPECT_GT(to->layer - from->layer, o.maxEdgeSpan);
       continue;
     }
+    if (p.stub) {
+      EXPECT_GT(o.maxFanout, 0);
+      EXPECT_GT(to->layer - from->layer, 1);
+      EXPECT_EQ(p.points.size(), 2u);
+      continue;
+    }
     int span = to->layer - from->layer;
     ASSERT_EQ(p.points.size(), size_t(2 * span));
     for (size_t i = 1; i < p.points.size(); ++i) EXPECT_GE(p.points[i].y, p.points[i - 1].y);
@@ -195,6 +211,7 @@ void expectValidLayout(const ir::Graph& g, const Layout& lay, const LayoutOption
   }
   // The bounding box holds everything.
   for (const NodeBox& b : lay.nodes) {
+    if (b.badge) continue;
     EXPECT_GE(b.x, lay.minX - 1e-2f);
     EXPECT_LE(b.x + b.w, lay.minX + lay.width + 1e-2f);
     EXPECT_LE(b.y + b.h, lay.minY + lay.height + 1e-2f);
@@ -350,6 +367,124 @@ TEST(Layout, HiddenConstantsAttachToTheirUser) {
   EXPECT_LT(plain.find(w0->id)->layer, plain.find(g.findByName("conv0"))->layer);
 }
 
+TEST(Layout, ConstantBadgesTakeNoLayersAndDrawNoEdges) {
+  // The final TOSA graph case: one zero point shared by every conv, per-conv weights, and a
+  // nullary CONST_SHAPE call.
+  ir::Graph g;
+  auto x = input(g, "x");
+  auto zp = weight(g, "zp");
+  auto shape = call(g, "shape", {});
+  ir::NodeId cur = x;
+  for (int i = 0; i < 6; ++i) cur = call(g, "conv" + std::to_string(i), {cur, weight(g, "w" + std::to_string(i)), zp, zp});
+  cur = call(g, "reshape", {cur, shape});
+  add(g, ir::NodeKind::Output, "output", {cur});
+  LayoutOptions o;
+  o.constantBadges = true;
+  o.hideConstants = true;
+  Layout lay = computeLayout(g, o);
+  expectValidLayout(g, lay, o);
+  EXPECT_EQ(lay.stats.badges, 8u);  // zp, shape, w0..w5
+  EXPECT_EQ(lay.stats.attachedConstants, 0u);
+  EXPECT_EQ(lay.layerCount, 9);  // x, conv0..5, reshape, output
+  EXPECT_EQ(lay.edges.size(), 8u);  // the data chain only
+  EXPECT_TRUE(lay.find(zp)->badge);
+  EXPECT_EQ(lay.find(zp)->attachedTo, g.findByName("conv0"));
+  EXPECT_TRUE(lay.find(shape)->badge);
+  EXPECT_TRUE(isParameterNode(g, g.node(shape)));
+  EXPECT_FALSE(isParameterNode(g, g.node(cur)));
+  // Without badges the shared zero point is a node with six edges.
+  o.constantBadges = false;
+  Layout plain = computeLayout(g, o);
+  expectValidLayout(g, plain, o);
+  EXPECT_EQ(plain.stats.badges, 0u);
+  EXPECT_GT(plain.edges.size(), 8u + 6u);
+}
+
+TEST(Layout, ProducersWithManyUsersGetStubEdges) {
+  // x feeds a chain of 10 nodes and every one of them: 11 users, far apart.
+  ir::Graph g;
+  auto x = input(g, "x");
+  ir::NodeId cur = call(g, "first", {x});
+  for (int i = 0; i < 10; ++i) cur = call(g, "n" + std::to_string(i), {cur, x});
+  add(g, ir::NodeKind::Output, "output", {cur});
+  LayoutOptions o;
+  o.maxFanout = 4;
+  Layout lay = computeLayout(g, o);
+  expectValidLayout(g, lay, o);
+  size_t stubs = 0;
+  for (const EdgePath& e : lay.edges) {
+    if (e.from == x && lay.find(e.to)->layer - lay.find(x)->layer > 1) EXPECT_TRUE(e.stub);
+    stubs += e.stub;
+  }
+  EXPECT_EQ(stubs, lay.stats.stubEdges);
+  EXPECT_GE(stubs, 9u);
+  EXPECT_EQ(lay.stats.dummies, 0u);  // no long routes for x's edges
+  o.maxFanout = 0;
+  Layout routed = computeLayout(g, o);
+  EXPECT_EQ(routed.stats.stubEdges, 0u);
+  EXPECT_GT(routed.stats.dummies, 0u);
+}
+
+TEST(Layout, CompactLayersDropsEmptyRowsAndWrapColumnsFillsAView) {
+  ir::Graph g;
+  auto x = input(g, "x");
+  ir::NodeId cur = x;
+  std::vector<ir::NodeId> chain;
+  for (int i = 0; i < 40; ++i) chain.push_back(cur = call(g, "n" + std::to_string(i), {cur}));
+  // A skip edge over many layers: it crosses column boundaries once wrapped.
+  call(g, "join", {chain[2], chain[35]});
+  add(g, ir::NodeKind::Output, "output", {cur});
+  LayoutOptions o;
+  Layout lay = computeLayout(g, o);
+  expectValidLayout(g, lay, o);
+
+  // A pass removes n5 and n6: the incremental layout leaves their rows empty; compacting
+  // drops exactly those rows and moves what is below up.
+  ir::Graph h = g;
+  for (ir::NodeId gone : {chain[5], chain[6]}) {
+    rewireUsers(h, gone, producers(h.node(gone))[0]);
+    ASSERT_TRUE(h.erase(gone));
+  }
+  Layout gap = computeLayout(h, o, &lay);
+  ASSERT_TRUE(gap.stats.incremental);
+  ASSERT_EQ(gap.layerCount, lay.layerCount);
+  std::vector<uint8_t> keep = occupiedLayers(gap);
+  ASSERT_EQ(keep.size(), size_t(gap.layerCount));
+  EXPECT_EQ(std::count(keep.begin(), keep.end(), 0), 2);
+  Layout c = compactLayers(gap, keep);
+  expectValidLayout(h, c, o);
+  EXPECT_EQ(c.layerCount, gap.layerCount - 2);
+  EXPECT_EQ(c.find(chain[30])->layer, gap.find(chain[30])->layer - 2);
+  EXPECT_EQ(c.find(chain[1])->y, gap.find(chain[1])->y);  // above the gap: unchanged
+  EXPECT_LT(c.height, gap.height);
+  EXPECT_EQ(compactLayers(lay, occupiedLayers(lay)).layerCount, lay.layerCount);
+
+  // Wrapping: a tall view keeps one column, a wide one wraps; every box stays in its column's
+  // rows and edges that change column get a break.
+  EXPECT_EQ(chooseWrap(lay, 300, 100000).layersPerColumn, 0);
+  WrapSpec spec = chooseWrap(lay, 1600, 500);
+  ASSERT_GT(spec.layersPerColumn, 0);
+  int cols = spec.columns(lay);
+  EXPECT_GT(cols, 1);
+  Layout w = wrapColumns(lay, spec);
+  ASSERT_EQ(w.nodes.size(), lay.nodes.size());
+  for (const NodeBox& b : w.nodes) {
+    int col = b.layer / spec.layersPerColumn;
+    EXPECT_FLOAT_EQ(b.y, float(b.layer - col * spec.layersPerColumn) * lay.layerPitch);
+    EXPECT_NEAR(b.x, lay.find(b.id)->x + float(col) * (lay.width + spec.columnGap), 1e-3f);
+  }
+  EXPECT_LT(w.height, lay.height / float(cols - 1));
+  size_t broken = 0;
+  for (const EdgePath& e : w.edges) {
+    int c0 = w.find(e.from)->layer / spec.layersPerColumn, c1 = w.find(e.to)->layer / spec.layersPerColumn;
+    EXPECT_EQ(e.breaks.size(), size_t(c1 - c0)) << e.from << "->" << e.to;
+    broken += !e.breaks.empty();
+    EXPECT_EQ(e.points.front().y, w.find(e.from)->y + w.find(e.from)->h);
+    EXPECT_EQ(e.points.back().y, w.find(e.to)->y);
+  }
+  EXPECT_GE(broken, size_t(cols - 1));  // the chain continues in every next column
+}
+
 TEST(Layout, MeasuredWidthsAreUsedAndClamped) {
   ir::Graph g;
   auto x = input(g, "x");
@@ -358,7 +493,7 @@ TEST(Layout, MeasuredWidthsAreUsedAndClamped) {
   add(g, ir::NodeKind::Output, "output", {a});
   LayoutOptions o;
   o.minNodeWidth = 30;
-  o.measureWidth = [](const ir::Node& n) { return 8.f * float(n.name.size()); };
+  o.measureWidth = [](const ir::Graph&, const ir::Node& n) { return 8.f * float(n.name.size()); };
   Layout lay = computeLayout(g, o);
   expectValidLayout(g, lay, o);
   EXPECT_EQ(lay.find(a)->w, 8.f * 23);
@@ -451,7 +586,7 @@ TEST(Layout, RealGraphsAreValid) {
       LayoutOptions o;
       o.hideConstants = hide;
       if (variant == 2) o.placement = Placement::LeastSquares;
-      o.measureWidth = [](const ir::Node& n) { return 7.f * float(n.name.size()) + 16.f; };
+      o.measureWidth = [](const ir::Graph&, const ir::Node& n) { return 7.f * float(n.name.size()) + 16.f; };
       Layout lay = computeLayout(g, o);
       expectValidLayout(g, lay, o);
       EXPECT_FALSE(lay.stats.incremental);
