@@ -124,10 +124,10 @@ CanvasStats drawCanvas(ImDrawList* dl, const CanvasFrame& f, const Camera& cam, 
     if (e.stub && !sel && n >= 2) {
       // A value with many users: a short stub under the producer and one over each user.
       float len = std::min(14.f, 0.3f * L.layerPitch * z);
-      ImVec2 a(sx(e.points.front().x), sy(e.points.front().y)), b(sx(e.points.back().x), sy(e.points.back().y));
-      dl->AddLine(a, ImVec2(a.x, a.y + len), col, th);
-      dl->AddLine(ImVec2(b.x, b.y - len), b, col, th);
-      if (len >= 6.f) dl->AddCircleFilled(ImVec2(b.x, b.y - len), 2.f, col);
+      ImVec2 from(sx(e.points.front().x), sy(e.points.front().y)), to(sx(e.points.back().x), sy(e.points.back().y));
+      dl->AddLine(from, ImVec2(from.x, from.y + len), col, th);
+      dl->AddLine(ImVec2(to.x, to.y - len), to, col, th);
+      if (len >= 6.f) dl->AddCircleFilled(ImVec2(to.x, to.y - len), 2.f, col);
       ++st.edges;
       ++st.stubs;
       continue;
@@ -395,7 +395,7 @@ ir::NodeId GraphView::pick(ImVec2 c) const {
 
 void GraphView::drawToolbar(ViewState& s, const GraphPtr& shown) {
   if (!s.subgraphPath.empty()) {
-    if (ImGui::Button("< Back")) s.subgraphPath.pop_back(), fitPending_ = true;
+    if (ImGui::Button("< Back")) s.subgraphPath.pop_back(), s.selectedNode = ir::kInvalidNode, fitPending_ = true;
     ImGui::SameLine();
     std::string crumb = "main";
     for (const std::string& n : s.subgraphPath) crumb += " > " + n;
@@ -444,7 +444,7 @@ void GraphView::drawToolbar(ViewState& s, const GraphPtr& shown) {
     ImGui::SetNextItemWidth(140);
     if (ImGui::BeginCombo("##subgraphs", "nested graphs")) {
       for (const auto& [name, sub] : shown->subgraphs())
-        if (ImGui::Selectable(name.c_str())) s.subgraphPath.push_back(name), fitPending_ = true;
+        if (ImGui::Selectable(name.c_str())) s.subgraphPath.push_back(name), s.selectedNode = ir::kInvalidNode, fitPending_ = true;
       ImGui::EndCombo();
     }
   }
@@ -622,7 +622,10 @@ void GraphView::draw(ViewState& s) {
       std::vector<std::string> nested;
       if (const ir::Node* n = shown->find(id)) nested = viewmodel::nestedGraphRefs(*shown, *n);
       if (!nested.empty()) {
+        // The nested graph opens fitted, with nothing selected (the inspector would show a
+        // node of the outer graph).
         s.subgraphPath.push_back(nested.front());
+        s.selectedNode = ir::kInvalidNode;
         fitPending_ = true;
       } else {
         centerOn(id, 0.f);

@@ -2,6 +2,7 @@
 // provenance, and the node's history across all passes of the trace.
 #pragma once
 
+#include "viewers/model/constant_values.h"
 #include "viewers/model/node_history.h"
 #include "viewers/view_state.h"
 
@@ -16,6 +17,10 @@ class InspectorView {
   ir::NodeId histNode_ = ir::kInvalidNode;
   std::vector<std::string> histPath_;
   viewmodel::NodeHistory history_;
+  // Values of the selected constant, loaded on demand ("Show values").
+  uint64_t valuesGeneration_ = 0;
+  ir::NodeId valuesNode_ = ir::kInvalidNode;
+  std::string valuesText_, valuesError_;
 };
 
 }  // namespace ls::viewers

@@ -68,6 +68,7 @@ struct ViewState {
   std::optional<bool> preparationRequest;
   std::optional<CaptureRequest> capture;
   std::string statusMessage;  ///< last export / action result for the status bar
+  std::vector<std::string> importWarnings;  ///< the open file's non-fatal load findings (status bar tooltip)
 
   /// The graph after `pass` (-1 = source) of run A, with the open nested graph applied; null
   /// when there is no trace or the nested graph does not exist at that pass.

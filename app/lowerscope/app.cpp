@@ -205,6 +205,9 @@ void App::pollJobs() {
       if (t.totals().failed) state_.statusMessage += " - a pass failed (see the pipeline view)";
       if (!o->quantized.empty()) state_.statusMessage += "; quantized first: " + o->quantized;
     }
+    if (!o->path.empty()) state_.importWarnings = o->warnings;
+    if (!state_.importWarnings.empty())
+      state_.statusMessage += fmt::format(" - {} load warning(s), hover here", state_.importWarnings.size());
   }
   if (auto o = jobB_.take()) {
     if (!o->fromTraceFile && o->source != source_) {
@@ -488,13 +491,31 @@ void App::drawStatusBar() {
                                                                           state_.trace->records[size_t(state_.selectedPass)].name))
                                  : std::string("-");
   const viewers::CanvasStats& cs = graphView_->lastStats();
-  if (state_.tab == viewers::CenterTab::Graph)
-    ImGui::Text("%s | drawn %d nodes %d edges%s | %s", sel.c_str(), cs.nodes, cs.edges, cs.truncated ? " (detail limited)" : "",
-                state_.statusMessage.c_str());
-  else
-    ImGui::Text("%s | %s", sel.c_str(), state_.statusMessage.c_str());
-  ImGui::SameLine(ImGui::GetWindowWidth() - 150);
-  ImGui::TextDisabled("F1: keys & help");
+  std::string text = state_.tab == viewers::CenterTab::Graph
+                         ? fmt::format("{} | drawn {} nodes {} edges{} | {}", sel, cs.nodes, cs.edges,
+                                       cs.truncated ? " (detail limited)" : "", state_.statusMessage)
+                         : fmt::format("{} | {}", sel, state_.statusMessage);
+  // The message is cut (with "...") before the help hint instead of running under it; the whole
+  // text and any load warnings are in the tooltip.
+  const char* hint = "F1: keys & help";
+  const float hintW = ImGui::CalcTextSize(hint).x + ImGui::GetStyle().ItemSpacing.x * 2;
+  const float room = ImGui::GetContentRegionAvail().x - hintW;
+  std::string shown = text;
+  if (ImGui::CalcTextSize(shown.c_str()).x > room) {
+    while (!shown.empty() && ImGui::CalcTextSize((shown + "...").c_str()).x > room) shown.pop_back();
+    shown += "...";
+  }
+  ImGui::TextUnformatted(shown.c_str());
+  if (ImGui::IsItemHovered() && (shown != text || !state_.importWarnings.empty())) {
+    ImGui::BeginTooltip();
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 50);
+    ImGui::TextUnformatted(text.c_str());
+    for (const std::string& w : state_.importWarnings) ImGui::BulletText("%s", w.c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::EndTooltip();
+  }
+  ImGui::SameLine(ImGui::GetWindowWidth() - hintW);
+  ImGui::TextDisabled("%s", hint);
 }
 
 void App::drawDialogs() {

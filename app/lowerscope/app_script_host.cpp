@@ -22,11 +22,14 @@ void App::selectNode(ir::NodeId id) {
 
 void App::enterSubgraph(const std::string& name) {
   state_.subgraphPath.push_back(name);
+  state_.selectedNode = ir::kInvalidNode;
   graphView_->requestFit();
 }
 
 void App::leaveSubgraph() {
   if (!state_.subgraphPath.empty()) state_.subgraphPath.pop_back();
+  state_.selectedNode = ir::kInvalidNode;
+  graphView_->requestFit();
 }
 
 Status App::showPreparation(bool on) {

@@ -199,7 +199,8 @@ bool RunJob::startFile(std::string path, RunConfig cfg) {
           o.trace = TracePtr(std::make_shared<const trace::Trace>(std::move(tr)));
           return o;
         }
-        auto g = io::loadGraphFile(path);
+        io::ImportReport report;
+        auto g = io::loadGraphFile(path, &report);
         if (!g) {
           o.trace = Status::error(g.message());
           return o;
@@ -218,6 +219,7 @@ bool RunJob::startFile(std::string path, RunConfig cfg) {
           progress_.passName = name;
         });
         r.path = path;
+        r.warnings = std::move(report.warnings);
         return r;
       },
       path);

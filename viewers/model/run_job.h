@@ -62,6 +62,7 @@ class RunJob {
     std::string path;
     RunConfig config;
     std::string quantized;  ///< the quantizer's summary when the run quantized the graph first
+    std::vector<std::string> warnings;  ///< non-fatal load findings (unknown ops, newer format fields)
   };
 
   RunJob() = default;

@@ -45,7 +45,9 @@ std::optional<double> scalarFromBytes(const std::vector<uint8_t>& b, ir::DType t
 
 }  // namespace
 
-Result<ir::Graph> tosaFileToGraph(const io::TosaFileInfo& f, const std::string& sourceName) {
+Result<ir::Graph> tosaFileToGraph(const io::TosaFileInfo& f, const std::string& sourceName, io::ImportReport* report) {
+  if (report)
+    for (const std::string& w : f.warnings) report->warnings.push_back(sourceName + ": " + w);
   const io::TosaBlockInfo* block = f.mainBlock();
   if (!block) return Status::error(sourceName + ": the file has no block to open");
   ir::Graph g;
@@ -114,7 +116,28 @@ Result<ir::Graph> tosaFileToGraph(const io::TosaFileInfo& f, const std::string& 
       n.op = ir::internOp(n.target);
       const ops::OpSchema* schema = ops::OpRegistry::instance().find(n.op);
       const TosaSerialization* ser = tosaSerialization(n.op);
-      if (!schema || !ser) return Status::error(where + ": not an operator this build knows");
+      if (!schema || !ser) {
+        // An operator of a newer TOSA (or one this build does not implement): kept with its inputs
+        // and the file's output type, flagged opaque (shown, not run or written), as fxjson does.
+        for (const std::string& in : op.inputs) {
+          auto it = values.find(in);
+          if (it == values.end()) {
+            const io::TosaTensorInfo* t = block->tensor(in);
+            if (!t || !t->hasData)
+              return Status::error(fmt::format("{}: input '{}' is not produced before it", where, in));
+            LS_ASSIGN_OR_RETURN(v, constantNode(*t));
+            it = values.emplace(in, v).first;
+          }
+          n.args.push_back(it->second);
+        }
+        n.flags |= ir::kFlagOpaque;
+        if (report) {
+          ++report->opaqueNodes;
+          report->warnings.push_back(where + ": not an operator this build knows; imported as opaque (shown, not run)");
+        }
+        values[out->name] = ir::ValueRef{g.append(std::move(n)), 0};
+        continue;
+      }
       if (op.op == "CONST_SHAPE") {
         if (!out->hasData) return Status::error(where + ": a CONST_SHAPE without data");
         n.kwargs.push_back({"values", ir::Arg(ir::IntList(out->ints()))});
@@ -199,9 +222,9 @@ Result<ir::Graph> tosaFileToGraph(const io::TosaFileInfo& f, const std::string& 
   return g;
 }
 
-Result<ir::Graph> loadTosaGraphBytes(std::string_view bytes, const std::string& sourceName) {
+Result<ir::Graph> loadTosaGraphBytes(std::string_view bytes, const std::string& sourceName, io::ImportReport* report) {
   LS_ASSIGN_OR_RETURN(info, io::readTosaBytes(bytes, sourceName));
-  return tosaFileToGraph(info, sourceName);
+  return tosaFileToGraph(info, sourceName, report);
 }
 
 Result<TosaFileRun> runTosaFileAgainst(const ir::Graph& lowered, std::string_view bytes, const std::string& sourceName,
