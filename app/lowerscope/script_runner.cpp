@@ -7,8 +7,10 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/passes/pass_manager.h"
+#include "viewers/model/pass_summary.h"
 
 namespace ls::app {
 
@@ -236,6 +238,12 @@ Status ScriptRunner::expect(ScriptHost& host, const ScriptCommand& c) {
     return ok ? Status::ok() : fail(fmt::format("{} changed/added/removed nodes", n));
   }
   if (c.arg == "pipeline") return trace->pipeline == c.arg2 ? Status::ok() : fail(trace->pipeline);
+  if (c.arg == "summary") {
+    std::vector<std::string> lines = viewmodel::summaryLines(viewmodel::passSummary(*trace, host.selectedPass()));
+    for (const std::string& l : lines)
+      if (l.find(c.arg2) != std::string::npos) return Status::ok();
+    return fail(fmt::format("a summary without it:\n  {}", fmt::join(lines, "\n  ")));
+  }
   if (c.arg == "graph") {
     std::vector<std::string> path = host.subgraphPath();
     std::string cur = path.empty() ? "main" : path.back();

@@ -258,6 +258,7 @@ Result<std::vector<ScriptCommand>> parseScript(std::string_view text, std::strin
       else if (w1 == "node" && w.size() >= 3) c.arg2 = rest(w, 2);
       else if (w1 == "graph" && need(3)) c.arg2 = w[2];
       else if (w1 == "pipeline" && need(3)) c.arg2 = w[2];
+      else if (w1 == "summary" && w.size() >= 3) c.arg2 = rest(w, 2);
       else if ((w1 == "error" || w1 == "help") && need(2)) {
       } else if ((w1 == "min" || w1 == "max") && w.size() >= 4 && isCounterName(w[2]) &&
                  ((need(4) && parseInt(w[3], c.number)) ||
@@ -268,7 +269,7 @@ Result<std::vector<ScriptCommand>> parseScript(std::string_view text, std::strin
       } else {
         return err(
             "expected: expect pass-status S | diff empty|nonempty | node NAME | min|max WHAT N | min|max WHAT Kx OTHER | "
-            "graph NAME | pipeline NAME | error | help (WHAT: drawn-nodes, drawn-labels, drawn-edges, drawn-badges, "
+            "graph NAME | pipeline NAME | summary TEXT | error | help (WHAT: drawn-nodes, drawn-labels, drawn-edges, drawn-badges, "
             "drawn-stubs, columns, compare-rows, visible-passes)");
       }
     } else if (w0 == "graph-option") {

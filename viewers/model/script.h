@@ -39,6 +39,8 @@
 //   expect help                  the Help/Keys overlay is showing
 //   expect graph NAME            the graph view shows nested graph NAME (main: the top graph)
 //   expect pipeline NAME         the shown run's pipeline (e.g. quantize-pt2e, tosa)
+//   expect summary TEXT          the selected pass's summary (title, reason, target ops, change
+//                                groups, statistics; one line each) has a line containing TEXT
 // RUN-OPTIONS: --no-skip --no-fast-copy --no-cache --skip --fast-copy --no-quantize --quantize --pipeline NAME
 //              --profile fp|int --target generic|u55|u85 --disable PASS
 #pragma once
