@@ -365,6 +365,8 @@ void App::drawMenu() {
       state_.tab = viewers::CenterTab::Graph, state_.tabChangeRequested = true;
     if (ImGui::MenuItem("Timing", "T", state_.tab == viewers::CenterTab::Timing))
       state_.tab = viewers::CenterTab::Timing, state_.tabChangeRequested = true;
+    if (ImGui::MenuItem("Delegation", nullptr, state_.tab == viewers::CenterTab::Delegation))
+      state_.tab = viewers::CenterTab::Delegation, state_.tabChangeRequested = true;
     if (ImGui::MenuItem("Fit graph", "F")) graphView_->requestFit();
     if (ImGui::MenuItem("Constants as badges", "B", settings_.constantBadges)) setConstantBadges(!settings_.constantBadges);
     ImGui::EndMenu();
@@ -469,6 +471,10 @@ void App::drawPanels() {
     }
     if (tab("Timing", viewers::CenterTab::Timing)) {
       timingView_.draw(state_);
+      ImGui::EndTabItem();
+    }
+    if (tab("Delegation", viewers::CenterTab::Delegation)) {
+      delegationView_.draw(state_, state_.shownGraph());
       ImGui::EndTabItem();
     }
     state_.tabChangeRequested = false;

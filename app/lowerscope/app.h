@@ -17,6 +17,7 @@
 #include "viewers/model/run_job.h"
 #include "viewers/model/settings.h"
 #include "viewers/pipeline_view.h"
+#include "viewers/delegation_view.h"
 #include "viewers/timing_view.h"
 #include "viewers/view_state.h"
 
@@ -141,6 +142,7 @@ class App final : private ScriptHost {
   std::unique_ptr<viewers::GraphView> graphView_;
   viewers::InspectorView inspectorView_;
   viewers::TimingView timingView_;
+  viewers::DelegationView delegationView_;
   viewers::FileBrowser browser_;
 
   std::string error_;

@@ -53,6 +53,7 @@ Status App::showPreparation(bool on) {
 void App::showView(const std::string& name) {
   if (name == "graph") state_.tab = viewers::CenterTab::Graph, state_.tabChangeRequested = true;
   else if (name == "timing") state_.tab = viewers::CenterTab::Timing, state_.tabChangeRequested = true;
+  else if (name == "delegation") state_.tab = viewers::CenterTab::Delegation, state_.tabChangeRequested = true;
   else if (name == "pipeline") showPipeline_ = true;
   else if (name == "inspector") showInspector_ = true;
 }

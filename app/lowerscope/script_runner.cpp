@@ -10,6 +10,7 @@
 #include <fmt/ranges.h>
 
 #include "core/passes/pass_manager.h"
+#include "viewers/model/delegation.h"
 #include "viewers/model/pass_summary.h"
 
 namespace ls::app {
@@ -265,6 +266,13 @@ Status ScriptRunner::expect(ScriptHost& host, const ScriptCommand& c) {
       if (what == "columns") return host.viewCount(ViewCount::Columns);
       if (what == "compare-rows") return host.viewCount(ViewCount::CompareRows);
       if (what == "visible-passes") return int64_t(viewmodel::visiblePasses(*trace, host.passFilter()).size());
+      if (what == "delegates" || what == "delegated-nodes" || what == "undelegated-ops") {
+        std::shared_ptr<const ir::Graph> g = host.shownGraph();
+        if (!g) return 0;
+        viewmodel::Delegation d = viewmodel::delegation(*g);
+        return what == "delegates" ? int64_t(d.delegates.size())
+               : what == "delegated-nodes" ? d.delegatedNodes : int64_t(d.undelegated.size());
+      }
       return 0;
     };
     int64_t v = counter(c.arg2);

@@ -40,7 +40,8 @@ std::vector<std::string> splitWords(std::string_view line) {
 
 bool isCounterName(std::string_view s) {
   return s == "drawn-nodes" || s == "drawn-labels" || s == "drawn-edges" || s == "drawn-badges" || s == "drawn-stubs" ||
-         s == "columns" || s == "compare-rows" || s == "visible-passes";
+         s == "columns" || s == "compare-rows" || s == "visible-passes" || s == "delegates" || s == "delegated-nodes" ||
+         s == "undelegated-ops";
 }
 
 bool parseInt(std::string_view s, int& v) {
@@ -180,8 +181,8 @@ Result<std::vector<ScriptCommand>> parseScript(std::string_view text, std::strin
     } else if (w0 == "unpin") {
       c.op = ScriptOp::Unpin;
     } else if (w0 == "view") {
-      if (!need(2) || (w1 != "pipeline" && w1 != "graph" && w1 != "inspector" && w1 != "timing"))
-        return err("expected: view pipeline|graph|inspector|timing");
+      if (!need(2) || (w1 != "pipeline" && w1 != "graph" && w1 != "inspector" && w1 != "timing" && w1 != "delegation"))
+        return err("expected: view pipeline|graph|inspector|timing|delegation");
       c.op = ScriptOp::View;
       c.arg = w1;
     } else if (w0 == "filter") {
@@ -270,7 +271,7 @@ Result<std::vector<ScriptCommand>> parseScript(std::string_view text, std::strin
         return err(
             "expected: expect pass-status S | diff empty|nonempty | node NAME | min|max WHAT N | min|max WHAT Kx OTHER | "
             "graph NAME | pipeline NAME | summary TEXT | error | help (WHAT: drawn-nodes, drawn-labels, drawn-edges, drawn-badges, "
-            "drawn-stubs, columns, compare-rows, visible-passes)");
+            "drawn-stubs, columns, compare-rows, visible-passes, delegates, delegated-nodes, undelegated-ops)");
       }
     } else if (w0 == "graph-option") {
       if (!need(3) || (w1 != "badges" && w1 != "wrap") || (w[2] != "on" && w[2] != "off"))
