@@ -32,7 +32,7 @@ struct GraphKey {
   bool operator==(const GraphKey&) const = default;
 };
 
-enum class CenterTab : uint8_t { Graph, Timing, Delegation, COUNT };
+enum class CenterTab : uint8_t { Graph, Timing, Delegation, IrDiff, COUNT };
 
 /// A request to save part of the framebuffer as PNG after the frame is rendered (the shell
 /// owns the GL context). Coordinates in ImGui screen pixels.

@@ -307,6 +307,10 @@ void App::handleGlobalKeys() {
     if (!io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_P, false) && state_.trace)
       state_.pinnedPass = state_.pinnedPass == state_.selectedPass ? viewers::kNoPin : state_.selectedPass;
     if (!io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_B, false)) setConstantBadges(!settings_.constantBadges);
+    if (!io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_D, false)) {
+      state_.tab = state_.tab == viewers::CenterTab::IrDiff ? viewers::CenterTab::Graph : viewers::CenterTab::IrDiff;
+      state_.tabChangeRequested = true;
+    }
     if (ImGui::IsKeyPressed(GLFW_KEY_T, false)) {
       state_.tab = state_.tab == viewers::CenterTab::Graph ? viewers::CenterTab::Timing : viewers::CenterTab::Graph;
       state_.tabChangeRequested = true;
@@ -365,6 +369,8 @@ void App::drawMenu() {
       state_.tab = viewers::CenterTab::Graph, state_.tabChangeRequested = true;
     if (ImGui::MenuItem("Timing", "T", state_.tab == viewers::CenterTab::Timing))
       state_.tab = viewers::CenterTab::Timing, state_.tabChangeRequested = true;
+    if (ImGui::MenuItem("IR diff", "D", state_.tab == viewers::CenterTab::IrDiff))
+      state_.tab = viewers::CenterTab::IrDiff, state_.tabChangeRequested = true;
     if (ImGui::MenuItem("Delegation", nullptr, state_.tab == viewers::CenterTab::Delegation))
       state_.tab = viewers::CenterTab::Delegation, state_.tabChangeRequested = true;
     if (ImGui::MenuItem("Fit graph", "F")) graphView_->requestFit();
@@ -477,6 +483,10 @@ void App::drawPanels() {
       delegationView_.draw(state_, state_.shownGraph());
       ImGui::EndTabItem();
     }
+    if (tab("IR diff", viewers::CenterTab::IrDiff)) {
+      irDiffView_.draw(state_);
+      ImGui::EndTabItem();
+    }
     state_.tabChangeRequested = false;
     ImGui::EndTabBar();
   }
@@ -559,6 +569,7 @@ void App::drawHelp() {
       {"Home / End", "source graph / last pass"},
       {"P", "pin the selected pass (diff against it) / unpin"},
       {"T", "switch Graph / Timing"},
+      {"D", "text IR diff of the pass (printed graphs, unified) / back to the graph"},
       {"F", "fit the graph (graph view focused)"},
       {"B", "constants and CONST_SHAPE as badges on their users / as nodes"},
       {"mouse wheel / drag", "zoom / pan the graph; drag the minimap to move"},

@@ -18,6 +18,7 @@
 #include "viewers/model/settings.h"
 #include "viewers/pipeline_view.h"
 #include "viewers/delegation_view.h"
+#include "viewers/ir_diff_view.h"
 #include "viewers/timing_view.h"
 #include "viewers/view_state.h"
 
@@ -143,6 +144,7 @@ class App final : private ScriptHost {
   viewers::InspectorView inspectorView_;
   viewers::TimingView timingView_;
   viewers::DelegationView delegationView_;
+  viewers::IrDiffView irDiffView_;
   viewers::FileBrowser browser_;
 
   std::string error_;

@@ -54,6 +54,7 @@ void App::showView(const std::string& name) {
   if (name == "graph") state_.tab = viewers::CenterTab::Graph, state_.tabChangeRequested = true;
   else if (name == "timing") state_.tab = viewers::CenterTab::Timing, state_.tabChangeRequested = true;
   else if (name == "delegation") state_.tab = viewers::CenterTab::Delegation, state_.tabChangeRequested = true;
+  else if (name == "ir-diff") state_.tab = viewers::CenterTab::IrDiff, state_.tabChangeRequested = true;
   else if (name == "pipeline") showPipeline_ = true;
   else if (name == "inspector") showInspector_ = true;
 }

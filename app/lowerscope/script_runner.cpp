@@ -11,6 +11,7 @@
 
 #include "core/passes/pass_manager.h"
 #include "viewers/model/delegation.h"
+#include "viewers/model/ir_diff.h"
 #include "viewers/model/pass_summary.h"
 
 namespace ls::app {
@@ -266,6 +267,12 @@ Status ScriptRunner::expect(ScriptHost& host, const ScriptCommand& c) {
       if (what == "columns") return host.viewCount(ViewCount::Columns);
       if (what == "compare-rows") return host.viewCount(ViewCount::CompareRows);
       if (what == "visible-passes") return int64_t(viewmodel::visiblePasses(*trace, host.passFilter()).size());
+      if (what == "ir-diff-added" || what == "ir-diff-removed") {
+        std::shared_ptr<const ir::Graph> a = host.comparedGraph(), b = host.shownGraph();
+        if (!a || !b) return 0;
+        viewmodel::IrDiff d = viewmodel::irDiff(*a, *b);
+        return int64_t(what == "ir-diff-added" ? d.added : d.removed);
+      }
       if (what == "delegates" || what == "delegated-nodes" || what == "undelegated-ops") {
         std::shared_ptr<const ir::Graph> g = host.shownGraph();
         if (!g) return 0;

@@ -41,7 +41,7 @@ std::vector<std::string> splitWords(std::string_view line) {
 bool isCounterName(std::string_view s) {
   return s == "drawn-nodes" || s == "drawn-labels" || s == "drawn-edges" || s == "drawn-badges" || s == "drawn-stubs" ||
          s == "columns" || s == "compare-rows" || s == "visible-passes" || s == "delegates" || s == "delegated-nodes" ||
-         s == "undelegated-ops";
+         s == "undelegated-ops" || s == "ir-diff-added" || s == "ir-diff-removed";
 }
 
 bool parseInt(std::string_view s, int& v) {
@@ -181,8 +181,9 @@ Result<std::vector<ScriptCommand>> parseScript(std::string_view text, std::strin
     } else if (w0 == "unpin") {
       c.op = ScriptOp::Unpin;
     } else if (w0 == "view") {
-      if (!need(2) || (w1 != "pipeline" && w1 != "graph" && w1 != "inspector" && w1 != "timing" && w1 != "delegation"))
-        return err("expected: view pipeline|graph|inspector|timing|delegation");
+      if (!need(2) || (w1 != "pipeline" && w1 != "graph" && w1 != "inspector" && w1 != "timing" && w1 != "delegation" &&
+                       w1 != "ir-diff"))
+        return err("expected: view pipeline|graph|inspector|timing|delegation|ir-diff");
       c.op = ScriptOp::View;
       c.arg = w1;
     } else if (w0 == "filter") {
@@ -271,7 +272,7 @@ Result<std::vector<ScriptCommand>> parseScript(std::string_view text, std::strin
         return err(
             "expected: expect pass-status S | diff empty|nonempty | node NAME | min|max WHAT N | min|max WHAT Kx OTHER | "
             "graph NAME | pipeline NAME | summary TEXT | error | help (WHAT: drawn-nodes, drawn-labels, drawn-edges, drawn-badges, "
-            "drawn-stubs, columns, compare-rows, visible-passes, delegates, delegated-nodes, undelegated-ops)");
+            "drawn-stubs, columns, compare-rows, visible-passes, delegates, delegated-nodes, undelegated-ops, ir-diff-added, ir-diff-removed)");
       }
     } else if (w0 == "graph-option") {
       if (!need(3) || (w1 != "badges" && w1 != "wrap") || (w[2] != "on" && w[2] != "off"))

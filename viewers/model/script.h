@@ -11,7 +11,7 @@
 //   next pass | prev pass | next changed | prev changed | first pass | last pass
 //   select node NAME             select a node of the shown graph by name
 //   pin pass N|NAME | unpin      diff against a pinned pass instead of the previous one
-//   view pipeline|graph|inspector|timing|delegation
+//   view pipeline|graph|inspector|timing|delegation|ir-diff
 //   filter hide-skipped on|off | filter hide-unchanged on|off | filter search TEXT
 //   search TEXT | search next | search prev      node search in the graph view
 //   next change | prev change    select and centre the next/previous node of the diff
@@ -32,7 +32,8 @@
 //   expect node NAME             the selected node
 //   expect min|max WHAT N        a view counter; WHAT: drawn-nodes, drawn-labels, drawn-edges,
 //                                drawn-badges, drawn-stubs, columns, compare-rows, visible-passes,
-//                                delegates, delegated-nodes, undelegated-ops (of the shown graph)
+//                                delegates, delegated-nodes, undelegated-ops (of the shown graph),
+//                                ir-diff-added, ir-diff-removed (text IR diff lines of the pass)
 //   expect min|max WHAT Kx OTHER the same against K times another counter
 //                                (e.g. expect max drawn-edges 2x drawn-nodes)
 //   graph-option badges|wrap on|off   constants as badges on their users / wrap at Fit
