@@ -22,6 +22,8 @@ Status saveTrace(const trace::Trace& t, const std::string& path);
 /// Loads .lstrace bytes: identifier, flatbuffers Verifier, version and every index checked
 /// before use; errors start with `sourceName`. Never crashes, whatever the bytes.
 Result<trace::Trace> loadTraceBytes(std::string_view bytes, const std::string& sourceName);
+/// Loads a trace file: .lstrace, or a recorder bundle (io/bundle.h, sniffed by looksLikeBundle), so
+/// every command and the app that takes a trace also opens a bundle.
 Result<trace::Trace> loadTrace(const std::string& path);
 bool looksLikeTrace(std::string_view bytes);
 

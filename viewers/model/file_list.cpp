@@ -14,7 +14,7 @@ bool isOpenableName(const std::string& name) {
   auto ends = [&](std::string_view s) {
     return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0;
   };
-  return ends(".json") || ends(".lsg") || ends(".lstrace");
+  return ends(".json") || ends(".lsg") || ends(".lstrace") || ends(".lsbundle");
 }
 
 Result<std::vector<FileEntry>> listDirectory(const std::string& dir) {
