@@ -5,10 +5,12 @@
 #include <fmt/format.h>
 #include <simdjson.h>
 
+#include <limits>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/io/lstrace.h"
 #include "core/io/share_nodes.h"
 #include "core/util/atomic_file.h"
 
@@ -39,14 +41,16 @@ bool has(const dom::object& o, std::string_view key, dom::element& out) {
   return o.at_key(key).get(out) == simdjson::SUCCESS && !out.is_null();
 }
 
-/// Reads an optional non-negative integer field; `where` prefixes the error.
-Status readCount(const dom::object& o, std::string_view key, int64_t& out, const std::string& where) {
+/// Reads an optional integer field in [0, max]; `where` prefixes the error.
+Status readCount(const dom::object& o, std::string_view key, int64_t& out, const std::string& where,
+                 int64_t max = std::numeric_limits<int32_t>::max()) {
   dom::element e;
   if (!has(o, key, e)) return Status::ok();
   int64_t v = 0;
-  if (e.type() != element_type::INT64 || e.get_int64().get(v) != simdjson::SUCCESS || v < 0)
-    return Status::error(fmt::format("{}: {}: expected a non-negative integer, got {}", where, key,
-                                     e.type() == element_type::INT64 ? "a negative one" : kindOf(e)));
+  if (e.type() != element_type::INT64 || e.get_int64().get(v) != simdjson::SUCCESS)
+    return Status::error(fmt::format("{}: {}: expected a non-negative integer, got {}", where, key, kindOf(e)));
+  if (v < 0 || v > max)
+    return Status::error(fmt::format("{}: {}: {} is out of range (expected 0..{})", where, key, v, max));
   out = v;
   return Status::ok();
 }
@@ -117,10 +121,10 @@ Status BundleReader::readPass(size_t i, const dom::element& e, RawPass& p) const
                                      p.status));
   LS_RETURN_IF_ERROR(readString(o, "reason", p.reason, where));
   LS_RETURN_IF_ERROR(readString(o, "message", p.message, where));
-  LS_RETURN_IF_ERROR(readCount(o, "start_ns", p.startNs, where));
-  LS_RETURN_IF_ERROR(readCount(o, "wall_ns", p.wallNs, where));
-  LS_RETURN_IF_ERROR(readCount(o, "cpu_ns", p.cpuNs, where));
-  LS_RETURN_IF_ERROR(readCount(o, "should_run_ns", p.shouldRunNs, where));
+  LS_RETURN_IF_ERROR(readCount(o, "start_ns", p.startNs, where, kMaxTraceTimeNs));
+  LS_RETURN_IF_ERROR(readCount(o, "wall_ns", p.wallNs, where, kMaxTraceTimeNs));
+  LS_RETURN_IF_ERROR(readCount(o, "cpu_ns", p.cpuNs, where, kMaxTraceTimeNs));
+  LS_RETURN_IF_ERROR(readCount(o, "should_run_ns", p.shouldRunNs, where, kMaxTraceTimeNs));
   LS_RETURN_IF_ERROR(readCount(o, "graph", p.graph, where));
   if (p.shouldRunNs > p.wallNs)
     return Status::error(fmt::format("{}: should_run_ns ({}) exceeds wall_ns ({}): expected the hook's time to be "
@@ -164,7 +168,8 @@ Result<const ir::Graph*> BundleReader::imported(int64_t index, const std::string
   if (report_) {
     for (std::string& w : rep.warnings) {
       // The same unknown op warns once, not once per snapshot that still holds it.
-      if (warned_.insert(w.substr(name.size())).second) report_->warnings.push_back(std::move(w));
+      std::string what = w.rfind(name, 0) == 0 ? w.substr(name.size()) : w;
+      if (warned_.insert(std::move(what)).second) report_->warnings.push_back(std::move(w));
     }
     report_->opaqueNodes = std::max(report_->opaqueNodes, rep.opaqueNodes);
   }
@@ -221,7 +226,7 @@ Result<trace::Trace> BundleReader::run() {
   LS_RETURN_IF_ERROR(readString(top, "model", t.model, source_));
   LS_RETURN_IF_ERROR(readString(top, "pipeline", t.pipeline, source_));
   int64_t totalNs = -1;
-  LS_RETURN_IF_ERROR(readCount(top, "total_ns", totalNs, source_));
+  LS_RETURN_IF_ERROR(readCount(top, "total_ns", totalNs, source_, kMaxTraceRunNs));
 
   dom::element e;
   dom::array graphs;

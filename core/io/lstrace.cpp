@@ -161,10 +161,8 @@ Status saveTrace(const trace::Trace& t, const std::string& path) {
 
 namespace {
 
-/// Times in a trace are durations of real runs: at most ~11.6 days each, and the sum over a
-/// run's records stays far from int64 overflow (Trace::totals, timing views and exports add them).
-constexpr int64_t kMaxTimeNs = int64_t(1) << 50;
-constexpr int64_t kMaxRunNs = int64_t(1) << 61;
+constexpr int64_t kMaxTimeNs = kMaxTraceTimeNs;
+constexpr int64_t kMaxRunNs = kMaxTraceRunNs;
 
 /// Reads one run (source graph, snapshots sharing nodes with their predecessor, records) into `t`.
 Status readRun(const fb::Graph* source, const flatbuffers::Vector<flatbuffers::Offset<fb::Graph>>* snapshots,

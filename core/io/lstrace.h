@@ -4,6 +4,7 @@
 // lists indices into it, so a 150-pass trace costs little more than its graphs' distinct nodes.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -14,6 +15,12 @@ namespace ls::io {
 
 /// The 4-character flatbuffers file identifier of .lstrace files.
 inline constexpr char kLstraceIdentifier[] = "LST1";
+
+/// Times in a loaded trace are durations of real runs: at most ~13 days per pass, and the sum over
+/// a run's records stays far from int64 overflow (Trace::totals, timing views and exports add
+/// them). Every trace loader (.lstrace, bundles) rejects times outside these bounds.
+inline constexpr int64_t kMaxTraceTimeNs = int64_t(1) << 50;
+inline constexpr int64_t kMaxTraceRunNs = int64_t(1) << 61;
 
 /// Serialises a trace (structural sharing of node versions preserved on load).
 Result<std::string> serializeTrace(const trace::Trace& t);

@@ -42,28 +42,21 @@ TraceComparison compareTraces(const Trace& a, const Trace& b, const GateOptions&
   TraceComparison c;
   c.totalA = a.totalNs;
   c.totalB = b.totalNs;
+  auto take = [](const PassRecord& r, int& index, int64_t& ns, PassStatus& status, SkipReason& reason, bool& in) {
+    index = r.index;
+    ns = r.totalNs();
+    status = r.status;
+    reason = r.reason;
+    in = true;
+  };
   std::map<std::string, int> seen;
   for (auto [ia, ib] : alignByName(a.records, b.records)) {
     const PassRecord& any = ia >= 0 ? a.records[size_t(ia)] : b.records[size_t(ib)];
     CompareRow row;
     row.name = any.name;
     row.occurrence = seen[any.name]++;
-    if (ia >= 0) {
-      const PassRecord& r = a.records[size_t(ia)];
-      row.indexA = r.index;
-      row.nsA = r.totalNs();
-      row.statusA = r.status;
-      row.reasonA = r.reason;
-      row.inA = true;
-    }
-    if (ib >= 0) {
-      const PassRecord& r = b.records[size_t(ib)];
-      row.indexB = r.index;
-      row.nsB = r.totalNs();
-      row.statusB = r.status;
-      row.reasonB = r.reason;
-      row.inB = true;
-    }
+    if (ia >= 0) take(a.records[size_t(ia)], row.indexA, row.nsA, row.statusA, row.reasonA, row.inA);
+    if (ib >= 0) take(b.records[size_t(ib)], row.indexB, row.nsB, row.statusB, row.reasonB, row.inB);
     c.rows.push_back(std::move(row));
   }
   for (size_t i = 0; i < c.rows.size(); ++i) {
