@@ -92,9 +92,11 @@ def _meta_key(node):
         val = node.meta.get("tensor_meta")
     if val is None:
         return None
+    if hasattr(val, "shape"):  # a tensor, or a TensorMetadata (a NamedTuple: not a tuple of values)
+        return (tuple(val.shape), val.dtype)
     if isinstance(val, (tuple, list)):
         return tuple(_meta_key_one(v) for v in val)
-    return _meta_key_one(val)
+    return None
 
 
 def _meta_key_one(v):

@@ -416,7 +416,7 @@ def main():
 
         check_engine(tmp, model, x, bundle)
 
-        plain, rec, nodes, _size = measure_overhead("resnet18", (1, 3, 64, 64), 30, 3)
+        plain, rec, nodes, _size = measure_overhead("resnet18", (1, 3, 64, 64), 30, 5)
         print(f"overhead (30 passes, resnet18, {nodes} nodes): {100 * (rec - plain) / plain:.1f}% "
               f"(CPU {plain:.2f} s -> {rec:.2f} s)")
         check(rec < plain * 1.2, "recording adds less than 20% (CPU time; the 150-pass, 1k-node figure: --overhead)")

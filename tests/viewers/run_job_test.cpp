@@ -93,6 +93,27 @@ TEST(RunJob, OpensSavedTraces) {
   fs::remove(path);
 }
 
+TEST(RunJob, OpensRecorderBundlesAsTraces) {
+  // A bundle recorded by tools/lowerscope_record.py (the fuzz seed), copied under a name without
+  // the .lsbundle extension: the app recognises it by its first bytes.
+  fs::path path = fs::temp_directory_path() / ("ls_runjob_" + std::to_string(::getpid()) + "_recorded.json");
+  fs::copy_file(std::string(LS_TESTS_DIR) + "/fuzz/corpus/bundle/tiny_pm.lsbundle", path,
+                fs::copy_options::overwrite_existing);
+  EXPECT_TRUE(isTracePath(path.string()));
+  RunJob job;
+  job.startFile(path.string(), generic());
+  job.join();
+  auto o = job.take();
+  ASSERT_TRUE(o && o->trace.isOk()) << (o ? o->trace.message() : "");
+  EXPECT_TRUE(o->fromTraceFile);
+  const trace::Trace& t = *o->trace.value();
+  ASSERT_EQ(t.records.size(), 5u);
+  EXPECT_EQ(t.records[0].name, "DecomposeAddmmPass");
+  EXPECT_EQ(t.records[4].status, passes::PassStatus::Failed);
+  EXPECT_EQ(o->config.pipeline, "python:PassManager");
+  fs::remove(path);
+}
+
 TEST(RunJob, CorruptAndMissingFilesAreErrorsNamingTheFile) {
   fs::path bad = fs::temp_directory_path() / ("ls_runjob_bad_" + std::to_string(::getpid()) + ".lstrace");
   std::ofstream(bad, std::ios::binary) << "xxxxLST1 definitely not a flatbuffer";
