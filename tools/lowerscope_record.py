@@ -294,6 +294,7 @@ class Recorder:
         self._t0 = None
         self._managers = []
         self._in_pass = 0  # > 0 while a pass runs: managers it calls are part of that pass
+        self.own_ns = 0  # wall time the recorder itself spent (keys, snapshots, writing)
 
     # -- graphs
     def _snapshot(self, gm, key):
@@ -338,6 +339,7 @@ class Recorder:
     def run_pass(self, fn, module, call):
         """Runs `call()` (the pass applied to `module`) and records it. Returns its result;
         re-raises its exception after recording it as failed."""
+        t_own = time.perf_counter_ns()
         gm_in = self._observe(module)
         obj = _pass_object(fn)
         rec = {"index": len(self.passes), "name": pass_name(fn),
@@ -361,6 +363,7 @@ class Recorder:
             restore = obj.__dict__.get("should_run_pass", _MISSING)
             obj.should_run_pass = should_run_pass  # what the pass's own __call__ calls
         start = time.perf_counter_ns()
+        self.own_ns += start - t_own
         cpu = time.process_time_ns()
         error = None
         result = None
@@ -373,6 +376,7 @@ class Recorder:
             wall = time.perf_counter_ns() - start
             cpu = time.process_time_ns() - cpu
             self._in_pass -= 1
+            t_own = time.perf_counter_ns()
             if restore is not None:
                 if restore is _MISSING:
                     del obj.should_run_pass
@@ -408,6 +412,7 @@ class Recorder:
                 rec["message"] = (f"PassResult.modified is {bool(modified)} but the graph is structurally "
                                   f"{'changed' if changed else 'unchanged'}")
         self.passes.append(rec)
+        self.own_ns += time.perf_counter_ns() - t_own
         if error is not None:
             raise error
         return result
@@ -500,7 +505,10 @@ class Recorder:
         return "python:" + "+".join(seen) if seen else "python"
 
     def write(self):
-        _write(self.bundle(), self.path)
+        t = time.perf_counter_ns()
+        doc = self.bundle()
+        _write(doc, self.path)
+        self.own_ns += time.perf_counter_ns() - t
         return self.path
 
 
@@ -513,7 +521,10 @@ def _is_routine(fn):
 
 def _recording_subclass(cls, recorder):
     def __call__(self, module, *args, **kwargs):
-        return recorder.run_pass(self, module, lambda: super(sub, self).__call__(module, *args, **kwargs))
+        call = lambda: super(sub, self).__call__(module, *args, **kwargs)  # noqa: E731
+        if recorder._in_pass:  # reached through a wrapper that is being recorded already
+            return call()
+        return recorder.run_pass(self, module, call)
 
     sub = type(cls.__name__, (cls,), {"__call__": __call__, "_ls_recording_subclass": True,
                                       "__module__": cls.__module__, "__qualname__": cls.__qualname__})
