@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
-#include <sstream>
 
 #include "core/io/lstrace.h"
 #include "tests/cli/cli_util.h"
@@ -12,16 +11,10 @@
 namespace {
 
 using ls::clitest::CliRun;
+using ls::clitest::readText;
 using ls::clitest::runCli;
 
 std::string seed(const std::string& name) { return std::string(LS_TESTS_DIR) + "/fuzz/corpus/bundle/" + name; }
-
-std::string readAll(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 TEST(CliBundle, ImportTraceWritesAnLstraceWithTheRecordedPasses) {
   auto d = ls::clitest::scratchDir("bundle_import");
@@ -49,7 +42,7 @@ TEST(CliBundle, UnknownOpsWarnButImport) {
 
 TEST(CliBundle, BrokenBundleIsAnErrorNamingTheFileAndWritesNothing) {
   auto d = ls::clitest::scratchDir("bundle_broken");
-  std::string text = readAll(seed("tiny_pm.lsbundle"));
+  std::string text = readText(seed("tiny_pm.lsbundle"));
   auto bad = d / "cut.lsbundle";
   std::ofstream(bad) << text.substr(0, text.size() / 2);
   auto out = d / "never.lstrace";
@@ -65,8 +58,8 @@ TEST(CliBundle, ExportAndCompareOpenBundlesDirectly) {
   CliRun e = runCli("export " + seed("tiny_pm.lsbundle") + " --chrome-trace " + chrome.string() + " --dot 0 " +
                     (d / "p0.dot").string());
   ASSERT_EQ(e.code, 0) << e.out;
-  EXPECT_NE(readAll(chrome).find("DecomposeGeluPass"), std::string::npos);
-  EXPECT_NE(readAll(d / "p0.dot").find("aten.mm.default"), std::string::npos);
+  EXPECT_NE(readText(chrome).find("DecomposeGeluPass"), std::string::npos);
+  EXPECT_NE(readText(d / "p0.dot").find("aten.mm.default"), std::string::npos);
   auto lst = d / "py.lstrace";
   ASSERT_EQ(runCli("import-trace " + seed("tiny_pm.lsbundle") + " -o " + lst.string()).code, 0);
   CliRun c = runCli("compare " + seed("tiny_pm.lsbundle") + " " + lst.string() + " --format json");
