@@ -28,6 +28,7 @@ relies on of those APIs is listed in docs/BUNDLE.md ("Upstream API the recorder 
 Only torch is needed.
 """
 
+import base64
 import contextlib
 import functools
 import inspect
@@ -181,7 +182,6 @@ def _fetch_attr(gm, target):
 def _constant_entry(t, fqn, kind, weights):
     c = {"shape": [int(s) for s in t.shape], "dtype": _dtype_name(t.dtype), "fqn": fqn, "kind": kind}
     if weights or t.numel() <= SMALL_CONSTANT_ELEMENTS:
-        import base64
         c["data_b64"] = base64.b64encode(_tensor_bytes(t)).decode("ascii")
     return c
 
