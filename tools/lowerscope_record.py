@@ -108,15 +108,21 @@ def _meta_key_one(v):
     return (tuple(shape), dtype)
 
 
-def _hashable(a):
-    if isinstance(a, torch.fx.Node):
+_SCALARS = (int, float, bool, str, type(None))
+
+
+def _arg_key(a):
+    t = type(a)
+    if t is torch.fx.Node:
         return ("%", a.name)
+    if t in _SCALARS:
+        return a
     if isinstance(a, (list, tuple)):
-        return tuple(_hashable(x) for x in a)
+        return tuple([_arg_key(x) for x in a])
     if isinstance(a, dict):
-        return tuple((k, _hashable(v)) for k, v in a.items())
-    if isinstance(a, slice):
-        return ("slice", _hashable(a.start), _hashable(a.stop), _hashable(a.step))
+        return tuple([(k, _arg_key(v)) for k, v in a.items()])
+    if t is slice:
+        return ("slice", _arg_key(a.start), _arg_key(a.stop), _arg_key(a.step))
     try:
         hash(a)
         return a
@@ -127,8 +133,8 @@ def _hashable(a):
 def structural_key(gm):
     """Exact structure of a graph: per node its name, op, target, args, kwargs and shape/dtype.
     Equal keys mean the same fxjson snapshot (constant values are not part of it)."""
-    return tuple((n.name, n.op, n.target, _hashable(n.args), _hashable(n.kwargs), _meta_key(n))
-                 for n in gm.graph.nodes)
+    return tuple([(n.name, n.op, n.target, _arg_key(n.args), _arg_key(n.kwargs) if n.kwargs else (), _meta_key(n))
+                  for n in gm.graph.nodes])
 
 
 def _meta_of_node(node):
@@ -294,7 +300,7 @@ class Recorder:
         self._t0 = None
         self._managers = []
         self._in_pass = 0  # > 0 while a pass runs: managers it calls are part of that pass
-        self.own_ns = 0  # wall time the recorder itself spent (keys, snapshots, writing)
+        self.own_ns = 0  # CPU time (this thread's) the recorder itself spent: keys, snapshots, writing
 
     # -- graphs
     def _snapshot(self, gm, key):
@@ -339,7 +345,7 @@ class Recorder:
     def run_pass(self, fn, module, call):
         """Runs `call()` (the pass applied to `module`) and records it. Returns its result;
         re-raises its exception after recording it as failed."""
-        t_own = time.perf_counter_ns()
+        t_own = time.thread_time_ns()
         gm_in = self._observe(module)
         obj = _pass_object(fn)
         rec = {"index": len(self.passes), "name": pass_name(fn),
@@ -363,7 +369,7 @@ class Recorder:
             restore = obj.__dict__.get("should_run_pass", _MISSING)
             obj.should_run_pass = should_run_pass  # what the pass's own __call__ calls
         start = time.perf_counter_ns()
-        self.own_ns += start - t_own
+        self.own_ns += time.thread_time_ns() - t_own
         cpu = time.process_time_ns()
         error = None
         result = None
@@ -376,7 +382,7 @@ class Recorder:
             wall = time.perf_counter_ns() - start
             cpu = time.process_time_ns() - cpu
             self._in_pass -= 1
-            t_own = time.perf_counter_ns()
+            t_own = time.thread_time_ns()
             if restore is not None:
                 if restore is _MISSING:
                     del obj.should_run_pass
@@ -412,7 +418,7 @@ class Recorder:
                 rec["message"] = (f"PassResult.modified is {bool(modified)} but the graph is structurally "
                                   f"{'changed' if changed else 'unchanged'}")
         self.passes.append(rec)
-        self.own_ns += time.perf_counter_ns() - t_own
+        self.own_ns += time.thread_time_ns() - t_own
         if error is not None:
             raise error
         return result
@@ -505,10 +511,10 @@ class Recorder:
         return "python:" + "+".join(seen) if seen else "python"
 
     def write(self):
-        t = time.perf_counter_ns()
+        t = time.thread_time_ns()
         doc = self.bundle()
         _write(doc, self.path)
-        self.own_ns += time.perf_counter_ns() - t
+        self.own_ns += time.thread_time_ns() - t
         return self.path
 
 
