@@ -454,6 +454,9 @@ def main():
         plain, rec, nodes, size = measure_overhead(args.model, (1, 3, 32, 32), args.passes, args.repeats)
         print(f"{args.passes} passes over {args.model} ({nodes} nodes): CPU {plain:.2f} s plain, {rec:.2f} s recorded, "
               f"overhead {100 * (rec - plain) / plain:.1f}%, bundle {size / 1e6:.1f} MB")
+        own, spent, _ = recorder_share(args.model, (1, 3, 32, 32), args.passes)
+        print(f"recorder's own CPU time in one recorded run: {own:.2f} s, {100 * own / spent:.1f}% of the "
+              f"pipeline's {spent:.2f} s")
         return 0
 
     model, x, gm = traced("resnet18", (1, 3, 64, 64))
