@@ -279,8 +279,11 @@ Result<trace::Trace> BundleReader::run() {
     if (r.status == PassStatus::Skipped) {
       r.reason = SkipReason::Precondition;
       std::string text = p.reason.empty() ? p.message : p.reason;
-      for (int k = 1; k < int(SkipReason::COUNT); ++k)
-        if (passes::skipReasonName(SkipReason(k)) == p.reason) r.reason = SkipReason(k), text = p.message;
+      for (int k = 1; k < int(SkipReason::COUNT); ++k) {
+        if (passes::skipReasonName(SkipReason(k)) != p.reason) continue;
+        r.reason = SkipReason(k);  // one of ours, by name: the message is the detail
+        text = p.message;
+      }
       if (!p.targets.empty()) {
         std::string list;
         for (const std::string& op : p.targets) list += (list.empty() ? "" : ", ") + op;
