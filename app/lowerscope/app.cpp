@@ -152,7 +152,7 @@ void App::openCompareTrace(const std::string& path) {
   }
   if (jobB_.busy()) return;
   if (!viewmodel::isTracePath(path)) {
-    showError(fmt::format("{}: not a trace (.lstrace); only saved runs can be compared", path));
+    showError(fmt::format("{}: not a trace (.lstrace or a recorder bundle); only saved runs can be compared", path));
     return;
   }
   state_.compareTrace.reset();
@@ -575,7 +575,7 @@ void App::drawHelp() {
       {"mouse wheel / drag", "zoom / pan the graph; drag the minimap to move"},
       {"click / double-click", "select node / centre it (opens nested graphs)"},
       {"F5 / Esc", "run the pipeline / cancel the run"},
-      {"Ctrl+O", "open a graph (.fxjson.json, .lsg) or trace (.lstrace); or drop a file"},
+      {"Ctrl+O", "open a graph (.fxjson.json, .lsg) or trace (.lstrace, .lsbundle); or drop a file"},
       {"F1", "this help"},
   };
   if (ImGui::BeginTable("##keys", 2, ImGuiTableFlags_RowBg)) {

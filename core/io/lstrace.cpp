@@ -2,6 +2,7 @@
 // use the shared Graph codec (lsg_graph.h) with one blob table for all snapshots.
 #include "core/io/flatbuffer_file.h"
 #include "core/io/lstrace.h"
+#include "core/io/bundle.h"
 
 #include <fmt/format.h>
 #include <flatbuffers/flatbuffers.h>
@@ -12,6 +13,7 @@
 
 #include "core/io/lsg_graph.h"
 #include "core/io/schema/lstrace_generated.h"
+#include "core/io/share_nodes.h"
 #include "core/util/atomic_file.h"
 
 namespace ls::io {
@@ -27,30 +29,6 @@ constexpr char kProducer[] = "lowerscope";
 // Root + snapshots vector + one Graph (see lsg.cpp: 7 levels + 3 per nested subgraph).
 constexpr flatbuffers::uoffset_t kMaxVerifyDepth = 74;
 static_assert(11 + 3 * kMaxSubgraphNesting <= kMaxVerifyDepth);  // +2: preparation run
-
-
-bool sameNode(const ir::Node& a, const ir::Node& b) {
-  return a.id == b.id && a.kind == b.kind && a.flags == b.flags && a.op == b.op && a.name == b.name &&
-         a.target == b.target && a.args == b.args && a.kwargs == b.kwargs && a.outputs == b.outputs &&
-         a.module == b.module && a.provenance == b.provenance;
-}
-
-/// Rebuilds `g` so that every node equal to the version of the same id in `prev` shares
-/// prev's node object (structural sharing, as in the recorder's snapshots).
-ir::Graph shareWith(ir::Graph g, const ir::Graph& prev) {
-  ir::Graph out = g.shellCopy();
-  out.reserveNodes(g.size());
-  for (size_t i = 0; i < g.size(); ++i) {
-    const ir::NodePtr& p = g.ptrAt(i);
-    const ir::NodePtr* old = prev.findPtr(p->id);
-    if (old && sameNode(**old, *p))
-      out.appendShared(*old);
-    else
-      out.appendShared(p);
-  }
-  out.reserveIds(g.nextId());
-  return out;
-}
 
 }  // namespace
 
@@ -183,10 +161,8 @@ Status saveTrace(const trace::Trace& t, const std::string& path) {
 
 namespace {
 
-/// Times in a trace are durations of real runs: at most ~11.6 days each, and the sum over a
-/// run's records stays far from int64 overflow (Trace::totals, timing views and exports add them).
-constexpr int64_t kMaxTimeNs = int64_t(1) << 50;
-constexpr int64_t kMaxRunNs = int64_t(1) << 61;
+constexpr int64_t kMaxTimeNs = kMaxTraceTimeNs;
+constexpr int64_t kMaxRunNs = kMaxTraceRunNs;
 
 /// Reads one run (source graph, snapshots sharing nodes with their predecessor, records) into `t`.
 Status readRun(const fb::Graph* source, const flatbuffers::Vector<flatbuffers::Offset<fb::Graph>>* snapshots,
@@ -200,7 +176,7 @@ Status readRun(const fb::Graph* source, const flatbuffers::Vector<flatbuffers::O
     for (flatbuffers::uoffset_t i = 0; i < snapshots->size(); ++i) {
       auto g = readGraph(snapshots->Get(i), fmt::format("{} (snapshot {})", sourceName, i), ro);
       if (!g) return g.status();
-      auto shared = std::make_shared<const ir::Graph>(shareWith(std::move(*g), *prev));
+      auto shared = std::make_shared<const ir::Graph>(shareNodesWith(std::move(*g), *prev));
       t.snapshots.push_back(shared);
       prev = shared.get();
     }
@@ -326,6 +302,7 @@ Result<trace::Trace> loadTraceBytes(std::string_view bytes, const std::string& s
 Result<trace::Trace> loadTrace(const std::string& path) {
   auto bytes = readFile(path);
   if (!bytes) return bytes.status();
+  if (looksLikeBundle(*bytes)) return loadBundleBytes(*bytes, path);
   return loadTraceBytes(*bytes, path);
 }
 

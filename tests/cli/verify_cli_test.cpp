@@ -15,18 +15,12 @@
 namespace {
 
 using ls::clitest::CliRun;
+using ls::clitest::readText;
 using ls::clitest::runCli;
 
 std::string graph(const std::string& name) { return std::string(LS_ASSETS_DIR) + "/graphs/" + name + ".fxjson.json"; }
 
 std::filesystem::path scratch(const std::string& name) { return ls::clitest::scratchDir("verify_cli") / name; }
-
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream f(p);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 TEST(VerifyCli, GenericPipelineIsEquivalentWithPerPassReport) {
   auto json = scratch("deit.json");
@@ -35,7 +29,7 @@ TEST(VerifyCli, GenericPipelineIsEquivalentWithPerPassReport) {
   EXPECT_NE(r.out.find("RemoveNoopClonePass"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("result: EQUIVALENT"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("MISMATCH"), std::string::npos) << r.out;
-  std::string j = slurp(json);
+  std::string j = readText(json);
   EXPECT_NE(j.find("\"equivalent\": true"), std::string::npos) << j;
   EXPECT_NE(j.find("\"name\": \"RemoveNoopClonePass\""), std::string::npos) << j;
   EXPECT_NE(j.find("\"max_rel_error\""), std::string::npos) << j;
@@ -48,7 +42,7 @@ TEST(VerifyCli, GenericPipelineIsEquivalentWithPerPassReport) {
   auto chrome = scratch("deit_chrome.json");
   CliRun e = runCli("export " + tr.string() + " --chrome-trace " + chrome.string());
   ASSERT_EQ(e.code, 0) << e.out;
-  EXPECT_NE(slurp(chrome).find("\"max_rel_error\""), std::string::npos);
+  EXPECT_NE(readText(chrome).find("\"max_rel_error\""), std::string::npos);
 }
 
 TEST(VerifyCli, BisectLimitRunsAPrefix) {
@@ -96,7 +90,7 @@ TEST(VerifyCli, AgainstFloatSeparatesQuantisationFromLoweringError) {
                     json.string());
   EXPECT_EQ(v.code, 0) << v.out;
   EXPECT_NE(v.out.find("against float: quantized source max abs"), std::string::npos) << v.out;
-  std::string j = slurp(json);
+  std::string j = readText(json);
   auto field = [&](const std::string& k) {
     auto at = j.find("\"" + k + "\": ");
     EXPECT_NE(at, std::string::npos) << k << " in " << j;

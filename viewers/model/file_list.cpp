@@ -16,7 +16,7 @@ bool isOpenableName(const std::string& name) {
   auto ends = [&](std::string_view s) {
     return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0;
   };
-  if (ends(".json") || ends(".lsg") || ends(".lstrace")) return true;
+  if (ends(".json") || ends(".lsg") || ends(".lstrace") || ends(".lsbundle")) return true;
   // Formats backends register with the loader (e.g. .tosa).
   for (const std::string& ext : io::graphFormatExtensions())
     if (ends(ext)) return true;

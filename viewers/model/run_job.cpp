@@ -8,6 +8,7 @@
 
 #include "core/exec/compare.h"
 #include "core/io/load.h"
+#include "core/io/bundle.h"
 #include "core/io/lstrace.h"
 #include "core/ops/registry.h"
 #include "core/passes/pass_manager.h"
@@ -47,11 +48,12 @@ std::string describe(const RunConfig& c) {
 }
 
 bool isTracePath(const std::string& path) {
-  if (endsWith(path, ".lstrace")) return true;
+  if (endsWith(path, ".lstrace") || endsWith(path, ".lsbundle")) return true;
   std::ifstream in(path, std::ios::binary);
-  char head[8] = {};
+  char head[64] = {};
   in.read(head, sizeof head);
-  return in.gcount() == 8 && io::looksLikeTrace(std::string_view(head, 8));
+  const std::string_view bytes(head, size_t(in.gcount()));
+  return io::looksLikeTrace(bytes) || io::looksLikeBundle(bytes);
 }
 
 RunJob::~RunJob() {
