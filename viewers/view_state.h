@@ -45,6 +45,9 @@ struct ViewState {
   // ---- data (immutable, shared)
   viewmodel::TracePtr trace;         ///< run A (the one stepped through)
   viewmodel::TracePtr compareTrace;  ///< run B for the timing comparison (may be null)
+  /// The timed repeats of A and B behind the comparison (null for a saved trace as B).
+  viewmodel::AbRepeatsPtr compareRepeats;
+  int compareRepeat = 5;  ///< measured runs per side of the next comparison
   /// While `trace` shows the run that prepared the pipeline's source (Trace::preparation, the
   /// quantizer's passes), the pipeline run itself; null otherwise.
   viewmodel::TracePtr pipelineTrace;

@@ -141,8 +141,10 @@ void App::startCompare(const viewmodel::RunConfig& cfg) {
   }
   if (jobB_.busy()) return;
   state_.compareTrace.reset();
+  state_.compareRepeats.reset();
   std::string model = state_.trace ? state_.trace->model : source_->modelName;
-  jobB_.startGraph(source_, model, cfg);
+  // B's trace, then A and B timed in interleaved repeats as `lowerscope-cli bench` does.
+  jobB_.startCompare(source_, model, config_, cfg, session::RepeatOptions{state_.compareRepeat, 1});
 }
 
 void App::openCompareTrace(const std::string& path) {
@@ -156,11 +158,13 @@ void App::openCompareTrace(const std::string& path) {
     return;
   }
   state_.compareTrace.reset();
+  state_.compareRepeats.reset();
   jobB_.startFile(path, config_);
 }
 
 void App::adoptTrace(viewmodel::TracePtr t) {
   state_.compareTrace.reset();
+  state_.compareRepeats.reset();
   state_.pipelineTrace.reset();
   state_.labelA = viewmodel::describe(config_);
   showRun(std::move(t));
@@ -215,6 +219,8 @@ void App::pollJobs() {
     } else if (!o->trace) showError("Compare run: " + o->trace.message());
     else {
       state_.compareTrace = o->trace.value();
+      state_.compareRepeats = o->repeats;
+      if (!o->repeatsError.empty()) state_.statusMessage = "Compare: no timed repeats: " + o->repeatsError;
       state_.labelB = viewmodel::describe(o->config);
       if (o->fromTraceFile) state_.labelB += " (" + std::filesystem::path(o->path).filename().string() + ")";
       state_.tab = viewers::CenterTab::Timing;
@@ -425,7 +431,7 @@ void App::drawToolbar() {
     if (jobB_.busy()) {
       viewmodel::RunJob::Progress p = jobB_.progress();
       ImGui::ProgressBar(p.count ? float(p.index) / float(p.count) : 0.f, ImVec2(-1, 0),
-                         fmt::format("run B: pass {}/{}", p.index + 1, p.count).c_str());
+                         fmt::format("run B: {}/{} {}", p.index + 1, p.count, p.passName).c_str());
     } else {
       ImGui::TextDisabled("%s", currentPath_.empty() ? "no file" : std::filesystem::path(currentPath_).filename().string().c_str());
     }
