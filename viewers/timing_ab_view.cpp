@@ -65,7 +65,7 @@ void TimingAbView::draw(ViewState& s, std::string& exportDir) {
               stats(c.total.b, true).c_str(), c.repeatsA, c.repeatsB);
   if (!s.compareRepeats) {
     ImGui::SameLine();
-    ImGui::TextColored(theme::toVec(theme::kChanged), "(one run each: B is a saved trace, no noise estimate)");
+    ImGui::TextColored(theme::toVec(theme::kChanged), "(one run each, no timed repeats: no noise estimate)");
   }
   ImGui::TextDisabled("noise floor: differences up to max(%.0f%% of the larger median, %s, the larger min-max spread) are grey",
                       c.floor.relative * 100, formatDuration(c.floor.absoluteNs).c_str());

@@ -220,7 +220,7 @@ void TimingView::drawTimeline(ViewState& s, const trace::Trace& t, float height)
                       formatDuration(int64_t(window_.endNs)).c_str());
   ImGui::BeginChild("##timeline", ImVec2(0, height), true, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
-  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const ImVec2 avail(std::max(ImGui::GetContentRegionAvail().x, 8.f), std::max(ImGui::GetContentRegionAvail().y, 8.f));
   ImGui::InvisibleButton("##strip", avail);
   const bool hovered = ImGui::IsItemHovered();
   const double width = std::max(window_.width(), 1.0);
@@ -287,7 +287,7 @@ void TimingView::drawNodeCounts(ViewState& s, const trace::Trace&, float height)
               (unsigned long long)(nodes_.empty() ? 0 : nodes_.back().nodes), (unsigned long long)nodesMin_, (unsigned long long)nodesMax_);
   ImGui::BeginChild("##nodecounts", ImVec2(0, height), true, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
-  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const ImVec2 avail(std::max(ImGui::GetContentRegionAvail().x, 8.f), std::max(ImGui::GetContentRegionAvail().y, 8.f));
   ImGui::InvisibleButton("##nodeline", avail);
   ImDrawList* dl = ImGui::GetWindowDrawList();
   if (nodes_.size() >= 2) {

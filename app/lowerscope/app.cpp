@@ -588,17 +588,6 @@ void App::drawHelp() {
 void App::afterRender() {
   int fbw = 0, fbh = 0;
   glfwGetFramebufferSize(window_, &fbw, &fbh);
-  ImVec2 scale = ImGui::GetIO().DisplayFramebufferScale;
-  if (state_.capture) {
-    viewers::CaptureRequest c = *state_.capture;
-    state_.capture.reset();
-    int x = int(c.x * scale.x), y = int(c.y * scale.y), w = int(c.w * scale.x), h = int(c.h * scale.y);
-    x = std::clamp(x, 0, fbw), y = std::clamp(y, 0, fbh);
-    w = std::min(w, fbw - x), h = std::min(h, fbh - y);
-    Status st = captureBackBuffer(c.path, x, y, w, h, fbh);
-    state_.statusMessage = st ? "wrote " + c.path : st.message();
-    if (!st) fmt::print(stderr, "lowerscope: {}\n", st.message());
-  }
   bool timedOut = opts_.timeoutSec > 0 && glfwGetTime() - startTime_ > opts_.timeoutSec;
   if ((!opts_.screenshot.empty() || !opts_.script.empty()) && timedOut && !exit_) {
     fmt::print(stderr, "lowerscope: timed out after {} s (script line {}, run busy {}, layout pending {})\n", opts_.timeoutSec,
