@@ -106,13 +106,10 @@ TEST(AbCompare, PassesOfOnePipelineOnlyAndSingleRuns) {
 }
 
 TEST(AbCompare, RealRepeatsAndFinalOpCountsTosaVersusTosaPermute) {
-  auto g = io::loadGraphFile(test::assetGraph("squeezenet1_1.fxjson.json"));
-  ASSERT_TRUE(g.isOk()) << g.message();
-  auto src = std::make_shared<const ir::Graph>(std::move(g).value());
-  RunConfig a;
-  a.pipeline = "tosa";
-  RunConfig b = a;
-  b.pipeline = "tosa-permute";
+  auto src = test::loadedAsset("squeezenet1_1.fxjson.json");
+  ASSERT_TRUE(src);
+  RunConfig a, b;
+  a.pipeline = "tosa", b.pipeline = "tosa-permute";
   auto ta = RunJob::runNow(src, "squeezenet", a, nullptr, {});
   auto tb = RunJob::runNow(src, "squeezenet", b, nullptr, {});
   ASSERT_TRUE(ta.trace.isOk() && tb.trace.isOk());
@@ -143,13 +140,11 @@ TEST(AbCompare, RealRepeatsAndFinalOpCountsTosaVersusTosaPermute) {
 }
 
 TEST(AbCompare, RepeatsReportBadConfigurations) {
-  auto g = io::loadGraphFile(test::assetGraph("squeezenet1_1.fxjson.json"));
-  ASSERT_TRUE(g.isOk());
-  RunConfig a;
-  a.pipeline = "generic";
-  RunConfig b = a;
-  b.pipeline = "no-such-pipeline";
-  auto reps = RunJob::runRepeats(*g, "m", a, b, session::RepeatOptions{2, 0}, nullptr, {});
+  auto src = test::loadedAsset("squeezenet1_1.fxjson.json");
+  ASSERT_TRUE(src);
+  RunConfig a, b;
+  a.pipeline = "generic", b.pipeline = "no-such-pipeline";
+  auto reps = RunJob::runRepeats(*src, "m", a, b, session::RepeatOptions{2, 0}, nullptr, {});
   ASSERT_FALSE(reps.isOk());
   EXPECT_NE(reps.message().find("no-such-pipeline"), std::string::npos) << reps.message();
 }

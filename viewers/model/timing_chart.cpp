@@ -279,24 +279,20 @@ struct Font {
   std::string error;
 };
 
-const Font& loadFont(const char* path) {
-  static const Font regular = [] {
-    Font f;
-    std::ifstream in(kChartFont, std::ios::binary);
-    f.bytes.assign(std::istreambuf_iterator<char>(in), {});
-    if (f.bytes.empty() || !stbtt_InitFont(&f.info, reinterpret_cast<const unsigned char*>(f.bytes.data()), 0))
-      f.error = fmt::format("{}: cannot load the chart font (install fonts-dejavu-core)", kChartFont);
-    return f;
-  }();
-  static const Font bold = [] {
-    Font f;
-    std::ifstream in(kChartFontBold, std::ios::binary);
-    f.bytes.assign(std::istreambuf_iterator<char>(in), {});
-    if (f.bytes.empty() || !stbtt_InitFont(&f.info, reinterpret_cast<const unsigned char*>(f.bytes.data()), 0))
-      f.error = fmt::format("{}: cannot load the chart font (install fonts-dejavu-core)", kChartFontBold);
-    return f;
-  }();
-  return path == kChartFontBold ? bold : regular;
+Font loadFontFile(const char* path) {
+  Font f;
+  std::ifstream in(path, std::ios::binary);
+  f.bytes.assign(std::istreambuf_iterator<char>(in), {});
+  if (f.bytes.empty() || !stbtt_InitFont(&f.info, reinterpret_cast<const unsigned char*>(f.bytes.data()), 0))
+    f.error = fmt::format("{}: cannot load the chart font (install fonts-dejavu-core)", path);
+  return f;
+}
+
+/// The fonts, loaded once (thread-safe static initialisation).
+const Font& loadFont(bool bold) {
+  static const Font regularFont = loadFontFile(kChartFont);
+  static const Font boldFont = loadFontFile(kChartFontBold);
+  return bold ? boldFont : regularFont;
 }
 
 struct Canvas {
@@ -363,8 +359,8 @@ void drawText(Canvas& cv, const Font& f, const SceneText& t) {
 
 Result<std::vector<uint8_t>> rasterizeScene(const ChartScene& sc) {
   if (sc.width <= 0 || sc.height <= 0) return Status::error("chart: empty scene");
-  const Font& regular = loadFont(kChartFont);
-  const Font& bold = loadFont(kChartFontBold);
+  const Font& regular = loadFont(false);
+  const Font& bold = loadFont(true);
   if (!regular.error.empty()) return Status::error(regular.error);
   if (!bold.error.empty()) return Status::error(bold.error);
   Canvas cv{sc.width, sc.height, std::vector<uint8_t>(size_t(sc.width) * size_t(sc.height) * 3)};
