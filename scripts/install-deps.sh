@@ -9,7 +9,7 @@ pkgs=(
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
   libimgui-dev libglfw3-dev libgl-dev
-  xvfb xauth libgl1-mesa-dri
+  xvfb xauth libgl1-mesa-dri fonts-dejavu-core
   python3-torch python3-torchvision python3-torchaudio
 )
 missing=()

@@ -34,17 +34,13 @@ struct GraphKey {
 
 enum class CenterTab : uint8_t { Graph, Timing, Delegation, IrDiff, COUNT };
 
-/// A request to save part of the framebuffer as PNG after the frame is rendered (the shell
-/// owns the GL context). Coordinates in ImGui screen pixels.
-struct CaptureRequest {
-  std::string path;
-  float x = 0, y = 0, w = 0, h = 0;
-};
-
 struct ViewState {
   // ---- data (immutable, shared)
   viewmodel::TracePtr trace;         ///< run A (the one stepped through)
   viewmodel::TracePtr compareTrace;  ///< run B for the timing comparison (may be null)
+  /// The timed repeats of A and B behind the comparison (null for a saved trace as B).
+  viewmodel::AbRepeatsPtr compareRepeats;
+  int compareRepeat = 5;  ///< measured runs per side of the next comparison
   /// While `trace` shows the run that prepared the pipeline's source (Trace::preparation, the
   /// quantizer's passes), the pipeline run itself; null otherwise.
   viewmodel::TracePtr pipelineTrace;
@@ -66,7 +62,6 @@ struct ViewState {
   std::optional<viewmodel::RunConfig> compareRequest;  ///< run B with this config
   /// Show the preparation run (true) or the pipeline run again (false); the shell swaps.
   std::optional<bool> preparationRequest;
-  std::optional<CaptureRequest> capture;
   std::string statusMessage;  ///< last export / action result for the status bar
   std::vector<std::string> importWarnings;  ///< the open file's non-fatal load findings (status bar tooltip)
 

@@ -141,8 +141,10 @@ void App::startCompare(const viewmodel::RunConfig& cfg) {
   }
   if (jobB_.busy()) return;
   state_.compareTrace.reset();
+  state_.compareRepeats.reset();
   std::string model = state_.trace ? state_.trace->model : source_->modelName;
-  jobB_.startGraph(source_, model, cfg);
+  // B's trace, then A and B timed in interleaved repeats as `lowerscope-cli bench` does.
+  jobB_.startCompare(source_, model, config_, cfg, session::RepeatOptions{state_.compareRepeat, 1});
 }
 
 void App::openCompareTrace(const std::string& path) {
@@ -156,11 +158,13 @@ void App::openCompareTrace(const std::string& path) {
     return;
   }
   state_.compareTrace.reset();
+  state_.compareRepeats.reset();
   jobB_.startFile(path, config_);
 }
 
 void App::adoptTrace(viewmodel::TracePtr t) {
   state_.compareTrace.reset();
+  state_.compareRepeats.reset();
   state_.pipelineTrace.reset();
   state_.labelA = viewmodel::describe(config_);
   showRun(std::move(t));
@@ -215,6 +219,8 @@ void App::pollJobs() {
     } else if (!o->trace) showError("Compare run: " + o->trace.message());
     else {
       state_.compareTrace = o->trace.value();
+      state_.compareRepeats = o->repeats;
+      if (!o->repeatsError.empty()) state_.statusMessage = "Compare: no timed repeats: " + o->repeatsError;
       state_.labelB = viewmodel::describe(o->config);
       if (o->fromTraceFile) state_.labelB += " (" + std::filesystem::path(o->path).filename().string() + ")";
       state_.tab = viewers::CenterTab::Timing;
@@ -433,7 +439,7 @@ void App::drawToolbar() {
     if (jobB_.busy()) {
       viewmodel::RunJob::Progress p = jobB_.progress();
       ImGui::ProgressBar(p.count ? float(p.index) / float(p.count) : 0.f, ImVec2(-1, 0),
-                         fmt::format("run B: pass {}/{}", p.index + 1, p.count).c_str());
+                         fmt::format("run B: {}/{} {}", p.index + 1, p.count, p.passName).c_str());
     } else {
       ImGui::TextDisabled("%s", currentPath_.empty() ? "no file" : std::filesystem::path(currentPath_).filename().string().c_str());
     }
@@ -599,17 +605,6 @@ void App::drawHelp() {
 void App::afterRender() {
   int fbw = 0, fbh = 0;
   glfwGetFramebufferSize(window_, &fbw, &fbh);
-  ImVec2 scale = ImGui::GetIO().DisplayFramebufferScale;
-  if (state_.capture) {
-    viewers::CaptureRequest c = *state_.capture;
-    state_.capture.reset();
-    int x = int(c.x * scale.x), y = int(c.y * scale.y), w = int(c.w * scale.x), h = int(c.h * scale.y);
-    x = std::clamp(x, 0, fbw), y = std::clamp(y, 0, fbh);
-    w = std::min(w, fbw - x), h = std::min(h, fbh - y);
-    Status st = captureBackBuffer(c.path, x, y, w, h, fbh);
-    state_.statusMessage = st ? "wrote " + c.path : st.message();
-    if (!st) fmt::print(stderr, "lowerscope: {}\n", st.message());
-  }
   bool timedOut = opts_.timeoutSec > 0 && glfwGetTime() - startTime_ > opts_.timeoutSec;
   if ((!opts_.screenshot.empty() || !opts_.script.empty()) && timedOut && !exit_) {
     fmt::print(stderr, "lowerscope: timed out after {} s (script line {}, run busy {}, layout pending {})\n", opts_.timeoutSec,

@@ -93,7 +93,7 @@ class App final : private ScriptHost {
   // ---- ScriptHost (app_script_host.cpp; the rest is above)
   viewmodel::RunConfig runConfig() const override { return config_; }
   void setRunConfig(const viewmodel::RunConfig& c) override { config_ = c; }
-  void requestCompare(const viewmodel::RunConfig& b) override;
+  void requestCompare(const viewmodel::RunConfig& b, int repeat) override;
   viewmodel::TracePtr trace() const override { return state_.trace; }
   int selectedPass() const override { return state_.selectedPass; }
   void selectPass(int pass) override { state_.selectPass(pass); }
@@ -117,7 +117,9 @@ class App final : private ScriptHost {
   void setGraphOption(const std::string& name, bool on) override;
   void zoomGraph(float factor) override;
   Status exportComparison(const std::string& format, const std::string& path) override;
-  void exportChart(const std::string& path) override;
+  Status exportChart(const std::string& path) override;
+  void setTimingOption(const std::string& name, const std::string& value) override;
+  std::string abVerdict(const std::string& pass) override;
   bool pressKey(const std::string& key, bool shift) override;
   bool helpShown() const override { return showHelp_; }
   bool errorShown() const override { return errorShown_ || errorPending_; }

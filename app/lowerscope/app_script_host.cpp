@@ -1,5 +1,6 @@
 // App as the ScriptHost of a --script run: each operation a script needs, mapped onto the
 // view state, the views and the key input of the shell (the runner is script_runner.cpp).
+#include <algorithm>
 #include <utility>
 
 #include <GLFW/glfw3.h>
@@ -9,7 +10,10 @@
 
 namespace ls::app {
 
-void App::requestCompare(const viewmodel::RunConfig& b) { state_.compareRequest = b; }
+void App::requestCompare(const viewmodel::RunConfig& b, int repeat) {
+  if (repeat > 0) state_.compareRepeat = repeat;
+  state_.compareRequest = b;
+}
 
 void App::stepPass(viewmodel::StepKey key) { pipelineView_.step(state_, key); }
 
@@ -73,10 +77,26 @@ Status App::exportComparison(const std::string& format, const std::string& path)
   return timingView_.exportComparison(state_, format, path);
 }
 
-void App::exportChart(const std::string& path) {
+Status App::exportChart(const std::string& path) {
   state_.tab = viewers::CenterTab::Timing;
   state_.tabChangeRequested = true;
-  timingView_.exportChart(path);
+  Status st = timingView_.exportChart(state_, path);
+  state_.statusMessage = st ? "wrote " + path : st.message();
+  return st;
+}
+
+void App::setTimingOption(const std::string& name, const std::string& value) {
+  if (name == "aggregate") timingView_.setAggregate(value == "on");
+  else if (name == "baseline") timingView_.setBaseline(value == "B" ? 1 : 0);
+}
+
+std::string App::abVerdict(const std::string& pass) {
+  if (!state_.trace || !state_.compareTrace) return {};
+  const viewmodel::AbComparison& c = timingView_.abComparison(state_);
+  if (pass == "total") return std::string(viewmodel::abVerdictName(c.total.verdict));
+  for (const viewmodel::AbRow& r : c.rows)
+    if (r.name == pass) return std::string(viewmodel::abVerdictName(r.verdict));
+  return {};
 }
 
 bool App::pressKey(const std::string& key, bool shift) {
@@ -105,6 +125,17 @@ int64_t App::viewCount(ViewCount what) {
     case ViewCount::DrawnStubs: return graphView_->lastStats().stubs;
     case ViewCount::Columns: return graphView_->columns();
     case ViewCount::CompareRows: return int64_t(timingView_.comparisonRows(state_));
+    case ViewCount::TimingBars: return int64_t(timingView_.barCount(state_));
+    case ViewCount::TimelinePasses: return int64_t(timingView_.timelineOf(state_).passes);
+    case ViewCount::TimelineTicks: return int64_t(timingView_.timelineOf(state_).ticks);
+    case ViewCount::AbRows: return int64_t(timingView_.comparisonRows(state_));
+    case ViewCount::AbRepeats: {
+      if (!state_.compareTrace) return 0;
+      const viewmodel::AbComparison& c = timingView_.abComparison(state_);
+      return int64_t(std::min(c.repeatsA, c.repeatsB));
+    }
+    case ViewCount::AbNoise: return state_.compareTrace ? int64_t(timingView_.abComparison(state_).count(viewmodel::AbVerdict::Noise)) : 0;
+    case ViewCount::OpDiffs: return state_.compareTrace ? int64_t(timingView_.abComparison(state_).opDiffs.size()) : 0;
     case ViewCount::COUNT: break;
   }
   return 0;

@@ -176,7 +176,7 @@ Status ScriptRunner::execute(ScriptHost& host, const ScriptCommand& c) {
       return Status::ok();
     case ScriptOp::Compare:
       LS_RETURN_IF_ERROR(needTrace());
-      host.requestCompare(c.overrides.apply(host.runConfig()));
+      host.requestCompare(c.overrides.apply(host.runConfig()), c.number);
       waiting_ = true;
       return Status::ok();
     case ScriptOp::NextChange:
@@ -207,10 +207,8 @@ Status ScriptRunner::execute(ScriptHost& host, const ScriptCommand& c) {
     case ScriptOp::Zoom: host.zoomGraph(float(c.factor)); return Status::ok();
     case ScriptOp::ExportComparison: return wrote(host.exportComparison(c.arg, c.arg2), c.arg2);
     case ScriptOp::ExportRun: return wrote(host.exportRun(c.arg, c.arg2), c.arg2);
-    case ScriptOp::ExportChart:
-      host.exportChart(c.arg2);
-      frames_ = 3;
-      return Status::ok();
+    case ScriptOp::ExportChart: return wrote(host.exportChart(c.arg2), c.arg2);
+    case ScriptOp::TimingOption: host.setTimingOption(c.arg, c.arg2); return Status::ok();
     case ScriptOp::Frames: frames_ = c.number; return Status::ok();
     case ScriptOp::Expect: return expect(host, c);
     case ScriptOp::Key:
@@ -246,6 +244,11 @@ Status ScriptRunner::expect(ScriptHost& host, const ScriptCommand& c) {
       if (l.find(c.arg2) != std::string::npos) return Status::ok();
     return fail(fmt::format("a summary without it:\n  {}", fmt::join(lines, "\n  ")));
   }
+  if (c.arg == "ab-verdict") {
+    std::string v = host.abVerdict(c.arg2);
+    if (v.empty()) return fail(fmt::format("no A/B comparison with a pass '{}'", c.arg2));
+    return v == c.arg3 ? Status::ok() : fail(v);
+  }
   if (c.arg == "graph") {
     std::vector<std::string> path = host.subgraphPath();
     std::string cur = path.empty() ? "main" : path.back();
@@ -266,6 +269,13 @@ Status ScriptRunner::expect(ScriptHost& host, const ScriptCommand& c) {
       if (what == "drawn-stubs") return host.viewCount(ViewCount::DrawnStubs);
       if (what == "columns") return host.viewCount(ViewCount::Columns);
       if (what == "compare-rows") return host.viewCount(ViewCount::CompareRows);
+      if (what == "timing-bars") return host.viewCount(ViewCount::TimingBars);
+      if (what == "timeline-passes") return host.viewCount(ViewCount::TimelinePasses);
+      if (what == "timeline-ticks") return host.viewCount(ViewCount::TimelineTicks);
+      if (what == "ab-rows") return host.viewCount(ViewCount::AbRows);
+      if (what == "ab-repeats") return host.viewCount(ViewCount::AbRepeats);
+      if (what == "ab-noise") return host.viewCount(ViewCount::AbNoise);
+      if (what == "op-diffs") return host.viewCount(ViewCount::OpDiffs);
       if (what == "visible-passes") return int64_t(viewmodel::visiblePasses(*trace, host.passFilter()).size());
       if (what == "ir-diff-added" || what == "ir-diff-removed") {
         std::shared_ptr<const ir::Graph> a = host.comparedGraph(), b = host.shownGraph();

@@ -51,8 +51,10 @@ class FakeHost : public ScriptHost {
                     c.engine.skip ? "" : " no-skip"));
   }
   void startRun() override { log("run"), busy = true; }
-  void requestCompare(const viewmodel::RunConfig& b) override {
-    log(fmt::format("compare {}{}", passes::profileName(b.profile), b.engine.fastCopy ? "" : " no-fast-copy")), busy = true;
+  void requestCompare(const viewmodel::RunConfig& b, int repeat) override {
+    log(fmt::format("compare {}{}{}", passes::profileName(b.profile), b.engine.fastCopy ? "" : " no-fast-copy",
+                    repeat > 0 ? fmt::format(" x{}", repeat) : "")),
+        busy = true;
   }
   viewmodel::TracePtr trace() const override { return run; }
   int selectedPass() const override { return selected; }
@@ -102,7 +104,10 @@ class FakeHost : public ScriptHost {
     log("export run " + f + " " + p);
     return f == "dot" ? Status::error("export: cannot write " + p) : Status::ok();
   }
-  void exportChart(const std::string& p) override { log("export chart " + p); }
+  Status exportChart(const std::string& p) override { return log("export chart " + p), Status::ok(); }
+  void setTimingOption(const std::string& n, const std::string& v) override { log("timing-option " + n + " " + v); }
+  std::string verdict;  ///< what abVerdict answers for any pass
+  std::string abVerdict(const std::string& pass) override { return log("ab-verdict " + pass), verdict; }
   bool pressKey(const std::string& k, bool shift) override { return log("key " + k + (shift ? " shift" : "")), true; }
   bool helpShown() const override { return help; }
   bool errorShown() const override { return error; }

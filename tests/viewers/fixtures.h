@@ -38,6 +38,13 @@ inline trace::Trace syntheticTrace(const std::string& statuses) {
 
 inline std::string assetGraph(const std::string& name) { return std::string(LS_ASSETS_DIR) + "/graphs/" + name; }
 
+/// A bundled model loaded as the app holds it (shared, immutable); fails the test on a load error.
+inline std::shared_ptr<const ir::Graph> loadedAsset(const std::string& name) {
+  auto g = io::loadGraphFile(assetGraph(name));
+  EXPECT_TRUE(g.isOk()) << g.message();
+  return g.isOk() ? std::make_shared<const ir::Graph>(std::move(g).value()) : nullptr;
+}
+
 /// Runs the generic pipeline over a real model (cached per model name for the test binary).
 inline viewmodel::TracePtr realRun(const std::string& file) {
   static std::map<std::string, viewmodel::TracePtr> cache;

@@ -24,6 +24,18 @@ void buildAllIndices(const ir::Graph& g, int depth = 0) {
     if (sub) buildAllIndices(*sub, depth + 1);
 }
 
+session::SessionConfig sessionConfig(const RunConfig& cfg) {
+  session::SessionConfig sc;
+  sc.pipeline = cfg.pipeline;
+  sc.profile = cfg.profile;
+  sc.target = cfg.target;
+  sc.engine = cfg.engine;
+  sc.disabled = cfg.disabled;
+  sc.structuralVerify = cfg.verify;
+  sc.quantize = cfg.quantize;
+  return sc;
+}
+
 bool endsWith(const std::string& s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
@@ -107,14 +119,7 @@ RunJob::Outcome RunJob::runNow(std::shared_ptr<const ir::Graph> source, const st
   Outcome o;
   o.config = cfg;
   o.source = source;
-  session::SessionConfig sc;
-  sc.pipeline = cfg.pipeline;
-  sc.profile = cfg.profile;
-  sc.target = cfg.target;
-  sc.engine = cfg.engine;
-  sc.disabled = cfg.disabled;
-  sc.structuralVerify = cfg.verify;
-  sc.quantize = cfg.quantize;
+  const session::SessionConfig sc = sessionConfig(cfg);
   const session::LoweringSession lowering(sc);
   if (Status v = lowering.validate(); !v) {
     o.trace = Status::error(v.message());
@@ -154,6 +159,70 @@ RunJob::Outcome RunJob::runNow(std::shared_ptr<const ir::Graph> source, const st
     o.trace = Status::error(fmt::format("the run threw an exception: {}", e.what()));
   }
   return o;
+}
+
+Result<AbRepeats> RunJob::runRepeats(const ir::Graph& source, const std::string& model, const RunConfig& a, const RunConfig& b,
+                                     const session::RepeatOptions& opts, const std::atomic<bool>* cancel,
+                                     const std::function<void(size_t, size_t, const std::string&)>& progress) {
+  AbRepeats r;
+  r.a = a, r.b = b, r.options = opts;
+  // The worker thread's boundary: nothing a run throws reaches the UI loop.
+  try {
+    std::vector<session::LoweringSession> sessions;
+    std::vector<ir::Graph> prepared;
+    for (const RunConfig& cfg : {a, b}) {
+      session::SessionConfig sc = session::timingConfig(sessionConfig(cfg));
+      const session::LoweringSession prep(sc);
+      LS_RETURN_IF_ERROR(prep.validate());
+      // Quantized once before the timed runs, as `lowerscope-cli bench --profile int`.
+      auto p = prep.prepare(source);
+      if (!p) return Status::error(p.message());
+      prepared.push_back(std::move(p->graph));
+      sc.quantize = false;
+      sessions.emplace_back(sc);
+    }
+    auto body = [&](size_t ci, int) { return session::timedRun(sessions[ci], prepared[ci], model); };
+    auto runs = session::runInterleaved(
+        2, opts, body,
+        [&](size_t done, size_t total, size_t ci, int rep) {
+          if (progress)
+            progress(done, total, fmt::format("repeat {} of {}: {}", rep + 1, opts.warmup + opts.repeat, ci == 0 ? "A" : "B"));
+        },
+        cancel);
+    if (!runs) return Status::error(runs.message());
+    r.runsA = std::move((*runs)[0]);
+    r.runsB = std::move((*runs)[1]);
+  } catch (const std::exception& e) {
+    return Status::error(fmt::format("the timed repeats threw an exception: {}", e.what()));
+  }
+  return r;
+}
+
+bool RunJob::startCompare(std::shared_ptr<const ir::Graph> source, std::string model, RunConfig a, RunConfig b,
+                          session::RepeatOptions opts) {
+  if (busy()) return false;
+  launch(
+      [this, source = std::move(source), model, a, b, opts] {
+        {
+          std::lock_guard lock(mu_);
+          progress_.phase = Phase::Running;
+        }
+        auto report = [this](size_t i, size_t n, const std::string& name) {
+          std::lock_guard lock(mu_);
+          progress_.index = i;
+          progress_.count = n;
+          progress_.passName = name;
+        };
+        Outcome o = runNow(source, model, b, &cancel_, report);
+        if (!o.trace || o.cancelled) return o;
+        auto reps = runRepeats(*source, model, a, b, opts, &cancel_, report);
+        if (reps) o.repeats = std::make_shared<const AbRepeats>(std::move(reps).value());
+        else o.repeatsError = reps.message();
+        o.cancelled = cancel_.load();
+        return o;
+      },
+      model);
+  return true;
 }
 
 bool RunJob::startGraph(std::shared_ptr<const ir::Graph> source, std::string model, RunConfig cfg) {

@@ -15,14 +15,17 @@
 //   filter hide-skipped on|off | filter hide-unchanged on|off | filter search TEXT
 //   search TEXT | search next | search prev      node search in the graph view
 //   next change | prev change    select and centre the next/previous node of the diff
-//   compare [RUN-OPTIONS]        run B with the current config changed by the options; the
-//                                timing view shows A (current) vs B
+//   compare [RUN-OPTIONS] [--repeat N]  run B with the current config changed by the options,
+//                                then A and B timed in N interleaved repeats each (default 5,
+//                                as `lowerscope-cli bench`); the timing view shows A vs B
 //   compare-trace PATH           load a saved run (.lstrace) as B
 //   fit | zoom FACTOR            graph view camera
 //   enter NAME | leave           open a nested graph of the shown graph in place / go back
 //   stage quantizer|pipeline     show the run that prepared the pipeline's source (the
 //                                quantizer's passes, INT profile) / the pipeline run again
-//   export comparison csv|json|md|chrome PATH | export chart PATH.png
+//   export comparison csv|json|md|chrome PATH | export chart PATH.svg|PATH.png
+//                                (the chart: the run's bars, or the A/B chart with a comparison)
+//   timing-option aggregate on|off | timing-option baseline A|B   bars by pass name / A/B baseline
 //   export run lstrace|csv|md|chrome|dot PATH   the current run (dot: the selected snapshot)
 //   frames N                     render N frames before the next command
 //   key NAME [shift]             press and release a key (up, down, home, end, escape, f1,
@@ -34,6 +37,10 @@
 //                                drawn-badges, drawn-stubs, columns, compare-rows, visible-passes,
 //                                delegates, delegated-nodes, undelegated-ops (of the shown graph),
 //                                ir-diff-added, ir-diff-removed (text IR diff lines of the pass)
+//                                timing-bars, timeline-passes, timeline-ticks, ab-rows, ab-repeats,
+//                                ab-noise, op-diffs
+//   expect ab-verdict PASS|total A|B|noise|saved-A|saved-B|only-A|only-B   the A/B verdict of a
+//                                pass (first of that name) or of the total
 //   expect min|max WHAT Kx OTHER the same against K times another counter
 //                                (e.g. expect max drawn-edges 2x drawn-nodes)
 //   graph-option badges|wrap on|off   constants as badges on their users / wrap at Fit
@@ -62,7 +69,7 @@ enum class ScriptOp : uint8_t {
   SelectPass, NextPass, PrevPass, NextChanged, PrevChanged, FirstPass, LastPass,
   SelectNode, Pin, Unpin, View, Filter, Search, SearchNext, SearchPrev,
   Compare, Fit, Zoom, ExportComparison, ExportChart, Frames, NextChange, PrevChange, Expect, Key, ExportRun, Enter, Leave, CompareTrace, Stage,
-  GraphOption,
+  GraphOption, TimingOption,
   COUNT
 };
 std::string_view scriptOpName(ScriptOp op);
@@ -84,7 +91,7 @@ struct ScriptCommand {
   std::string arg;         ///< name / path / view / filter key / format
   std::string arg2;        ///< filter value / export path
   std::string arg3;        ///< expect min|max: the other counter of a relative bound
-  int number = 0;          ///< pass index when `arg` is numeric, frame count
+  int number = 0;          ///< pass index when `arg` is numeric, frame count, compare repeats (0: unchanged)
   bool numeric = false;    ///< `arg` was an integer
   bool shift = false;      ///< key: with Shift held
   double factor = 1.0;     ///< zoom
