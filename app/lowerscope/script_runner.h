@@ -19,7 +19,7 @@
 namespace ls::app {
 
 /// A view counter an expectation can check ("expect min WHAT N").
-enum class ViewCount : uint8_t { DrawnNodes, DrawnLabels, DrawnEdges, DrawnBadges, DrawnStubs, Columns, CompareRows, COUNT };
+enum class ViewCount : uint8_t { DrawnNodes, DrawnLabels, DrawnEdges, DrawnBadges, DrawnStubs, DrawnErrors, Columns, CompareRows, COUNT };
 
 /// What a script can do to the app. All calls come from the UI thread between frames and
 /// return at once: loading, runs and layouts start in the background and the runner waits

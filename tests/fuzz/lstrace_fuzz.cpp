@@ -1,6 +1,6 @@
 // libFuzzer target for the .lstrace loader: any bytes must give a trace or an error naming the
 // file, never a crash. A loaded trace must give valid graphs for every snapshot, export to
-// every format, and survive save -> load with identical exports.
+// every format, and survive save -> load with identical exports and localisation.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -50,5 +50,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!back) die("re-serialised trace does not load", back.message());
   if (ls::io::traceToCsv(*back) != csv || ls::io::traceToChromeJson(*back) != chrome)
     die("re-serialised trace exports differently", csv);
+  if (bool(t->localization) != bool(back->localization) ||
+      (t->localization && !(*t->localization == *back->localization)))
+    die("re-serialised trace localises differently", t->localization ? t->localization->pass : "");
   return 0;
 }

@@ -40,7 +40,7 @@ std::vector<std::string> splitWords(std::string_view line) {
 
 bool isCounterName(std::string_view s) {
   return s == "drawn-nodes" || s == "drawn-labels" || s == "drawn-edges" || s == "drawn-badges" || s == "drawn-stubs" ||
-         s == "columns" || s == "compare-rows" || s == "visible-passes";
+         s == "drawn-errors" || s == "columns" || s == "compare-rows" || s == "visible-passes";
 }
 
 bool parseInt(std::string_view s, int& v) {
@@ -258,6 +258,7 @@ Result<std::vector<ScriptCommand>> parseScript(std::string_view text, std::strin
       else if (w1 == "node" && w.size() >= 3) c.arg2 = rest(w, 2);
       else if (w1 == "graph" && need(3)) c.arg2 = w[2];
       else if (w1 == "pipeline" && need(3)) c.arg2 = w[2];
+      else if (w1 == "culprit" && w.size() >= 3) c.arg2 = rest(w, 2);
       else if ((w1 == "error" || w1 == "help") && need(2)) {
       } else if ((w1 == "min" || w1 == "max") && w.size() >= 4 && isCounterName(w[2]) &&
                  ((need(4) && parseInt(w[3], c.number)) ||
@@ -268,8 +269,8 @@ Result<std::vector<ScriptCommand>> parseScript(std::string_view text, std::strin
       } else {
         return err(
             "expected: expect pass-status S | diff empty|nonempty | node NAME | min|max WHAT N | min|max WHAT Kx OTHER | "
-            "graph NAME | pipeline NAME | error | help (WHAT: drawn-nodes, drawn-labels, drawn-edges, drawn-badges, "
-            "drawn-stubs, columns, compare-rows, visible-passes)");
+            "graph NAME | pipeline NAME | culprit NAME|none | error | help (WHAT: drawn-nodes, drawn-labels, "
+            "drawn-edges, drawn-badges, drawn-stubs, drawn-errors, columns, compare-rows, visible-passes)");
       }
     } else if (w0 == "graph-option") {
       if (!need(3) || (w1 != "badges" && w1 != "wrap") || (w[2] != "on" && w[2] != "off"))

@@ -31,7 +31,8 @@
 //   expect diff empty|nonempty   the graph view's diff at the selected pass
 //   expect node NAME             the selected node
 //   expect min|max WHAT N        a view counter; WHAT: drawn-nodes, drawn-labels, drawn-edges,
-//                                drawn-badges, drawn-stubs, columns, compare-rows, visible-passes
+//                                drawn-badges, drawn-stubs, drawn-errors (boxes tinted above
+//                                tolerance by the error overlay), columns, compare-rows, visible-passes
 //   expect min|max WHAT Kx OTHER the same against K times another counter
 //                                (e.g. expect max drawn-edges 2x drawn-nodes)
 //   graph-option badges|wrap on|off   constants as badges on their users / wrap at Fit
@@ -39,6 +40,8 @@
 //   expect help                  the Help/Keys overlay is showing
 //   expect graph NAME            the graph view shows nested graph NAME (main: the top graph)
 //   expect pipeline NAME         the shown run's pipeline (e.g. quantize-pt2e, tosa)
+//   expect culprit NAME          the shown pass is the localised one (verify --localize) and
+//                                its culprit is node NAME ("none": localised, nothing exceeds)
 // RUN-OPTIONS: --no-skip --no-fast-copy --no-cache --skip --fast-copy --no-quantize --quantize --pipeline NAME
 //              --profile fp|int --target generic|u55|u85 --disable PASS
 #pragma once
