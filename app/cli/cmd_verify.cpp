@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <optional>
@@ -74,18 +75,29 @@ std::string opOf(const ir::Graph& g, ir::NodeId id) {
   return n ? n->target : "?";
 }
 
-/// The ranked table and the culprit line of a localisation (at most `rows` rows).
-void printLocalization(const trace::Localization& l, const ir::Graph& after, size_t rows) {
+/// "id" or "provenance: NAME" (the node it was compared with before the pass).
+std::string matchText(const trace::NodeError& e, const ir::Graph& before) {
+  if (e.match == trace::NodeMatch::SameId) return std::string(trace::nodeMatchName(e.match));
+  const ir::Node* n = before.find(e.matched);
+  return fmt::format("{}: {}", trace::nodeMatchName(e.match), n ? n->name : "?");
+}
+
+/// The ranked table and the culprit line of a localisation: the nodes with an error, at least
+/// 10 rows and at most 20.
+void printLocalization(const trace::Localization& l, const ir::Graph& before, const ir::Graph& after) {
   fmt::print("localize: pass #{} {}: {} nodes compared, {} above tolerance, {} skipped\n", l.passIndex, l.pass,
              l.nodes.size(), l.exceeding(), l.skipped.size());
   fmt::print("localize: error = {}\n", l.metric);
   fmt::print("{:>4}  {:<32} {:<34} {:>10} {:>12} {:>10}  {}\n", "rank", "node", "op", "error", "max abs", "inputs",
              "match");
   const std::vector<size_t> order = l.ranked();
+  const size_t withError = size_t(
+      std::count_if(l.nodes.begin(), l.nodes.end(), [](const trace::NodeError& e) { return e.error > 0; }));
+  const size_t rows = std::min<size_t>(20, std::max<size_t>(10, withError));
   for (size_t r = 0; r < std::min(rows, order.size()); ++r) {
     const trace::NodeError& e = l.nodes[order[r]];
     fmt::print("{:>4}  {:<32} {:<34} {:>10} {:>12.4g} {:>10}  {}{}\n", r + 1, after.node(e.id).name, opOf(after, e.id),
-               errorText(e.error), e.maxAbsError, errorText(e.inputError), trace::nodeMatchName(e.match),
+               errorText(e.error), e.maxAbsError, errorText(e.inputError), matchText(e, before),
                e.id == l.culprit ? "  <- culprit" : e.source ? "  <- source" : "");
   }
   if (order.size() > rows) fmt::print("      ... {} more\n", order.size() - rows);
@@ -95,15 +107,16 @@ void printLocalization(const trace::Localization& l, const ir::Graph& after, siz
                l.skipped[i].reason);
   if (l.skipped.size() > shownSkips) fmt::print("skipped: ... {} more\n", l.skipped.size() - shownSkips);
   if (const trace::NodeError* c = l.find(l.culprit))
-    fmt::print("culprit: node {} ({}): error {} (max abs {:.4g}) while its inputs are within tolerance (max {})\n",
-               after.node(c->id).name, opOf(after, c->id), errorText(c->error), c->maxAbsError,
-               errorText(c->inputError));
+    fmt::print("culprit: node {} ({}{}): error {} (max abs {:.4g}) while its inputs are within tolerance (max {})\n",
+               after.node(c->id).name, opOf(after, c->id),
+               c->match == trace::NodeMatch::Provenance ? ", compared with " + matchText(*c, before) : "",
+               errorText(c->error), c->maxAbsError, errorText(c->inputError));
   else
     fmt::print("culprit: none: every compared node is within tolerance (the outputs' error comes from skipped nodes "
                "or from values the pass does not keep)\n");
 }
 
-void writeLocalization(JsonWriter& w, const trace::Localization& l, const ir::Graph& after) {
+void writeLocalization(JsonWriter& w, const trace::Localization& l, const ir::Graph& before, const ir::Graph& after) {
   w.key("localization").beginObject();
   w.field("index", l.passIndex).field("name", l.pass).field("metric", l.metric);
   if (const trace::NodeError* c = l.find(l.culprit)) {
@@ -119,6 +132,7 @@ void writeLocalization(JsonWriter& w, const trace::Localization& l, const ir::Gr
     w.field("node", after.node(e.id).name).field("op", opOf(after, e.id)).field("error", e.error);
     w.field("max_abs_error", e.maxAbsError).field("input_error", e.inputError).field("exceeds", e.exceeds);
     w.field("source", e.source).field("match", std::string(trace::nodeMatchName(e.match)));
+    if (const ir::Node* m = before.find(e.matched)) w.field("matched", m->name);
     w.endObject();
   }
   w.endArray();
@@ -305,7 +319,7 @@ int runVerify(const VerifyCommand& cmd) {
     } else {
       auto loc = verify::localizePass(*outcome->trace, f->passIndex, *ref);
       if (!loc) return usageError(loc.message());
-      printLocalization(*loc, outcome->trace->graphAfter(f->passIndex), 20);
+      printLocalization(*loc, outcome->trace->graphBefore(f->passIndex), outcome->trace->graphAfter(f->passIndex));
       auto withLoc = std::make_shared<trace::Trace>(*outcome->trace);
       withLoc->generation = trace::nextGeneration();
       withLoc->localization = std::make_shared<const trace::Localization>(std::move(loc).value());
@@ -427,7 +441,8 @@ int runVerify(const VerifyCommand& cmd) {
       }
     }
     if (traceOut && traceOut->localization)
-      writeLocalization(w, *traceOut->localization, traceOut->graphAfter(traceOut->localization->passIndex));
+      writeLocalization(w, *traceOut->localization, traceOut->graphBefore(traceOut->localization->passIndex),
+                        traceOut->graphAfter(traceOut->localization->passIndex));
     if (bisected) {
       w.key("bisect").beginObject();
       w.field("culprit", bis.culprit).field("name", bis.culpritName).field("detail", bis.detail);

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <unordered_map>
 
 #include "core/exec/synth.h"
@@ -17,51 +16,11 @@ using exec::Tensor;
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
-struct ValueError {
-  double maxAbs = 0.0;
-  double ratio = 0.0;  ///< in tolerances
-};
-
-/// Error of `a` (after) against `b` (before), same dtype and shape, in tolerances.
-ValueError valueError(const Tensor& a, const Tensor& b, const exec::CompareOptions& o) {
-  ValueError e;
-  const int64_t n = a.numel();
-  if (!ir::isFloating(a.dtype())) {
-    int64_t worst = 0;
-    for (int64_t i = 0; i < n; ++i) {
-      const int64_t x = a.getInt(i), y = b.getInt(i);
-      worst = std::max(worst, x > y ? x - y : y - x);
-    }
-    const int64_t steps = a.dtype() == ir::DType::Bool ? 0 : o.maxSteps;
-    e.maxAbs = double(worst);
-    e.ratio = steps > 0 ? double(worst) / double(steps) : (worst > 0 ? kInf : 0.0);
-    return e;
-  }
-  double scale = 0.0;
-  if (o.scaleRelative)
-    for (int64_t i = 0; i < n; ++i) {
-      const double y = b.getDouble(i);
-      if (std::isfinite(y)) scale = std::max(scale, std::abs(y));
-    }
-  for (int64_t i = 0; i < n; ++i) {
-    const double x = a.getDouble(i), y = b.getDouble(i);
-    double diff;
-    if (std::isnan(x) || std::isnan(y)) diff = (o.nanEqual && std::isnan(x) && std::isnan(y)) ? 0.0 : kInf;
-    else if (std::isinf(x) || std::isinf(y)) diff = x == y ? 0.0 : kInf;
-    else diff = std::abs(x - y);
-    const double tol = o.atol + o.rtol * (o.scaleRelative ? scale : std::abs(y));
-    const double r = diff == 0.0 ? 0.0 : tol > 0.0 ? diff / tol : kInf;
-    e.maxAbs = std::max(e.maxAbs, diff);
-    e.ratio = std::max(e.ratio, r);
-  }
-  return e;
-}
-
 std::string metricText(const exec::CompareOptions& o) {
-  return fmt::format("{} / (atol {} + rtol {} * {}); integers: max|diff| / {} step(s); within tolerance <= 1",
-                     "max|after - before|", o.atol, o.rtol, o.scaleRelative ? "max|before|" : "|before|", o.maxSteps);
+  const std::string floats =
+      o.scaleRelative ? fmt::format("max|after - before| / (atol {} + rtol {} * max|before|)", o.atol, o.rtol)
+                      : fmt::format("max over elements of |after - before| / (atol {} + rtol {} * |before|)", o.atol, o.rtol);
+  return fmt::format("{}; integers: max|diff| / {} step(s); within tolerance <= 1", floats, o.maxSteps);
 }
 
 }  // namespace
@@ -149,7 +108,7 @@ Result<trace::Localization> localize(const ir::Graph& before, const ir::Graph& a
     }
     const std::vector<Tensor>& outA = va->of(n.id);
     const std::vector<Tensor>& outB = vb->of(counterpart);
-    ValueError worst;
+    double maxAbs = 0.0, tolerances = 0.0;
     int compared = 0;
     std::string mismatch;
     for (size_t k = 0; k < std::min(outA.size(), outB.size()); ++k) {
@@ -159,9 +118,9 @@ Result<trace::Localization> localize(const ir::Graph& before, const ir::Graph& a
         if (mismatch.empty()) mismatch = fmt::format("{} vs {} before the pass", ir::toString(a.meta()), ir::toString(b.meta()));
         continue;
       }
-      ValueError e = valueError(a, b, opts.compare);
-      worst.maxAbs = std::max(worst.maxAbs, e.maxAbs);
-      worst.ratio = std::max(worst.ratio, e.ratio);
+      const exec::OutputDiff d = exec::compareTensors(a, b, opts.compare);  // the verify rule
+      maxAbs = std::max(maxAbs, d.maxAbsError);
+      tolerances = std::max(tolerances, d.tolerances);
       ++compared;
     }
     if (compared == 0) {
@@ -173,8 +132,8 @@ Result<trace::Localization> localize(const ir::Graph& before, const ir::Graph& a
     ne.id = n.id;
     ne.matched = counterpart;
     ne.match = how;
-    ne.maxAbsError = worst.maxAbs;
-    ne.error = worst.ratio;
+    ne.maxAbsError = maxAbs;
+    ne.error = tolerances;
     ne.inputError = inputError(n);
     ne.exceeds = ne.error > 1.0;
     ne.source = ne.exceeds && ne.inputError <= 1.0;

@@ -18,9 +18,10 @@ namespace ls::verify {
 class Reference;
 
 struct LocalizeOptions {
-  /// The tolerance notion of verify: float values pass when max|after - before| <= atol +
-  /// rtol * max|before| over the value (scaleRelative; else per element as torch.allclose),
-  /// integer values when they differ by at most maxSteps units (bool values: not at all).
+  /// The tolerance notion of verify (exec::compareTensors, the error in tolerances is its
+  /// OutputDiff::tolerances): float values pass when max|after - before| <= atol + rtol *
+  /// max|before| over the value (scaleRelative; else per element as torch.allclose), integer
+  /// values when they differ by at most maxSteps units.
   exec::CompareOptions compare;
   int threads = 0;
   /// ExecOptions::exactAccumulation (verify turns it on for the INT profile).

@@ -102,6 +102,15 @@ TEST(ErrorOverlay, LooksUpNodesAndDescribesThemForTheInspector) {
   EXPECT_NE(c[1].find("inherited"), std::string::npos) << c[1];
   EXPECT_NE(c[2].find("input %b: error 40 (above tolerance)"), std::string::npos) << c[2];
   EXPECT_NE(c[3].find("input %x: placeholder (not compared)"), std::string::npos) << c[3];
+  // A node matched through provenance names the node it was compared with before the pass.
+  auto t = std::make_shared<trace::Trace>(*f.trace);
+  trace::Localization l = *t->localization;
+  l.nodes[2].match = trace::NodeMatch::Provenance;
+  l.nodes[2].matched = f.a;
+  t->localization = std::make_shared<const trace::Localization>(l);
+  std::vector<std::string> p = ErrorOverlay::build(t, 1, false).describe(g, g.node(f.c));
+  ASSERT_GE(p.size(), 2u);
+  EXPECT_NE(p[1].find("compared with %a before the pass"), std::string::npos) << p[1];
 }
 
 }  // namespace

@@ -37,6 +37,7 @@ Rgba errorColour(const trace::NodeError& e) { return e.exceeds ? heatColour(heat
 ErrorOverlay ErrorOverlay::build(const TracePtr& trace, int selectedPass, bool nestedGraphOpen) {
   ErrorOverlay o;
   if (!trace || !trace->localization || nestedGraphOpen || trace->localization->passIndex != selectedPass) return o;
+  o.trace_ = trace;
   o.loc_ = trace->localization;
   auto place = [](std::vector<int32_t>& v, ir::NodeId id, int32_t i) {
     if (id == ir::kInvalidNode) return;
@@ -64,8 +65,11 @@ std::vector<std::string> ErrorOverlay::describe(const ir::Graph& g, const ir::No
   if (const trace::NodeError* e = error(n.id)) {
     lines.push_back(fmt::format("error {} tolerances (max abs {:.4g}): {}", errorText(e->error), e->maxAbsError,
                                 e->exceeds ? "ABOVE tolerance" : "within tolerance"));
-    if (e->match == trace::NodeMatch::Provenance)
-      lines.push_back(fmt::format("compared with node {} before the pass (provenance)", e->matched));
+    if (e->match == trace::NodeMatch::Provenance) {
+      const ir::Node* was = trace_->graphBefore(loc_->passIndex).find(e->matched);
+      lines.push_back(fmt::format("compared with %{} before the pass (it replaces that node: provenance)",
+                                  was ? was->name : fmt::format("node {}", e->matched)));
+    }
     if (isCulprit(n.id))
       lines.push_back("CULPRIT: the first node whose error exceeds the tolerance while its inputs' do not");
     else if (e->source)

@@ -45,11 +45,13 @@ class ErrorOverlay {
   std::string skipReason(ir::NodeId id) const;
   bool isCulprit(ir::NodeId id) const { return loc_ && id != ir::kInvalidNode && id == loc_->culprit; }
 
-  /// The inspector's lines for node `n` of `g`: its error, the culprit verdict, then one line
-  /// per input value ("%name: error 0.2 (within tolerance)" or why it was not compared).
+  /// The inspector's lines for node `n` of `g`: its error, what it was compared with (a
+  /// provenance match names the node before the pass), the culprit verdict, then one line per
+  /// input value ("input %name: error 0.2 (within tolerance)" or why it was not compared).
   std::vector<std::string> describe(const ir::Graph& g, const ir::Node& n) const;
 
  private:
+  TracePtr trace_;  ///< holds the graphs the localisation refers to
   std::shared_ptr<const trace::Localization> loc_;
   std::vector<int32_t> byId_;  ///< index into loc_->nodes by NodeId, -1 none
   std::vector<int32_t> skippedById_;

@@ -123,14 +123,14 @@ ir::Graph chainGraph(int calls) {
   return std::move(b.g);
 }
 
-struct Run {
+struct PipelineRun {
   trace::Trace trace;
   std::shared_ptr<const Reference> ref;
   int firstBad = -1;
 };
 
 /// Runs `passes` on `g` with verify-each (normwise tolerance, as the CLI) and a trace recorder.
-Run runPipeline(ir::Graph g, std::vector<std::unique_ptr<passes::Pass>> list) {
+PipelineRun runPipeline(ir::Graph g, std::vector<std::unique_ptr<passes::Pass>> list) {
   PassManager pm;
   for (auto& p : list) pm.add(std::move(p));
   VerifyOptions o;
@@ -145,7 +145,7 @@ Run runPipeline(ir::Graph g, std::vector<std::unique_ptr<passes::Pass>> list) {
   passes::RunResult res = pm.run(g, ctx);
   EXPECT_EQ(res.failedIndex, -1) << res.failure;
   EXPECT_TRUE(each.setupStatus().isOk()) << each.setupStatus().message();
-  Run r;
+  PipelineRun r;
   r.trace = rec.take();
   r.ref = std::make_shared<const Reference>(*each.reference());
   if (const PassCheck* f = each.firstFailure()) r.firstBad = f->passIndex;
@@ -175,7 +175,7 @@ TEST(Localize, CorruptedNodeKeptInPlaceIsTheCulprit) {
   ir::Graph g = chainGraph(200);
   ASSERT_EQ(g.size(), 203u);  // 2 inputs, 200 calls, output
   const ir::NodeId victim = idOf(g, "add_100");
-  Run r = runPipeline(g, passList(std::make_unique<transforms::RemoveNoopClonePass>(),
+  PipelineRun r = runPipeline(g, passList(std::make_unique<transforms::RemoveNoopClonePass>(),
                                   std::make_unique<CorruptOneAddPass>("add_100"), std::make_unique<ReassociateAddsPass>()));
   ASSERT_EQ(r.firstBad, 1) << "verify-each names the corrupting pass";
   auto loc = localizePass(r.trace, r.firstBad, *r.ref);
@@ -191,8 +191,12 @@ TEST(Localize, CorruptedNodeKeptInPlaceIsTheCulprit) {
   EXPECT_GT(loc->exceeding(), 20u);
   EXPECT_EQ(sources(*loc), 1u);
   for (const trace::NodeError& e : loc->nodes) {
-    if (e.exceeds && e.id != victim) EXPECT_GT(e.inputError, 1.0) << r.trace.graphAfter(1).node(e.id).name;
-    if (e.id < victim) EXPECT_FALSE(e.exceeds) << "above the victim: " << r.trace.graphAfter(1).node(e.id).name;
+    if (e.exceeds && e.id != victim) {
+      EXPECT_GT(e.inputError, 1.0) << r.trace.graphAfter(1).node(e.id).name;
+    }
+    if (e.id < victim) {
+      EXPECT_FALSE(e.exceeds) << "above the victim: " << r.trace.graphAfter(1).node(e.id).name;
+    }
   }
   // The ranking puts an exceeding node first; every call node was compared or skipped.
   EXPECT_TRUE(loc->nodes[loc->ranked().front()].exceeds);
@@ -202,7 +206,7 @@ TEST(Localize, CorruptedNodeKeptInPlaceIsTheCulprit) {
 TEST(Localize, CorruptedNodeReplacedByNewNodesIsFoundThroughProvenance) {
   ir::Graph g = chainGraph(200);
   const ir::NodeId victim = idOf(g, "add_150");
-  Run r = runPipeline(g, passList(std::make_unique<BiasOneAddPass>("add_150")));
+  PipelineRun r = runPipeline(g, passList(std::make_unique<BiasOneAddPass>("add_150")));
   ASSERT_EQ(r.firstBad, 0);
   auto loc = localizePass(r.trace, 0, *r.ref);
   ASSERT_TRUE(loc.isOk()) << loc.message();
@@ -224,7 +228,7 @@ TEST(Localize, CorruptedNodeReplacedByNewNodesIsFoundThroughProvenance) {
 
 TEST(Localize, ReassociationIsNotFlagged) {
   ir::Graph g = chainGraph(200);
-  Run r = runPipeline(g, passList(std::make_unique<ReassociateAddsPass>()));
+  PipelineRun r = runPipeline(g, passList(std::make_unique<ReassociateAddsPass>()));
   EXPECT_EQ(r.firstBad, -1) << "reassociating float additions keeps the outputs within tolerance";
   ASSERT_EQ(r.trace.records.size(), 1u);
   ASSERT_EQ(r.trace.records[0].status, passes::PassStatus::Changed);
@@ -245,7 +249,7 @@ TEST(Localize, ReassociationIsNotFlagged) {
 
 TEST(Localize, LayoutChangesAreSkippedWithTheirReason) {
   ir::Graph g = chainGraph(40);
-  Run r = runPipeline(g, passList(std::make_unique<TransposeOneTanhInputPass>("tanh_18")));
+  PipelineRun r = runPipeline(g, passList(std::make_unique<TransposeOneTanhInputPass>("tanh_18")));
   ASSERT_EQ(r.trace.records[0].status, passes::PassStatus::Changed);
   auto loc = localizePass(r.trace, 0, *r.ref);
   ASSERT_TRUE(loc.isOk()) << loc.message();
@@ -296,7 +300,7 @@ TEST(Localize, DirectComparisonSkipsShapeChangesAndNamesTheGraphThatFails) {
 
 TEST(Localize, SurvivesTheTraceFile) {
   ir::Graph g = chainGraph(200);
-  Run r = runPipeline(g, passList(std::make_unique<BiasOneAddPass>("add_60")));
+  PipelineRun r = runPipeline(g, passList(std::make_unique<BiasOneAddPass>("add_60")));
   auto loc = localizePass(r.trace, 0, *r.ref);
   ASSERT_TRUE(loc.isOk()) << loc.message();
   r.trace.localization = std::make_shared<const trace::Localization>(*loc);
@@ -308,14 +312,18 @@ TEST(Localize, SurvivesTheTraceFile) {
   EXPECT_EQ(*back->localization, *loc);
   // A trace without localisation stays without one.
   r.trace.localization.reset();
-  auto plain = io::loadTraceBytes(*io::serializeTrace(r.trace), "plain.lstrace");
+  auto plainBytes = io::serializeTrace(r.trace);
+  ASSERT_TRUE(plainBytes.isOk()) << plainBytes.message();
+  auto plain = io::loadTraceBytes(*plainBytes, "plain.lstrace");
   ASSERT_TRUE(plain.isOk());
   EXPECT_FALSE(plain->localization);
   // A localisation naming a node the graph does not have is an error naming the file.
   trace::Localization wrong = *loc;
   wrong.nodes[0].id = 99999;
   r.trace.localization = std::make_shared<const trace::Localization>(wrong);
-  auto rejected = io::loadTraceBytes(*io::serializeTrace(r.trace), "wrong.lstrace");
+  auto wrongBytes = io::serializeTrace(r.trace);
+  ASSERT_TRUE(wrongBytes.isOk()) << wrongBytes.message();
+  auto rejected = io::loadTraceBytes(*wrongBytes, "wrong.lstrace");
   ASSERT_FALSE(rejected.isOk());
   EXPECT_NE(rejected.message().find("wrong.lstrace (localisation)"), std::string::npos) << rejected.message();
 }
@@ -333,7 +341,7 @@ TEST(Localize, RealModelThroughTheGenericPipelineWithACorruptedResidualAdd) {
   const std::string victim = adds[adds.size() / 2];
   auto list = passList(std::make_unique<transforms::RemoveNoopClonePass>(), std::make_unique<transforms::RemoveNoopViewPass>(),
                        std::make_unique<CorruptOneAddPass>(victim), std::make_unique<transforms::DeadCodeEliminationPass>());
-  Run r = runPipeline(g, std::move(list));
+  PipelineRun r = runPipeline(g, std::move(list));
   ASSERT_GE(r.firstBad, 0);
   EXPECT_EQ(r.trace.records[size_t(r.firstBad)].name, "CorruptOneAddPass");
   auto loc = localizePass(r.trace, r.firstBad, *r.ref);
