@@ -213,6 +213,15 @@ CanvasStats drawCanvas(ImDrawList* dl, const CanvasFrame& f, const Camera& cam, 
     if (m == viewmodel::DiffMark::Added) fill = dim(theme::kAdded, 0.8f);
     else if (m == viewmodel::DiffMark::Changed) fill = dim(theme::kChanged, 0.8f);
     else if (diffOn) fill = dim(fill, 0.55f);
+    // Error overlay (a localised pass): compared nodes filled by their error, others dimmed.
+    const trace::NodeError* err = f.errors ? f.errors->error(b.id) : nullptr;
+    if (err) {
+      const viewmodel::Rgba c = viewmodel::errorColour(*err);
+      fill = theme::rgb(c.r, c.g, c.b, c.a);
+      st.errors += err->exceeds;
+    } else if (f.errors) {
+      fill = dim(theme::kNamespaceFill[d.nsByPos[i]], 0.4f);
+    }
     dl->AddRectFilled(p0, p1, fill, rounding);
     ++st.nodes;
     bool selected = b.id == f.selected;
@@ -221,13 +230,16 @@ CanvasStats drawCanvas(ImDrawList* dl, const CanvasFrame& f, const Camera& cam, 
     else if (hit) dl->AddRect(p0, p1, theme::kSearchHit, rounding, 0, 2.f);
     else if (m == viewmodel::DiffMark::Added && boxH > 4.f) dl->AddRect(p0, p1, theme::kAdded, rounding, 0, 1.5f);
     else if (m == viewmodel::DiffMark::Changed && boxH > 4.f) dl->AddRect(p0, p1, theme::kChanged, rounding, 0, 1.5f);
+    if (f.errors && f.errors->isCulprit(b.id))
+      dl->AddRect(ImVec2(p0.x - 4, p0.y - 4), ImVec2(p1.x + 4, p1.y + 4), theme::kCulprit, rounding, 0, 3.f);
     if (drawLabels) {
       // Lines by priority: op and type, the badge line (parameters), the node name.
       const std::string& lab = d.labels[i];
       const std::string& badge = d.badges[i];
       const std::string& name = d.graph->at(i).name;
       const std::string* lines[3] = {&lab, nullptr, nullptr};
-      ImU32 colours[3] = {IM_COL32(240, 240, 240, 255), theme::kBadgeText, IM_COL32(200, 200, 200, 170)};
+      ImU32 colours[3] = {err && err->exceeds ? IM_COL32(20, 20, 20, 255) : IM_COL32(240, 240, 240, 255),
+                          theme::kBadgeText, IM_COL32(200, 200, 200, 170)};
       int count = 1;
       if (twoLines && !badge.empty()) lines[count] = &badge, colours[count] = theme::kBadgeText, ++count;
       if ((count == 1 && twoLines) || (count == 2 && threeLines))
@@ -475,6 +487,51 @@ void GraphView::drawLegend(ImDrawList* dl, ImVec2 o) {
   }
 }
 
+// ---- error overlay (verify --localize): one self-contained block
+
+void GraphView::refreshErrorOverlay(const ViewState& s) {
+  const bool nested = !s.subgraphPath.empty();
+  if (errorsGeneration_ == generationOf(s.trace) && errorsPass_ == s.selectedPass && errorsNested_ == nested) return;
+  errorsGeneration_ = generationOf(s.trace);
+  errorsPass_ = s.selectedPass;
+  errorsNested_ = nested;
+  errors_ = viewmodel::ErrorOverlay::build(s.trace, s.selectedPass, nested);
+}
+
+void GraphView::drawErrorLegend(ImDrawList* dl, ImVec2 o, ImVec2 size) const {
+  const trace::Localization* loc = errors_.localization();
+  if (!loc) return;
+  const float lh = ImGui::GetTextLineHeight(), barW = 180.f;
+  const float x0 = o.x + 8, y0 = o.y + size.y - 3 * lh - 22;
+  dl->AddRectFilled(ImVec2(o.x, y0 - 6), ImVec2(o.x + 560, o.y + size.y), theme::rgb(24, 25, 28, 220));
+  const std::string title = fmt::format("error vs before pass #{} {}: {} of {} nodes above tolerance", loc->passIndex,
+                                        loc->pass, loc->exceeding(), loc->nodes.size());
+  dl->AddText(ImVec2(x0, y0), IM_COL32(230, 230, 230, 255), title.c_str());
+  // The heat scale, in tolerances (1 .. 10^kHeatDecades, log).
+  const float by = y0 + lh + 4;
+  const viewmodel::Rgba w = viewmodel::kWithinTolerance;
+  dl->AddRectFilled(ImVec2(x0, by), ImVec2(x0 + lh, by + lh), theme::rgb(w.r, w.g, w.b, w.a));
+  dl->AddText(ImVec2(x0 + lh + 4, by), IM_COL32(210, 210, 210, 255), "within");
+  const float bx = x0 + lh + 60;
+  constexpr int kSteps = 24;
+  for (int k = 0; k < kSteps; ++k) {
+    const viewmodel::Rgba c = viewmodel::heatColour(float(k) / float(kSteps - 1));
+    dl->AddRectFilled(ImVec2(bx + barW * float(k) / kSteps, by), ImVec2(bx + barW * float(k + 1) / kSteps, by + lh),
+                      theme::rgb(c.r, c.g, c.b, c.a));
+  }
+  for (int dec = 0; dec <= int(viewmodel::kHeatDecades); ++dec) {
+    const std::string t = dec == int(viewmodel::kHeatDecades) ? fmt::format(">=1e{}", dec) : fmt::format("1e{}", dec);
+    dl->AddText(ImVec2(bx + barW * float(dec) / float(viewmodel::kHeatDecades) - 8, by + lh + 2), IM_COL32(190, 190, 190, 255),
+                t.c_str());
+  }
+  const float cx = bx + barW + 30;
+  dl->AddRect(ImVec2(cx, by), ImVec2(cx + lh, by + lh), theme::kCulprit, 0, 0, 3.f);
+  const ir::Graph* g = data_ ? data_->graph : nullptr;
+  const ir::Node* c = g ? g->find(loc->culprit) : nullptr;
+  const std::string ct = c ? "culprit: " + c->name : loc->culprit == ir::kInvalidNode ? "no culprit" : "culprit";
+  dl->AddText(ImVec2(cx + lh + 6, by), IM_COL32(230, 230, 230, 255), ct.c_str());
+}
+
 void GraphView::drawMinimap(ImDrawList* dl, ImVec2 o, ImVec2 size) {
   if (!data_ || !data_->layout || data_->minimapCols == 0) return;
   const graph_layout::Layout& L = *data_->layout;
@@ -644,8 +701,11 @@ void GraphView::draw(ViewState& s) {
   f.compared = comparedHold_.get();
   f.selected = s.selectedNode;
   f.hitById = search_.empty() ? nullptr : &hitById_;
+  refreshErrorOverlay(s);
+  f.errors = errors_.active() ? &errors_ : nullptr;
   stats_ = drawCanvas(dl, f, cam_, origin, size);
   drawLegend(dl, origin);
+  drawErrorLegend(dl, origin, size);
   drawMinimap(dl, origin, size);
   if (dataKey_ != shownKey_) {
     dl->AddText(ImVec2(origin.x + 10, origin.y + size.y - 22), IM_COL32(255, 220, 120, 255), "laying out this pass...");

@@ -11,6 +11,7 @@
 #include <imgui.h>
 
 #include "core/graph_layout/layout_cache.h"
+#include "viewers/model/error_overlay.h"
 #include "viewers/model/graph_model.h"
 #include "viewers/view_state.h"
 
@@ -42,6 +43,7 @@ struct CanvasStats {
   int nodes = 0, edges = 0, labels = 0, ghosts = 0;
   int badges = 0;  ///< badge lines drawn
   int stubs = 0;   ///< edges drawn as stubs (a producer with many users)
+  int errors = 0;  ///< nodes drawn with an error above tolerance (error overlay)
   bool truncated = false;  ///< detail dropped to stay under 64k vertices (no VtxOffset support)
 };
 
@@ -53,6 +55,7 @@ struct CanvasFrame {
   const ir::Graph* compared = nullptr;
   ir::NodeId selected = ir::kInvalidNode;
   const std::vector<uint8_t>* hitById = nullptr;     ///< search hits (1 per matching NodeId)
+  const viewmodel::ErrorOverlay* errors = nullptr;   ///< active error overlay (localised pass) or null
 };
 
 /// Draws nodes, edges, labels and ghosts of the visible part of the canvas into `dl`. Pure
@@ -95,6 +98,9 @@ class GraphView {
   void drawToolbar(ViewState& s, const GraphPtr& shown);
   void drawLegend(ImDrawList* dl, ImVec2 origin);
   void drawMinimap(ImDrawList* dl, ImVec2 origin, ImVec2 size);
+  /// Error overlay of a localised pass: rebuilt when the trace, pass or nested graph changes.
+  void refreshErrorOverlay(const ViewState& s);
+  void drawErrorLegend(ImDrawList* dl, ImVec2 origin, ImVec2 size) const;
 
   graph_layout::LayoutCache& cache_;
   Camera cam_;
@@ -130,6 +136,11 @@ class GraphView {
   int changeCursor_ = -1;
   std::vector<int> nsCount_;
   bool minimapDrag_ = false;
+
+  viewmodel::ErrorOverlay errors_;
+  uint64_t errorsGeneration_ = 0;
+  int errorsPass_ = -2;
+  bool errorsNested_ = false;
 };
 
 }  // namespace ls::viewers

@@ -93,6 +93,25 @@ std::string passLabel(const trace::Trace& t, int pass) {
   return fmt::format("#{} {}", pass, t.records[size_t(pass)].name);
 }
 
+/// Numerics of a localised pass (verify --localize): the node's error against the graph before
+/// the pass, the culprit verdict and its inputs' errors (lines from viewmodel::ErrorOverlay).
+void errorSection(const viewmodel::ErrorOverlay& errors, const ir::Graph& g, const ir::Node& n) {
+  if (!errors.active() || !ImGui::CollapsingHeader("Numerics (localised pass)", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  const trace::NodeError* e = errors.error(n.id);
+  const std::vector<std::string> lines = errors.describe(g, n);
+  ImGui::PushTextWrapPos(0.f);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    // The first line is the node's own error: coloured when above tolerance; the culprit line too.
+    if (errors.isCulprit(n.id) && lines[i].rfind("CULPRIT", 0) == 0)
+      ImGui::TextColored(theme::toVec(theme::kCulprit), "%s", lines[i].c_str());
+    else if (i == 0 && e && e->exceeds)
+      ImGui::TextColored(theme::toVec(theme::kRemoved), "%s", lines[i].c_str());
+    else
+      ImGui::TextUnformatted(lines[i].c_str());
+  }
+  ImGui::PopTextWrapPos();
+}
+
 }  // namespace
 
 void InspectorView::draw(ViewState& s) {
@@ -150,6 +169,14 @@ void InspectorView::draw(ViewState& s) {
           ImGui::PopTextWrapPos();
         }
       }
+    }
+    if (!removedHere) {
+      const bool nested = !s.subgraphPath.empty();
+      if (errorsGeneration_ != generationOf(s.trace) || errorsPass_ != s.selectedPass || errorsNested_ != nested) {
+        errorsGeneration_ = generationOf(s.trace), errorsPass_ = s.selectedPass, errorsNested_ = nested;
+        errors_ = viewmodel::ErrorOverlay::build(s.trace, s.selectedPass, nested);
+      }
+      errorSection(errors_, *g, *n);
     }
     if (ImGui::CollapsingHeader("Arguments", ImGuiTreeNodeFlags_DefaultOpen)) {
       if (n->args.empty() && n->kwargs.empty()) ImGui::TextDisabled("none");

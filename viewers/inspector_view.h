@@ -3,6 +3,7 @@
 #pragma once
 
 #include "viewers/model/constant_values.h"
+#include "viewers/model/error_overlay.h"
 #include "viewers/model/node_history.h"
 #include "viewers/view_state.h"
 
@@ -21,6 +22,11 @@ class InspectorView {
   uint64_t valuesGeneration_ = 0;
   ir::NodeId valuesNode_ = ir::kInvalidNode;
   std::string valuesText_, valuesError_;
+  // Error overlay of a localised pass (trace generation, pass, nested graph open).
+  viewmodel::ErrorOverlay errors_;
+  uint64_t errorsGeneration_ = 0;
+  int errorsPass_ = -2;
+  bool errorsNested_ = false;
 };
 
 }  // namespace ls::viewers

@@ -31,6 +31,7 @@ inline constexpr ImU32 kRemoved = rgb(220, 60, 60);
 inline constexpr ImU32 kSelected = rgb(255, 255, 255);
 inline constexpr ImU32 kSearchHit = rgb(90, 200, 255);
 inline constexpr ImU32 kLinked = rgb(130, 160, 255);  ///< provenance links: "replaced by" / "fused from"
+inline constexpr ImU32 kCulprit = rgb(255, 60, 200);  ///< outline of the localised culprit node
 inline constexpr ImU32 kBadgeText = rgb(150, 215, 170);  ///< parameter badges and "N users" stubs
 inline constexpr ImU32 kEdge = rgb(150, 150, 160, 150);
 inline constexpr ImU32 kCanvasBg = rgb(24, 25, 28);

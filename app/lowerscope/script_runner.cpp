@@ -11,6 +11,7 @@
 
 #include "core/passes/pass_manager.h"
 #include "viewers/model/delegation.h"
+#include "viewers/model/error_overlay.h"
 #include "viewers/model/ir_diff.h"
 #include "viewers/model/pass_summary.h"
 
@@ -260,6 +261,16 @@ Status ScriptRunner::expect(ScriptHost& host, const ScriptCommand& c) {
     std::string name = n ? n->name : "(none)";
     return name == c.arg2 ? Status::ok() : fail(name);
   }
+  if (c.arg == "culprit") {
+    // What the graph view and inspector show: the overlay of the selected pass.
+    viewmodel::ErrorOverlay o = viewmodel::ErrorOverlay::build(trace, host.selectedPass(), !host.subgraphPath().empty());
+    if (!o.active()) return fail(fmt::format("no localisation at pass {}", host.selectedPass()));
+    std::shared_ptr<const ir::Graph> g = host.shownGraph();
+    const ir::NodeId id = o.localization()->culprit;
+    const ir::Node* n = g && id != ir::kInvalidNode ? g->find(id) : nullptr;
+    std::string name = id == ir::kInvalidNode ? "none" : n ? n->name : fmt::format("node {} (not in the shown graph)", id);
+    return name == c.arg2 ? Status::ok() : fail(name);
+  }
   if (c.arg == "min" || c.arg == "max") {
     auto counter = [&](const std::string& what) -> int64_t {
       if (what == "drawn-nodes") return host.viewCount(ViewCount::DrawnNodes);
@@ -267,6 +278,7 @@ Status ScriptRunner::expect(ScriptHost& host, const ScriptCommand& c) {
       if (what == "drawn-edges") return host.viewCount(ViewCount::DrawnEdges);
       if (what == "drawn-badges") return host.viewCount(ViewCount::DrawnBadges);
       if (what == "drawn-stubs") return host.viewCount(ViewCount::DrawnStubs);
+      if (what == "drawn-errors") return host.viewCount(ViewCount::DrawnErrors);
       if (what == "columns") return host.viewCount(ViewCount::Columns);
       if (what == "compare-rows") return host.viewCount(ViewCount::CompareRows);
       if (what == "timing-bars") return host.viewCount(ViewCount::TimingBars);

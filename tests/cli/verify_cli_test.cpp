@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/cli/cli_util.h"
+#include "core/io/lstrace.h"
 #include <sys/wait.h>
 
 #include <array>
@@ -125,6 +126,50 @@ TEST(VerifyCli, UsageAndInputErrorsExitTwo) {
   std::ofstream(bad) << "{\"nodes\": [";
   CliRun broken = runCli("verify " + bad.string());
   EXPECT_EQ(broken.code, 2) << broken.out;
+}
+
+}  // namespace
+
+namespace {
+
+TEST(VerifyCli, LocalizeRanksNodesNamesTheCulpritAndSavesIt) {
+  // Tolerances tighter than float rounding: the first pass that changes any bit is bad, and
+  // localisation names the first node whose value moves.
+  auto tr = scratch("sq_loc.lstrace");
+  auto json = scratch("sq_loc.json");
+  CliRun r = runCli("verify " + graph("squeezenet1_1") + " --pipeline tosa --rtol 1e-12 --atol 0 --each --localize -o " +
+                    tr.string() + " --json " + json.string());
+  EXPECT_EQ(r.code, 1) << r.out;
+  const size_t first = r.out.find("first pass that breaks equivalence: #");
+  ASSERT_NE(first, std::string::npos) << r.out;
+  const size_t head = r.out.find("localize: pass #");
+  ASSERT_NE(head, std::string::npos) << r.out;
+  EXPECT_GT(head, first);
+  EXPECT_NE(r.out.find("rank  node"), std::string::npos) << r.out;
+  const size_t at = r.out.find("culprit: node ");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const std::string culprit = r.out.substr(at + 14, r.out.find(' ', at + 14) - at - 14);
+  EXPECT_NE(r.out.find("<- culprit"), std::string::npos) << r.out;
+  // The same culprit in the JSON and in the saved trace.
+  const std::string j = slurp(json);
+  EXPECT_NE(j.find("\"localization\""), std::string::npos) << j;
+  EXPECT_NE(j.find("\"node\": \"" + culprit + "\""), std::string::npos) << culprit << "\n" << j;
+  auto t = ls::io::loadTrace(tr.string());
+  ASSERT_TRUE(t.isOk()) << t.message();
+  ASSERT_TRUE(t->localization);
+  const ls::trace::Localization& l = *t->localization;
+  ASSERT_NE(l.culprit, ls::ir::kInvalidNode);
+  EXPECT_EQ(t->graphAfter(l.passIndex).node(l.culprit).name, culprit);
+  EXPECT_FALSE(t->records[size_t(l.passIndex)].semantic.equivalent);
+}
+
+TEST(VerifyCli, LocalizeNeedsEachAndReportsWhenNothingIsBad) {
+  CliRun alone = runCli("verify " + graph("squeezenet1_1") + " --localize");
+  EXPECT_EQ(alone.code, 2) << alone.out;
+  EXPECT_NE(alone.out.find("--localize needs --each"), std::string::npos) << alone.out;
+  CliRun ok = runCli("verify " + graph("squeezenet1_1") + " --pipeline generic --each --localize");
+  EXPECT_EQ(ok.code, 0) << ok.out;
+  EXPECT_NE(ok.out.find("nothing to localise"), std::string::npos) << ok.out;
 }
 
 }  // namespace

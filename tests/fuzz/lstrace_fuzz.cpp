@@ -1,6 +1,6 @@
 // libFuzzer target for the .lstrace loader: any bytes must give a trace or an error naming the
 // file, never a crash. A loaded trace must give valid graphs for every snapshot, export to
-// every format, and survive save -> load with identical exports.
+// every format, and survive save -> load with identical exports and localisation.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -24,5 +24,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   ls::fuzz::checkLoadedTrace("lstrace_fuzz", *t, name);
+  // Localisation data (verify --localize) survives save -> load.
+  auto again = ls::io::serializeTrace(*t);
+  if (!again) ls::fuzz::die("lstrace_fuzz", "loaded trace does not serialise", again.message());
+  auto back = ls::io::loadTraceBytes(*again, "again.lstrace");
+  if (!back) ls::fuzz::die("lstrace_fuzz", "re-serialised trace does not load", back.message());
+  if (bool(t->localization) != bool(back->localization) ||
+      (t->localization && !(*t->localization == *back->localization)))
+    ls::fuzz::die("lstrace_fuzz", "re-serialised trace localises differently", t->localization ? t->localization->pass : "");
   return 0;
 }

@@ -42,7 +42,7 @@ std::vector<std::string> splitWords(std::string_view line) {
 
 bool isCounterName(std::string_view s) {
   return s == "drawn-nodes" || s == "drawn-labels" || s == "drawn-edges" || s == "drawn-badges" || s == "drawn-stubs" ||
-         s == "columns" || s == "compare-rows" || s == "visible-passes" || s == "delegates" || s == "delegated-nodes" ||
+         s == "drawn-errors" || s == "columns" || s == "compare-rows" || s == "visible-passes" || s == "delegates" || s == "delegated-nodes" ||
          s == "undelegated-ops" || s == "ir-diff-added" || s == "ir-diff-removed" || s == "timing-bars" ||
          s == "timeline-passes" || s == "timeline-ticks" || s == "ab-rows" || s == "ab-repeats" || s == "ab-noise" ||
          s == "op-diffs";
@@ -280,6 +280,7 @@ Result<std::vector<ScriptCommand>> parseScript(std::string_view text, std::strin
       else if (w1 == "pipeline" && need(3)) c.arg2 = w[2];
       else if (w1 == "summary" && w.size() >= 3) c.arg2 = rest(w, 2);
       else if (w1 == "ab-verdict" && need(4) && isVerdictName(w[3])) c.arg2 = w[2], c.arg3 = w[3];
+      else if (w1 == "culprit" && w.size() >= 3) c.arg2 = rest(w, 2);
       else if ((w1 == "error" || w1 == "help") && need(2)) {
       } else if ((w1 == "min" || w1 == "max") && w.size() >= 4 && isCounterName(w[2]) &&
                  ((need(4) && parseInt(w[3], c.number)) ||
@@ -291,9 +292,10 @@ Result<std::vector<ScriptCommand>> parseScript(std::string_view text, std::strin
         return err(
             "expected: expect pass-status S | diff empty|nonempty | node NAME | min|max WHAT N | min|max WHAT Kx OTHER | "
             "graph NAME | pipeline NAME | summary TEXT | ab-verdict PASS|total A|B|noise|saved-A|saved-B|only-A|only-B | "
-            "error | help (WHAT: drawn-nodes, drawn-labels, drawn-edges, drawn-badges, drawn-stubs, columns, compare-rows, "
-            "visible-passes, delegates, delegated-nodes, undelegated-ops, ir-diff-added, ir-diff-removed, timing-bars, "
-            "timeline-passes, timeline-ticks, ab-rows, ab-repeats, ab-noise, op-diffs)");
+            "culprit NAME|none | error | help (WHAT: drawn-nodes, drawn-labels, drawn-edges, drawn-badges, drawn-stubs, "
+            "drawn-errors, columns, compare-rows, visible-passes, delegates, delegated-nodes, undelegated-ops, "
+            "ir-diff-added, ir-diff-removed, timing-bars, timeline-passes, timeline-ticks, ab-rows, ab-repeats, ab-noise, "
+            "op-diffs)");
       }
     } else if (w0 == "graph-option") {
       if (!need(3) || (w1 != "badges" && w1 != "wrap") || (w[2] != "on" && w[2] != "off"))

@@ -34,7 +34,8 @@
 //   expect diff empty|nonempty   the graph view's diff at the selected pass
 //   expect node NAME             the selected node
 //   expect min|max WHAT N        a view counter; WHAT: drawn-nodes, drawn-labels, drawn-edges,
-//                                drawn-badges, drawn-stubs, columns, compare-rows, visible-passes,
+//                                drawn-badges, drawn-stubs, drawn-errors (boxes tinted above
+//                                tolerance by the error overlay), columns, compare-rows, visible-passes,
 //                                delegates, delegated-nodes, undelegated-ops (of the shown graph),
 //                                ir-diff-added, ir-diff-removed (text IR diff lines of the pass)
 //                                timing-bars, timeline-passes, timeline-ticks, ab-rows, ab-repeats,
@@ -50,6 +51,8 @@
 //   expect pipeline NAME         the shown run's pipeline (e.g. quantize-pt2e, tosa)
 //   expect summary TEXT          the selected pass's summary (title, reason, target ops, change
 //                                groups, statistics; one line each) has a line containing TEXT
+//   expect culprit NAME          the shown pass is the localised one (verify --localize) and
+//                                its culprit is node NAME ("none": localised, nothing exceeds)
 // RUN-OPTIONS: --no-skip --no-fast-copy --no-cache --skip --fast-copy --no-quantize --quantize --pipeline NAME
 //              --profile fp|int --target generic|u55|u85 --disable PASS
 #pragma once
