@@ -151,7 +151,7 @@ TEST(VerifyCli, LocalizeRanksNodesNamesTheCulpritAndSavesIt) {
   const std::string culprit = r.out.substr(at + 14, r.out.find(' ', at + 14) - at - 14);
   EXPECT_NE(r.out.find("<- culprit"), std::string::npos) << r.out;
   // The same culprit in the JSON and in the saved trace.
-  const std::string j = slurp(json);
+  const std::string j = readText(json);
   EXPECT_NE(j.find("\"localization\""), std::string::npos) << j;
   EXPECT_NE(j.find("\"node\": \"" + culprit + "\""), std::string::npos) << culprit << "\n" << j;
   auto t = ls::io::loadTrace(tr.string());
