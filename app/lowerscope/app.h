@@ -19,6 +19,7 @@
 #include "viewers/pipeline_view.h"
 #include "viewers/delegation_view.h"
 #include "viewers/ir_diff_view.h"
+#include "viewers/panes_view.h"
 #include "viewers/timing_view.h"
 #include "viewers/view_state.h"
 
@@ -99,6 +100,8 @@ class App final : private ScriptHost {
   void selectPass(int pass) override { state_.selectPass(pass); }
   void stepPass(viewmodel::StepKey key) override;
   void setPin(std::optional<int> pass) override;
+  void addPane(int pass) override;
+  void clearPanes() override;
   viewmodel::PassFilter passFilter() const override { return state_.filter; }
   void setPassFilter(const viewmodel::PassFilter& f) override { state_.filter = f; }
   std::shared_ptr<const ir::Graph> shownGraph() const override { return state_.shownGraph(); }
@@ -143,6 +146,7 @@ class App final : private ScriptHost {
   viewers::ViewState state_;
   viewers::PipelineView pipelineView_;
   std::unique_ptr<viewers::GraphView> graphView_;
+  std::unique_ptr<viewers::PanesView> panesView_;
   viewers::InspectorView inspectorView_;
   viewers::TimingView timingView_;
   viewers::DelegationView delegationView_;

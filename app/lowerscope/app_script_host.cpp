@@ -18,6 +18,11 @@ void App::requestCompare(const viewmodel::RunConfig& b, int repeat) {
 void App::stepPass(viewmodel::StepKey key) { pipelineView_.step(state_, key); }
 
 void App::setPin(std::optional<int> pass) { state_.pinnedPass = pass ? *pass : viewers::kNoPin; }
+void App::addPane(int pass) {
+  state_.addPane(pass);
+  panesView_->requestFit();
+}
+void App::clearPanes() { state_.panes.clear(); }
 
 void App::selectNode(ir::NodeId id) {
   state_.selectedNode = id;
@@ -59,6 +64,7 @@ void App::showView(const std::string& name) {
   else if (name == "timing") state_.tab = viewers::CenterTab::Timing, state_.tabChangeRequested = true;
   else if (name == "delegation") state_.tab = viewers::CenterTab::Delegation, state_.tabChangeRequested = true;
   else if (name == "ir-diff") state_.tab = viewers::CenterTab::IrDiff, state_.tabChangeRequested = true;
+  else if (name == "panes") state_.tab = viewers::CenterTab::Panes, state_.tabChangeRequested = true;
   else if (name == "pipeline") showPipeline_ = true;
   else if (name == "inspector") showInspector_ = true;
 }
@@ -137,6 +143,8 @@ int64_t App::viewCount(ViewCount what) {
     }
     case ViewCount::AbNoise: return state_.compareTrace ? int64_t(timingView_.abComparison(state_).count(viewmodel::AbVerdict::Noise)) : 0;
     case ViewCount::OpDiffs: return state_.compareTrace ? int64_t(timingView_.abComparison(state_).opDiffs.size()) : 0;
+    case ViewCount::PaneCount: return int64_t(panesView_->paneCount());
+    case ViewCount::SyncedPanes: return int64_t(panesView_->panesWithSelection());
     case ViewCount::COUNT: break;
   }
   return 0;

@@ -21,7 +21,7 @@ namespace ls::app {
 /// A view counter an expectation can check ("expect min WHAT N").
 enum class ViewCount : uint8_t {
   DrawnNodes, DrawnLabels, DrawnEdges, DrawnBadges, DrawnStubs, DrawnErrors, Columns, CompareRows,
-  TimingBars, TimelinePasses, TimelineTicks, AbRows, AbRepeats, AbNoise, OpDiffs,
+  TimingBars, TimelinePasses, TimelineTicks, AbRows, AbRepeats, AbNoise, OpDiffs, PaneCount, SyncedPanes,
   COUNT
 };
 
@@ -57,6 +57,9 @@ class ScriptHost {
   virtual void stepPass(viewmodel::StepKey key) = 0;
   /// Diff against `pass` instead of the previous pass; nullopt: unpin.
   virtual void setPin(std::optional<int> pass) = 0;
+  /// Side-by-side panes: adds a pass (-1: the source graph) / removes them all.
+  virtual void addPane(int pass) = 0;
+  virtual void clearPanes() = 0;
   virtual viewmodel::PassFilter passFilter() const = 0;
   virtual void setPassFilter(const viewmodel::PassFilter& f) = 0;
   /// The graph shown at the selected pass / the graph it is diffed against (null: none).

@@ -71,6 +71,8 @@ class FakeHost : public ScriptHost {
     pin = p;
     log(p ? fmt::format("pin {}", *p) : "unpin");
   }
+  void addPane(int p) override { log(fmt::format("pane {}", p)); }
+  void clearPanes() override { log("panes cleared"); }
   viewmodel::PassFilter passFilter() const override { return filter; }
   void setPassFilter(const viewmodel::PassFilter& f) override {
     filter = f;

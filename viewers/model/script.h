@@ -11,7 +11,8 @@
 //   next pass | prev pass | next changed | prev changed | first pass | last pass
 //   select node NAME             select a node of the shown graph by name
 //   pin pass N|NAME | unpin      diff against a pinned pass instead of the previous one
-//   view pipeline|graph|inspector|timing|delegation|ir-diff
+//   view pipeline|graph|inspector|timing|delegation|ir-diff|panes
+//   pane add N|NAME | pane clear  side-by-side panes (at most 4; shared camera and selection)
 //   filter hide-skipped on|off | filter hide-unchanged on|off | filter search TEXT
 //   search TEXT | search next | search prev      node search in the graph view
 //   next change | prev change    select and centre the next/previous node of the diff
@@ -39,7 +40,7 @@
 //                                delegates, delegated-nodes, undelegated-ops (of the shown graph),
 //                                ir-diff-added, ir-diff-removed (text IR diff lines of the pass)
 //                                timing-bars, timeline-passes, timeline-ticks, ab-rows, ab-repeats,
-//                                ab-noise, op-diffs
+//                                ab-noise, op-diffs, pane-count, synced-panes
 //   expect ab-verdict PASS|total A|B|noise|saved-A|saved-B|only-A|only-B   the A/B verdict of a
 //                                pass (first of that name) or of the total
 //   expect min|max WHAT Kx OTHER the same against K times another counter
@@ -49,6 +50,8 @@
 //   expect help                  the Help/Keys overlay is showing
 //   expect graph NAME            the graph view shows nested graph NAME (main: the top graph)
 //   expect pipeline NAME         the shown run's pipeline (e.g. quantize-pt2e, tosa)
+//   expect synced NODE           NODE is selected and every side-by-side pane outlines it or
+//                                a counterpart (the nodes that replaced it / it came from)
 //   expect summary TEXT          the selected pass's summary (title, reason, target ops, change
 //                                groups, statistics; one line each) has a line containing TEXT
 //   expect culprit NAME          the shown pass is the localised one (verify --localize) and
@@ -72,7 +75,7 @@ enum class ScriptOp : uint8_t {
   SelectPass, NextPass, PrevPass, NextChanged, PrevChanged, FirstPass, LastPass,
   SelectNode, Pin, Unpin, View, Filter, Search, SearchNext, SearchPrev,
   Compare, Fit, Zoom, ExportComparison, ExportChart, Frames, NextChange, PrevChange, Expect, Key, ExportRun, Enter, Leave, CompareTrace, Stage,
-  GraphOption, TimingOption,
+  GraphOption, TimingOption, PaneAdd, PaneClear,
   COUNT
 };
 std::string_view scriptOpName(ScriptOp op);
