@@ -64,7 +64,7 @@ TEST(AbCompare, VerdictsAreNeutralAndNoiseIsGrey) {
   NoiseFloor noSpread = floor;
   noSpread.spread = false;
   judge(spread, noSpread);
-  EXPECT_EQ(spread.verdict, AbVerdict::BFaster);
+  EXPECT_EQ(spread.verdict, AbVerdict::AFaster);  // medians 1.05 ms vs 1.11 ms
 }
 
 TEST(AbCompare, SkippedAgainstRanIsSavedTimeNotARegression) {
@@ -115,7 +115,10 @@ TEST(AbCompare, RealRepeatsAndFinalOpCountsTosaVersusTosaPermute) {
   ASSERT_TRUE(ta.trace.isOk() && tb.trace.isOk());
   size_t progressCalls = 0;
   auto reps = RunJob::runRepeats(*src, "squeezenet", a, b, session::RepeatOptions{3, 1}, nullptr,
-                                 [&](size_t, size_t total, const std::string&) { EXPECT_EQ(total, 8u), ++progressCalls; });
+                                 [&](size_t, size_t total, const std::string&) {
+                                   EXPECT_EQ(total, 8u);
+                                   ++progressCalls;
+                                 });
   ASSERT_TRUE(reps.isOk()) << reps.message();
   EXPECT_EQ(progressCalls, 8u);
   ASSERT_EQ(reps->runsA.size(), 3u);
