@@ -72,7 +72,7 @@ void TimingView::draw(ViewState& s) {
   }
   drawComparePopup(s);
   ImGui::SameLine();
-  ImGui::SetNextItemWidth(160);
+  ImGui::SetNextItemWidth(110);
   ImGui::InputText("export dir", &exportDir);
   ImGui::SameLine();
   auto chartButton = [&](const char* label, const char* ext) {
@@ -96,7 +96,7 @@ void TimingView::draw(ViewState& s) {
     exportBtn("JSON", "json", "json");
     exportBtn("MD", "md", "md");
     exportBtn("Chrome trace", "chrome", "trace.json");
-    ab_.draw(s, exportDir);
+    ab_.draw(s);
   } else {
     drawSingle(s, *s.trace);
   }
@@ -233,7 +233,8 @@ void TimingView::drawTimeline(ViewState& s, const trace::Trace& t, float height)
     window_ = viewmodel::panWindow(window_, -double(ImGui::GetIO().MouseDelta.x) / double(scale), full);
   ImDrawList* dl = ImGui::GetWindowDrawList();
   dl->PushClipRect(p0, ImVec2(p0.x + avail.x, p0.y + avail.y), true);
-  const float rowH = (avail.y - 14.f) * 0.5f;
+  // Lanes: passes, their phases, skipped passes as ticks, then the time axis.
+  const float tickH = 9.f, rowH = (avail.y - 16.f - tickH) * 0.5f, tickY = p0.y + rowH * 2 + 1;
   const viewmodel::TimelineSpan* hit = nullptr;
   for (const viewmodel::TimelineSpan& sp : timeline_.spans) {
     if (double(sp.endNs) < window_.beginNs || double(sp.startNs) > window_.endNs) continue;
@@ -246,8 +247,8 @@ void TimingView::drawTimeline(ViewState& s, const trace::Trace& t, float height)
       case viewmodel::SpanKind::Run: col = theme::kRun; break;
       case viewmodel::SpanKind::Verify: col = theme::kVerify; break;
       case viewmodel::SpanKind::SkippedTick:
-        dl->AddLine(ImVec2(x0, p0.y), ImVec2(x0, p0.y + rowH * 2), theme::rgb(120, 120, 128), 1.f);
-        if (hovered && std::abs(ImGui::GetIO().MousePos.x - x0) < 2.f) hit = &sp;
+        dl->AddLine(ImVec2(x0, tickY), ImVec2(x0, tickY + tickH - 1), theme::rgb(150, 150, 158), 1.f);
+        if (hovered && std::abs(ImGui::GetIO().MousePos.x - x0) < 2.f && ImGui::GetIO().MousePos.y >= tickY) hit = &sp;
         continue;
       case viewmodel::SpanKind::COUNT: break;
     }
@@ -263,7 +264,7 @@ void TimingView::drawTimeline(ViewState& s, const trace::Trace& t, float height)
     if (hovered && m.x >= x0 && m.x <= x1 && m.y >= y0 && m.y < y0 + rowH) hit = &sp;
   }
   // Time axis.
-  const float axisY = p0.y + rowH * 2 + 1;
+  const float axisY = tickY + tickH;
   for (double tk : viewmodel::niceTicks(width / 1e6, 8)) {
     const double ns = window_.beginNs + tk * 1e6;
     if (ns > window_.endNs) break;

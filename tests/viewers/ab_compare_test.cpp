@@ -67,6 +67,13 @@ TEST(AbCompare, VerdictsAreNeutralAndNoiseIsGrey) {
   EXPECT_EQ(spread.verdict, AbVerdict::AFaster);  // medians 1.05 ms vs 1.11 ms
 }
 
+TEST(AbCompare, StatsInOneUnit) {
+  EXPECT_EQ(formatStats(session::sampleStats({52'200'000, 33'660'000, 56'100'000})), "52.2 (33.7-56.1) ms");
+  EXPECT_EQ(formatStats(session::sampleStats({30, 50, 40})), "40 (30-50) ns");
+  EXPECT_EQ(formatStats(session::sampleStats({900, 1500})), "1.2 (0.9-1.5) us");
+  EXPECT_EQ(formatStats(session::sampleStats({2'345'000})), "2.35 ms");  // one sample: the median alone
+}
+
 TEST(AbCompare, SkippedAgainstRanIsSavedTimeNotARegression) {
   trace::Trace a = test::syntheticTrace("csu");
   trace::Trace b = test::syntheticTrace("ccu");  // pass 1 ran in B, skipped in A

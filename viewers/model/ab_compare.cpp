@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdlib>
 #include <map>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -33,6 +34,18 @@ std::string AbRow::verdictText() const {
     case AbVerdict::COUNT: break;
   }
   return "?";
+}
+
+std::string formatStats(const session::SampleStats& s) {
+  if (s.n <= 1) return formatDuration(s.median);
+  const int64_t top = std::llabs(s.max);
+  const auto [div, unit] = top >= 1'000'000'000 ? std::pair{1e9, "s"}
+                           : top >= 1'000'000   ? std::pair{1e6, "ms"}
+                           : top >= 1'000       ? std::pair{1e3, "us"}
+                                                : std::pair{1.0, "ns"};
+  const int digits = div == 1.0 ? 0 : 1;
+  return fmt::format("{:.{}f} ({:.{}f}-{:.{}f}) {}", double(s.median) / div, digits, double(s.min) / div, digits,
+                     double(s.max) / div, digits, unit);
 }
 
 size_t AbComparison::count(AbVerdict v) const {

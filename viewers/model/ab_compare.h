@@ -77,6 +77,10 @@ struct AbComparison {
 AbComparison compareAb(const trace::Trace& a, const trace::Trace& b, const std::vector<session::RunSample>& runsA,
                        const std::vector<session::RunSample>& runsB, const NoiseFloor& floor = {});
 
+/// "52.2 (33.7-56.1) ms": median and min-max in the unit of the max; the median alone for one
+/// sample.
+std::string formatStats(const session::SampleStats& s);
+
 /// The verdict of two sample sets under `floor` (fills verdict, factor, floorNs of `row`).
 void judge(AbRow& row, const NoiseFloor& floor);
 
