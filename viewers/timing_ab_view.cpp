@@ -100,12 +100,12 @@ void TimingAbView::draw(ViewState& s) {
   ImGuiTableFlags flags = ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_Resizable;
   if (!ImGui::BeginTable("##ab", 6, flags, ImVec2(0, ImGui::GetContentRegionAvail().y))) return;
   ImGui::TableSetupScrollFreeze(0, 1);
-  ImGui::TableSetupColumn("pass", ImGuiTableColumnFlags_WidthStretch, 1.5f);
-  ImGui::TableSetupColumn("A / B", ImGuiTableColumnFlags_WidthStretch, 1.0f);
-  ImGui::TableSetupColumn("A", ImGuiTableColumnFlags_WidthFixed, lh * 9.f);
-  ImGui::TableSetupColumn("B", ImGuiTableColumnFlags_WidthFixed, lh * 9.f);
+  ImGui::TableSetupColumn("pass", ImGuiTableColumnFlags_WidthStretch, 1.2f);
+  ImGui::TableSetupColumn("A / B", ImGuiTableColumnFlags_WidthStretch, 0.6f);
+  ImGui::TableSetupColumn("A", ImGuiTableColumnFlags_WidthFixed, lh * 8.f);
+  ImGui::TableSetupColumn("B", ImGuiTableColumnFlags_WidthFixed, lh * 8.f);
   ImGui::TableSetupColumn(baseline_ == 0 ? "vs A" : "vs B", ImGuiTableColumnFlags_WidthFixed, lh * 4.5f);
-  ImGui::TableSetupColumn("verdict", ImGuiTableColumnFlags_WidthStretch, 1.1f);
+  ImGui::TableSetupColumn("verdict", ImGuiTableColumnFlags_WidthFixed, lh * 13.f);
   ImGui::TableHeadersRow();
   ImGuiListClipper clip;
   clip.Begin(int(order.size()));

@@ -50,8 +50,8 @@ struct AbRow {
   bool inB() const { return indexB >= 0; }
   bool ranA() const { return inA() && (statusA == passes::PassStatus::Changed || statusA == passes::PassStatus::Unchanged); }
   bool ranB() const { return inB() && (statusB == passes::PassStatus::Changed || statusB == passes::PassStatus::Unchanged); }
-  /// Neutral wording: "A 1.40x faster", "B 1.40x faster", "within noise", "skipped in A: saved
-  /// 1.20 ms", "only in A".
+  /// Neutral wording: "A 1.40x faster", "B 1.40x faster", "within noise", "A saved 1.20 ms
+  /// (skipped)", "only in A".
   std::string verdictText() const;
 };
 
@@ -77,7 +77,7 @@ struct AbComparison {
 AbComparison compareAb(const trace::Trace& a, const trace::Trace& b, const std::vector<session::RunSample>& runsA,
                        const std::vector<session::RunSample>& runsB, const NoiseFloor& floor = {});
 
-/// "52.2 (33.7-56.1) ms": median and min-max in the unit of the max; the median alone for one
+/// "52.2 (33.7-56.1) ms": median and min-max in the median's unit; the median alone for one
 /// sample.
 std::string formatStats(const session::SampleStats& s);
 
