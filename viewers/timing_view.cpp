@@ -65,6 +65,18 @@ const viewmodel::Timeline& TimingView::timelineOf(const ViewState& s) {
   return timeline_;
 }
 
+void TimingView::zoomTimeline(const ViewState& s, double factor) {
+  refresh(s);
+  window_ = viewmodel::zoomWindow(window_, factor, (window_.beginNs + window_.endNs) * 0.5, double(std::max<int64_t>(timeline_.endNs, 1)));
+}
+
+size_t TimingView::timelineVisible(const ViewState& s) {
+  refresh(s);
+  return size_t(std::count_if(timeline_.spans.begin(), timeline_.spans.end(), [&](const viewmodel::TimelineSpan& sp) {
+    return sp.depth == 0 && double(sp.endNs) >= window_.beginNs && double(sp.startNs) <= window_.endNs;
+  }));
+}
+
 void TimingView::draw(ViewState& s) {
   if (!s.trace) {
     ImGui::TextDisabled("No run yet.");

@@ -52,11 +52,17 @@ expect ab-verdict total A
 expect ab-verdict DecomposeLayerNormPass saved-A
 expect min timing-bars 1x visible-passes
 expect max op-diffs 0
+timing-option zoom 4
+expect max timeline-visible 10
 )";
   auto r = parseScript(text, "t.lsscript");
   ASSERT_TRUE(r.isOk()) << r.message();
   const auto& c = r.value();
-  ASSERT_EQ(c.size(), 44u);
+  ASSERT_EQ(c.size(), 46u);
+  EXPECT_EQ(c[44].op, ScriptOp::TimingOption);
+  EXPECT_EQ(c[44].arg, "zoom");
+  EXPECT_EQ(c[44].arg2, "4");
+  EXPECT_EQ(c[45].arg2, "timeline-visible");
   EXPECT_EQ(c[36].op, ScriptOp::Compare);
   EXPECT_EQ(c[36].number, 7);
   EXPECT_EQ(c[36].overrides.skip, false);
@@ -142,6 +148,7 @@ TEST(Script, ErrorsNameTheLine) {
       {"compare --repeat\n", "--repeat expects a count >= 1"},
       {"export chart chart.jpg\n", "PATH.svg|PATH.png"},
       {"timing-option baseline C\n", "timing-option aggregate on|off"},
+      {"timing-option zoom -2\n", "timing-option zoom FACTOR"},
       {"expect ab-verdict total faster\n", "ab-verdict PASS|total"},
   };
   for (const Case& k : cases) {

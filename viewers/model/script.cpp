@@ -43,7 +43,7 @@ std::vector<std::string> splitWords(std::string_view line) {
 bool isCounterName(std::string_view s) {
   return s == "drawn-nodes" || s == "drawn-labels" || s == "drawn-edges" || s == "drawn-badges" || s == "drawn-stubs" ||
          s == "columns" || s == "compare-rows" || s == "visible-passes" || s == "timing-bars" || s == "timeline-passes" ||
-         s == "timeline-ticks" || s == "ab-rows" || s == "ab-repeats" || s == "ab-noise" || s == "op-diffs";
+         s == "timeline-ticks" || s == "timeline-visible" || s == "ab-rows" || s == "ab-repeats" || s == "ab-noise" || s == "op-diffs";
 }
 
 bool parseInt(std::string_view s, int& v) {
@@ -288,7 +288,7 @@ Result<std::vector<ScriptCommand>> parseScript(std::string_view text, std::strin
             "expected: expect pass-status S | diff empty|nonempty | node NAME | min|max WHAT N | min|max WHAT Kx OTHER | "
             "graph NAME | pipeline NAME | ab-verdict PASS|total A|B|noise|saved-A|saved-B|only-A|only-B | error | help "
             "(WHAT: drawn-nodes, drawn-labels, drawn-edges, drawn-badges, drawn-stubs, columns, compare-rows, "
-            "visible-passes, timing-bars, timeline-passes, timeline-ticks, ab-rows, ab-repeats, ab-noise, op-diffs)");
+            "visible-passes, timing-bars, timeline-passes, timeline-ticks, timeline-visible, ab-rows, ab-repeats, ab-noise, op-diffs)");
       }
     } else if (w0 == "graph-option") {
       if (!need(3) || (w1 != "badges" && w1 != "wrap") || (w[2] != "on" && w[2] != "off"))
@@ -297,8 +297,10 @@ Result<std::vector<ScriptCommand>> parseScript(std::string_view text, std::strin
       c.arg = w1;
       c.arg2 = w[2];
     } else if (w0 == "timing-option") {
-      if (!need(3) || !((w1 == "aggregate" && (w[2] == "on" || w[2] == "off")) || (w1 == "baseline" && (w[2] == "A" || w[2] == "B"))))
-        return err("expected: timing-option aggregate on|off | timing-option baseline A|B");
+      double zoom = 0;
+      if (!need(3) || !((w1 == "aggregate" && (w[2] == "on" || w[2] == "off")) || (w1 == "baseline" && (w[2] == "A" || w[2] == "B")) ||
+                        (w1 == "zoom" && parseDouble(w[2], zoom) && zoom > 0)))
+        return err("expected: timing-option aggregate on|off | timing-option baseline A|B | timing-option zoom FACTOR");
       c.op = ScriptOp::TimingOption;
       c.arg = w1;
       c.arg2 = w[2];
