@@ -266,10 +266,12 @@ void TimingView::drawTimeline(ViewState& s, const trace::Trace& t, float height)
     }
     dl->AddRectFilled(ImVec2(x0, y0 + 1), ImVec2(x1, y0 + rowH - 1), col);
     if (sp.index == s.selectedPass && sp.depth == 0) dl->AddRect(ImVec2(x0, y0), ImVec2(x1, y0 + rowH), theme::kSelected);
-    if (sp.depth == 0 && x1 - x0 > 40.f) {
+    // The name in the visible part of the pass (zoomed in, a pass can start off-screen).
+    const float vx0 = std::max(x0, p0.x), vx1 = std::min(x1, p0.x + avail.x);
+    if (sp.depth == 0 && vx1 - vx0 > 40.f) {
       const std::string& name = t.records[size_t(sp.index)].name;
-      dl->PushClipRect(ImVec2(x0, y0), ImVec2(x1, y0 + rowH), true);
-      dl->AddText(ImVec2(x0 + 3, y0 + 1), theme::rgb(20, 20, 20), name.c_str());
+      dl->PushClipRect(ImVec2(vx0, y0), ImVec2(vx1, y0 + rowH), true);
+      dl->AddText(ImVec2(vx0 + 3, y0 + 1), theme::rgb(20, 20, 20), name.c_str());
       dl->PopClipRect();
     }
     const ImVec2 m = ImGui::GetIO().MousePos;
