@@ -52,6 +52,9 @@ class App final : private ScriptHost {
   void beforeNewFrame();
   /// Work is in flight (run, layout, script): the loop should not sleep.
   bool busy() const;
+  /// The comparison run and its timed repeats are in flight: the loop renders only a few frames
+  /// a second so drawing does not compete with what is measured (the job wakes the loop).
+  bool measuring() const { return jobB_.busy(); }
   bool wantsExit() const { return exit_; }
   int exitCode() const { return exitCode_; }
   void saveSettings();

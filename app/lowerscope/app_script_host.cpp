@@ -94,6 +94,7 @@ Status App::exportChart(const std::string& path) {
 void App::setTimingOption(const std::string& name, const std::string& value) {
   if (name == "aggregate") timingView_.setAggregate(value == "on");
   else if (name == "baseline") timingView_.setBaseline(value == "B" ? 1 : 0);
+  else if (name == "zoom") timingView_.zoomTimeline(state_, std::stod(value));  // checked by the parser
 }
 
 std::string App::abVerdict(const std::string& pass) {
@@ -135,6 +136,7 @@ int64_t App::viewCount(ViewCount what) {
     case ViewCount::TimingBars: return int64_t(timingView_.barCount(state_));
     case ViewCount::TimelinePasses: return int64_t(timingView_.timelineOf(state_).passes);
     case ViewCount::TimelineTicks: return int64_t(timingView_.timelineOf(state_).ticks);
+    case ViewCount::TimelineVisible: return int64_t(timingView_.timelineVisible(state_));
     case ViewCount::AbRows: return int64_t(timingView_.comparisonRows(state_));
     case ViewCount::AbRepeats: {
       if (!state_.compareTrace) return 0;

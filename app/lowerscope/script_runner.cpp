@@ -300,6 +300,7 @@ Status ScriptRunner::expect(ScriptHost& host, const ScriptCommand& c) {
       if (what == "timing-bars") return host.viewCount(ViewCount::TimingBars);
       if (what == "timeline-passes") return host.viewCount(ViewCount::TimelinePasses);
       if (what == "timeline-ticks") return host.viewCount(ViewCount::TimelineTicks);
+      if (what == "timeline-visible") return host.viewCount(ViewCount::TimelineVisible);
       if (what == "ab-rows") return host.viewCount(ViewCount::AbRows);
       if (what == "ab-repeats") return host.viewCount(ViewCount::AbRepeats);
       if (what == "ab-noise") return host.viewCount(ViewCount::AbNoise);

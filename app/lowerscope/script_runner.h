@@ -21,7 +21,7 @@ namespace ls::app {
 /// A view counter an expectation can check ("expect min WHAT N").
 enum class ViewCount : uint8_t {
   DrawnNodes, DrawnLabels, DrawnEdges, DrawnBadges, DrawnStubs, DrawnErrors, Columns, CompareRows,
-  TimingBars, TimelinePasses, TimelineTicks, AbRows, AbRepeats, AbNoise, OpDiffs, PaneCount, SyncedPanes,
+  TimingBars, TimelinePasses, TimelineTicks, TimelineVisible, AbRows, AbRepeats, AbNoise, OpDiffs, PaneCount, SyncedPanes,
   COUNT
 };
 
@@ -93,7 +93,8 @@ class ScriptHost {
   virtual Status exportRun(const std::string& format, const std::string& path) = 0;
   /// Writes the timing chart (the run's bars, or the A/B chart) as .svg or .png.
   virtual Status exportChart(const std::string& path) = 0;
-  /// Timing view options: aggregate on|off (bars by pass name), baseline A|B.
+  /// Timing view options: aggregate on|off (bars by pass name), baseline A|B, zoom FACTOR (the
+  /// timeline, around its centre).
   virtual void setTimingOption(const std::string& name, const std::string& value) = 0;
   /// The A/B verdict (viewmodel::abVerdictName) of the first pass named `pass`, or of the
   /// total for "total"; "" without a comparison or such a pass.

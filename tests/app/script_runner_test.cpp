@@ -149,13 +149,19 @@ expect min visible-passes 3
 expect min drawn-nodes 40
 view timing
 compare --profile fp --no-fast-copy
+compare --no-skip --repeat 3
+timing-option aggregate on
+timing-option baseline B
+expect ab-verdict total A
 export run csv out.csv
 export chart chart.png
+export chart chart.svg
 key f5 shift
 unpin
 )");
   EXPECT_TRUE(r.opensFile());
   FakeHost h;
+  h.verdict = "A";
   runToEnd(r, h);
   ASSERT_FALSE(r.failed()) << r.error();
   EXPECT_TRUE(r.done());
@@ -170,13 +176,33 @@ unpin
       "filter true false ''",
       "view timing",
       "compare fp no-fast-copy",
+      "compare int x3",  // the config is int (above); --no-skip keeps fast-copy
+      "timing-option aggregate on",
+      "timing-option baseline B",
+      "ab-verdict total",
       "export run csv out.csv",
       "note wrote out.csv",
       "export chart chart.png",
+      "note wrote chart.png",
+      "export chart chart.svg",
+      "note wrote chart.svg",
       "key f5 shift",
       "unpin",
   };
   EXPECT_EQ(h.calls, want);
+}
+
+TEST(ScriptRunner, AbVerdictExpectationComparesTheHostsAnswer) {
+  for (const auto& [answer, ok] : {std::pair<std::string, bool>{"noise", true}, {"B", false}, {"", false}}) {
+    ScriptRunner r = parse("open m.fxjson.json\nexpect ab-verdict DecomposeLayerNormPass noise\n");
+    FakeHost h;
+    h.verdict = answer;
+    runToEnd(r, h);
+    EXPECT_EQ(r.failed(), !ok) << answer;
+    if (!ok) {
+      EXPECT_NE(r.error().find("expectation failed"), std::string::npos) << r.error();
+    }
+  }
 }
 
 TEST(ScriptRunner, WaitsForIdleThenTwoFramesAndCountsFrames) {

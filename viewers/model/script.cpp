@@ -44,7 +44,7 @@ bool isCounterName(std::string_view s) {
   return s == "drawn-nodes" || s == "drawn-labels" || s == "drawn-edges" || s == "drawn-badges" || s == "drawn-stubs" ||
          s == "drawn-errors" || s == "columns" || s == "compare-rows" || s == "visible-passes" || s == "delegates" || s == "delegated-nodes" ||
          s == "undelegated-ops" || s == "ir-diff-added" || s == "ir-diff-removed" || s == "timing-bars" ||
-         s == "timeline-passes" || s == "timeline-ticks" || s == "ab-rows" || s == "ab-repeats" || s == "ab-noise" ||
+         s == "timeline-passes" || s == "timeline-ticks" || s == "timeline-visible" || s == "ab-rows" || s == "ab-repeats" || s == "ab-noise" ||
          s == "op-diffs" || s == "pane-count" || s == "synced-panes";
 }
 
@@ -304,7 +304,7 @@ Result<std::vector<ScriptCommand>> parseScript(std::string_view text, std::strin
             "graph NAME | pipeline NAME | summary TEXT | synced NODE | ab-verdict PASS|total A|B|noise|saved-A|saved-B|only-A|only-B | "
             "culprit NAME|none | error | help (WHAT: drawn-nodes, drawn-labels, drawn-edges, drawn-badges, drawn-stubs, "
             "drawn-errors, columns, compare-rows, visible-passes, delegates, delegated-nodes, undelegated-ops, "
-            "ir-diff-added, ir-diff-removed, timing-bars, timeline-passes, timeline-ticks, ab-rows, ab-repeats, ab-noise, "
+            "ir-diff-added, ir-diff-removed, timing-bars, timeline-passes, timeline-ticks, timeline-visible, ab-rows, ab-repeats, ab-noise, "
             "op-diffs, pane-count, synced-panes)");
       }
     } else if (w0 == "graph-option") {
@@ -314,8 +314,10 @@ Result<std::vector<ScriptCommand>> parseScript(std::string_view text, std::strin
       c.arg = w1;
       c.arg2 = w[2];
     } else if (w0 == "timing-option") {
-      if (!need(3) || !((w1 == "aggregate" && (w[2] == "on" || w[2] == "off")) || (w1 == "baseline" && (w[2] == "A" || w[2] == "B"))))
-        return err("expected: timing-option aggregate on|off | timing-option baseline A|B");
+      double zoom = 0;
+      if (!need(3) || !((w1 == "aggregate" && (w[2] == "on" || w[2] == "off")) || (w1 == "baseline" && (w[2] == "A" || w[2] == "B")) ||
+                        (w1 == "zoom" && parseDouble(w[2], zoom) && zoom > 0)))
+        return err("expected: timing-option aggregate on|off | timing-option baseline A|B | timing-option zoom FACTOR");
       c.op = ScriptOp::TimingOption;
       c.arg = w1;
       c.arg2 = w[2];

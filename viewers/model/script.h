@@ -26,7 +26,8 @@
 //                                quantizer's passes, INT profile) / the pipeline run again
 //   export comparison csv|json|md|chrome PATH | export chart PATH.svg|PATH.png
 //                                (the chart: the run's bars, or the A/B chart with a comparison)
-//   timing-option aggregate on|off | timing-option baseline A|B   bars by pass name / A/B baseline
+//   timing-option aggregate on|off | baseline A|B | zoom FACTOR   bars by pass name / A/B
+//                                baseline / zoom the timeline around its centre (> 1: in)
 //   export run lstrace|csv|md|chrome|dot PATH   the current run (dot: the selected snapshot)
 //   frames N                     render N frames before the next command
 //   key NAME [shift]             press and release a key (up, down, home, end, escape, f1,
@@ -39,7 +40,8 @@
 //                                tolerance by the error overlay), columns, compare-rows, visible-passes,
 //                                delegates, delegated-nodes, undelegated-ops (of the shown graph),
 //                                ir-diff-added, ir-diff-removed (text IR diff lines of the pass)
-//                                timing-bars, timeline-passes, timeline-ticks, ab-rows, ab-repeats,
+//                                timing-bars, timeline-passes, timeline-ticks, timeline-visible
+//                                (passes and ticks in the zoomed window), ab-rows, ab-repeats,
 //                                ab-noise, op-diffs, pane-count, synced-panes
 //   expect ab-verdict PASS|total A|B|noise|saved-A|saved-B|only-A|only-B   the A/B verdict of a
 //                                pass (first of that name) or of the total
