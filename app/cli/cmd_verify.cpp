@@ -220,6 +220,8 @@ int runVerify(const VerifyCommand& cmd) {
   // pass, so every graph version (and every bisect probe) sees the same weights.
   cfg.materializeConstants = true;
   if (cmd.localize && !cmd.each) return usageError("--localize needs --each (it localises the first bad pass)");
+  if (cmd.localize && cmd.stopOnFailure)
+    return usageError("--localize needs the first bad pass's result, which --stop-on-failure rolls back");
   cfg.recordTrace = !cmd.traceOut.empty() || cmd.localize;
 
   std::optional<ir::Graph> floatModel;
