@@ -109,7 +109,9 @@ void printLocalization(const trace::Localization& l, const ir::Graph& before, co
   if (const trace::NodeError* c = l.find(l.culprit))
     fmt::print("culprit: node {} ({}{}): error {} (max abs {:.4g}) while its inputs are within tolerance (max {})\n",
                after.node(c->id).name, opOf(after, c->id),
-               c->match == trace::NodeMatch::Provenance ? ", replaces " + matchText(*c, before) : "",
+               c->match == trace::NodeMatch::Provenance
+                   ? fmt::format(", replaces '{}' by provenance", before.find(c->matched) ? before.node(c->matched).name : "?")
+                   : "",
                errorText(c->error), c->maxAbsError, errorText(c->inputError));
   else
     fmt::print("culprit: none: every compared node is within tolerance (the outputs' error comes from skipped nodes "
