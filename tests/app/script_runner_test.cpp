@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "tests/support/graph_builder.h"
 #include "tests/viewers/fixtures.h"
 
 namespace ls::app {
@@ -78,7 +79,8 @@ class FakeHost : public ScriptHost {
     filter = f;
     log(fmt::format("filter {} {} '{}'", f.hideSkipped, f.hideUnchanged, f.search));
   }
-  std::shared_ptr<const ir::Graph> shownGraph() const override { return nullptr; }
+  std::shared_ptr<const ir::Graph> shown;  ///< what shownGraph() returns
+  std::shared_ptr<const ir::Graph> shownGraph() const override { return shown; }
   std::shared_ptr<const ir::Graph> comparedGraph() const override { return nullptr; }
   ir::NodeId selectedNode() const override { return ir::kInvalidNode; }
   void selectNode(ir::NodeId id) override { log(fmt::format("node {}", id)); }
@@ -341,6 +343,60 @@ TEST(ScriptRunner, KeepGoingCollectsFailuresAndRunsTheRest) {
   EXPECT_NE(r->errors()[0].find("k.lsscript:1"), std::string::npos) << r->errors()[0];
   EXPECT_NE(r->errors()[1].find("k.lsscript:2"), std::string::npos) << r->errors()[1];
   EXPECT_EQ(h.calls.back(), "fit");
+}
+
+}  // namespace
+}  // namespace ls::app
+
+namespace ls::app {
+namespace {
+
+TEST(ScriptRunner, ExpectCulpritChecksTheLocalisationOfTheShownPass) {
+  test::GraphBuilder b;
+  auto x = b.input("x", {2});
+  auto t = b.call("aten.tanh.default", {x}, {}, "t");
+  b.output({t});
+  auto g = std::make_shared<const ir::Graph>(b.g);
+  auto tr = std::make_shared<trace::Trace>(test::syntheticTrace("cc"));
+  tr->source = g;
+  trace::Localization l;
+  l.passIndex = 1;
+  l.pass = "Pass1";
+  trace::NodeError e;
+  e.id = e.matched = t.node;
+  e.error = 12.0;
+  e.exceeds = e.source = true;
+  l.nodes.push_back(e);
+  l.culprit = t.node;
+  tr->localization = std::make_shared<const trace::Localization>(l);
+  struct Case {
+    std::string script, error;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"select pass 1\nexpect culprit t\n", ""},
+           {"select pass 1\nexpect culprit u\n", "t.lsscript:2: 'expect culprit u': expectation failed: got t"},
+           {"select pass 0\nexpect culprit t\n",
+            "t.lsscript:2: 'expect culprit t': expectation failed: got no localisation at pass 0"},
+       }) {
+    ScriptRunner r = parse(c.script);
+    FakeHost h;
+    h.run = tr;
+    h.shown = g;
+    runToEnd(r, h);
+    EXPECT_EQ(r.failed(), !c.error.empty()) << c.script;
+    if (!c.error.empty()) {
+      EXPECT_EQ(r.error(), c.error);
+    }
+  }
+  // Localised with nothing above tolerance: "none".
+  l.culprit = ir::kInvalidNode;
+  tr->localization = std::make_shared<const trace::Localization>(l);
+  ScriptRunner none = parse("select pass 1\nexpect culprit none\n");
+  FakeHost h;
+  h.run = tr;
+  h.shown = g;
+  runToEnd(none, h);
+  EXPECT_TRUE(none.done()) << none.error();
 }
 
 }  // namespace

@@ -159,6 +159,20 @@ TEST(Script, ErrorsNameTheLine) {
   }
 }
 
+TEST(Script, ParsesLocalisationExpectations) {
+  auto r = parseScript("expect culprit add_4\nexpect culprit none\nexpect min drawn-errors 3\n", "s.txt");
+  ASSERT_TRUE(r.isOk()) << r.message();
+  ASSERT_EQ(r->size(), 3u);
+  EXPECT_EQ((*r)[0].arg, "culprit");
+  EXPECT_EQ((*r)[0].arg2, "add_4");
+  EXPECT_EQ((*r)[1].arg2, "none");
+  EXPECT_EQ((*r)[2].arg2, "drawn-errors");
+  EXPECT_EQ((*r)[2].number, 3);
+  auto bad = parseScript("expect culprit\n", "s.txt");
+  ASSERT_FALSE(bad.isOk());
+  EXPECT_NE(bad.message().find("culprit NAME|none"), std::string::npos) << bad.message();
+}
+
 TEST(Script, OverridesApplyOnlyWhatWasGiven) {
   RunConfig base;
   base.pipeline = "generic";
