@@ -12,13 +12,9 @@ namespace ls::viewmodel {
 namespace {
 
 TEST(Counterparts, ConvolutionForwardToConv2dAndBack) {
-  auto src = io::loadGraphFile(test::assetGraph("mobilenet_v2.fxjson.json"));
-  ASSERT_TRUE(src.isOk()) << src.message();
-  RunConfig cfg;
-  cfg.pipeline = "tosa";
-  auto o = RunJob::runNow(std::make_shared<const ir::Graph>(std::move(src).value()), "mobilenet_v2", cfg, nullptr, {});
-  ASSERT_TRUE(o.trace.isOk()) << o.trace.message();
-  const trace::Trace& t = *o.trace.value();
+  viewmodel::TracePtr run = test::pipelineRun("mobilenet_v2.fxjson.json", "tosa");
+  ASSERT_TRUE(run);
+  const trace::Trace& t = *run;
   const int last = int(t.records.size()) - 1;
   const ir::NodeId conv = t.source->findByName("convolution");
   ASSERT_NE(conv, ir::kInvalidNode);

@@ -13,13 +13,9 @@ namespace ls::viewmodel {
 namespace {
 
 TEST(Delegation, RealXnnpackRunMatchesThePartitionReport) {
-  auto src = io::loadGraphFile(test::assetGraph("deit_tiny_vit.fxjson.json"));
-  ASSERT_TRUE(src.isOk()) << src.message();
-  RunConfig cfg;
-  cfg.pipeline = "xnnpack";
-  auto o = RunJob::runNow(std::make_shared<const ir::Graph>(std::move(src).value()), "deit_tiny_vit", cfg, nullptr, {});
-  ASSERT_TRUE(o.trace.isOk()) << o.trace.message();
-  const ir::Graph& g = o.trace.value()->finalGraph();
+  viewmodel::TracePtr run = test::pipelineRun("deit_tiny_vit.fxjson.json", "xnnpack");
+  ASSERT_TRUE(run);
+  const ir::Graph& g = run->finalGraph();
   Delegation d = delegation(g);
   xnnpack::PartitionReport pr = xnnpack::partitionReport(g);
   ASSERT_GT(pr.delegates, 1);
