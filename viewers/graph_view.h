@@ -41,6 +41,7 @@ struct Camera {
 /// What one frame draws, for the status line, tests and benchmarks.
 struct CanvasStats {
   int nodes = 0, edges = 0, labels = 0, ghosts = 0;
+  int links = 0;   ///< "replaced by" links from removed nodes to their replacements
   int badges = 0;  ///< badge lines drawn
   int stubs = 0;   ///< edges drawn as stubs (a producer with many users)
   int errors = 0;  ///< nodes drawn with an error above tolerance (error overlay)
@@ -51,7 +52,8 @@ struct CanvasStats {
 struct CanvasFrame {
   const CanvasData* data = nullptr;
   const viewmodel::DrawDiff* diff = nullptr;         ///< null: no diff colouring
-  const graph_layout::Layout* comparedLayout = nullptr;    ///< for removed ghosts
+  const graph_layout::Layout* comparedLayout = nullptr;    ///< the compared graph's drawn layout
+  const std::vector<viewmodel::GhostBox>* ghosts = nullptr;  ///< removed nodes' boxes (with diff)
   const ir::Graph* compared = nullptr;
   ir::NodeId selected = ir::kInvalidNode;
   const std::vector<uint8_t>* hitById = nullptr;     ///< search hits (1 per matching NodeId)
@@ -125,6 +127,11 @@ class GraphView {
   std::shared_ptr<const graph_layout::Layout> wrapped(const std::shared_ptr<const graph_layout::Layout>& raw) const;
   GraphKey diffShown_, diffCompared_;
   viewmodel::DrawDiff diff_;
+  /// Removed nodes' boxes (placeGhosts) and what they were placed for.
+  std::vector<viewmodel::GhostBox> ghosts_;
+  std::shared_ptr<const graph_layout::Layout> ghostLayout_, ghostCompared_;  ///< held: compared by identity
+  GraphKey ghostDiff_, ghostDiffCompared_;
+  const viewmodel::GhostBox* ghostOf(ir::NodeId id) const;
   bool hasDiff_ = false;
   GraphPtr shownHold_, comparedHold_;  // keep the graphs alive while cached data points into them
 

@@ -130,6 +130,8 @@ int64_t App::viewCount(ViewCount what) {
     case ViewCount::DrawnEdges: return graphView_->lastStats().edges;
     case ViewCount::DrawnBadges: return graphView_->lastStats().badges;
     case ViewCount::DrawnStubs: return graphView_->lastStats().stubs;
+    case ViewCount::DrawnGhosts: return graphView_->lastStats().ghosts;
+    case ViewCount::DrawnLinks: return graphView_->lastStats().links;
     case ViewCount::DrawnErrors: return graphView_->lastStats().errors;
     case ViewCount::Columns: return graphView_->columns();
     case ViewCount::CompareRows: return int64_t(timingView_.comparisonRows(state_));

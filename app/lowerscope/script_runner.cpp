@@ -272,8 +272,9 @@ Status ScriptRunner::expect(ScriptHost& host, const ScriptCommand& c) {
     return cur == c.arg2 ? Status::ok() : fail(cur);
   }
   if (c.arg == "node") {
-    std::shared_ptr<const ir::Graph> g = host.shownGraph();
+    std::shared_ptr<const ir::Graph> g = host.shownGraph(), cg = host.comparedGraph();
     const ir::Node* n = g ? g->find(host.selectedNode()) : nullptr;
+    if (!n && cg) n = cg->find(host.selectedNode());  // a removed node, selected as its ghost
     std::string name = n ? n->name : "(none)";
     return name == c.arg2 ? Status::ok() : fail(name);
   }
@@ -294,6 +295,8 @@ Status ScriptRunner::expect(ScriptHost& host, const ScriptCommand& c) {
       if (what == "drawn-edges") return host.viewCount(ViewCount::DrawnEdges);
       if (what == "drawn-badges") return host.viewCount(ViewCount::DrawnBadges);
       if (what == "drawn-stubs") return host.viewCount(ViewCount::DrawnStubs);
+      if (what == "drawn-ghosts") return host.viewCount(ViewCount::DrawnGhosts);
+      if (what == "drawn-links") return host.viewCount(ViewCount::DrawnLinks);
       if (what == "drawn-errors") return host.viewCount(ViewCount::DrawnErrors);
       if (what == "columns") return host.viewCount(ViewCount::Columns);
       if (what == "compare-rows") return host.viewCount(ViewCount::CompareRows);

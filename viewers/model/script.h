@@ -37,7 +37,8 @@
 //   expect node NAME             the selected node
 //   expect min|max WHAT N        a view counter; WHAT: drawn-nodes, drawn-labels, drawn-edges,
 //                                drawn-badges, drawn-stubs, drawn-errors (boxes tinted above
-//                                tolerance by the error overlay), columns, compare-rows, visible-passes,
+//                                tolerance by the error overlay), drawn-ghosts (removed nodes),
+//                                drawn-links (removed -> replacement), columns, compare-rows, visible-passes,
 //                                delegates, delegated-nodes, undelegated-ops (of the shown graph),
 //                                ir-diff-added, ir-diff-removed (text IR diff lines of the pass)
 //                                timing-bars, timeline-passes, timeline-ticks, timeline-visible
