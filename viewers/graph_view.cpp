@@ -8,6 +8,7 @@
 #include <imgui_stdlib.h>
 
 #include "core/trace/diff.h"
+#include "viewers/model/delegation.h"
 #include "viewers/theme.h"
 
 namespace ls::viewers {
@@ -225,6 +226,12 @@ CanvasStats drawCanvas(ImDrawList* dl, const CanvasFrame& f, const Camera& cam, 
     if (m == viewmodel::DiffMark::Added) fill = dim(theme::kAdded, 0.8f);
     else if (m == viewmodel::DiffMark::Changed) fill = dim(theme::kChanged, 0.8f);
     else if (diffOn) fill = dim(fill, 0.55f);
+    // Partition colours (delegation): the node's partition, others dimmed.
+    if (f.tints && !diffOn) {
+      const uint32_t t = b.id < f.tints->size() ? (*f.tints)[b.id] : 0;
+      fill = t ? theme::rgb(int(t >> 16 & 255), int(t >> 8 & 255), int(t & 255)) : dim(fill, 0.35f);
+      if (t) ++st.tinted;
+    }
     // Error overlay (a localised pass): compared nodes filled by their error, others dimmed.
     const trace::NodeError* err = f.errors ? f.errors->error(b.id) : nullptr;
     if (err) {
@@ -359,6 +366,24 @@ void GraphView::refreshData(const ViewState& s, const GraphPtr& shown, const Gra
   }
 }
 
+void GraphView::refreshTints(const ViewState& s) {
+  if (!s.trace) {
+    tints_.clear();
+    runHasDelegates_ = false;
+    return;
+  }
+  if (tintsGeneration_ != s.trace->generation) {
+    // Whether the toolbar offers partition colours: the run's final graph has delegates.
+    tintsGeneration_ = s.trace->generation;
+    tintsPass_ = -2;
+    tints_.clear();
+    runHasDelegates_ = viewmodel::delegation(s.trace->finalGraph()).any();
+  }
+  if (!s.partitionColours || !runHasDelegates_ || tintsPass_ == s.selectedPass) return;
+  tintsPass_ = s.selectedPass;
+  tints_ = viewmodel::partitionTints(*s.trace, s.selectedPass);
+}
+
 const viewmodel::GhostBox* GraphView::ghostOf(ir::NodeId id) const {
   for (const viewmodel::GhostBox& g : ghosts_)
     if (g.id == id) return &g;
@@ -452,9 +477,15 @@ void GraphView::drawToolbar(ViewState& s, const GraphPtr& shown) {
   double pct = double(cam_.zoom) * 100.0;
   ImGui::Text(pct >= 10 ? "%.0f%%" : pct >= 1 ? "%.1f%%" : "%.2f%%", pct);
   ImGui::SameLine();
-  ImGui::Checkbox("diff", &s.diffEnabled);
+  if (ImGui::Checkbox("diff", &s.diffEnabled) && s.diffEnabled) s.partitionColours = false;
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Colour changes against the previous pass (or the pinned pass)");
   ImGui::SameLine();
+  if (runHasDelegates_) {
+    if (ImGui::Checkbox("partitions", &s.partitionColours) && s.partitionColours) s.diffEnabled = false;
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("Colour nodes by the XNNPACK partition they go into (colours as in the Delegation tab)");
+    ImGui::SameLine();
+  }
   if (s.pinnedPass != kNoPin) {
     ImGui::Text("vs pinned #%d", s.pinnedPass);
     ImGui::SameLine();
@@ -729,6 +760,8 @@ void GraphView::draw(ViewState& s) {
   f.diff = hasDiff_ ? &diff_ : nullptr;
   f.comparedLayout = comparedLayout_.get();
   f.ghosts = &ghosts_;
+  refreshTints(s);
+  f.tints = s.partitionColours && !tints_.empty() && s.subgraphPath.empty() ? &tints_ : nullptr;
   f.compared = comparedHold_.get();
   f.selected = s.selectedNode;
   f.hitById = search_.empty() ? nullptr : &hitById_;

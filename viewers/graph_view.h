@@ -42,6 +42,7 @@ struct Camera {
 struct CanvasStats {
   int nodes = 0, edges = 0, labels = 0, ghosts = 0;
   int links = 0;   ///< "replaced by" links from removed nodes to their replacements
+  int tinted = 0;  ///< nodes drawn in a partition colour
   int badges = 0;  ///< badge lines drawn
   int stubs = 0;   ///< edges drawn as stubs (a producer with many users)
   int errors = 0;  ///< nodes drawn with an error above tolerance (error overlay)
@@ -58,6 +59,8 @@ struct CanvasFrame {
   ir::NodeId selected = ir::kInvalidNode;
   const std::vector<uint8_t>* hitById = nullptr;     ///< search hits (1 per matching NodeId)
   const viewmodel::ErrorOverlay* errors = nullptr;   ///< active error overlay (localised pass) or null
+  /// Partition colours by NodeId (0xAARRGGBB, 0 = none; viewmodel::partitionTints) or null.
+  const std::vector<uint32_t>* tints = nullptr;
 };
 
 /// Draws nodes, edges, labels and ghosts of the visible part of the canvas into `dl`. Pure
@@ -143,6 +146,13 @@ class GraphView {
   int changeCursor_ = -1;
   std::vector<int> nsCount_;
   bool minimapDrag_ = false;
+
+  /// Partition colours of the shown pass (top graph only), rebuilt when the trace or pass changes.
+  std::vector<uint32_t> tints_;
+  uint64_t tintsGeneration_ = 0;
+  int tintsPass_ = -2;
+  bool runHasDelegates_ = false;
+  void refreshTints(const ViewState& s);
 
   viewmodel::ErrorOverlay errors_;
   uint64_t errorsGeneration_ = 0;

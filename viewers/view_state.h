@@ -60,6 +60,7 @@ struct ViewState {
   viewmodel::PassFilter filter;
   CenterTab tab = CenterTab::Graph;
   bool diffEnabled = true;
+  bool partitionColours = false;  ///< colour the graph by XNNPACK partition (instead of the diff)
 
   // ---- requests (set by views or the script runner, consumed by the graph view / shell)
   bool fitRequested = true;

@@ -76,6 +76,7 @@ void App::fitGraph() { graphView_->requestFit(); }
 void App::setGraphOption(const std::string& name, bool on) {
   if (name == "badges") setConstantBadges(on);
   else if (name == "wrap") graphView_->setWrap(on);
+  else if (name == "partitions") state_.partitionColours = on, state_.diffEnabled = on ? false : state_.diffEnabled;
 }
 void App::zoomGraph(float factor) { graphView_->zoomBy(factor); }
 
@@ -132,6 +133,7 @@ int64_t App::viewCount(ViewCount what) {
     case ViewCount::DrawnStubs: return graphView_->lastStats().stubs;
     case ViewCount::DrawnGhosts: return graphView_->lastStats().ghosts;
     case ViewCount::DrawnLinks: return graphView_->lastStats().links;
+    case ViewCount::DrawnTinted: return graphView_->lastStats().tinted;
     case ViewCount::DrawnErrors: return graphView_->lastStats().errors;
     case ViewCount::Columns: return graphView_->columns();
     case ViewCount::CompareRows: return int64_t(timingView_.comparisonRows(state_));

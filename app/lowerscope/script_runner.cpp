@@ -297,6 +297,7 @@ Status ScriptRunner::expect(ScriptHost& host, const ScriptCommand& c) {
       if (what == "drawn-stubs") return host.viewCount(ViewCount::DrawnStubs);
       if (what == "drawn-ghosts") return host.viewCount(ViewCount::DrawnGhosts);
       if (what == "drawn-links") return host.viewCount(ViewCount::DrawnLinks);
+      if (what == "drawn-tinted") return host.viewCount(ViewCount::DrawnTinted);
       if (what == "drawn-errors") return host.viewCount(ViewCount::DrawnErrors);
       if (what == "columns") return host.viewCount(ViewCount::Columns);
       if (what == "compare-rows") return host.viewCount(ViewCount::CompareRows);

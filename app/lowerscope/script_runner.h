@@ -20,7 +20,7 @@ namespace ls::app {
 
 /// A view counter an expectation can check ("expect min WHAT N").
 enum class ViewCount : uint8_t {
-  DrawnNodes, DrawnLabels, DrawnEdges, DrawnBadges, DrawnStubs, DrawnErrors, DrawnGhosts, DrawnLinks, Columns, CompareRows,
+  DrawnNodes, DrawnLabels, DrawnEdges, DrawnBadges, DrawnStubs, DrawnErrors, DrawnGhosts, DrawnLinks, DrawnTinted, Columns, CompareRows,
   TimingBars, TimelinePasses, TimelineTicks, TimelineVisible, AbRows, AbRepeats, AbNoise, OpDiffs, PaneCount, SyncedPanes,
   COUNT
 };

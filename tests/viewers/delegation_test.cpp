@@ -51,3 +51,35 @@ TEST(Delegation, PartitionColoursDiffer) {
 
 }  // namespace
 }  // namespace ls::viewmodel
+
+namespace ls::viewmodel {
+namespace {
+
+TEST(Delegation, PartitionTintsColourTheNodesEachDelegateWasMadeFrom) {
+  viewmodel::TracePtr run = test::pipelineRun("deit_tiny_vit.fxjson.json", "xnnpack");
+  ASSERT_TRUE(run);
+  const trace::Trace& t = *run;
+  int partitionPass = -1;
+  for (int i = 0; i < int(t.records.size()); ++i)
+    if (t.records[size_t(i)].name == "XnnpackPartitionPass") partitionPass = i;
+  ASSERT_GE(partitionPass, 0);
+  const Delegation d = delegation(t.graphAfter(partitionPass));
+  // After the partitioner: exactly the delegate nodes, each in its own colour.
+  std::vector<uint32_t> after = partitionTints(t, partitionPass);
+  size_t tinted = 0;
+  for (uint32_t c : after) tinted += c != 0;
+  EXPECT_EQ(tinted, d.delegates.size());
+  for (size_t i = 0; i < d.delegates.size(); ++i) EXPECT_EQ(after[d.delegates[i].node], partitionColour(i) | 0xff000000u);
+  // Before it: the call nodes that went into the delegates, in their delegate's colour.
+  std::vector<uint32_t> before = partitionTints(t, partitionPass - 1);
+  size_t members = 0;
+  for (uint32_t c : before) members += c != 0;
+  EXPECT_EQ(int64_t(members), d.delegatedNodes);
+  // A run without delegates has no tints.
+  viewmodel::TracePtr tosa = test::pipelineRun("squeezenet1_1.fxjson.json", "tosa");
+  ASSERT_TRUE(tosa);
+  EXPECT_TRUE(partitionTints(*tosa, -1).empty());
+}
+
+}  // namespace
+}  // namespace ls::viewmodel

@@ -42,7 +42,7 @@ std::vector<std::string> splitWords(std::string_view line) {
 
 bool isCounterName(std::string_view s) {
   return s == "drawn-nodes" || s == "drawn-labels" || s == "drawn-edges" || s == "drawn-badges" || s == "drawn-stubs" ||
-         s == "drawn-errors" || s == "drawn-ghosts" || s == "drawn-links" || s == "columns" || s == "compare-rows" || s == "visible-passes" || s == "delegates" || s == "delegated-nodes" ||
+         s == "drawn-errors" || s == "drawn-ghosts" || s == "drawn-links" || s == "drawn-tinted" || s == "columns" || s == "compare-rows" || s == "visible-passes" || s == "delegates" || s == "delegated-nodes" ||
          s == "undelegated-ops" || s == "ir-diff-added" || s == "ir-diff-removed" || s == "timing-bars" ||
          s == "timeline-passes" || s == "timeline-ticks" || s == "timeline-visible" || s == "ab-rows" || s == "ab-repeats" || s == "ab-noise" ||
          s == "op-diffs" || s == "pane-count" || s == "synced-panes";
@@ -303,13 +303,13 @@ Result<std::vector<ScriptCommand>> parseScript(std::string_view text, std::strin
             "expected: expect pass-status S | diff empty|nonempty | node NAME | min|max WHAT N | min|max WHAT Kx OTHER | "
             "graph NAME | pipeline NAME | summary TEXT | synced NODE | ab-verdict PASS|total A|B|noise|saved-A|saved-B|only-A|only-B | "
             "culprit NAME|none | error | help (WHAT: drawn-nodes, drawn-labels, drawn-edges, drawn-badges, drawn-stubs, "
-            "drawn-errors, drawn-ghosts, drawn-links, columns, compare-rows, visible-passes, delegates, delegated-nodes, undelegated-ops, "
+            "drawn-errors, drawn-ghosts, drawn-links, drawn-tinted, columns, compare-rows, visible-passes, delegates, delegated-nodes, undelegated-ops, "
             "ir-diff-added, ir-diff-removed, timing-bars, timeline-passes, timeline-ticks, timeline-visible, ab-rows, ab-repeats, ab-noise, "
             "op-diffs, pane-count, synced-panes)");
       }
     } else if (w0 == "graph-option") {
-      if (!need(3) || (w1 != "badges" && w1 != "wrap") || (w[2] != "on" && w[2] != "off"))
-        return err("expected: graph-option badges|wrap on|off");
+      if (!need(3) || (w1 != "badges" && w1 != "wrap" && w1 != "partitions") || (w[2] != "on" && w[2] != "off"))
+        return err("expected: graph-option badges|wrap|partitions on|off");
       c.op = ScriptOp::GraphOption;
       c.arg = w1;
       c.arg2 = w[2];

@@ -38,7 +38,8 @@
 //   expect min|max WHAT N        a view counter; WHAT: drawn-nodes, drawn-labels, drawn-edges,
 //                                drawn-badges, drawn-stubs, drawn-errors (boxes tinted above
 //                                tolerance by the error overlay), drawn-ghosts (removed nodes),
-//                                drawn-links (removed -> replacement), columns, compare-rows, visible-passes,
+//                                drawn-links (removed -> replacement), drawn-tinted (partition
+//                                colours), columns, compare-rows, visible-passes,
 //                                delegates, delegated-nodes, undelegated-ops (of the shown graph),
 //                                ir-diff-added, ir-diff-removed (text IR diff lines of the pass)
 //                                timing-bars, timeline-passes, timeline-ticks, timeline-visible
@@ -48,7 +49,7 @@
 //                                pass (first of that name) or of the total
 //   expect min|max WHAT Kx OTHER the same against K times another counter
 //                                (e.g. expect max drawn-edges 2x drawn-nodes)
-//   graph-option badges|wrap on|off   constants as badges on their users / wrap at Fit
+//   graph-option badges|wrap|partitions on|off   constants as badges on their users / wrap at Fit
 //   expect error                 an error dialog is showing (e.g. a corrupt file)
 //   expect help                  the Help/Keys overlay is showing
 //   expect graph NAME            the graph view shows nested graph NAME (main: the top graph)
