@@ -14,6 +14,48 @@ namespace ls::exec {
 
 namespace {
 
+/// Side of the square tiles copyTiled moves (64 x 64 elements of up to 8 bytes: 32 kB).
+constexpr int64_t kTile = 64;
+
+/// copyTyped for a transpose: the destination's innermost dim is contiguous but the source
+/// reads it with a stride, while source dim `k` is contiguous. Copies square tiles of
+/// (dim k, innermost dim), so both sides stay in cache lines already loaded (a plain loop
+/// touches a new source line per element).
+template <typename T>
+void copyTiled(const ir::Shape& shape, int k, const T* src, int64_t sOff, const int64_t* sStr, T* dst, int64_t dOff,
+               const int64_t* dStr) {
+  const int last = shape.rank() - 1;
+  const int64_t K = shape[k], N = shape[last], si = sStr[last], dk = dStr[k];
+  int64_t idx[ir::kMaxRank] = {};
+  int64_t so = sOff, dof = dOff;
+  for (;;) {
+    for (int64_t a0 = 0; a0 < K; a0 += kTile) {
+      const int64_t a1 = std::min(K, a0 + kTile);
+      for (int64_t b0 = 0; b0 < N; b0 += kTile) {
+        const int64_t b1 = std::min(N, b0 + kTile);
+        for (int64_t a = a0; a < a1; ++a) {
+          const T* s = src + so + a;
+          T* d = dst + dof + a * dk;
+          for (int64_t b = b0; b < b1; ++b) d[b] = s[b * si];
+        }
+      }
+    }
+    int dd = last - 1;  // next index of the other dims (odometer, skipping k and the innermost)
+    for (; dd >= 0; --dd) {
+      if (dd == k) continue;
+      if (++idx[dd] < shape[dd]) {
+        so += sStr[dd];
+        dof += dStr[dd];
+        break;
+      }
+      so -= sStr[dd] * (shape[dd] - 1);
+      dof -= dStr[dd] * (shape[dd] - 1);
+      idx[dd] = 0;
+    }
+    if (dd < 0) return;
+  }
+}
+
 template <typename T>
 void copyTyped(const ir::Shape& shape, const T* src, int64_t sOff, const int64_t* sStr, T* dst, int64_t dOff,
                const int64_t* dStr) {
@@ -22,6 +64,14 @@ void copyTyped(const ir::Shape& shape, const T* src, int64_t sOff, const int64_t
   if (rank == 0) {
     dst[dOff] = src[sOff];
     return;
+  }
+  if (rank >= 2 && dStr[rank - 1] == 1 && sStr[rank - 1] > 1 && shape[rank - 1] >= 8) {
+    for (int k = rank - 2; k >= 0; --k) {
+      if (sStr[k] == 1 && shape[k] >= 8) {
+        copyTiled(shape, k, src, sOff, sStr, dst, dOff, dStr);
+        return;
+      }
+    }
   }
   const int64_t inner = shape[rank - 1], si = sStr[rank - 1], di = dStr[rank - 1];
   const int64_t outer = shape.numel() / inner;

@@ -50,7 +50,7 @@ Result<exec::Tensor> evaluateOnConstants(const ir::Graph& g, const ir::Node& n, 
   exec::Executor ex(exec::ExecOptions{.threads = 1});
   LS_ASSIGN_OR_RETURN(values, ex.run(mini, {}));
   if (values.empty()) return Status::error(fmt::format("'{}': evaluation gave no value", n.name));
-  return values[0].clone();
+  return std::move(values[0]).writable();
 }
 
 FoldConstantsPass::FoldConstantsPass(std::string name, std::string desc, std::vector<std::string> targetOps,
@@ -125,7 +125,7 @@ Status FoldConstantsPass::transform(passes::GraphEditor& ed) {
     auto values = evaluateOnConstants(g, n, opts_.argLessProducers);
     if (!values) return values.status().withContext(fmt::format("{}: folding failed: ", name()));
     const ir::Constant& sc = *g.constant(src->target);
-    ir::Constant c = makeConstant(g.store(), *values, sc.kind, sc.fqn);
+    ir::Constant c = makeConstant(g.store(), std::move(*values), sc.kind, sc.fqn);
     const std::string base = (opts_.nameAfterInput ? src->name : n.name) + "_folded";
     passes::NodeBuilder build(ed, id);
     build.setDerivedFrom({id, src->id});
@@ -171,7 +171,7 @@ Status FoldConstantsRetracePass::rewrite(passes::Rewriter& rw) {
   auto values = evaluateOnConstants(g, n, opts_.argLessProducers);
   if (!values) return values.status().withContext(fmt::format("{}: folding failed: ", name()));
   const ir::Constant& sc = *g.constant(src->target);
-  ir::Constant c = makeConstant(*g.storePtr(), *values, sc.kind, sc.fqn);
+  ir::Constant c = makeConstant(*g.storePtr(), std::move(*values), sc.kind, sc.fqn);
   rw.replaceWith(passes::NodeBuilder(rw).constant(std::move(c), (opts_.nameAfterInput ? src->name : n.name) + "_folded"));
   bump(folded_);
   return Status::ok();

@@ -10,11 +10,30 @@ namespace ls {
 
 /// 64-bit hash of a byte range (multiply-xorshift over 8-byte words; good avalanche, not
 /// cryptographic). Equal inputs give equal hashes on every platform of the same endianness.
+/// Inputs of kHashWideMin bytes or more (constant blobs) go through four independent lanes
+/// first, so the multiplies overlap (~4x the throughput of one dependent chain); shorter
+/// inputs (names, shapes, keys) hash word by word.
+inline constexpr size_t kHashWideMin = 256;
 inline uint64_t hashBytes(const void* data, size_t len, uint64_t seed = 0x9E3779B97F4A7C15ull) {
   const auto* p = static_cast<const unsigned char*>(data);
   constexpr uint64_t kMul = 0xbf58476d1ce4e5b9ull;
   uint64_t h = seed ^ (len * 0x94d049bb133111ebull);
   size_t i = 0;
+  if (len >= kHashWideMin) {
+    uint64_t lane[4] = {h, h ^ kMul, h + 0x9E3779B97F4A7C15ull, h ^ 0xd6e8feb86659fd93ull};
+    for (; i + 32 <= len; i += 32) {
+      for (int k = 0; k < 4; ++k) {
+        uint64_t w;
+        std::memcpy(&w, p + i + 8 * size_t(k), 8);
+        lane[k] = (lane[k] ^ w) * kMul;
+        lane[k] ^= lane[k] >> 29;
+      }
+    }
+    for (uint64_t l : lane) {
+      h = (h ^ (l * 0x94d049bb133111ebull)) * 0x9E3779B97F4A7C15ull;
+      h ^= h >> 31;
+    }
+  }
   for (; i + 8 <= len; i += 8) {
     uint64_t w;
     std::memcpy(&w, p + i, 8);
