@@ -14,6 +14,24 @@ namespace ls::exec {
 
 namespace {
 
+/// Steps the multi-index `idx` over dims [0, top] except `skip` (an odometer, dim `top` fastest),
+/// moving the source and destination offsets with it; false when it wraps past the last index.
+bool nextIndex(const ir::Shape& shape, int top, int skip, int64_t* idx, const int64_t* sStr, const int64_t* dStr,
+               int64_t& so, int64_t& dof) {
+  for (int dd = top; dd >= 0; --dd) {
+    if (dd == skip) continue;
+    if (++idx[dd] < shape[dd]) {
+      so += sStr[dd];
+      dof += dStr[dd];
+      return true;
+    }
+    so -= sStr[dd] * (shape[dd] - 1);
+    dof -= dStr[dd] * (shape[dd] - 1);
+    idx[dd] = 0;
+  }
+  return false;
+}
+
 /// Side of the square tiles copyTiled moves (64 x 64 elements of up to 8 bytes: 32 kB).
 constexpr int64_t kTile = 64;
 
@@ -40,19 +58,7 @@ void copyTiled(const ir::Shape& shape, int k, const T* src, int64_t sOff, const 
         }
       }
     }
-    int dd = last - 1;  // next index of the other dims (odometer, skipping k and the innermost)
-    for (; dd >= 0; --dd) {
-      if (dd == k) continue;
-      if (++idx[dd] < shape[dd]) {
-        so += sStr[dd];
-        dof += dStr[dd];
-        break;
-      }
-      so -= sStr[dd] * (shape[dd] - 1);
-      dof -= dStr[dd] * (shape[dd] - 1);
-      idx[dd] = 0;
-    }
-    if (dd < 0) return;
+    if (!nextIndex(shape, last - 1, k, idx, sStr, dStr, so, dof)) return;
   }
 }
 
@@ -85,16 +91,7 @@ void copyTyped(const ir::Shape& shape, const T* src, int64_t sOff, const int64_t
     } else {
       for (int64_t j = 0; j < inner; ++j) d[j * di] = s[j * si];
     }
-    for (int dd = rank - 2; dd >= 0; --dd) {
-      if (++idx[dd] < shape[dd]) {
-        so += sStr[dd];
-        dof += dStr[dd];
-        break;
-      }
-      so -= sStr[dd] * (shape[dd] - 1);
-      dof -= dStr[dd] * (shape[dd] - 1);
-      idx[dd] = 0;
-    }
+    nextIndex(shape, rank - 2, -1, idx, sStr, dStr, so, dof);
   }
 }
 

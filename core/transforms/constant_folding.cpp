@@ -47,8 +47,14 @@ Result<exec::Tensor> evaluateOnConstants(const ir::Graph& g, const ir::Node& n, 
   out.args.push_back(ir::Arg(ir::RefList{res}));
   out.outputs.push_back(n.outputs.at(0));
   mini.append(std::move(out));
-  exec::Executor ex(exec::ExecOptions{.threads = 1});
-  LS_ASSIGN_OR_RETURN(values, ex.run(mini, {}));
+  std::vector<exec::Tensor> values;
+  {
+    // The executor (and its constant cache) goes first, so a result that shares storage with
+    // a synthesised input (a view op) owns it alone and writable() needs no copy.
+    exec::Executor ex(exec::ExecOptions{.threads = 1});
+    LS_ASSIGN_OR_RETURN(run, ex.run(mini, {}));
+    values = std::move(run);
+  }
   if (values.empty()) return Status::error(fmt::format("'{}': evaluation gave no value", n.name));
   return std::move(values[0]).writable();
 }

@@ -12,6 +12,7 @@
 
 #include "core/exec/kernel_util.h"
 #include "core/util/hash.h"
+#include "support/constants.h"
 
 namespace ls::exec {
 namespace {
@@ -20,13 +21,7 @@ using ir::DType;
 using ir::Shape;
 
 ir::Constant shapeOnly(const std::string& fqn, Shape s, DType t = DType::Float32) {
-  ir::Constant c;
-  c.name = fqn;
-  c.fqn = fqn;
-  c.shape = s;
-  c.dtype = t;
-  c.contentHash = ir::constantContentHash(c);
-  return c;
+  return test::shapeOnlyConstant(fqn, fqn, s, t);
 }
 
 bool sameBytes(const Tensor& a, const Tensor& b) {
