@@ -8,6 +8,7 @@
 #include <imgui_stdlib.h>
 
 #include "core/trace/diff.h"
+#include "viewers/model/delegation.h"
 #include "viewers/theme.h"
 
 namespace ls::viewers {
@@ -174,17 +175,29 @@ CanvasStats drawCanvas(ImDrawList* dl, const CanvasFrame& f, const Camera& cam, 
   const bool twoLines = boxH >= 2.2f * fontSize + 4.f && drawLabels;
   const bool threeLines = boxH >= 3.2f * fontSize + 4.f && drawLabels;
   const float rounding = boxH > 8.f ? std::min(4.f, boxH * 0.12f) : 0.f;
-  // Removed nodes as red ghosts at their place in the compared layout, drawn before the live
-  // boxes: a node the pass added where a removed one stood covers the ghost instead of
-  // mixing their labels.
-  if (diffOn && f.comparedLayout) {
-    for (ir::NodeId id : f.diff->removed) {
-      const graph_layout::NodeBox* b = f.comparedLayout->find(id);
-      if (!b || b->x > vx1 || b->x + b->w < vx0 || b->y > vy1 || b->y + b->h < vy0) continue;
-      ImVec2 p0(sx(b->x), sy(b->y)), p1(sx(b->x + b->w), sy(b->y + b->h));
+  // Removed nodes as red ghosts in their old row, moved sideways into space of their own
+  // (viewmodel::placeGhosts), each linked to the nodes that replaced it or were fused from it.
+  if (diffOn && f.ghosts) {
+    for (const viewmodel::GhostBox& gb : *f.ghosts) {
+      const ir::NodeId id = gb.id;
+      const bool visible = !(gb.x > vx1 || gb.x + gb.w < vx0 || gb.y > vy1 || gb.y + gb.h < vy0);
+      // Links to the replacements (drawn even when only the replacement is on screen).
+      for (const auto& [from, to] : f.diff->replacedBy) {
+        if (from != id) continue;
+        const graph_layout::NodeBox* r = L.find(to);
+        if (!r || r->w <= 0) continue;
+        const bool linkSel = f.selected == id || f.selected == to;
+        ImVec2 a(sx(gb.x + gb.w), sy(gb.y + gb.h * 0.5f)), b(sx(r->x), sy(r->y + r->h * 0.5f));
+        if (r->x < gb.x) a.x = sx(gb.x), b.x = sx(r->x + r->w);
+        if (std::max(gb.x + gb.w, r->x + r->w) < vx0 || std::min(gb.x, r->x) > vx1) continue;
+        dl->AddLine(a, b, linkSel ? theme::kLinked : (theme::kLinked & 0x00ffffff) | 0x90000000, linkSel ? 2.f : 1.f);
+        ++st.links;
+      }
+      if (!visible) continue;
+      ImVec2 p0(sx(gb.x), sy(gb.y)), p1(sx(gb.x + gb.w), sy(gb.y + gb.h));
       inflate(p0, p1, 4.f);
       dl->AddRectFilled(p0, p1, theme::rgb(220, 60, 60, 60), rounding);
-      dl->AddRect(p0, p1, b->id == f.selected ? theme::kSelected : theme::kRemoved, rounding, 0, 1.5f);
+      dl->AddRect(p0, p1, id == f.selected ? theme::kSelected : theme::kRemoved, rounding, 0, 1.5f);
       if (drawLabels && f.compared) {
         if (const ir::Node* n = f.compared->find(id)) {
           std::string lab = "removed: " + viewmodel::shortOpName(*n);
@@ -213,6 +226,12 @@ CanvasStats drawCanvas(ImDrawList* dl, const CanvasFrame& f, const Camera& cam, 
     if (m == viewmodel::DiffMark::Added) fill = dim(theme::kAdded, 0.8f);
     else if (m == viewmodel::DiffMark::Changed) fill = dim(theme::kChanged, 0.8f);
     else if (diffOn) fill = dim(fill, 0.55f);
+    // Partition colours (delegation): the node's partition, others dimmed.
+    if (f.tints && !diffOn) {
+      const uint32_t t = b.id < f.tints->size() ? (*f.tints)[b.id] : 0;
+      fill = t ? theme::rgb(int(t >> 16 & 255), int(t >> 8 & 255), int(t & 255)) : dim(fill, 0.35f);
+      if (t) ++st.tinted;
+    }
     // Error overlay (a localised pass): compared nodes filled by their error, others dimmed.
     const trace::NodeError* err = f.errors ? f.errors->error(b.id) : nullptr;
     if (err) {
@@ -323,6 +342,18 @@ void GraphView::refreshData(const ViewState& s, const GraphPtr& shown, const Gra
     else diff_ = {};
     comparedHold_ = compared;
   }
+  // Removed nodes in space of their own, for the drawn layouts and this diff.
+  std::shared_ptr<const graph_layout::Layout> drawnLayout =
+      data_ && dataKey_ == shownKey_ ? data_->layout : nullptr;
+  if (drawnLayout != ghostLayout_ || comparedLayout_ != ghostCompared_ || !(ghostDiff_ == diffShown_) ||
+      !(ghostDiffCompared_ == diffCompared_)) {
+    ghostLayout_ = drawnLayout;
+    ghostCompared_ = comparedLayout_;
+    ghostDiff_ = diffShown_;
+    ghostDiffCompared_ = diffCompared_;
+    ghosts_ = hasDiff_ && drawnLayout && comparedLayout_ ? viewmodel::placeGhosts(*drawnLayout, *comparedLayout_, diff_.removed)
+                                                        : std::vector<viewmodel::GhostBox>{};
+  }
 
   // Search hits
   if (search_ != searchCached_ || searchGraph_ != shownKey_) {
@@ -335,6 +366,30 @@ void GraphView::refreshData(const ViewState& s, const GraphPtr& shown, const Gra
   }
 }
 
+void GraphView::refreshTints(const ViewState& s) {
+  if (!s.trace) {
+    tints_.clear();
+    runHasDelegates_ = false;
+    return;
+  }
+  if (tintsGeneration_ != s.trace->generation) {
+    // Whether the toolbar offers partition colours: the run's final graph has delegates.
+    tintsGeneration_ = s.trace->generation;
+    tintsPass_ = -2;
+    tints_.clear();
+    runHasDelegates_ = viewmodel::delegation(s.trace->finalGraph()).any();
+  }
+  if (!s.partitionColours || !runHasDelegates_ || tintsPass_ == s.selectedPass) return;
+  tintsPass_ = s.selectedPass;
+  tints_ = viewmodel::partitionTints(*s.trace, s.selectedPass);
+}
+
+const viewmodel::GhostBox* GraphView::ghostOf(ir::NodeId id) const {
+  for (const viewmodel::GhostBox& g : ghosts_)
+    if (g.id == id) return &g;
+  return nullptr;
+}
+
 std::shared_ptr<const graph_layout::Layout> GraphView::wrapped(const std::shared_ptr<const graph_layout::Layout>& raw) const {
   if (!raw || !wrap_ || wrapSpec_.columns(*raw) <= 1) return raw;
   return std::make_shared<const graph_layout::Layout>(graph_layout::wrapColumns(*raw, wrapSpec_));
@@ -343,11 +398,12 @@ std::shared_ptr<const graph_layout::Layout> GraphView::wrapped(const std::shared
 void GraphView::centerOn(ir::NodeId id, float minZoom) {
   if (!data_ || !data_->layout) return;
   const graph_layout::NodeBox* b = data_->layout->find(id);
-  if (!b && comparedLayout_) b = comparedLayout_->find(id);
-  if (!b) return;
+  const viewmodel::GhostBox* gb = b ? nullptr : ghostOf(id);
+  if (!b && !gb) return;
+  const float cx = b ? b->centerX() : gb->x + gb->w * 0.5f, cy = b ? b->y + b->h * 0.5f : gb->y + gb->h * 0.5f;
   cam_.zoom = std::max(cam_.zoom, minZoom);
-  cam_.x = b->centerX() - canvasSize_.x * 0.5f / cam_.zoom;
-  cam_.y = b->y + b->h * 0.5f - canvasSize_.y * 0.5f / cam_.zoom;
+  cam_.x = cx - canvasSize_.x * 0.5f / cam_.zoom;
+  cam_.y = cy - canvasSize_.y * 0.5f / cam_.zoom;
 }
 
 bool GraphView::searchStep(ViewState& s, int dir) {
@@ -382,7 +438,7 @@ bool GraphView::changeStep(ViewState& s, int dir) {
   const graph_layout::Layout* cur = data_ && dataKey_ == shownKey_ ? data_->layout.get() : nullptr;
   for (size_t i = 0; i < shown->size(); ++i)
     if (diff_.mark(shown->at(i).id) != viewmodel::DiffMark::None) add(shown->at(i).id, cur);
-  for (ir::NodeId id : diff_.removed) add(id, comparedLayout_.get());
+  for (const viewmodel::GhostBox& g : ghosts_) items.push_back({{g.x, g.y}, g.id});
   if (items.empty()) return false;
   std::sort(items.begin(), items.end(), [](const auto& a, const auto& b) {
     return a.first.y != b.first.y ? a.first.y < b.first.y : a.first.x < b.first.x;
@@ -398,10 +454,9 @@ ir::NodeId GraphView::pick(ImVec2 c) const {
   if (!data_ || !data_->layout) return ir::kInvalidNode;
   for (const graph_layout::NodeBox& b : data_->layout->nodes)
     if (c.x >= b.x && c.x <= b.x + b.w && c.y >= b.y && c.y <= b.y + b.h) return b.id;
-  if (hasDiff_ && comparedLayout_)
-    for (ir::NodeId id : diff_.removed)
-      if (const graph_layout::NodeBox* b = comparedLayout_->find(id))
-        if (c.x >= b->x && c.x <= b->x + b->w && c.y >= b->y && c.y <= b->y + b->h) return id;
+  if (hasDiff_)
+    for (const viewmodel::GhostBox& b : ghosts_)
+      if (c.x >= b.x && c.x <= b.x + b.w && c.y >= b.y && c.y <= b.y + b.h) return b.id;
   return ir::kInvalidNode;
 }
 
@@ -422,9 +477,15 @@ void GraphView::drawToolbar(ViewState& s, const GraphPtr& shown) {
   double pct = double(cam_.zoom) * 100.0;
   ImGui::Text(pct >= 10 ? "%.0f%%" : pct >= 1 ? "%.1f%%" : "%.2f%%", pct);
   ImGui::SameLine();
-  ImGui::Checkbox("diff", &s.diffEnabled);
+  if (ImGui::Checkbox("diff", &s.diffEnabled) && s.diffEnabled) s.partitionColours = false;
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Colour changes against the previous pass (or the pinned pass)");
   ImGui::SameLine();
+  if (runHasDelegates_) {
+    if (ImGui::Checkbox("partitions", &s.partitionColours) && s.partitionColours) s.diffEnabled = false;
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("Colour nodes by the XNNPACK partition they go into (colours as in the Delegation tab)");
+    ImGui::SameLine();
+  }
   if (s.pinnedPass != kNoPin) {
     ImGui::Text("vs pinned #%d", s.pinnedPass);
     ImGui::SameLine();
@@ -698,6 +759,9 @@ void GraphView::draw(ViewState& s) {
   f.data = data_.get();
   f.diff = hasDiff_ ? &diff_ : nullptr;
   f.comparedLayout = comparedLayout_.get();
+  f.ghosts = &ghosts_;
+  refreshTints(s);
+  f.tints = s.partitionColours && !tints_.empty() && s.subgraphPath.empty() ? &tints_ : nullptr;
   f.compared = comparedHold_.get();
   f.selected = s.selectedNode;
   f.hitById = search_.empty() ? nullptr : &hitById_;

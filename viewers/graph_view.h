@@ -41,6 +41,8 @@ struct Camera {
 /// What one frame draws, for the status line, tests and benchmarks.
 struct CanvasStats {
   int nodes = 0, edges = 0, labels = 0, ghosts = 0;
+  int links = 0;   ///< "replaced by" links from removed nodes to their replacements
+  int tinted = 0;  ///< nodes drawn in a partition colour
   int badges = 0;  ///< badge lines drawn
   int stubs = 0;   ///< edges drawn as stubs (a producer with many users)
   int errors = 0;  ///< nodes drawn with an error above tolerance (error overlay)
@@ -51,11 +53,14 @@ struct CanvasStats {
 struct CanvasFrame {
   const CanvasData* data = nullptr;
   const viewmodel::DrawDiff* diff = nullptr;         ///< null: no diff colouring
-  const graph_layout::Layout* comparedLayout = nullptr;    ///< for removed ghosts
+  const graph_layout::Layout* comparedLayout = nullptr;    ///< the compared graph's drawn layout
+  const std::vector<viewmodel::GhostBox>* ghosts = nullptr;  ///< removed nodes' boxes (with diff)
   const ir::Graph* compared = nullptr;
   ir::NodeId selected = ir::kInvalidNode;
   const std::vector<uint8_t>* hitById = nullptr;     ///< search hits (1 per matching NodeId)
   const viewmodel::ErrorOverlay* errors = nullptr;   ///< active error overlay (localised pass) or null
+  /// Partition colours by NodeId (0xAARRGGBB, 0 = none; viewmodel::partitionTints) or null.
+  const std::vector<uint32_t>* tints = nullptr;
 };
 
 /// Draws nodes, edges, labels and ghosts of the visible part of the canvas into `dl`. Pure
@@ -125,6 +130,11 @@ class GraphView {
   std::shared_ptr<const graph_layout::Layout> wrapped(const std::shared_ptr<const graph_layout::Layout>& raw) const;
   GraphKey diffShown_, diffCompared_;
   viewmodel::DrawDiff diff_;
+  /// Removed nodes' boxes (placeGhosts) and what they were placed for.
+  std::vector<viewmodel::GhostBox> ghosts_;
+  std::shared_ptr<const graph_layout::Layout> ghostLayout_, ghostCompared_;  ///< held: compared by identity
+  GraphKey ghostDiff_, ghostDiffCompared_;
+  const viewmodel::GhostBox* ghostOf(ir::NodeId id) const;
   bool hasDiff_ = false;
   GraphPtr shownHold_, comparedHold_;  // keep the graphs alive while cached data points into them
 
@@ -136,6 +146,13 @@ class GraphView {
   int changeCursor_ = -1;
   std::vector<int> nsCount_;
   bool minimapDrag_ = false;
+
+  /// Partition colours of the shown pass (top graph only), rebuilt when the trace or pass changes.
+  std::vector<uint32_t> tints_;
+  uint64_t tintsGeneration_ = 0;
+  int tintsPass_ = -2;
+  bool runHasDelegates_ = false;
+  void refreshTints(const ViewState& s);
 
   viewmodel::ErrorOverlay errors_;
   uint64_t errorsGeneration_ = 0;

@@ -150,6 +150,11 @@ void PipelineView::draw(ViewState& s) {
     if (selected && scrollToSelection_) ImGui::SetScrollHereY(0.5f);
     if (ImGui::BeginPopupContextItem("##passctx")) {
       if (ImGui::MenuItem("Pin for diff", nullptr, s.pinnedPass == idx)) s.pinnedPass = s.pinnedPass == idx ? kNoPin : idx;
+      if (ImGui::MenuItem("Side by side (add a pane)", "S")) {
+        s.addPane(idx);
+        s.tab = CenterTab::Panes;
+        s.tabChangeRequested = true;
+      }
       ImGui::EndPopup();
     }
     if (ImGui::IsItemHovered()) {

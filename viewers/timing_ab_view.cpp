@@ -41,14 +41,9 @@ ImU32 verdictColour(AbVerdict v) {
   }
 }
 
-std::string stats(const session::SampleStats& st, bool present) {
-  if (!present) return "-";
-  if (st.n <= 1) return formatDuration(st.median);
-  return fmt::format("{} ({}-{})", formatDuration(st.median), formatDuration(st.min), formatDuration(st.max));
-}
 }  // namespace
 
-void TimingAbView::draw(ViewState& s, std::string& exportDir) {
+void TimingAbView::draw(ViewState& s) {
   const viewmodel::AbComparison& c = comparison(s);
   ImGui::ColorButton("##a", theme::toVec(theme::kRunA), ImGuiColorEditFlags_NoTooltip, ImVec2(12, 12));
   ImGui::SameLine();
@@ -61,14 +56,14 @@ void TimingAbView::draw(ViewState& s, std::string& exportDir) {
   // The total, in words first.
   ImGui::TextColored(theme::toVec(verdictColour(c.total.verdict)), "Total: %s", c.total.verdictText().c_str());
   ImGui::SameLine();
-  ImGui::Text("| A %s vs B %s | pass-manager time, median (min-max) of %zu / %zu interleaved runs", stats(c.total.a, true).c_str(),
-              stats(c.total.b, true).c_str(), c.repeatsA, c.repeatsB);
-  if (!s.compareRepeats) {
-    ImGui::SameLine();
-    ImGui::TextColored(theme::toVec(theme::kChanged), "(one run each, no timed repeats: no noise estimate)");
-  }
-  ImGui::TextDisabled("noise floor: differences up to max(%.0f%% of the larger median, %s, the larger min-max spread) are grey",
-                      c.floor.relative * 100, formatDuration(c.floor.absoluteNs).c_str());
+  ImGui::TextWrapped("pass manager A %s vs B %s: median (min-max) of %zu / %zu interleaved runs%s",
+                     viewmodel::formatStats(c.total.a).c_str(), viewmodel::formatStats(c.total.b).c_str(), c.repeatsA, c.repeatsB,
+                     s.compareRepeats ? "" : " (no timed repeats: no noise estimate)");
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  ImGui::TextWrapped("Grey: within noise, a difference of medians up to max(%.0f%% of the larger median, %s, the larger min-max "
+                     "spread). Whiskers: min-max.",
+                     c.floor.relative * 100, formatDuration(c.floor.absoluteNs).c_str());
+  ImGui::PopStyleColor();
 
   ImGui::AlignTextToFramePadding();
   ImGui::TextUnformatted("baseline");
@@ -80,19 +75,7 @@ void TimingAbView::draw(ViewState& s, std::string& exportDir) {
   ImGui::Checkbox("largest difference first", &byDifference_);
   ImGui::SameLine();
   ImGui::SetNextItemWidth(90);
-  if (ImGui::InputInt("repeats (next compare)", &s.compareRepeat)) s.compareRepeat = std::clamp(s.compareRepeat, 1, 50);
-  ImGui::SameLine();
-  if (ImGui::SmallButton("Chart SVG")) {
-    std::string path = exportDir + "/lowerscope_compare.svg";
-    Status st = viewmodel::writeChart(viewmodel::abChart(c, baseline_), path);
-    s.statusMessage = st ? "wrote " + path : st.message();
-  }
-  ImGui::SameLine();
-  if (ImGui::SmallButton("Chart PNG")) {
-    std::string path = exportDir + "/lowerscope_compare.png";
-    Status st = viewmodel::writeChart(viewmodel::abChart(c, baseline_), path);
-    s.statusMessage = st ? "wrote " + path : st.message();
-  }
+  if (ImGui::InputInt("repeats of the next compare", &s.compareRepeat)) s.compareRepeat = std::clamp(s.compareRepeat, 1, 50);
 
   if (!c.opDiffs.empty()) {
     std::string ops;
@@ -117,12 +100,12 @@ void TimingAbView::draw(ViewState& s, std::string& exportDir) {
   ImGuiTableFlags flags = ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_Resizable;
   if (!ImGui::BeginTable("##ab", 6, flags, ImVec2(0, ImGui::GetContentRegionAvail().y))) return;
   ImGui::TableSetupScrollFreeze(0, 1);
-  ImGui::TableSetupColumn("pass", ImGuiTableColumnFlags_WidthStretch, 1.1f);
-  ImGui::TableSetupColumn("A / B (median, min-max)", ImGuiTableColumnFlags_WidthStretch, 1.4f);
-  ImGui::TableSetupColumn("A", ImGuiTableColumnFlags_WidthFixed, lh * 10.f);
-  ImGui::TableSetupColumn("B", ImGuiTableColumnFlags_WidthFixed, lh * 10.f);
-  ImGui::TableSetupColumn(baseline_ == 0 ? "vs A" : "vs B", ImGuiTableColumnFlags_WidthFixed, lh * 5.f);
-  ImGui::TableSetupColumn("verdict", ImGuiTableColumnFlags_WidthFixed, lh * 12.f);
+  ImGui::TableSetupColumn("pass", ImGuiTableColumnFlags_WidthStretch, 1.2f);
+  ImGui::TableSetupColumn("A / B", ImGuiTableColumnFlags_WidthStretch, 0.6f);
+  ImGui::TableSetupColumn("A", ImGuiTableColumnFlags_WidthFixed, lh * 8.f);
+  ImGui::TableSetupColumn("B", ImGuiTableColumnFlags_WidthFixed, lh * 8.f);
+  ImGui::TableSetupColumn(baseline_ == 0 ? "vs A" : "vs B", ImGuiTableColumnFlags_WidthFixed, lh * 4.5f);
+  ImGui::TableSetupColumn("verdict", ImGuiTableColumnFlags_WidthFixed, lh * 13.f);
   ImGui::TableHeadersRow();
   ImGuiListClipper clip;
   clip.Begin(int(order.size()));
@@ -157,9 +140,9 @@ void TimingAbView::draw(ViewState& s, std::string& exportDir) {
       bar(r.b, r.inB(), p.y + 1 + half, theme::kRunB);
       ImGui::Dummy(ImVec2(w, lh));
       ImGui::TableSetColumnIndex(2);
-      ImGui::TextColored(text, "%s", stats(r.a, r.inA()).c_str());
+      ImGui::TextColored(text, "%s", r.inA() ? viewmodel::formatStats(r.a).c_str() : "-");
       ImGui::TableSetColumnIndex(3);
-      ImGui::TextColored(text, "%s", stats(r.b, r.inB()).c_str());
+      ImGui::TextColored(text, "%s", r.inB() ? viewmodel::formatStats(r.b).c_str() : "-");
       ImGui::TableSetColumnIndex(4);
       if (r.inA() && r.inB()) {
         const int64_t d = viewmodel::deltaVsBaseline(r, baseline_);

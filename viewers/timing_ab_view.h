@@ -1,7 +1,7 @@
 // Timing A/B view: run A against run B over N interleaved repeats each (medians with min-max
 // whiskers per pass and in total, the noise floor, the chosen baseline, neutral verdicts
 // "A 1.40x faster" / "B 1.40x faster" / "within noise", "saved X ms" where one run skipped a
-// pass the other ran, the final op-count differences) and the comparison's exports.
+// pass the other ran, the final op-count differences). The exports are the timing view's.
 #pragma once
 
 #include <cstdint>
@@ -15,7 +15,7 @@ namespace ls::viewers {
 class TimingAbView {
  public:
   /// Draws the comparison of s.trace and s.compareTrace (both set).
-  void draw(ViewState& s, std::string& exportDir);
+  void draw(ViewState& s);
   /// The comparison (cached by the generations of A, B and the repeats).
   const viewmodel::AbComparison& comparison(const ViewState& s);
   int baseline() const { return baseline_; }

@@ -65,6 +65,18 @@ const viewmodel::Timeline& TimingView::timelineOf(const ViewState& s) {
   return timeline_;
 }
 
+void TimingView::zoomTimeline(const ViewState& s, double factor) {
+  refresh(s);
+  window_ = viewmodel::zoomWindow(window_, factor, (window_.beginNs + window_.endNs) * 0.5, double(std::max<int64_t>(timeline_.endNs, 1)));
+}
+
+size_t TimingView::timelineVisible(const ViewState& s) {
+  refresh(s);
+  return size_t(std::count_if(timeline_.spans.begin(), timeline_.spans.end(), [&](const viewmodel::TimelineSpan& sp) {
+    return sp.depth == 0 && double(sp.endNs) >= window_.beginNs && double(sp.startNs) <= window_.endNs;
+  }));
+}
+
 void TimingView::draw(ViewState& s) {
   if (!s.trace) {
     ImGui::TextDisabled("No run yet.");
@@ -72,7 +84,7 @@ void TimingView::draw(ViewState& s) {
   }
   drawComparePopup(s);
   ImGui::SameLine();
-  ImGui::SetNextItemWidth(160);
+  ImGui::SetNextItemWidth(110);
   ImGui::InputText("export dir", &exportDir);
   ImGui::SameLine();
   auto chartButton = [&](const char* label, const char* ext) {
@@ -96,7 +108,7 @@ void TimingView::draw(ViewState& s) {
     exportBtn("JSON", "json", "json");
     exportBtn("MD", "md", "md");
     exportBtn("Chrome trace", "chrome", "trace.json");
-    ab_.draw(s, exportDir);
+    ab_.draw(s);
   } else {
     drawSingle(s, *s.trace);
   }
@@ -233,7 +245,8 @@ void TimingView::drawTimeline(ViewState& s, const trace::Trace& t, float height)
     window_ = viewmodel::panWindow(window_, -double(ImGui::GetIO().MouseDelta.x) / double(scale), full);
   ImDrawList* dl = ImGui::GetWindowDrawList();
   dl->PushClipRect(p0, ImVec2(p0.x + avail.x, p0.y + avail.y), true);
-  const float rowH = (avail.y - 14.f) * 0.5f;
+  // Lanes: passes, their phases, skipped passes as ticks, then the time axis.
+  const float tickH = 9.f, rowH = (avail.y - 16.f - tickH) * 0.5f, tickY = p0.y + rowH * 2 + 1;
   const viewmodel::TimelineSpan* hit = nullptr;
   for (const viewmodel::TimelineSpan& sp : timeline_.spans) {
     if (double(sp.endNs) < window_.beginNs || double(sp.startNs) > window_.endNs) continue;
@@ -246,24 +259,26 @@ void TimingView::drawTimeline(ViewState& s, const trace::Trace& t, float height)
       case viewmodel::SpanKind::Run: col = theme::kRun; break;
       case viewmodel::SpanKind::Verify: col = theme::kVerify; break;
       case viewmodel::SpanKind::SkippedTick:
-        dl->AddLine(ImVec2(x0, p0.y), ImVec2(x0, p0.y + rowH * 2), theme::rgb(120, 120, 128), 1.f);
-        if (hovered && std::abs(ImGui::GetIO().MousePos.x - x0) < 2.f) hit = &sp;
+        dl->AddLine(ImVec2(x0, tickY), ImVec2(x0, tickY + tickH - 1), theme::rgb(150, 150, 158), 1.f);
+        if (hovered && std::abs(ImGui::GetIO().MousePos.x - x0) < 2.f && ImGui::GetIO().MousePos.y >= tickY) hit = &sp;
         continue;
       case viewmodel::SpanKind::COUNT: break;
     }
     dl->AddRectFilled(ImVec2(x0, y0 + 1), ImVec2(x1, y0 + rowH - 1), col);
     if (sp.index == s.selectedPass && sp.depth == 0) dl->AddRect(ImVec2(x0, y0), ImVec2(x1, y0 + rowH), theme::kSelected);
-    if (sp.depth == 0 && x1 - x0 > 40.f) {
+    // The name in the visible part of the pass (zoomed in, a pass can start off-screen).
+    const float vx0 = std::max(x0, p0.x), vx1 = std::min(x1, p0.x + avail.x);
+    if (sp.depth == 0 && vx1 - vx0 > 40.f) {
       const std::string& name = t.records[size_t(sp.index)].name;
-      dl->PushClipRect(ImVec2(x0, y0), ImVec2(x1, y0 + rowH), true);
-      dl->AddText(ImVec2(x0 + 3, y0 + 1), theme::rgb(20, 20, 20), name.c_str());
+      dl->PushClipRect(ImVec2(vx0, y0), ImVec2(vx1, y0 + rowH), true);
+      dl->AddText(ImVec2(vx0 + 3, y0 + 1), theme::rgb(20, 20, 20), name.c_str());
       dl->PopClipRect();
     }
     const ImVec2 m = ImGui::GetIO().MousePos;
     if (hovered && m.x >= x0 && m.x <= x1 && m.y >= y0 && m.y < y0 + rowH) hit = &sp;
   }
   // Time axis.
-  const float axisY = p0.y + rowH * 2 + 1;
+  const float axisY = tickY + tickH;
   for (double tk : viewmodel::niceTicks(width / 1e6, 8)) {
     const double ns = window_.beginNs + tk * 1e6;
     if (ns > window_.endNs) break;

@@ -30,6 +30,10 @@ class TimingView {
   size_t barCount(const ViewState& s);
   const viewmodel::Timeline& timelineOf(const ViewState& s);
   void setAggregate(bool on) { aggregate_ = on; }
+  /// Zooms the timeline by `factor` (> 1: in) around the centre of its window.
+  void zoomTimeline(const ViewState& s, double factor);
+  /// Passes and skipped ticks in the timeline's window.
+  size_t timelineVisible(const ViewState& s);
   void setBaseline(int b) { ab_.setBaseline(b); }
   std::string exportDir = ".";
 

@@ -32,7 +32,7 @@ struct GraphKey {
   bool operator==(const GraphKey&) const = default;
 };
 
-enum class CenterTab : uint8_t { Graph, Timing, Delegation, IrDiff, COUNT };
+enum class CenterTab : uint8_t { Graph, Timing, Delegation, IrDiff, Panes, COUNT };
 
 struct ViewState {
   // ---- data (immutable, shared)
@@ -50,10 +50,17 @@ struct ViewState {
   int selectedPass = -1;  ///< record index; -1 = the source graph
   ir::NodeId selectedNode = ir::kInvalidNode;
   int pinnedPass = kNoPin;  ///< diff against this pass instead of the previous one
+  /// Passes shown side by side in the Panes tab (at most kMaxPanes; -1 = the source graph), in
+  /// the order they were added. Selection and camera are shared by the panes.
+  std::vector<int> panes;
+  static constexpr size_t kMaxPanes = 4;
+  /// Adds `pass` as a pane (no-op if present; the oldest pane goes when there are kMaxPanes).
+  void addPane(int pass);
   std::vector<std::string> subgraphPath;  ///< nested graph open in the canvas ("" = main)
   viewmodel::PassFilter filter;
   CenterTab tab = CenterTab::Graph;
   bool diffEnabled = true;
+  bool partitionColours = false;  ///< colour the graph by XNNPACK partition (instead of the diff)
 
   // ---- requests (set by views or the script runner, consumed by the graph view / shell)
   bool fitRequested = true;

@@ -109,7 +109,9 @@ void printLocalization(const trace::Localization& l, const ir::Graph& before, co
   if (const trace::NodeError* c = l.find(l.culprit))
     fmt::print("culprit: node {} ({}{}): error {} (max abs {:.4g}) while its inputs are within tolerance (max {})\n",
                after.node(c->id).name, opOf(after, c->id),
-               c->match == trace::NodeMatch::Provenance ? ", compared with " + matchText(*c, before) : "",
+               c->match == trace::NodeMatch::Provenance
+                   ? fmt::format(", replaces '{}' by provenance", before.find(c->matched) ? before.node(c->matched).name : "?")
+                   : "",
                errorText(c->error), c->maxAbsError, errorText(c->inputError));
   else
     fmt::print("culprit: none: every compared node is within tolerance (the outputs' error comes from skipped nodes "
@@ -220,6 +222,8 @@ int runVerify(const VerifyCommand& cmd) {
   // pass, so every graph version (and every bisect probe) sees the same weights.
   cfg.materializeConstants = true;
   if (cmd.localize && !cmd.each) return usageError("--localize needs --each (it localises the first bad pass)");
+  if (cmd.localize && cmd.stopOnFailure)
+    return usageError("--localize needs the first bad pass's result, which --stop-on-failure rolls back");
   cfg.recordTrace = !cmd.traceOut.empty() || cmd.localize;
 
   std::optional<ir::Graph> floatModel;

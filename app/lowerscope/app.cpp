@@ -41,6 +41,7 @@ App::App(AppOptions opts, GLFWwindow* window) : opts_(std::move(opts)), window_(
   jobA_.onFinished = [] { glfwPostEmptyEvent(); };
   jobB_.onFinished = [] { glfwPostEmptyEvent(); };
   graphView_ = std::make_unique<viewers::GraphView>(*layouts_);
+  panesView_ = std::make_unique<viewers::PanesView>(*layouts_);
 
   if (!opts_.script.empty()) {
     auto runner = ScriptRunner::load(opts_.script);
@@ -313,6 +314,12 @@ void App::handleGlobalKeys() {
     if (!io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_P, false) && state_.trace)
       state_.pinnedPass = state_.pinnedPass == state_.selectedPass ? viewers::kNoPin : state_.selectedPass;
     if (!io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_B, false)) setConstantBadges(!settings_.constantBadges);
+    if (!io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_S, false) && state_.trace) {
+      state_.addPane(state_.selectedPass);
+      panesView_->requestFit();
+      state_.tab = viewers::CenterTab::Panes;
+      state_.tabChangeRequested = true;
+    }
     if (!io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_D, false)) {
       state_.tab = state_.tab == viewers::CenterTab::IrDiff ? viewers::CenterTab::Graph : viewers::CenterTab::IrDiff;
       state_.tabChangeRequested = true;
@@ -375,6 +382,8 @@ void App::drawMenu() {
       state_.tab = viewers::CenterTab::Graph, state_.tabChangeRequested = true;
     if (ImGui::MenuItem("Timing", "T", state_.tab == viewers::CenterTab::Timing))
       state_.tab = viewers::CenterTab::Timing, state_.tabChangeRequested = true;
+    if (ImGui::MenuItem("Side by side", "S", state_.tab == viewers::CenterTab::Panes))
+      state_.tab = viewers::CenterTab::Panes, state_.tabChangeRequested = true;
     if (ImGui::MenuItem("IR diff", "D", state_.tab == viewers::CenterTab::IrDiff))
       state_.tab = viewers::CenterTab::IrDiff, state_.tabChangeRequested = true;
     if (ImGui::MenuItem("Delegation", nullptr, state_.tab == viewers::CenterTab::Delegation))
@@ -493,6 +502,10 @@ void App::drawPanels() {
       irDiffView_.draw(state_);
       ImGui::EndTabItem();
     }
+    if (tab("Side by side", viewers::CenterTab::Panes)) {
+      panesView_->draw(state_);
+      ImGui::EndTabItem();
+    }
     state_.tabChangeRequested = false;
     ImGui::EndTabBar();
   }
@@ -576,6 +589,7 @@ void App::drawHelp() {
       {"P", "pin the selected pass (diff against it) / unpin"},
       {"T", "switch Graph / Timing"},
       {"D", "text IR diff of the pass (printed graphs, unified) / back to the graph"},
+      {"S", "add the selected pass to the side-by-side panes (up to 4, one camera and selection)"},
       {"F", "fit the graph (graph view focused)"},
       {"B", "constants and CONST_SHAPE as badges on their users / as nodes"},
       {"mouse wheel / drag", "zoom / pan the graph; drag the minimap to move"},

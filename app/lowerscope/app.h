@@ -19,6 +19,7 @@
 #include "viewers/pipeline_view.h"
 #include "viewers/delegation_view.h"
 #include "viewers/ir_diff_view.h"
+#include "viewers/panes_view.h"
 #include "viewers/timing_view.h"
 #include "viewers/view_state.h"
 
@@ -51,6 +52,9 @@ class App final : private ScriptHost {
   void beforeNewFrame();
   /// Work is in flight (run, layout, script): the loop should not sleep.
   bool busy() const;
+  /// The comparison run and its timed repeats are in flight: the loop renders only a few frames
+  /// a second so drawing does not compete with what is measured (the job wakes the loop).
+  bool measuring() const { return jobB_.busy(); }
   bool wantsExit() const { return exit_; }
   int exitCode() const { return exitCode_; }
   void saveSettings();
@@ -99,6 +103,8 @@ class App final : private ScriptHost {
   void selectPass(int pass) override { state_.selectPass(pass); }
   void stepPass(viewmodel::StepKey key) override;
   void setPin(std::optional<int> pass) override;
+  void addPane(int pass) override;
+  void clearPanes() override;
   viewmodel::PassFilter passFilter() const override { return state_.filter; }
   void setPassFilter(const viewmodel::PassFilter& f) override { state_.filter = f; }
   std::shared_ptr<const ir::Graph> shownGraph() const override { return state_.shownGraph(); }
@@ -143,6 +149,7 @@ class App final : private ScriptHost {
   viewers::ViewState state_;
   viewers::PipelineView pipelineView_;
   std::unique_ptr<viewers::GraphView> graphView_;
+  std::unique_ptr<viewers::PanesView> panesView_;
   viewers::InspectorView inspectorView_;
   viewers::TimingView timingView_;
   viewers::DelegationView delegationView_;

@@ -107,7 +107,8 @@ int main(int argc, char** argv) {
     while (!glfwWindowShouldClose(window) && !app.wantsExit()) {
       // Sleep when nothing is going on; keep rendering for a moment after input so ImGui's
       // hover/click state settles.
-      if (app.busy() || glfwGetTime() - lastInput < 0.5) glfwPollEvents();
+      if (app.measuring()) glfwWaitEventsTimeout(0.5);
+      else if (app.busy() || glfwGetTime() - lastInput < 0.5) glfwPollEvents();
       else glfwWaitEventsTimeout(0.25);
       ImGui_ImplOpenGL3_NewFrame();
       ImGui_ImplGlfw_NewFrame();

@@ -161,6 +161,14 @@ Status ScriptRunner::execute(ScriptHost& host, const ScriptCommand& c) {
       return Status::ok();
     }
     case ScriptOp::Unpin: host.setPin(std::nullopt); return Status::ok();
+    case ScriptOp::PaneAdd: {
+      LS_RETURN_IF_ERROR(needTrace());
+      std::optional<int> p = findPass(*trace, c);
+      if (!p) return Status::error(fmt::format("no pass '{}'", c.arg));
+      host.addPane(*p);
+      return Status::ok();
+    }
+    case ScriptOp::PaneClear: host.clearPanes(); return Status::ok();
     case ScriptOp::View: host.showView(c.arg); return Status::ok();
     case ScriptOp::Filter: {
       viewmodel::PassFilter f = host.passFilter();
@@ -245,6 +253,14 @@ Status ScriptRunner::expect(ScriptHost& host, const ScriptCommand& c) {
       if (l.find(c.arg2) != std::string::npos) return Status::ok();
     return fail(fmt::format("a summary without it:\n  {}", fmt::join(lines, "\n  ")));
   }
+  if (c.arg == "synced") {
+    std::shared_ptr<const ir::Graph> g = host.shownGraph();
+    const ir::Node* n = g ? g->find(host.selectedNode()) : nullptr;
+    if (!n || n->name != c.arg2) return fail(fmt::format("selected node {}", n ? n->name : "(none)"));
+    int64_t panes = host.viewCount(ViewCount::PaneCount), synced = host.viewCount(ViewCount::SyncedPanes);
+    if (panes == 0) return fail("no side-by-side panes");
+    return synced == panes ? Status::ok() : fail(fmt::format("{} of {} panes outline it or a counterpart", synced, panes));
+  }
   if (c.arg == "ab-verdict") {
     std::string v = host.abVerdict(c.arg2);
     if (v.empty()) return fail(fmt::format("no A/B comparison with a pass '{}'", c.arg2));
@@ -256,8 +272,9 @@ Status ScriptRunner::expect(ScriptHost& host, const ScriptCommand& c) {
     return cur == c.arg2 ? Status::ok() : fail(cur);
   }
   if (c.arg == "node") {
-    std::shared_ptr<const ir::Graph> g = host.shownGraph();
+    std::shared_ptr<const ir::Graph> g = host.shownGraph(), cg = host.comparedGraph();
     const ir::Node* n = g ? g->find(host.selectedNode()) : nullptr;
+    if (!n && cg) n = cg->find(host.selectedNode());  // a removed node, selected as its ghost
     std::string name = n ? n->name : "(none)";
     return name == c.arg2 ? Status::ok() : fail(name);
   }
@@ -278,17 +295,23 @@ Status ScriptRunner::expect(ScriptHost& host, const ScriptCommand& c) {
       if (what == "drawn-edges") return host.viewCount(ViewCount::DrawnEdges);
       if (what == "drawn-badges") return host.viewCount(ViewCount::DrawnBadges);
       if (what == "drawn-stubs") return host.viewCount(ViewCount::DrawnStubs);
+      if (what == "drawn-ghosts") return host.viewCount(ViewCount::DrawnGhosts);
+      if (what == "drawn-links") return host.viewCount(ViewCount::DrawnLinks);
+      if (what == "drawn-tinted") return host.viewCount(ViewCount::DrawnTinted);
       if (what == "drawn-errors") return host.viewCount(ViewCount::DrawnErrors);
       if (what == "columns") return host.viewCount(ViewCount::Columns);
       if (what == "compare-rows") return host.viewCount(ViewCount::CompareRows);
       if (what == "timing-bars") return host.viewCount(ViewCount::TimingBars);
       if (what == "timeline-passes") return host.viewCount(ViewCount::TimelinePasses);
       if (what == "timeline-ticks") return host.viewCount(ViewCount::TimelineTicks);
+      if (what == "timeline-visible") return host.viewCount(ViewCount::TimelineVisible);
       if (what == "ab-rows") return host.viewCount(ViewCount::AbRows);
       if (what == "ab-repeats") return host.viewCount(ViewCount::AbRepeats);
       if (what == "ab-noise") return host.viewCount(ViewCount::AbNoise);
       if (what == "op-diffs") return host.viewCount(ViewCount::OpDiffs);
       if (what == "visible-passes") return int64_t(viewmodel::visiblePasses(*trace, host.passFilter()).size());
+      if (what == "pane-count") return host.viewCount(ViewCount::PaneCount);
+      if (what == "synced-panes") return host.viewCount(ViewCount::SyncedPanes);
       if (what == "ir-diff-added" || what == "ir-diff-removed") {
         std::shared_ptr<const ir::Graph> a = host.comparedGraph(), b = host.shownGraph();
         if (!a || !b) return 0;

@@ -20,8 +20,8 @@ namespace ls::app {
 
 /// A view counter an expectation can check ("expect min WHAT N").
 enum class ViewCount : uint8_t {
-  DrawnNodes, DrawnLabels, DrawnEdges, DrawnBadges, DrawnStubs, DrawnErrors, Columns, CompareRows,
-  TimingBars, TimelinePasses, TimelineTicks, AbRows, AbRepeats, AbNoise, OpDiffs,
+  DrawnNodes, DrawnLabels, DrawnEdges, DrawnBadges, DrawnStubs, DrawnErrors, DrawnGhosts, DrawnLinks, DrawnTinted, Columns, CompareRows,
+  TimingBars, TimelinePasses, TimelineTicks, TimelineVisible, AbRows, AbRepeats, AbNoise, OpDiffs, PaneCount, SyncedPanes,
   COUNT
 };
 
@@ -57,6 +57,9 @@ class ScriptHost {
   virtual void stepPass(viewmodel::StepKey key) = 0;
   /// Diff against `pass` instead of the previous pass; nullopt: unpin.
   virtual void setPin(std::optional<int> pass) = 0;
+  /// Side-by-side panes: adds a pass (-1: the source graph) / removes them all.
+  virtual void addPane(int pass) = 0;
+  virtual void clearPanes() = 0;
   virtual viewmodel::PassFilter passFilter() const = 0;
   virtual void setPassFilter(const viewmodel::PassFilter& f) = 0;
   /// The graph shown at the selected pass / the graph it is diffed against (null: none).
@@ -90,7 +93,8 @@ class ScriptHost {
   virtual Status exportRun(const std::string& format, const std::string& path) = 0;
   /// Writes the timing chart (the run's bars, or the A/B chart) as .svg or .png.
   virtual Status exportChart(const std::string& path) = 0;
-  /// Timing view options: aggregate on|off (bars by pass name), baseline A|B.
+  /// Timing view options: aggregate on|off (bars by pass name), baseline A|B, zoom FACTOR (the
+  /// timeline, around its centre).
   virtual void setTimingOption(const std::string& name, const std::string& value) = 0;
   /// The A/B verdict (viewmodel::abVerdictName) of the first pass named `pass`, or of the
   /// total for "total"; "" without a comparison or such a pass.

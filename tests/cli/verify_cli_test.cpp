@@ -167,6 +167,9 @@ TEST(VerifyCli, LocalizeNeedsEachAndReportsWhenNothingIsBad) {
   CliRun alone = runCli("verify " + graph("squeezenet1_1") + " --localize");
   EXPECT_EQ(alone.code, 2) << alone.out;
   EXPECT_NE(alone.out.find("--localize needs --each"), std::string::npos) << alone.out;
+  CliRun stop = runCli("verify " + graph("squeezenet1_1") + " --each --localize --stop-on-failure");
+  EXPECT_EQ(stop.code, 2) << stop.out;
+  EXPECT_NE(stop.out.find("--stop-on-failure rolls back"), std::string::npos) << stop.out;
   CliRun ok = runCli("verify " + graph("squeezenet1_1") + " --pipeline generic --each --localize");
   EXPECT_EQ(ok.code, 0) << ok.out;
   EXPECT_NE(ok.out.find("nothing to localise"), std::string::npos) << ok.out;

@@ -64,7 +64,15 @@ TEST(AbCompare, VerdictsAreNeutralAndNoiseIsGrey) {
   NoiseFloor noSpread = floor;
   noSpread.spread = false;
   judge(spread, noSpread);
-  EXPECT_EQ(spread.verdict, AbVerdict::BFaster);
+  EXPECT_EQ(spread.verdict, AbVerdict::AFaster);  // medians 1.05 ms vs 1.11 ms
+}
+
+TEST(AbCompare, StatsInOneUnit) {
+  EXPECT_EQ(formatStats(session::sampleStats({52'200'000, 33'660'000, 56'100'000})), "52.2 (33.7-56.1) ms");
+  EXPECT_EQ(formatStats(session::sampleStats({30, 50, 40})), "40 (30-50) ns");
+  EXPECT_EQ(formatStats(session::sampleStats({900, 1500})), "1.2 (0.9-1.5) us");
+  EXPECT_EQ(formatStats(session::sampleStats({17'200, 16'500, 24'093'000})), "17.2 (16.5-24093) us");  // an outlier
+  EXPECT_EQ(formatStats(session::sampleStats({2'345'000})), "2.35 ms");  // one sample: the median alone
 }
 
 TEST(AbCompare, SkippedAgainstRanIsSavedTimeNotARegression) {
@@ -77,7 +85,7 @@ TEST(AbCompare, SkippedAgainstRanIsSavedTimeNotARegression) {
   EXPECT_EQ(c.repeatsA, 3u);
   EXPECT_EQ(c.rows[1].verdict, AbVerdict::SavedInA);
   EXPECT_EQ(c.rows[1].savedNs, 1'250'000 - 50);
-  EXPECT_EQ(c.rows[1].verdictText(), "skipped in A: saved 1.25 ms");
+  EXPECT_EQ(c.rows[1].verdictText(), "A saved 1.25 ms (skipped)");
   EXPECT_EQ(c.rows[0].verdict, AbVerdict::Noise);
   EXPECT_EQ(c.rows[0].a.median, 1000);
   EXPECT_EQ(c.rows[0].a.min, 900);
@@ -115,7 +123,10 @@ TEST(AbCompare, RealRepeatsAndFinalOpCountsTosaVersusTosaPermute) {
   ASSERT_TRUE(ta.trace.isOk() && tb.trace.isOk());
   size_t progressCalls = 0;
   auto reps = RunJob::runRepeats(*src, "squeezenet", a, b, session::RepeatOptions{3, 1}, nullptr,
-                                 [&](size_t, size_t total, const std::string&) { EXPECT_EQ(total, 8u), ++progressCalls; });
+                                 [&](size_t, size_t total, const std::string&) {
+                                   EXPECT_EQ(total, 8u);
+                                   ++progressCalls;
+                                 });
   ASSERT_TRUE(reps.isOk()) << reps.message();
   EXPECT_EQ(progressCalls, 8u);
   ASSERT_EQ(reps->runsA.size(), 3u);

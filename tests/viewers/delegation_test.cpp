@@ -13,13 +13,9 @@ namespace ls::viewmodel {
 namespace {
 
 TEST(Delegation, RealXnnpackRunMatchesThePartitionReport) {
-  auto src = io::loadGraphFile(test::assetGraph("deit_tiny_vit.fxjson.json"));
-  ASSERT_TRUE(src.isOk()) << src.message();
-  RunConfig cfg;
-  cfg.pipeline = "xnnpack";
-  auto o = RunJob::runNow(std::make_shared<const ir::Graph>(std::move(src).value()), "deit_tiny_vit", cfg, nullptr, {});
-  ASSERT_TRUE(o.trace.isOk()) << o.trace.message();
-  const ir::Graph& g = o.trace.value()->finalGraph();
+  viewmodel::TracePtr run = test::pipelineRun("deit_tiny_vit.fxjson.json", "xnnpack");
+  ASSERT_TRUE(run);
+  const ir::Graph& g = run->finalGraph();
   Delegation d = delegation(g);
   xnnpack::PartitionReport pr = xnnpack::partitionReport(g);
   ASSERT_GT(pr.delegates, 1);
@@ -51,6 +47,38 @@ TEST(Delegation, PartitionColoursDiffer) {
   std::set<uint32_t> seen;
   for (size_t i = 0; i < 32; ++i) seen.insert(partitionColour(i));
   EXPECT_EQ(seen.size(), 32u);
+}
+
+}  // namespace
+}  // namespace ls::viewmodel
+
+namespace ls::viewmodel {
+namespace {
+
+TEST(Delegation, PartitionTintsColourTheNodesEachDelegateWasMadeFrom) {
+  viewmodel::TracePtr run = test::pipelineRun("deit_tiny_vit.fxjson.json", "xnnpack");
+  ASSERT_TRUE(run);
+  const trace::Trace& t = *run;
+  int partitionPass = -1;
+  for (int i = 0; i < int(t.records.size()); ++i)
+    if (t.records[size_t(i)].name == "XnnpackPartitionPass") partitionPass = i;
+  ASSERT_GE(partitionPass, 0);
+  const Delegation d = delegation(t.graphAfter(partitionPass));
+  // After the partitioner: exactly the delegate nodes, each in its own colour.
+  std::vector<uint32_t> after = partitionTints(t, partitionPass);
+  size_t tinted = 0;
+  for (uint32_t c : after) tinted += c != 0;
+  EXPECT_EQ(tinted, d.delegates.size());
+  for (size_t i = 0; i < d.delegates.size(); ++i) EXPECT_EQ(after[d.delegates[i].node], partitionColour(i) | 0xff000000u);
+  // Before it: the call nodes that went into the delegates, in their delegate's colour.
+  std::vector<uint32_t> before = partitionTints(t, partitionPass - 1);
+  size_t members = 0;
+  for (uint32_t c : before) members += c != 0;
+  EXPECT_EQ(int64_t(members), d.delegatedNodes);
+  // A run without delegates has no tints.
+  viewmodel::TracePtr tosa = test::pipelineRun("squeezenet1_1.fxjson.json", "tosa");
+  ASSERT_TRUE(tosa);
+  EXPECT_TRUE(partitionTints(*tosa, -1).empty());
 }
 
 }  // namespace

@@ -102,6 +102,15 @@ TEST(ErrorOverlay, LooksUpNodesAndDescribesThemForTheInspector) {
   EXPECT_NE(c[1].find("inherited"), std::string::npos) << c[1];
   EXPECT_NE(c[2].find("input %b: error 40 (above tolerance)"), std::string::npos) << c[2];
   EXPECT_NE(c[3].find("input %x: placeholder (not compared)"), std::string::npos) << c[3];
+  // An input that was not compared says why.
+  auto sk = std::make_shared<trace::Trace>(*f.trace);
+  trace::Localization ls = *sk->localization;
+  ls.nodes.erase(ls.nodes.begin());  // a
+  ls.skipped.push_back({f.a, "inside the rewrite of 'z'"});
+  sk->localization = std::make_shared<const trace::Localization>(ls);
+  std::vector<std::string> viaSkipped = ErrorOverlay::build(sk, 1, false).describe(g, g.node(f.b));
+  ASSERT_GE(viaSkipped.size(), 3u);
+  EXPECT_NE(viaSkipped[2].find("input %a: not compared (inside the rewrite of 'z')"), std::string::npos) << viaSkipped[2];
   // A node matched through provenance names the node it was compared with before the pass.
   auto t = std::make_shared<trace::Trace>(*f.trace);
   trace::Localization l = *t->localization;

@@ -63,4 +63,16 @@ inline viewmodel::TracePtr realRun(const std::string& file) {
   return o.trace.value();
 }
 
+/// Runs `pipeline` over the bundled model `file` (not cached: each test gets its own trace).
+inline viewmodel::TracePtr pipelineRun(const std::string& file, const std::string& pipeline) {
+  auto g = io::loadGraphFile(assetGraph(file));
+  EXPECT_TRUE(g.isOk()) << g.message();
+  if (!g) return nullptr;
+  viewmodel::RunConfig cfg;
+  cfg.pipeline = pipeline;
+  auto o = viewmodel::RunJob::runNow(std::make_shared<const ir::Graph>(std::move(g).value()), file, cfg, nullptr, {});
+  EXPECT_TRUE(o.trace.isOk()) << o.trace.message();
+  return o.trace.isOk() ? o.trace.value() : nullptr;
+}
+
 }  // namespace ls::test

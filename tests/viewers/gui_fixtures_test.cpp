@@ -4,7 +4,6 @@
 
 #include <cstdlib>
 
-#include "core/exec/synth.h"
 #include "core/io/lsg.h"
 #include "core/io/lstrace.h"
 #include "core/trace/trace_recorder.h"
@@ -95,13 +94,10 @@ namespace {
 TEST(GuiFixtures, TraceWithALocalizedPass) {
   const char* dir = std::getenv("LS_GUI_FIXTURE_DIR");
   if (!dir) GTEST_SKIP() << "LS_GUI_FIXTURE_DIR not set";
-  auto loaded = io::loadGraphFile(test::assetGraph("resnet18.fxjson.json"));
-  ASSERT_TRUE(loaded.isOk()) << loaded.message();
-  ir::Graph g = std::move(loaded).value();
-  exec::materializeConstants(g);
-  std::vector<std::string> adds;
-  for (const ir::NodePtr& p : g.nodes())
-    if (p->target == "aten.add.Tensor") adds.push_back(p->name);
+  auto model = test::modelWithAdds("resnet18.fxjson.json");
+  ASSERT_TRUE(model.isOk()) << model.message();
+  ir::Graph g = model->graph;
+  const std::vector<std::string>& adds = model->adds;
   ASSERT_EQ(adds.size(), 8u);
   passes::PassManager pm;
   pm.pipelineName = "localize-fixture";

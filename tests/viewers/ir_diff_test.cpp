@@ -46,13 +46,9 @@ std::vector<std::string> patch(const std::vector<std::string>& a, const IrDiff& 
 }
 
 TEST(IrDiff, HunksTurnTheBeforeTextIntoTheAfterTextOnARealPass) {
-  auto src = io::loadGraphFile(test::assetGraph("squeezenet1_1.fxjson.json"));
-  ASSERT_TRUE(src.isOk()) << src.message();
-  RunConfig cfg;
-  cfg.pipeline = "tosa";
-  auto o = RunJob::runNow(std::make_shared<const ir::Graph>(std::move(src).value()), "squeezenet1_1", cfg, nullptr, {});
-  ASSERT_TRUE(o.trace.isOk()) << o.trace.message();
-  const trace::Trace& t = *o.trace.value();
+  viewmodel::TracePtr run = test::pipelineRun("squeezenet1_1.fxjson.json", "tosa");
+  ASSERT_TRUE(run);
+  const trace::Trace& t = *run;
   int checked = 0;
   for (int i = 0; i < int(t.records.size()); ++i) {
     if (t.records[size_t(i)].status != passes::PassStatus::Changed) continue;

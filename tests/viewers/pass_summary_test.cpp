@@ -44,13 +44,9 @@ TEST(PassSummary, GroupsLinksThenUnlinkedNodesByOp) {
 }
 
 TEST(PassSummary, RealTosaRunCountsEveryChangeOnceAndNamesTargetOps) {
-  auto src = io::loadGraphFile(test::assetGraph("mobilenet_v2.fxjson.json"));
-  ASSERT_TRUE(src.isOk()) << src.message();
-  RunConfig cfg;
-  cfg.pipeline = "tosa";
-  auto o = RunJob::runNow(std::make_shared<const ir::Graph>(std::move(src).value()), "mobilenet_v2", cfg, nullptr, {});
-  ASSERT_TRUE(o.trace.isOk()) << o.trace.message();
-  const trace::Trace& t = *o.trace.value();
+  viewmodel::TracePtr run = test::pipelineRun("mobilenet_v2.fxjson.json", "tosa");
+  ASSERT_TRUE(run);
+  const trace::Trace& t = *run;
   bool sawConvRewrite = false, sawNoTarget = false;
   for (int i = 0; i < int(t.records.size()); ++i) {
     const trace::PassRecord& r = t.records[size_t(i)];

@@ -3,8 +3,10 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdlib>
 #include <map>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -26,13 +28,27 @@ std::string AbRow::verdictText() const {
     case AbVerdict::AFaster: return fmt::format("A {:.2f}x faster", factor);
     case AbVerdict::BFaster: return fmt::format("B {:.2f}x faster", factor);
     case AbVerdict::Noise: return "within noise";
-    case AbVerdict::SavedInA: return "skipped in A: saved " + formatDuration(savedNs);
-    case AbVerdict::SavedInB: return "skipped in B: saved " + formatDuration(savedNs);
+    case AbVerdict::SavedInA: return "A saved " + formatDuration(savedNs) + " (skipped)";
+    case AbVerdict::SavedInB: return "B saved " + formatDuration(savedNs) + " (skipped)";
     case AbVerdict::OnlyA: return "only in A";
     case AbVerdict::OnlyB: return "only in B";
     case AbVerdict::COUNT: break;
   }
   return "?";
+}
+
+std::string formatStats(const session::SampleStats& s) {
+  if (s.n <= 1) return formatDuration(s.median);
+  const int64_t mid = std::llabs(s.median);
+  const auto [div, unit] = mid >= 1'000'000'000 ? std::pair{1e9, "s"}
+                           : mid >= 1'000'000   ? std::pair{1e6, "ms"}
+                           : mid >= 1'000       ? std::pair{1e3, "us"}
+                                                : std::pair{1.0, "ns"};
+  auto num = [div = div](int64_t ns) {
+    const double v = double(ns) / div;
+    return div == 1.0 || std::abs(v) >= 100 ? fmt::format("{:.0f}", v) : fmt::format("{:.1f}", v);
+  };
+  return fmt::format("{} ({}-{}) {}", num(s.median), num(s.min), num(s.max), unit);
 }
 
 size_t AbComparison::count(AbVerdict v) const {

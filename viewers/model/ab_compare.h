@@ -50,8 +50,8 @@ struct AbRow {
   bool inB() const { return indexB >= 0; }
   bool ranA() const { return inA() && (statusA == passes::PassStatus::Changed || statusA == passes::PassStatus::Unchanged); }
   bool ranB() const { return inB() && (statusB == passes::PassStatus::Changed || statusB == passes::PassStatus::Unchanged); }
-  /// Neutral wording: "A 1.40x faster", "B 1.40x faster", "within noise", "skipped in A: saved
-  /// 1.20 ms", "only in A".
+  /// Neutral wording: "A 1.40x faster", "B 1.40x faster", "within noise", "A saved 1.20 ms
+  /// (skipped)", "only in A".
   std::string verdictText() const;
 };
 
@@ -76,6 +76,10 @@ struct AbComparison {
 /// are the one sample. Passes are matched by (name, occurrence), as trace::compareTraces.
 AbComparison compareAb(const trace::Trace& a, const trace::Trace& b, const std::vector<session::RunSample>& runsA,
                        const std::vector<session::RunSample>& runsB, const NoiseFloor& floor = {});
+
+/// "52.2 (33.7-56.1) ms": median and min-max in the median's unit; the median alone for one
+/// sample.
+std::string formatStats(const session::SampleStats& s);
 
 /// The verdict of two sample sets under `floor` (fills verdict, factor, floorNs of `row`).
 void judge(AbRow& row, const NoiseFloor& floor);

@@ -7,6 +7,7 @@
 
 #include "core/backends/xnnpack/partitioner.h"
 #include "core/ops/builtin_ops.h"
+#include "viewers/model/counterparts.h"
 
 namespace ls::viewmodel {
 
@@ -46,6 +47,35 @@ Delegation delegation(const ir::Graph& g) {
   std::stable_sort(d.undelegated.begin(), d.undelegated.end(),
                    [](const UndelegatedRow& a, const UndelegatedRow& b) { return a.count > b.count; });
   return d;
+}
+
+std::vector<uint32_t> partitionTints(const trace::Trace& t, int pass) {
+  std::vector<uint32_t> out;
+  const int last = int(t.records.size()) - 1;
+  pass = std::clamp(pass, -1, last);
+  // The first pass after which the graph holds delegates.
+  const ir::OpId delegateOp = ir::internOp(ops::kCallDelegateOp);
+  auto delegatesOf = [&](const ir::Graph& g) {
+    std::vector<ir::NodeId> ids;
+    for (const ir::NodePtr& p : g.nodes())
+      if (p->kind == ir::NodeKind::Call && p->op == delegateOp) ids.push_back(p->id);
+    return ids;
+  };
+  int partitioned = -2;
+  std::vector<ir::NodeId> delegates;
+  for (int p = -1; p <= last && partitioned == -2; ++p) {
+    if (p >= 0 && t.records[size_t(p)].snapshot < 0) continue;
+    delegates = delegatesOf(t.graphAfter(p));
+    if (!delegates.empty()) partitioned = p;
+  }
+  if (partitioned == -2) return out;
+  const ir::Graph& shown = t.graphAfter(pass);
+  out.assign(shown.nextId(), 0);
+  // Colours by the delegate's index in the partitioned graph, so a partition keeps its colour.
+  for (size_t i = 0; i < delegates.size(); ++i)
+    for (ir::NodeId id : counterparts(t, partitioned, pass, {delegates[i]}))
+      if (id < out.size()) out[id] = partitionColour(i) | 0xff000000u;
+  return out;
 }
 
 uint32_t partitionColour(size_t index) {

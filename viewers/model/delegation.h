@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/ir/graph.h"
+#include "core/trace/trace.h"
 
 namespace ls::viewmodel {
 
@@ -41,5 +42,11 @@ Delegation delegation(const ir::Graph& g);
 
 /// Distinct colours for partition `index` (0, 1, ...), as RGB bytes.
 uint32_t partitionColour(size_t index);
+
+/// Partition colours for the graph after pass `pass` of `t` (0 = no partition), by NodeId: in a
+/// partitioned graph its delegate nodes; before the partitioner ran, the nodes each delegate of
+/// the first partitioned snapshot was made from (provenance, followed back through the passes
+/// between). Empty when the run has no delegates.
+std::vector<uint32_t> partitionTints(const trace::Trace& t, int pass);
 
 }  // namespace ls::viewmodel

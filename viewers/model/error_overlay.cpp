@@ -89,6 +89,8 @@ std::vector<std::string> ErrorOverlay::describe(const ir::Graph& g, const ir::No
                                   ie->exceeds ? "above tolerance" : "within tolerance"));
     else if (in && !in->isCall())
       lines.push_back(fmt::format("input %{}: {} (not compared)", name, ir::nodeKindName(in->kind)));
+    else if (std::string why = skipReason(r.node); !why.empty())
+      lines.push_back(fmt::format("input %{}: not compared ({})", name, why));
     else
       lines.push_back(fmt::format("input %{}: not compared", name));
   });

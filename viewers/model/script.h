@@ -11,7 +11,8 @@
 //   next pass | prev pass | next changed | prev changed | first pass | last pass
 //   select node NAME             select a node of the shown graph by name
 //   pin pass N|NAME | unpin      diff against a pinned pass instead of the previous one
-//   view pipeline|graph|inspector|timing|delegation|ir-diff
+//   view pipeline|graph|inspector|timing|delegation|ir-diff|panes
+//   pane add N|NAME | pane clear  side-by-side panes (at most 4; shared camera and selection)
 //   filter hide-skipped on|off | filter hide-unchanged on|off | filter search TEXT
 //   search TEXT | search next | search prev      node search in the graph view
 //   next change | prev change    select and centre the next/previous node of the diff
@@ -25,7 +26,8 @@
 //                                quantizer's passes, INT profile) / the pipeline run again
 //   export comparison csv|json|md|chrome PATH | export chart PATH.svg|PATH.png
 //                                (the chart: the run's bars, or the A/B chart with a comparison)
-//   timing-option aggregate on|off | timing-option baseline A|B   bars by pass name / A/B baseline
+//   timing-option aggregate on|off | baseline A|B | zoom FACTOR   bars by pass name / A/B
+//                                baseline / zoom the timeline around its centre (> 1: in)
 //   export run lstrace|csv|md|chrome|dot PATH   the current run (dot: the selected snapshot)
 //   frames N                     render N frames before the next command
 //   key NAME [shift]             press and release a key (up, down, home, end, escape, f1,
@@ -35,20 +37,25 @@
 //   expect node NAME             the selected node
 //   expect min|max WHAT N        a view counter; WHAT: drawn-nodes, drawn-labels, drawn-edges,
 //                                drawn-badges, drawn-stubs, drawn-errors (boxes tinted above
-//                                tolerance by the error overlay), columns, compare-rows, visible-passes,
+//                                tolerance by the error overlay), drawn-ghosts (removed nodes),
+//                                drawn-links (removed -> replacement), drawn-tinted (partition
+//                                colours), columns, compare-rows, visible-passes,
 //                                delegates, delegated-nodes, undelegated-ops (of the shown graph),
 //                                ir-diff-added, ir-diff-removed (text IR diff lines of the pass)
-//                                timing-bars, timeline-passes, timeline-ticks, ab-rows, ab-repeats,
-//                                ab-noise, op-diffs
+//                                timing-bars, timeline-passes, timeline-ticks, timeline-visible
+//                                (passes and ticks in the zoomed window), ab-rows, ab-repeats,
+//                                ab-noise, op-diffs, pane-count, synced-panes
 //   expect ab-verdict PASS|total A|B|noise|saved-A|saved-B|only-A|only-B   the A/B verdict of a
 //                                pass (first of that name) or of the total
 //   expect min|max WHAT Kx OTHER the same against K times another counter
 //                                (e.g. expect max drawn-edges 2x drawn-nodes)
-//   graph-option badges|wrap on|off   constants as badges on their users / wrap at Fit
+//   graph-option badges|wrap|partitions on|off   constants as badges on their users / wrap at Fit
 //   expect error                 an error dialog is showing (e.g. a corrupt file)
 //   expect help                  the Help/Keys overlay is showing
 //   expect graph NAME            the graph view shows nested graph NAME (main: the top graph)
 //   expect pipeline NAME         the shown run's pipeline (e.g. quantize-pt2e, tosa)
+//   expect synced NODE           NODE is selected and every side-by-side pane outlines it or
+//                                a counterpart (the nodes that replaced it / it came from)
 //   expect summary TEXT          the selected pass's summary (title, reason, target ops, change
 //                                groups, statistics; one line each) has a line containing TEXT
 //   expect culprit NAME          the shown pass is the localised one (verify --localize) and
@@ -72,7 +79,7 @@ enum class ScriptOp : uint8_t {
   SelectPass, NextPass, PrevPass, NextChanged, PrevChanged, FirstPass, LastPass,
   SelectNode, Pin, Unpin, View, Filter, Search, SearchNext, SearchPrev,
   Compare, Fit, Zoom, ExportComparison, ExportChart, Frames, NextChange, PrevChange, Expect, Key, ExportRun, Enter, Leave, CompareTrace, Stage,
-  GraphOption, TimingOption,
+  GraphOption, TimingOption, PaneAdd, PaneClear,
   COUNT
 };
 std::string_view scriptOpName(ScriptOp op);

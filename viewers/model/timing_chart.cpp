@@ -78,12 +78,8 @@ BarChart runChart(const trace::Trace& t, bool aggregateByName, size_t maxRows) {
 BarChart abChart(const AbComparison& cmp, int baseline, size_t maxRows) {
   BarChart c;
   c.title = fmt::format("A/B pass times: {}", cmp.total.verdictText());
-  auto total = [](const session::SampleStats& st) {
-    return st.n > 1 ? fmt::format("{} ({}-{})", formatDuration(st.median), formatDuration(st.min), formatDuration(st.max))
-                    : formatDuration(st.median);
-  };
   c.subtitle = fmt::format("pass manager A {} vs B {}; median (min-max) of {} / {} interleaved runs; baseline {}",
-                           total(cmp.total.a), total(cmp.total.b), cmp.repeatsA, cmp.repeatsB, baseline == 0 ? "A" : "B");
+                           formatStats(cmp.total.a), formatStats(cmp.total.b), cmp.repeatsA, cmp.repeatsB, baseline == 0 ? "A" : "B");
   c.axisTitle = "time (ms)";
   c.series = {{"A: " + cmp.labelA, kARgb}, {"B: " + cmp.labelB, kBRgb}};
   auto row = [&](const AbRow& r, std::string label) {

@@ -1,7 +1,7 @@
-// Timing view model: per-pass rows split by phase, sorting, the chart's bars (per pass or
-// aggregated by pass name, slowest first, % of total), the pipeline timeline (passes in order,
-// phases nested, skipped passes as ticks) and its zoom window, the node-count series, and
-// comparison rows for two runs. No ImGui: tested in tests/viewers/timing_model_test.cpp.
+// Timing view model: the chart's bars (per pass or aggregated by pass name, slowest first,
+// % of total, phases split), phase totals, the pipeline timeline (passes in order, phases
+// nested, skipped passes as ticks) and its zoom window, and the node-count series.
+// No ImGui: tested in tests/viewers/timing_model_test.cpp.
 #pragma once
 
 #include <cstdint>
@@ -9,22 +9,9 @@
 #include <string_view>
 #include <vector>
 
-#include "core/trace/compare.h"
 #include "core/trace/trace.h"
 
 namespace ls::viewmodel {
-
-enum class TimingOrder : uint8_t { Pipeline, Slowest, COUNT };
-
-struct TimingRow {
-  int index = 0;  ///< record index
-  int64_t scanNs = 0, runNs = 0, verifyNs = 0;
-  int64_t totalNs() const { return scanNs + runNs + verifyNs; }
-};
-
-/// One row per pass (skipped passes too: their scan time is what skipping costs), in pipeline
-/// order or slowest first (ties keep pipeline order).
-std::vector<TimingRow> timingRows(const trace::Trace& t, TimingOrder order);
 
 /// Sum of the phases over all passes.
 struct PhaseTotals {
@@ -86,14 +73,7 @@ struct NodeCountPoint {
 };
 std::vector<NodeCountPoint> nodeCounts(const trace::Trace& t);
 
-enum class CompareOrder : uint8_t { Pipeline, WorstRatio, BestRatio, LargestDelta, COUNT };
-/// Row indices of `c.rows` in the requested order. Ratio orders put rows without a ratio
-/// (absent or zero time in A) last.
-std::vector<size_t> compareOrder(const trace::TraceComparison& c, CompareOrder order);
-
 /// "12.3 ms", "456 us", "789 ns" (ASCII: the default font has no micro sign).
 std::string formatDuration(int64_t ns);
-/// "1.23x" or "-" when there is no ratio.
-std::string formatRatio(double r);
 
 }  // namespace ls::viewmodel

@@ -8,7 +8,6 @@
 #include <filesystem>
 
 #include "core/exec/synth.h"
-#include "core/io/fxjson.h"
 #include "core/io/lstrace.h"
 #include "core/passes/node_builder.h"
 #include "core/passes/retrace.h"
@@ -329,15 +328,12 @@ TEST(Localize, SurvivesTheTraceFile) {
 }
 
 TEST(Localize, RealModelThroughTheGenericPipelineWithACorruptedResidualAdd) {
-  auto loaded = io::importFxJsonFile(std::string(LS_ASSETS_DIR) + "/graphs/resnet18.fxjson.json");
-  ASSERT_TRUE(loaded.isOk()) << loaded.message();
-  ir::Graph g = std::move(loaded).value();
-  exec::materializeConstants(g);
-  // The middle residual add of the network.
-  std::vector<std::string> adds;
-  for (const ir::NodePtr& p : g.nodes())
-    if (p->target == "aten.add.Tensor") adds.push_back(p->name);
+  auto model = test::modelWithAdds("resnet18.fxjson.json");
+  ASSERT_TRUE(model.isOk()) << model.message();
+  const ir::Graph& g = model->graph;
+  const std::vector<std::string>& adds = model->adds;
   ASSERT_GE(adds.size(), 4u);
+  // The middle residual add of the network.
   const std::string victim = adds[adds.size() / 2];
   auto list = passList(std::make_unique<transforms::RemoveNoopClonePass>(), std::make_unique<transforms::RemoveNoopViewPass>(),
                        std::make_unique<CorruptOneAddPass>(victim), std::make_unique<transforms::DeadCodeEliminationPass>());

@@ -84,6 +84,17 @@ Result<ir::Graph> tosaFileToGraph(const io::TosaFileInfo& f, const std::string& 
     n.outputs.push_back(m);
     return ir::ValueRef{g.append(std::move(n)), 0};
   };
+  // An operator's input: a value produced before it, or a constant tensor with data and no
+  // CONST operator (as some tools write them).
+  auto inputValue = [&](const std::string& in, const std::string& where) -> Result<ir::ValueRef> {
+    auto it = values.find(in);
+    if (it != values.end()) return it->second;
+    const io::TosaTensorInfo* t = block->tensor(in);
+    if (!t || !t->hasData) return Status::error(fmt::format("{}: input '{}' is not produced before it", where, in));
+    LS_ASSIGN_OR_RETURN(v, constantNode(*t));
+    values.emplace(in, v);
+    return v;
+  };
   for (const std::string& in : block->inputs) {
     const io::TosaTensorInfo* t = block->tensor(in);
     if (!t) return Status::error(fmt::format("{}: block input '{}' names no tensor", sourceName, in));
@@ -120,15 +131,8 @@ Result<ir::Graph> tosaFileToGraph(const io::TosaFileInfo& f, const std::string& 
         // An operator of a newer TOSA (or one this build does not implement): kept with its inputs
         // and the file's output type, flagged opaque (shown, not run or written), as fxjson does.
         for (const std::string& in : op.inputs) {
-          auto it = values.find(in);
-          if (it == values.end()) {
-            const io::TosaTensorInfo* t = block->tensor(in);
-            if (!t || !t->hasData)
-              return Status::error(fmt::format("{}: input '{}' is not produced before it", where, in));
-            LS_ASSIGN_OR_RETURN(v, constantNode(*t));
-            it = values.emplace(in, v).first;
-          }
-          n.args.push_back(it->second);
+          LS_ASSIGN_OR_RETURN(v, inputValue(in, where));
+          n.args.push_back(v);
         }
         n.flags |= ir::kFlagOpaque;
         if (report) {
@@ -154,16 +158,8 @@ Result<ir::Graph> tosaFileToGraph(const io::TosaFileInfo& f, const std::string& 
         const size_t listLen = listAt == npos ? 0 : op.inputs.size() - (npos - 1);
         std::vector<ir::ValueRef> ins;
         for (const std::string& in : op.inputs) {
-          auto it = values.find(in);
-          if (it == values.end()) {
-            // Tools that store constants as tensors with data and no CONST operator.
-            const io::TosaTensorInfo* t = block->tensor(in);
-            if (!t || !t->hasData)
-              return Status::error(fmt::format("{}: input '{}' is not produced before it", where, in));
-            LS_ASSIGN_OR_RETURN(v, constantNode(*t));
-            it = values.emplace(in, v).first;
-          }
-          ins.push_back(it->second);
+          LS_ASSIGN_OR_RETURN(v, inputValue(in, where));
+          ins.push_back(v);
         }
         for (size_t a = 0, k = 0; a < npos; ++a) {
           if (a == listAt) {
