@@ -16,7 +16,7 @@ namespace {
 
 /// Steps the multi-index `idx` over dims [0, top] except `skip` (an odometer, dim `top` fastest),
 /// moving the source and destination offsets with it; false when it wraps past the last index.
-bool nextIndex(const ir::Shape& shape, int top, int skip, int64_t* idx, const int64_t* sStr, const int64_t* dStr,
+inline bool nextIndex(const ir::Shape& shape, int top, int skip, int64_t* idx, const int64_t* sStr, const int64_t* dStr,
                int64_t& so, int64_t& dof) {
   for (int dd = top; dd >= 0; --dd) {
     if (dd == skip) continue;
@@ -34,6 +34,8 @@ bool nextIndex(const ir::Shape& shape, int top, int skip, int64_t* idx, const in
 
 /// Side of the square tiles copyTiled moves (64 x 64 elements of up to 8 bytes: 32 kB).
 constexpr int64_t kTile = 64;
+/// Source bytes spanned by one destination row above which copyTyped copies in tiles.
+constexpr int64_t kTileMinSpan = 256 * 1024;
 
 /// copyTyped for a transpose: the destination's innermost dim is contiguous but the source
 /// reads it with a stride, while source dim `k` is contiguous. Copies square tiles of
@@ -71,7 +73,10 @@ void copyTyped(const ir::Shape& shape, const T* src, int64_t sOff, const int64_t
     dst[dOff] = src[sOff];
     return;
   }
-  if (rank >= 2 && dStr[rank - 1] == 1 && sStr[rank - 1] > 1 && shape[rank - 1] >= 8) {
+  // Tiles pay only when one destination row's source span no longer stays in cache (measured:
+  // a [3072, 768] transpose 3.3x faster; a 48 kB span, as a conv1d weight's, ~30% slower).
+  if (rank >= 2 && dStr[rank - 1] == 1 && sStr[rank - 1] > 1 && shape[rank - 1] >= 8 &&
+      shape[rank - 1] * sStr[rank - 1] * int64_t(sizeof(T)) > kTileMinSpan) {
     for (int k = rank - 2; k >= 0; --k) {
       if (sStr[k] == 1 && shape[k] >= 8) {
         copyTiled(shape, k, src, sOff, sStr, dst, dOff, dStr);

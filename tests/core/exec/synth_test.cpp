@@ -252,9 +252,10 @@ TEST(StridedCopy, PermutesEqualANaiveReferenceByteForByte) {
   const std::vector<Case> cases = {
       {{64, 32, 3, 3}, {0, 2, 3, 1}},    // OIHW -> OHWI (conv weights)
       {{96, 1, 3, 3}, {2, 3, 0, 1}},     // depthwise -> HWCM
-      {{40, 24, 1, 11}, {0, 2, 3, 1}},   // conv1d as 2-D: tiled, ragged tiles
-      {{130, 70}, {1, 0}},               // linear weights -> [in, out]: tiled, ragged
-      {{9, 200, 67}, {2, 1, 0}},         // tile on a middle dim of the source
+      {{40, 24, 1, 11}, {0, 2, 3, 1}},   // conv1d as 2-D
+      {{130, 70}, {1, 0}},               // linear weights -> [in, out], small: plain loop
+      {{1000, 70}, {1, 0}},              // large (4- and 8-byte elements): tiled, ragged tiles
+      {{9, 200, 67}, {2, 1, 0}},         // tiled over the source's innermost dim, a middle one of the output
       {{5, 66, 7, 9}, {1, 2, 3, 0}},     // innermost read with the largest stride
       {{3, 4, 5, 6, 7}, {4, 0, 3, 1, 2}},
       {{8, 8}, {1, 0}},
