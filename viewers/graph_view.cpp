@@ -377,7 +377,7 @@ void GraphView::refreshTints(const ViewState& s) {
     tintsGeneration_ = s.trace->generation;
     tintsPass_ = -2;
     tints_.clear();
-    runHasDelegates_ = viewmodel::delegation(s.trace->finalGraph()).any();
+    runHasDelegates_ = !viewmodel::delegateNodes(s.trace->finalGraph()).empty();
   }
   if (!s.partitionColours || !runHasDelegates_ || tintsPass_ == s.selectedPass) return;
   tintsPass_ = s.selectedPass;

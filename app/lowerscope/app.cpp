@@ -537,8 +537,14 @@ void App::drawStatusBar() {
   const float room = ImGui::GetContentRegionAvail().x - hintW;
   std::string shown = text;
   if (ImGui::CalcTextSize(shown.c_str()).x > room) {
-    while (!shown.empty() && ImGui::CalcTextSize((shown + "...").c_str()).x > room) shown.pop_back();
-    shown += "...";
+    // The longest prefix that fits with "..." (binary search: a few measurements per frame).
+    size_t lo = 0, hi = text.size();
+    while (lo < hi) {
+      const size_t mid = (lo + hi + 1) / 2;
+      if (ImGui::CalcTextSize((text.substr(0, mid) + "...").c_str()).x <= room) lo = mid;
+      else hi = mid - 1;
+    }
+    shown = text.substr(0, lo) + "...";
   }
   ImGui::TextUnformatted(shown.c_str());
   if (ImGui::IsItemHovered() && (shown != text || !state_.importWarnings.empty())) {

@@ -153,21 +153,16 @@ Status ScriptRunner::execute(ScriptHost& host, const ScriptCommand& c) {
       host.selectNode(id);
       return Status::ok();
     }
-    case ScriptOp::Pin: {
-      LS_RETURN_IF_ERROR(needTrace());
-      std::optional<int> p = findPass(*trace, c);
-      if (!p) return Status::error(fmt::format("no pass '{}'", c.arg));
-      host.setPin(*p);
-      return Status::ok();
-    }
-    case ScriptOp::Unpin: host.setPin(std::nullopt); return Status::ok();
+    case ScriptOp::Pin:
     case ScriptOp::PaneAdd: {
       LS_RETURN_IF_ERROR(needTrace());
       std::optional<int> p = findPass(*trace, c);
       if (!p) return Status::error(fmt::format("no pass '{}'", c.arg));
-      host.addPane(*p);
+      if (c.op == ScriptOp::Pin) host.setPin(*p);
+      else host.addPane(*p);
       return Status::ok();
     }
+    case ScriptOp::Unpin: host.setPin(std::nullopt); return Status::ok();
     case ScriptOp::PaneClear: host.clearPanes(); return Status::ok();
     case ScriptOp::View: host.showView(c.arg); return Status::ok();
     case ScriptOp::Filter: {

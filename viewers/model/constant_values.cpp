@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "core/exec/synth.h"
 #include "core/exec/tensor.h"
+#include "core/transforms/constant_values.h"
 
 namespace ls::viewmodel {
 
@@ -23,16 +23,14 @@ std::string constantSource(const ir::Constant& c) {
 Result<ConstantValues> constantValues(const ir::Constant& c, size_t maxShown) {
   if (c.dtype == ir::DType::Complex64 || c.dtype == ir::DType::Complex128 || c.dtype == ir::DType::Undefined)
     return Status::error(fmt::format("constant '{}': {} values cannot be shown", c.name, ir::dtypeName(c.dtype)));
-  exec::Tensor t;
   if (c.hasData()) {
+    // The transforms' reader would synthesise over bytes of the wrong size; the inspector says so.
     size_t want = size_t(c.numel()) * ir::dtypeSize(c.dtype);
     if (c.data->bytes.size() != want)
       return Status::error(fmt::format("constant '{}': {} bytes, expected {} for {} {}", c.name, c.data->bytes.size(), want,
                                        ir::dtypeName(c.dtype), ir::toString(c.shape)));
-    t = exec::Tensor::fromBytes(c.dtype, c.shape, c.data->bytes);
-  } else {
-    t = exec::synthesizeConstant(c);
   }
+  const exec::Tensor t = transforms::constantValues(c);  // the file's bytes, or what the executor synthesises
   ConstantValues v;
   v.synthesized = !c.hasData();
   v.numel = t.numel();

@@ -11,6 +11,14 @@
 
 namespace ls::viewmodel {
 
+std::vector<ir::NodeId> delegateNodes(const ir::Graph& g) {
+  const ir::OpId delegateOp = ir::internOp(ops::kCallDelegateOp);
+  std::vector<ir::NodeId> ids;
+  for (const ir::NodePtr& p : g.nodes())
+    if (p->kind == ir::NodeKind::Call && p->op == delegateOp) ids.push_back(p->id);
+  return ids;
+}
+
 Delegation delegation(const ir::Graph& g) {
   Delegation d;
   const ir::OpId delegateOp = ir::internOp(ops::kCallDelegateOp);
@@ -54,18 +62,11 @@ std::vector<uint32_t> partitionTints(const trace::Trace& t, int pass) {
   const int last = int(t.records.size()) - 1;
   pass = std::clamp(pass, -1, last);
   // The first pass after which the graph holds delegates.
-  const ir::OpId delegateOp = ir::internOp(ops::kCallDelegateOp);
-  auto delegatesOf = [&](const ir::Graph& g) {
-    std::vector<ir::NodeId> ids;
-    for (const ir::NodePtr& p : g.nodes())
-      if (p->kind == ir::NodeKind::Call && p->op == delegateOp) ids.push_back(p->id);
-    return ids;
-  };
   int partitioned = -2;
   std::vector<ir::NodeId> delegates;
   for (int p = -1; p <= last && partitioned == -2; ++p) {
     if (p >= 0 && t.records[size_t(p)].snapshot < 0) continue;
-    delegates = delegatesOf(t.graphAfter(p));
+    delegates = delegateNodes(t.graphAfter(p));
     if (!delegates.empty()) partitioned = p;
   }
   if (partitioned == -2) return out;

@@ -36,6 +36,9 @@ struct Delegation {
   bool any() const { return !delegates.empty(); }
 };
 
+/// The call_delegate nodes of `g` (top graph), in graph order.
+std::vector<ir::NodeId> delegateNodes(const ir::Graph& g);
+
 /// The delegation of `g` (a graph after XnnpackPartitionPass; a graph without delegates gives
 /// an empty Delegation whose undelegated rows say why each op would not be delegated).
 Delegation delegation(const ir::Graph& g);
