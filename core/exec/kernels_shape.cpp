@@ -14,6 +14,56 @@ namespace ls::exec {
 
 namespace {
 
+/// Steps the multi-index `idx` over dims [0, top] except `skip` (an odometer, dim `top` fastest),
+/// moving the source and destination offsets with it; false when it wraps past the last index.
+inline bool nextIndex(const ir::Shape& shape, int top, int skip, int64_t* idx, const int64_t* sStr, const int64_t* dStr,
+               int64_t& so, int64_t& dof) {
+  for (int dd = top; dd >= 0; --dd) {
+    if (dd == skip) continue;
+    if (++idx[dd] < shape[dd]) {
+      so += sStr[dd];
+      dof += dStr[dd];
+      return true;
+    }
+    so -= sStr[dd] * (shape[dd] - 1);
+    dof -= dStr[dd] * (shape[dd] - 1);
+    idx[dd] = 0;
+  }
+  return false;
+}
+
+/// Side of the square tiles copyTiled moves (64 x 64 elements of up to 8 bytes: 32 kB).
+constexpr int64_t kTile = 64;
+/// Source bytes spanned by one destination row above which copyTyped copies in tiles.
+constexpr int64_t kTileMinSpan = 256 * 1024;
+
+/// copyTyped for a transpose: the destination's innermost dim is contiguous but the source
+/// reads it with a stride, while source dim `k` is contiguous. Copies square tiles of
+/// (dim k, innermost dim), so both sides stay in cache lines already loaded (a plain loop
+/// touches a new source line per element).
+template <typename T>
+void copyTiled(const ir::Shape& shape, int k, const T* src, int64_t sOff, const int64_t* sStr, T* dst, int64_t dOff,
+               const int64_t* dStr) {
+  const int last = shape.rank() - 1;
+  const int64_t K = shape[k], N = shape[last], si = sStr[last], dk = dStr[k];
+  int64_t idx[ir::kMaxRank] = {};
+  int64_t so = sOff, dof = dOff;
+  for (;;) {
+    for (int64_t a0 = 0; a0 < K; a0 += kTile) {
+      const int64_t a1 = std::min(K, a0 + kTile);
+      for (int64_t b0 = 0; b0 < N; b0 += kTile) {
+        const int64_t b1 = std::min(N, b0 + kTile);
+        for (int64_t a = a0; a < a1; ++a) {
+          const T* s = src + so + a;
+          T* d = dst + dof + a * dk;
+          for (int64_t b = b0; b < b1; ++b) d[b] = s[b * si];
+        }
+      }
+    }
+    if (!nextIndex(shape, last - 1, k, idx, sStr, dStr, so, dof)) return;
+  }
+}
+
 template <typename T>
 void copyTyped(const ir::Shape& shape, const T* src, int64_t sOff, const int64_t* sStr, T* dst, int64_t dOff,
                const int64_t* dStr) {
@@ -22,6 +72,17 @@ void copyTyped(const ir::Shape& shape, const T* src, int64_t sOff, const int64_t
   if (rank == 0) {
     dst[dOff] = src[sOff];
     return;
+  }
+  // Tiles pay only when one destination row's source span no longer stays in cache (measured:
+  // a [3072, 768] transpose 3.3x faster; a 48 kB span, as a conv1d weight's, ~30% slower).
+  if (rank >= 2 && dStr[rank - 1] == 1 && sStr[rank - 1] > 1 && shape[rank - 1] >= 8 &&
+      shape[rank - 1] * sStr[rank - 1] * int64_t(sizeof(T)) > kTileMinSpan) {
+    for (int k = rank - 2; k >= 0; --k) {
+      if (sStr[k] == 1 && shape[k] >= 8) {
+        copyTiled(shape, k, src, sOff, sStr, dst, dOff, dStr);
+        return;
+      }
+    }
   }
   const int64_t inner = shape[rank - 1], si = sStr[rank - 1], di = dStr[rank - 1];
   const int64_t outer = shape.numel() / inner;
@@ -35,16 +96,7 @@ void copyTyped(const ir::Shape& shape, const T* src, int64_t sOff, const int64_t
     } else {
       for (int64_t j = 0; j < inner; ++j) d[j * di] = s[j * si];
     }
-    for (int dd = rank - 2; dd >= 0; --dd) {
-      if (++idx[dd] < shape[dd]) {
-        so += sStr[dd];
-        dof += dStr[dd];
-        break;
-      }
-      so -= sStr[dd] * (shape[dd] - 1);
-      dof -= dStr[dd] * (shape[dd] - 1);
-      idx[dd] = 0;
-    }
+    nextIndex(shape, rank - 2, -1, idx, sStr, dStr, so, dof);
   }
 }
 
