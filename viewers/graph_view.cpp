@@ -51,7 +51,8 @@ CanvasData CanvasData::build(const ir::Graph& g, std::shared_ptr<const graph_lay
   for (size_t i = 0; i < g.size(); ++i) {
     d.nsByPos[i] = uint8_t(viewmodel::classifyNode(g, g.at(i)));
     d.labels[i] = viewmodel::nodeLabel(g.at(i));
-    if (anyBadge) d.badges[i] = viewmodel::badgeLine(viewmodel::nodeBadges(g, g.at(i), isBadge));
+    if (viewmodel::isFoldNode(g.at(i))) d.badges[i] = viewmodel::foldOpSummary(g.at(i));
+    else if (anyBadge) d.badges[i] = viewmodel::badgeLine(viewmodel::nodeBadges(g, g.at(i), isBadge));
   }
   // Producers with stub edges: the number of all their users (stubs and routed edges).
   auto posOf = [&](ir::NodeId id) -> int64_t {
@@ -243,6 +244,7 @@ CanvasStats drawCanvas(ImDrawList* dl, const CanvasFrame& f, const Camera& cam, 
     }
     dl->AddRectFilled(p0, p1, fill, rounding);
     ++st.nodes;
+    if (d.nsByPos[i] == uint8_t(viewmodel::OpNamespace::Module)) ++st.folds;
     bool selected = b.id == f.selected;
     bool hit = f.hitById && b.id < f.hitById->size() && (*f.hitById)[b.id];
     if (selected) dl->AddRect(p0, p1, theme::kSelected, rounding, 0, 2.5f);
@@ -286,6 +288,11 @@ CanvasStats drawCanvas(ImDrawList* dl, const CanvasFrame& f, const Camera& cam, 
 bool GraphView::layoutPending(const ViewState& s) const {
   GraphPtr g = s.shownGraph();
   if (!g) return false;
+  if (foldingActive(s)) {
+    // The folded graph of the shown one (made on the next frame when it is not yet).
+    if (!foldShown_.graph || foldShownReal_ != g) return true;
+    g = foldShown_.graph;
+  }
   auto state = cache_.state(g.get());
   return state == graph_layout::LayoutCache::State::Queued || state == graph_layout::LayoutCache::State::Absent;
 }
@@ -299,15 +306,17 @@ void GraphView::refreshData(const ViewState& s, const GraphPtr& shown, const Gra
     dataKey_ = {};
     shownHold_.reset();
   }
+  auto [drawn, drawnCompared] = drawnGraphs(s, shown, compared);
   shownKey_ = s.shownKey();
+  shownKey_.fold = folding_ ? foldGen_ : 0;
   if (!shown) {
     data_.reset();
     dataKey_ = {};
     shownHold_.reset();
     return;
   }
-  auto lay = cache_.get(shown.get());
-  auto cmpRaw = compared ? cache_.get(compared.get()) : nullptr;
+  auto lay = cache_.get(drawn.get());
+  auto cmpRaw = drawnCompared ? cache_.get(drawnCompared.get()) : nullptr;
   if (lay && (!data_ || dataKey_ != shownKey_ || rawLayout_ != lay || rawCompared_ != cmpRaw ||
               dataSpec_.layersPerColumn != wrapSpec_.layersPerColumn)) {
     // Drawn layouts: without the layers empty in both the shown and the compared layout (so
@@ -323,9 +332,9 @@ void GraphView::refreshData(const ViewState& s, const GraphPtr& shown, const Gra
     }
     compact_ = std::make_shared<const graph_layout::Layout>(graph_layout::compactLayers(*lay, keep));
     comparedLayout_ = cmpRaw ? wrapped(std::make_shared<const graph_layout::Layout>(graph_layout::compactLayers(*cmpRaw, keep))) : nullptr;
-    data_ = std::make_unique<CanvasData>(CanvasData::build(*shown, wrapped(compact_)));
+    data_ = std::make_unique<CanvasData>(CanvasData::build(*drawn, wrapped(compact_)));
     dataKey_ = shownKey_;
-    shownHold_ = shown;
+    shownHold_ = drawn;
     nsCount_.assign(size_t(viewmodel::OpNamespace::COUNT), 0);
     for (uint8_t ns : data_->nsByPos) ++nsCount_[ns];
   }
@@ -333,6 +342,7 @@ void GraphView::refreshData(const ViewState& s, const GraphPtr& shown, const Gra
   // shared between passes) with a "laying out" note.
   // Diff
   GraphKey comparedKey = s.comparedKey();
+  comparedKey.fold = shownKey_.fold;
   if (shownKey_ != diffShown_ || comparedKey != diffCompared_) {
     diffShown_ = shownKey_;
     diffCompared_ = std::move(comparedKey);
@@ -340,6 +350,8 @@ void GraphView::refreshData(const ViewState& s, const GraphPtr& shown, const Gra
     changeCursor_ = -1;
     if (hasDiff_) diff_ = viewmodel::prepareDiff(trace::diffGraphs(*compared, *shown), *shown);
     else diff_ = {};
+    // Folded: a fold is marked when a node inside changed; links point at folds.
+    if (hasDiff_ && folding_) viewmodel::foldDiff(diff_, foldShown_, drawnCompared ? &foldCompared_ : nullptr);
     comparedHold_ = compared;
   }
   // Removed nodes in space of their own, for the drawn layouts and this diff.
@@ -360,8 +372,9 @@ void GraphView::refreshData(const ViewState& s, const GraphPtr& shown, const Gra
     searchCached_ = search_;
     searchGraph_ = shownKey_;
     hits_ = viewmodel::searchNodes(*shown, search_);
-    hitById_.assign(shown->nextId(), 0);
-    for (ir::NodeId id : hits_) hitById_[id] = 1;
+    // Hits by drawn id: a hit inside a folded module marks its fold.
+    hitById_.assign(std::max(shown->nextId(), drawn->nextId()), 0);
+    for (ir::NodeId id : hits_) hitById_[folding_ ? foldShown_.drawnId(id) : id] = 1;
     hitCursor_ = -1;
   }
 }
@@ -436,8 +449,9 @@ bool GraphView::changeStep(ViewState& s, int dir) {
     if (b) items.push_back({{b->x, b->y}, id});
   };
   const graph_layout::Layout* cur = data_ && dataKey_ == shownKey_ ? data_->layout.get() : nullptr;
-  for (size_t i = 0; i < shown->size(); ++i)
-    if (diff_.mark(shown->at(i).id) != viewmodel::DiffMark::None) add(shown->at(i).id, cur);
+  const ir::Graph& drawn = cur ? *data_->graph : *shown;  // folds stand for their nodes
+  for (size_t i = 0; i < drawn.size(); ++i)
+    if (diff_.mark(drawn.at(i).id) != viewmodel::DiffMark::None) add(drawn.at(i).id, cur);
   for (const viewmodel::GhostBox& g : ghosts_) items.push_back({{g.x, g.y}, g.id});
   if (items.empty()) return false;
   std::sort(items.begin(), items.end(), [](const auto& a, const auto& b) {
@@ -473,6 +487,27 @@ void GraphView::drawToolbar(ViewState& s, const GraphPtr& shown) {
   ImGui::SameLine();
   if (ImGui::Checkbox("wrap", &wrap_)) fitPending_ = true;
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("At Fit, wrap long graphs into side-by-side columns of layers");
+  ImGui::SameLine();
+  bool fold = foldingActive(s);
+  if (ImGui::Checkbox("modules", &fold)) setFoldMode(fold ? FoldMode::On : FoldMode::Off);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("Fold each module (meta.module) into one box; double-click a box to expand it (M)\n"
+                      "Default: folded above %zu nodes", kFoldAbove);
+  if (folding_) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("%zu folds", foldShown_.folds.size());
+    // Fold back the expanded module the selected node is in (the innermost one).
+    const ir::Node* sel = shown ? shown->find(s.selectedNode) : nullptr;
+    std::string open;
+    if (sel)
+      for (const std::string& p : viewmodel::modulePrefixes(sel->module))
+        if (expanded_.count(p)) open = p;
+    if (!open.empty()) {
+      ImGui::SameLine();
+      if (ImGui::SmallButton(fmt::format("fold {}", open).c_str())) collapseModule(open);
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("Fold the module the selected node is in back into one box");
+    }
+  }
   ImGui::SameLine();
   double pct = double(cam_.zoom) * 100.0;
   ImGui::Text(pct >= 10 ? "%.0f%%" : pct >= 1 ? "%.1f%%" : "%.2f%%", pct);
@@ -637,9 +672,11 @@ void GraphView::draw(ViewState& s) {
   GraphPtr shown = s.shownGraph();
   GraphPtr compared = s.comparedGraph();
   if (shown) {
-    // Nested graphs are laid out on demand; main snapshots were requested as a chain.
-    cache_.request(shown, compared);
-    if (compared) cache_.request(compared);
+    // Nested graphs are laid out on demand; main snapshots were requested as a chain. Folded
+    // graphs are made here and laid out like any other.
+    auto [drawn, drawnCompared] = drawnGraphs(s, shown, compared);
+    cache_.request(drawn, drawnCompared);
+    if (drawnCompared) cache_.request(drawnCompared);
   }
   refreshData(s, shown, compared);
   drawToolbar(s, shown);
@@ -671,7 +708,7 @@ void GraphView::draw(ViewState& s) {
 
   // Camera requests, once the shown graph's own layout is ready (a fit against the previous
   // pass's layout would frame the wrong graph).
-  if ((fitPending_ || s.fitRequested) && dataKey_ == shownKey_ && compact_) {
+  if ((fitPending_ || s.fitRequested || foldRefit_) && dataKey_ == shownKey_ && compact_) {
     // Fit: long graphs wrap into columns so the whole graph fills the canvas. A new trace:
     // the same, but never below a zoom that keeps labels legible; then the view starts at the
     // graph's inputs (top left) and the minimap shows the rest.
@@ -699,7 +736,7 @@ void GraphView::draw(ViewState& s) {
             break;
           }
     }
-    fitPending_ = s.fitRequested = false;
+    fitPending_ = s.fitRequested = foldRefit_ = false;
   }
   auto zoomAround = [&](float factor, ImVec2 screen) {
     float nz = std::clamp(cam_.zoom * factor, kMinZoom, kMaxZoom);
@@ -713,8 +750,11 @@ void GraphView::draw(ViewState& s) {
     zoomRequest_ = 1.f;
   }
   if (s.centerRequested) {
-    centerOn(s.selectedNode, 0.6f);
-    s.centerRequested = false;
+    // A node inside a folded module: open the folds around it, centre once laid out.
+    if (!revealSelected(s) && dataKey_ == shownKey_) {
+      centerOn(s.selectedNode, 0.6f);
+      s.centerRequested = false;
+    }
   }
 
   // Input.
@@ -734,7 +774,11 @@ void GraphView::draw(ViewState& s) {
   }
   if (hovered && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) {
     ir::NodeId id = pick(mouseCanvas);
-    if (id != ir::kInvalidNode) {
+    const viewmodel::Fold* fold = folding_ ? foldShown_.fold(id) : nullptr;
+    if (fold) {
+      // A folded module opens one level.
+      expandModule(fold->path);
+    } else if (id != ir::kInvalidNode) {
       s.selectedNode = id;
       // A delegate/control-flow node opens its nested graph in place; others are centred.
       std::vector<std::string> nested;
@@ -753,6 +797,8 @@ void GraphView::draw(ViewState& s) {
   // Key indices are the platform backend's (GLFW: letters are their ASCII upper-case codes).
   if (ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) && !io.WantTextInput && ImGui::IsKeyPressed('F', false))
     fitPending_ = true;
+  if (ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) && !io.WantTextInput && ImGui::IsKeyPressed('M', false))
+    setFoldMode(foldingActive(s) ? FoldMode::Off : FoldMode::On);
 
   dl->PushClipRect(origin, ImVec2(origin.x + size.x, origin.y + size.y), true);
   CanvasFrame f;
@@ -763,7 +809,7 @@ void GraphView::draw(ViewState& s) {
   refreshTints(s);
   f.tints = s.partitionColours && !tints_.empty() && s.subgraphPath.empty() ? &tints_ : nullptr;
   f.compared = comparedHold_.get();
-  f.selected = s.selectedNode;
+  f.selected = folding_ ? foldShown_.drawnId(s.selectedNode) : s.selectedNode;
   f.hitById = search_.empty() ? nullptr : &hitById_;
   refreshErrorOverlay(s);
   f.errors = errors_.active() ? &errors_ : nullptr;
@@ -779,7 +825,15 @@ void GraphView::draw(ViewState& s) {
   // Tooltip for the hovered node.
   if (hovered && !panning) {
     ir::NodeId id = pick(mouseCanvas);
-    if (id != ir::kInvalidNode) {
+    if (const viewmodel::Fold* fold = folding_ ? foldShown_.fold(id) : nullptr) {
+      const ir::Node& fn = foldShown_.graph->node(id);
+      ImGui::BeginTooltip();
+      ImGui::Text("module %s  (%zu nodes, folded)", fold->path.c_str(), fold->members.size());
+      ImGui::TextDisabled("%s", viewmodel::foldOpSummary(fn, 8).c_str());
+      if (hasDiff_ && diff_.mark(id) != viewmodel::DiffMark::None) ImGui::Text("nodes inside changed in this pass");
+      ImGui::TextDisabled("double-click to expand");
+      ImGui::EndTooltip();
+    } else if (id != ir::kInvalidNode) {
       const ir::Node* n = shown->find(id);
       bool removed = false;
       if (!n && comparedHold_) n = comparedHold_->find(id), removed = true;

@@ -45,10 +45,11 @@ GraphKey ViewState::comparedKey() const {
   return p ? graphKeyAt(*p) : GraphKey{};
 }
 
-void ViewState::addPane(int pass) {
-  if (std::find(panes.begin(), panes.end(), pass) != panes.end()) return;
+void ViewState::addPane(int pass, bool runB) {
+  const PaneRef p{pass, runB};
+  if (std::find(panes.begin(), panes.end(), p) != panes.end()) return;
   if (panes.size() >= kMaxPanes) panes.erase(panes.begin());
-  panes.push_back(pass);
+  panes.push_back(p);
 }
 
 void ViewState::selectPass(int pass) {

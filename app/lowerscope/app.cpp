@@ -597,6 +597,7 @@ void App::drawHelp() {
       {"D", "text IR diff of the pass (printed graphs, unified) / back to the graph"},
       {"S", "add the selected pass to the side-by-side panes (up to 4, one camera and selection)"},
       {"F", "fit the graph (graph view focused)"},
+      {"M", "fold modules into boxes / unfold (graph view focused; double-click a fold to expand it)"},
       {"B", "constants and CONST_SHAPE as badges on their users / as nodes"},
       {"mouse wheel / drag", "zoom / pan the graph; drag the minimap to move"},
       {"click / double-click", "select node / centre it (opens nested graphs)"},

@@ -99,11 +99,12 @@ class App final : private ScriptHost {
   void setRunConfig(const viewmodel::RunConfig& c) override { config_ = c; }
   void requestCompare(const viewmodel::RunConfig& b, int repeat) override;
   viewmodel::TracePtr trace() const override { return state_.trace; }
+  viewmodel::TracePtr compareTrace() const override { return state_.compareTrace; }
   int selectedPass() const override { return state_.selectedPass; }
   void selectPass(int pass) override { state_.selectPass(pass); }
   void stepPass(viewmodel::StepKey key) override;
   void setPin(std::optional<int> pass) override;
-  void addPane(int pass) override;
+  void addPane(int pass, bool runB) override;
   void clearPanes() override;
   viewmodel::PassFilter passFilter() const override { return state_.filter; }
   void setPassFilter(const viewmodel::PassFilter& f) override { state_.filter = f; }
@@ -121,6 +122,9 @@ class App final : private ScriptHost {
   bool changeStep(int dir) override;
   void fitGraph() override;
   void setGraphOption(const std::string& name, bool on) override;
+  bool foldModule(const std::string& path, bool expand) override;
+  std::vector<std::string> inspectorLines(const std::string& what) override;
+  bool followLineage(size_t index) override;
   void zoomGraph(float factor) override;
   Status exportComparison(const std::string& format, const std::string& path) override;
   Status exportChart(const std::string& path) override;

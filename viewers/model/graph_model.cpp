@@ -13,12 +13,13 @@
 #include "core/ir/tensor_meta.h"
 #include "core/ops/registry.h"
 #include "viewers/model/pass_list.h"
+#include "viewers/model/module_folds.h"
 
 namespace ls::viewmodel {
 
 namespace {
 constexpr std::array<std::string_view, size_t(OpNamespace::COUNT)> kNsNames = {
-    "aten", "tosa", "quantized", "delegate", "input", "constant", "output", "unknown"};
+    "aten", "tosa", "quantized", "delegate", "input", "constant", "output", "unknown", "module"};
 static_assert(kNsNames.size() == size_t(OpNamespace::COUNT));
 constexpr std::array<std::string_view, size_t(DiffMark::COUNT)> kMarkNames = {"none", "added", "changed"};
 static_assert(kMarkNames.size() == size_t(DiffMark::COUNT));
@@ -39,6 +40,7 @@ OpNamespace classifyNode(const ir::Graph& g, const ir::Node& n) {
     default: break;
   }
   std::string_view op = n.target;
+  if (op == kFoldTarget) return OpNamespace::Module;
   if (op.find("delegate") != std::string_view::npos) return OpNamespace::Delegate;
   if (n.hasFlag(ir::kFlagOpaque)) return OpNamespace::Unknown;
   if (startsWith(op, "aten.") || startsWith(op, "operator.") || startsWith(op, "_operator.")) return OpNamespace::Aten;
@@ -61,7 +63,10 @@ std::string shortOpName(const ir::Node& n) {
   return std::string(op);
 }
 
+bool isFoldNode(const ir::Node& n) { return n.isCall() && n.target == kFoldTarget; }
+
 std::string nodeLabel(const ir::Node& n) {
+  if (isFoldNode(n)) return foldLabel(n);
   std::string s = shortOpName(n);
   const ir::TensorMeta& m = n.meta(0);
   if (m.isTensor()) {
@@ -157,7 +162,8 @@ std::string badgeLine(const std::vector<Badge>& badges) {
 
 float measureNodeWidth(const ir::Graph& g, const ir::Node& n, bool badges) {
   size_t glyphs = std::max(nodeLabel(n).size(), n.name.size());
-  if (badges) {
+  if (isFoldNode(n)) glyphs = std::max(glyphs, foldOpSummary(n).size());
+  else if (badges) {
     auto isParam = [&](ir::NodeId id) {
       const ir::Node* p = g.find(id);
       return p && graph_layout::isParameterNode(g, *p);

@@ -25,17 +25,22 @@ enum class OpNamespace : uint8_t {
   Constant,   ///< get_attr and constant placeholders
   Output,     ///< the output node
   Unknown,    ///< ops the registry does not know (opaque) or of any other namespace
+  Module,     ///< a folded module (viewmodel::foldModules): many nodes drawn as one box
   COUNT
 };
 std::string_view opNamespaceName(OpNamespace ns);
 
 OpNamespace classifyNode(const ir::Graph& g, const ir::Node& n);
 
+/// The target of the nodes that stand for a folded module (module_folds.h).
+inline constexpr std::string_view kFoldTarget = "lowerscope.fold";
+bool isFoldNode(const ir::Node& n);
+
 /// The short op of a node for labels: "aten.convolution.default" -> "convolution",
 /// "aten.add.Tensor" -> "add.Tensor", placeholders "input", get_attr "const", output "output".
 std::string shortOpName(const ir::Node& n);
 /// Label drawn in a box: short op, then the first output's type and shape
-/// ("convolution f32[1,32,112,112]").
+/// ("convolution f32[1,32,112,112]"); a folded module's path and node count.
 std::string nodeLabel(const ir::Node& n);
 
 /// A parameter input of a node drawn as a badge on it (graph_layout constantBadges).
