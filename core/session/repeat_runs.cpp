@@ -4,13 +4,11 @@
 #include <algorithm>
 #include <chrono>
 
-namespace ls::session {
+#include "core/io/load.h"
+#include "core/io/lsg.h"
+#include "core/util/clock.h"
 
-namespace {
-int64_t nowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-}  // namespace
+namespace ls::session {
 
 SampleStats sampleStats(std::vector<int64_t> v) {
   SampleStats s;
@@ -44,6 +42,25 @@ Result<std::vector<std::vector<RunSample>>> runInterleaved(size_t configs, const
   return out;
 }
 
+RunInput RunInput::fromFile(std::string path) {
+  RunInput in;
+  in.name_ = path;
+  in.path_ = std::move(path);
+  return in;
+}
+
+Result<RunInput> RunInput::fromGraph(const ir::Graph& g, std::string name) {
+  RunInput in;
+  LS_ASSIGN_OR_RETURN(bytes, io::serializeLsg(g));
+  in.lsg_ = std::move(bytes);
+  in.name_ = std::move(name);
+  return in;
+}
+
+Result<ir::Graph> RunInput::load() const {
+  return path_.empty() ? io::loadLsgBytes(lsg_, name_) : io::loadGraphFile(path_);
+}
+
 SessionConfig timingConfig(SessionConfig c) {
   c.recordTrace = false;
   c.statistics = false;
@@ -51,12 +68,13 @@ SessionConfig timingConfig(SessionConfig c) {
 }
 
 Result<RunSample> timedRun(const LoweringSession& lowering, ir::Graph g, const std::string& model, ir::Graph* finalGraph) {
-  const int64_t t0 = nowNs();
+  const int64_t t0 = nowNs(), c0 = threadCpuNs();
   auto outcome = lowering.run(std::move(g), model);
-  const int64_t e2e = nowNs() - t0;
+  const int64_t e2e = nowNs() - t0, cpu = threadCpuNs() - c0;
   if (!outcome) return Status::error(outcome.message());
   RunSample s;
   s.pmNs = outcome->result.totalNs;
+  s.cpuNs = cpu;
   s.e2eNs = e2e;
   s.records = std::move(outcome->result.records);
   s.cacheHits = outcome->cacheHits;
