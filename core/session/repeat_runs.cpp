@@ -1,6 +1,8 @@
 // Repeated, interleaved pipeline runs and their statistics.
 #include "core/session/repeat_runs.h"
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <chrono>
 
@@ -26,6 +28,12 @@ Result<std::vector<std::vector<RunSample>>> runInterleaved(size_t configs, const
                                                            const RepeatProgress& progress, const std::atomic<bool>* cancel) {
   if (opts.repeat < 1) return Status::error("repeat: at least one measured run per configuration");
   if (opts.warmup < 0) return Status::error("warmup: must not be negative");
+  // glibc moves its mmap and trim thresholds with what the process allocated before (a process
+  // that parsed a large JSON file serves a run's big blocks from its heap, one that did not maps
+  // and unmaps them for every run and pays the page faults again): fixed thresholds make a run's
+  // cost independent of that history, so bench and the app's repeats measure the same work.
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);
   std::vector<std::vector<RunSample>> out(configs);
   const size_t total = configs * size_t(opts.repeat + opts.warmup);
   size_t done = 0;
