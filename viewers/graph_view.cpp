@@ -39,20 +39,19 @@ CanvasData CanvasData::build(const ir::Graph& g, std::shared_ptr<const graph_lay
   d.graph = &g;
   d.layout = std::move(lay);
   d.nsByPos.resize(g.size());
-  d.labels.resize(g.size());
   const graph_layout::Layout& L = *d.layout;
-  d.badges.resize(g.size());
   d.stubUsers.assign(g.size(), 0);
-  auto isBadge = [&](ir::NodeId id) {
-    const graph_layout::NodeBox* b = L.find(id);
-    return b && b->badge;
-  };
-  const bool anyBadge = L.stats.badges > 0;
+  // Namespaces: call nodes by op (one classification per distinct op), the others one by one.
+  std::vector<int16_t> nsByOp;
   for (size_t i = 0; i < g.size(); ++i) {
-    d.nsByPos[i] = uint8_t(viewmodel::classifyNode(g, g.at(i)));
-    d.labels[i] = viewmodel::nodeLabel(g.at(i));
-    if (viewmodel::isFoldNode(g.at(i))) d.badges[i] = viewmodel::foldOpSummary(g.at(i));
-    else if (anyBadge) d.badges[i] = viewmodel::badgeLine(viewmodel::nodeBadges(g, g.at(i), isBadge));
+    const ir::Node& n = g.at(i);
+    if (!n.isCall() || n.hasFlag(ir::kFlagOpaque)) {
+      d.nsByPos[i] = uint8_t(viewmodel::classifyNode(g, n));
+      continue;
+    }
+    if (n.op >= nsByOp.size()) nsByOp.resize(size_t(n.op) + 1, -1);
+    if (nsByOp[n.op] < 0) nsByOp[n.op] = int16_t(viewmodel::classifyNode(g, n));
+    d.nsByPos[i] = uint8_t(nsByOp[n.op]);
   }
   // Producers with stub edges: the number of all their users (stubs and routed edges).
   auto posOf = [&](ir::NodeId id) -> int64_t {
@@ -72,6 +71,7 @@ CanvasData CanvasData::build(const ir::Graph& g, std::shared_ptr<const graph_lay
     }
     d.edgeBoxes.push_back(b);
   }
+  d.text_.resize(g.size());
   float w = std::max(L.width, 1.f), h = std::max(L.height, 1.f);
   if (w >= h) {
     d.minimapCols = kMinimapCells;
@@ -87,6 +87,24 @@ CanvasData CanvasData::build(const ir::Graph& g, std::shared_ptr<const graph_lay
     ++d.minimapCells[size_t(cy) * size_t(d.minimapCols) + size_t(cx)];
   }
   return d;
+}
+
+const CanvasData::Text& CanvasData::text(size_t pos) const {
+  Text& t = text_[pos];
+  if (t.done) return t;
+  const ir::Node& n = graph->at(pos);
+  t.label = viewmodel::nodeLabel(n);
+  if (viewmodel::isFoldNode(n)) {
+    t.badges = viewmodel::foldOpSummary(n);
+  } else if (layout->stats.badges > 0) {
+    auto isBadge = [&](ir::NodeId id) {
+      const graph_layout::NodeBox* b = layout->find(id);
+      return b && b->badge;
+    };
+    t.badges = viewmodel::badgeLine(viewmodel::nodeBadges(*graph, n, isBadge));
+  }
+  t.done = true;
+  return t;
 }
 
 CanvasStats drawCanvas(ImDrawList* dl, const CanvasFrame& f, const Camera& cam, ImVec2 origin, ImVec2 size) {
@@ -183,8 +201,10 @@ CanvasStats drawCanvas(ImDrawList* dl, const CanvasFrame& f, const Camera& cam, 
       const ir::NodeId id = gb.id;
       const bool visible = !(gb.x > vx1 || gb.x + gb.w < vx0 || gb.y > vy1 || gb.y + gb.h < vy0);
       // Links to the replacements (drawn even when only the replacement is on screen).
-      for (const auto& [from, to] : f.diff->replacedBy) {
-        if (from != id) continue;
+      const auto links = std::equal_range(f.diff->replacedBy.begin(), f.diff->replacedBy.end(), std::pair{id, ir::NodeId(0)},
+                                          [](const auto& a, const auto& b) { return a.first < b.first; });
+      for (auto it = links.first; it != links.second; ++it) {
+        const ir::NodeId to = it->second;
         const graph_layout::NodeBox* r = L.find(to);
         if (!r || r->w <= 0) continue;
         const bool linkSel = f.selected == id || f.selected == to;
@@ -255,8 +275,9 @@ CanvasStats drawCanvas(ImDrawList* dl, const CanvasFrame& f, const Camera& cam, 
       dl->AddRect(ImVec2(p0.x - 4, p0.y - 4), ImVec2(p1.x + 4, p1.y + 4), theme::kCulprit, rounding, 0, 3.f);
     if (drawLabels) {
       // Lines by priority: op and type, the badge line (parameters), the node name.
-      const std::string& lab = d.labels[i];
-      const std::string& badge = d.badges[i];
+      const CanvasData::Text& text = d.text(i);
+      const std::string& lab = text.label;
+      const std::string& badge = text.badges;
       const std::string& name = d.graph->at(i).name;
       const std::string* lines[3] = {&lab, nullptr, nullptr};
       ImU32 colours[3] = {err && err->exceeds ? IM_COL32(20, 20, 20, 255) : IM_COL32(240, 240, 240, 255),

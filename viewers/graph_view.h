@@ -24,14 +24,23 @@ struct CanvasData {
   const ir::Graph* graph = nullptr;
   std::shared_ptr<const graph_layout::Layout> layout;
   std::vector<uint8_t> nsByPos;        ///< OpNamespace per graph position (= layout node index)
-  std::vector<std::string> labels;     ///< op + shape per graph position
-  std::vector<std::string> badges;     ///< badge line per graph position ("" without badges)
+  /// What a box says, built the first time it is drawn with labels (zoomed in, few are).
+  struct Text {
+    std::string label;   ///< op + shape
+    std::string badges;  ///< badge line ("" without badges)
+    bool done = false;
+  };
+  /// The text of the node at graph position `pos` (UI thread: filled on first use).
+  const Text& text(size_t pos) const;
   std::vector<uint32_t> stubUsers;     ///< users of a producer with stub edges (0: none), per graph position
   std::vector<ImVec4> edgeBoxes;       ///< (minX, minY, maxX, maxY) per layout edge
   std::vector<uint32_t> minimapCells;  ///< node count per minimap cell
   int minimapCols = 0, minimapRows = 0;
 
   static CanvasData build(const ir::Graph& g, std::shared_ptr<const graph_layout::Layout> layout);
+
+ private:
+  mutable std::vector<Text> text_;
 };
 
 /// Camera: the canvas point shown at the top-left corner of the canvas rect, and the scale.

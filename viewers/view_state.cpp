@@ -56,4 +56,16 @@ void ViewState::selectPass(int pass) {
   selectedPass = std::clamp(pass, -1, std::max(-1, passCount() - 1));
 }
 
+void requestLineageLayouts(graph_layout::LayoutCache& cache, const ViewState& s) {
+  if (!s.trace) return;
+  const trace::Trace& tr = *s.trace;
+  GraphPtr prev = tr.source;
+  if (prev) cache.request(prev);
+  for (const auto& snap : tr.snapshots) {
+    cache.request(snap, prev);
+    prev = snap;
+  }
+  if (GraphPtr shown = s.shownGraph()) cache.request(shown, s.graphAt(s.selectedPass - 1));
+}
+
 }  // namespace ls::viewers

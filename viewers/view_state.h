@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/graph_layout/layout_cache.h"
 #include "core/ir/graph.h"
 #include "viewers/model/pass_list.h"
 #include "viewers/model/run_job.h"
@@ -98,5 +99,9 @@ struct ViewState {
   void selectPass(int pass);
   int passCount() const { return trace ? int(trace->records.size()) : 0; }
 };
+
+/// Requests the layouts of run A's lineage in order (each snapshot incremental from the one
+/// before it), then the shown graph, so it is laid out first.
+void requestLineageLayouts(graph_layout::LayoutCache& cache, const ViewState& s);
 
 }  // namespace ls::viewers

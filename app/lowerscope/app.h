@@ -52,9 +52,10 @@ class App final : private ScriptHost {
   void beforeNewFrame();
   /// Work is in flight (run, layout, script): the loop should not sleep.
   bool busy() const;
-  /// The comparison run and its timed repeats are in flight: the loop renders only a few frames
-  /// a second so drawing does not compete with what is measured (the job wakes the loop).
-  bool measuring() const { return jobB_.busy(); }
+  /// A pipeline run (A, or the comparison run and its timed repeats) is in flight: its pass times
+  /// are being measured, so the loop renders only a few frames a second and the layout worker
+  /// waits (syncLayoutPause), and drawing does not compete with the passes (the job wakes the loop).
+  bool measuring() const { return (jobA_.busy() && !jobA_.holding()) || jobB_.busy(); }
   bool wantsExit() const { return exit_; }
   int exitCode() const { return exitCode_; }
   void saveSettings();
@@ -75,7 +76,11 @@ class App final : private ScriptHost {
   void openCompareTrace(const std::string& path) override;
   void startCompare(const viewmodel::RunConfig& cfg);
   void pollJobs();
+  /// Pauses the layout worker while a job measures pass times, resumes it after.
+  void syncLayoutPause();
   void adoptTrace(viewmodel::TracePtr t);
+  /// Shows a graph jobA loaded while its run is still to come (the first frame of an open).
+  void showLoaded(std::shared_ptr<const ir::Graph> source);
   /// Makes `t` the stepped run (selection clamped, layouts requested, window title); keeps the
   /// comparison. adoptTrace = a new run A; showPreparation swaps with the preparation run.
   void showRun(viewmodel::TracePtr t);
@@ -148,6 +153,7 @@ class App final : private ScriptHost {
   viewmodel::RunJob jobA_, jobB_;
   std::optional<viewmodel::RunConfig> pendingCompare_;
   std::optional<std::string> pendingOpen_;  // opened while a run was being cancelled
+  std::optional<int> loadedPass_;  // the selected pass before showLoaded, restored with the run
   std::unique_ptr<graph_layout::LayoutCache> layouts_;
 
   viewers::ViewState state_;
