@@ -18,6 +18,7 @@
 #include <unordered_set>
 
 #include "core/backends/arm/tosa/tosa_ops.h"
+#include "core/exec/materialize.h"
 #include "core/exec/synth.h"
 #include "core/exec/tensor.h"
 #include "core/backends/arm/tosa/schema/tosa_generated.h"
@@ -311,13 +312,16 @@ class TosaWriter {
                           c.data->bytes.size(), want, ir::dtypeName(c.dtype), ir::toString(c.shape)));
       return c.data->bytes;
     }
-    if (!opts_.synthesizeMissingData)
+    if (!c.recipe && !opts_.synthesizeMissingData)
       raise(fmt::format("{}: constant '{}' has no data (shape-only weight); a TOSA CONST needs its values "
                         "(materialise constants first, or allow synthesised values)",
                         where(n), c.name));
-    exec::Tensor t = exec::synthesizeConstant(c);
-    report_.synthesized.push_back(c.name);
-    holder.assign(t.bytes(), t.bytes() + t.nbytes());
+    // A recipe's values (derived in the pipeline, as a folded constant's bytes always were
+    // written) or synthesised ones, made once through the shared cache.
+    auto t = exec::materialize(c);
+    if (!t) raise(fmt::format("{}: {}", where(n), t.message()));
+    if (!c.recipe) report_.synthesized.push_back(c.name);
+    holder.assign(t->bytes(), t->bytes() + t->nbytes());
     return holder;
   }
 
@@ -329,7 +333,7 @@ class TosaWriter {
 
   void placeholder(const ir::Node& n) {
     // A placeholder that stands for a constant with data (lifted parameter) is a CONST.
-    if (const ir::Constant* c = g_.constant(n.target); c && c->hasData()) {
+    if (const ir::Constant* c = g_.constant(n.target); c && c->valuesKnown()) {
       std::vector<uint8_t> holder;
       if (!g_.users(n.id).empty()) emitConst(n, constantBytes(n, *c, holder));
       return;
