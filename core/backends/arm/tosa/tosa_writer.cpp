@@ -295,9 +295,9 @@ class TosaWriter {
 
   // ---------------------------------------------------------------- constants
 
-  /// Bytes of graph constant `c` as read by node `n` (synthesised into `holder` when allowed
+  /// Bytes of graph constant `c` as read by node `n` (materialised into `holder`, no copy, when allowed
   /// and absent; otherwise a view of the constant's blob, no copy).
-  std::span<const uint8_t> constantBytes(const ir::Node& n, const ir::Constant& c, std::vector<uint8_t>& holder) {
+  std::span<const uint8_t> constantBytes(const ir::Node& n, const ir::Constant& c, exec::Tensor& holder) {
     const ir::TensorMeta& m = n.meta();
     if (m.dtype != c.dtype)
       raise(fmt::format("{}: constant '{}' is {} but the node's metadata says {}", where(n), c.name,
@@ -321,8 +321,8 @@ class TosaWriter {
     auto t = exec::materialize(c);
     if (!t) raise(fmt::format("{}: {}", where(n), t.message()));
     if (!c.recipe) report_.synthesized.push_back(c.name);
-    holder.assign(t->bytes(), t->bytes() + t->nbytes());
-    return holder;
+    holder = std::move(*t);
+    return {holder.bytes(), holder.nbytes()};
   }
 
   void emitConst(const ir::Node& n, std::span<const uint8_t> bytes) {
@@ -334,7 +334,7 @@ class TosaWriter {
   void placeholder(const ir::Node& n) {
     // A placeholder that stands for a constant with data (lifted parameter) is a CONST.
     if (const ir::Constant* c = g_.constant(n.target); c && c->valuesKnown()) {
-      std::vector<uint8_t> holder;
+      exec::Tensor holder;
       if (!g_.users(n.id).empty()) emitConst(n, constantBytes(n, *c, holder));
       return;
     }
@@ -345,7 +345,7 @@ class TosaWriter {
     if (g_.users(n.id).empty()) return;  // dead constant: nothing reads it
     const ir::Constant* c = g_.constant(n.target);
     if (!c) raise(fmt::format("{}: get_attr target '{}' is not a constant of the graph", where(n), n.target));
-    std::vector<uint8_t> holder;
+    exec::Tensor holder;
     emitConst(n, constantBytes(n, *c, holder));
   }
 
