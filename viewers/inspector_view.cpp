@@ -237,6 +237,11 @@ void InspectorView::draw(ViewState& s) {
       ImGui::Text("%s %s%s", std::string(ir::dtypeName(c->dtype)).c_str(), ir::toString(c->shape).c_str(),
                   c->fqn.empty() || c->fqn == c->name ? "" : fmt::format("   ({})", c->fqn).c_str());
       ImGui::TextDisabled("%s, %s", std::string(ir::constantKindName(c->kind)).c_str(), viewmodel::constantSource(*c).c_str());
+      if (auto recipe = viewmodel::constantRecipe(*c)) {
+        ImGui::PushTextWrapPos(0.f);
+        ImGui::Text("Recipe: %s", recipe->c_str());
+        ImGui::PopTextWrapPos();
+      }
       if (valuesGeneration_ != generationOf(s.trace) || valuesNode_ != n->id) {
         valuesGeneration_ = generationOf(s.trace);
         valuesNode_ = n->id;

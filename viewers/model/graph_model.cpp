@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "core/exec/materialize.h"
 #include "core/graph_layout/graph_layout.h"
 #include "core/ir/printer.h"
 #include "core/ir/tensor_meta.h"
@@ -97,10 +98,17 @@ std::string dims(const ir::Shape& s) {
   }
   return out;
 }
-/// The value of a one-element constant, when its bytes are present.
+/// The value of a one-element constant, when its bytes are present or it is derived (a recipe,
+/// materialised through the shared cache).
 std::optional<std::string> scalarValue(const ir::Constant& c) {
-  if (!c.hasData() || c.numel() != 1) return std::nullopt;
-  const std::vector<uint8_t>& b = c.data->bytes;
+  if ((!c.hasData() && !c.recipe) || c.numel() != 1) return std::nullopt;
+  std::vector<uint8_t> derived;
+  if (!c.hasData()) {
+    auto t = exec::materialize(c);
+    if (!t) return std::nullopt;
+    derived.assign(t->bytes(), t->bytes() + t->nbytes());
+  }
+  const std::vector<uint8_t>& b = c.hasData() ? c.data->bytes : derived;
   auto get = [&](auto zero) -> std::optional<std::string> {
     if (b.size() < sizeof(zero)) return std::nullopt;
     std::memcpy(&zero, b.data(), sizeof(zero));
