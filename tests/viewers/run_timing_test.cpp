@@ -194,15 +194,15 @@ TEST(RunTiming, AppAbMediansFallWithinCliBenchMinMax) {
       for (const session::RunSample& s : *runs) c.push_back(s.cpuNs);
       const double cpu = median(c) / 1e6;
       // The app's pass-manager median near bench's min-max, and the CPU time of
-      // the runs within bench's CPU min-max widened by 10% (five runs' CPU times lie close together).
+      // the runs within bench's CPU min-max widened by 20% (five runs' CPU times lie close together).
       // Wall time moves with whatever else the machine runs between the two measurements: bench's
       // min-max widened by 25% (the CPU check below is the tight one; a 2-4x gap, what the app used
       // to show, fails both).
       if (pm < r.pmMin / 1.25 || pm > r.pmMax * 1.25)
         why += fmt::format(" {}: app pass-manager median {:.2f} ms outside bench {:.2f} ({:.2f}-{:.2f}) +-25%;", label, pm,
                            r.pmMedian, r.pmMin, r.pmMax);
-      if (cpu < r.cpuMin * 0.9 || cpu > r.cpuMax * 1.1)
-        why += fmt::format(" {}: app CPU median {:.2f} ms outside bench {:.2f} ({:.2f}-{:.2f}) +-10%;", label, cpu, r.cpuMedian,
+      if (cpu < r.cpuMin * 0.8 || cpu > r.cpuMax * 1.2)
+        why += fmt::format(" {}: app CPU median {:.2f} ms outside bench {:.2f} ({:.2f}-{:.2f}) +-20%;", label, cpu, r.cpuMedian,
                            r.cpuMin, r.cpuMax);
       RecordProperty(fmt::format("attempt{}_{}", attempt, label),
                      fmt::format("app pm {:.2f} cpu {:.2f}; bench pm {:.2f} ({:.2f}-{:.2f}) cpu {:.2f} ({:.2f}-{:.2f})", pm, cpu,
