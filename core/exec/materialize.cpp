@@ -39,29 +39,9 @@ void MaterializeCache::setCapacity(size_t bytes) {
   evictLocked();
 }
 
-size_t MaterializeCache::capacity() const {
+MaterializeCache::Stats MaterializeCache::stats() const {
   std::lock_guard lock(mu_);
-  return capacity_;
-}
-size_t MaterializeCache::bytes() const {
-  std::lock_guard lock(mu_);
-  return bytes_;
-}
-size_t MaterializeCache::entries() const {
-  std::lock_guard lock(mu_);
-  return map_.size();
-}
-uint64_t MaterializeCache::hits() const {
-  std::lock_guard lock(mu_);
-  return hits_;
-}
-uint64_t MaterializeCache::misses() const {
-  std::lock_guard lock(mu_);
-  return misses_;
-}
-uint64_t MaterializeCache::evictions() const {
-  std::lock_guard lock(mu_);
-  return evictions_;
+  return Stats{capacity_, bytes_, map_.size(), hits_, misses_, evictions_};
 }
 
 void MaterializeCache::clear() {

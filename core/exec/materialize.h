@@ -44,12 +44,12 @@ class MaterializeCache {
   static MaterializeCache& instance();
   /// Default 1 GiB; LS_MATERIALIZE_CACHE_MB overrides it at start-up.
   void setCapacity(size_t bytes);
-  size_t capacity() const;
-  size_t bytes() const;
-  size_t entries() const;
-  uint64_t hits() const;
-  uint64_t misses() const;
-  uint64_t evictions() const;
+  /// One consistent reading of the cache's state and counters.
+  struct Stats {
+    size_t capacity = 0, bytes = 0, entries = 0;
+    uint64_t hits = 0, misses = 0, evictions = 0;
+  };
+  Stats stats() const;
   void clear();
 
   /// A cached value of `key` with this dtype and shape, or an undefined tensor.

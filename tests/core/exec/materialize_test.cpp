@@ -98,7 +98,7 @@ TEST(Materialize, HashIsContentAddressed) {
 
 TEST(Materialize, CacheBoundRespectedAndValuesSameAfterEviction) {
   MaterializeCache& cache = MaterializeCache::instance();
-  const size_t saved = cache.capacity();
+  const size_t saved = cache.stats().capacity;
   cache.clear();
   const size_t each = 64 * 64 * 4;
   cache.setCapacity(3 * each);
@@ -108,18 +108,18 @@ TEST(Materialize, CacheBoundRespectedAndValuesSameAfterEviction) {
     cs.push_back(recipeConstant(permuteRecipe(shapeOnly("w" + std::to_string(i), {64, 64}), {1, 0})));
     Tensor t = values(cs.back());
     first.push_back(t.clone());
-    EXPECT_LE(cache.bytes(), cache.capacity());
+    EXPECT_LE(cache.stats().bytes, cache.stats().capacity);
   }
-  EXPECT_EQ(cache.entries(), 3u);
-  EXPECT_GE(cache.evictions(), 3u);
-  const uint64_t misses = cache.misses();
+  EXPECT_EQ(cache.stats().entries, 3u);
+  EXPECT_GE(cache.stats().evictions, 3u);
+  const uint64_t misses = cache.stats().misses;
   for (size_t i = 0; i < cs.size(); ++i) EXPECT_TRUE(sameBytes(values(cs[i]), first[i])) << i;  // recomputed
-  EXPECT_GT(cache.misses(), misses);
-  EXPECT_LE(cache.bytes(), cache.capacity());
+  EXPECT_GT(cache.stats().misses, misses);
+  EXPECT_LE(cache.stats().bytes, cache.stats().capacity);
   // A value larger than the whole cache is returned, not kept.
   cache.setCapacity(each / 2);
   EXPECT_TRUE(sameBytes(values(cs[0]), first[0]));
-  EXPECT_EQ(cache.entries(), 0u);
+  EXPECT_EQ(cache.stats().entries, 0u);
   cache.setCapacity(saved);
   cache.clear();
 }
