@@ -90,7 +90,7 @@ void MaterializeCache::evictLocked() {
 
 // ---------------------------------------------------------------- materialize
 
-Result<Tensor> materialize(const ir::Constant& c) {
+Result<Tensor> materialize(const ir::Constant& c, Retain retain) {
   Tensor t = constantDataView(c);
   if (t.defined()) return t;
   const uint64_t key = c.contentHash != 0 ? c.contentHash : ir::constantContentHash(c);
@@ -103,7 +103,7 @@ Result<Tensor> materialize(const ir::Constant& c) {
     std::vector<Tensor> ins;
     ins.reserve(r->inputs().size());
     for (const ir::Constant& in : r->inputs()) {
-      auto v = materialize(in);
+      auto v = materialize(in, retain);
       if (!v) return v.status().withContext(fmt::format("constant '{}' ({}): ", c.name, r->describe()));
       ins.push_back(std::move(*v));
     }
@@ -117,7 +117,7 @@ Result<Tensor> materialize(const ir::Constant& c) {
   } else {
     t = synthesizeConstant(c);
   }
-  cache.put(key, t);
+  if (retain == Retain::Cache) cache.put(key, t);
   return t;
 }
 

@@ -124,6 +124,27 @@ TEST(Materialize, CacheBoundRespectedAndValuesSameAfterEviction) {
   cache.clear();
 }
 
+TEST(Materialize, TransientValuesEqualCachedOnesAndAreNotKept) {
+  MaterializeCache& cache = MaterializeCache::instance();
+  cache.clear();
+  ir::Constant p = recipeConstant(permuteRecipe(shapeOnly("t.weight", {32, 16, 3, 3}), {0, 2, 3, 1}));
+  auto once = materialize(p, Retain::Transient);
+  ASSERT_TRUE(once.isOk()) << once.message();
+  EXPECT_EQ(cache.stats().entries, 0u);  // neither the value nor its synthesised source
+  EXPECT_EQ(cache.stats().bytes, 0u);
+  Tensor kept = values(p);
+  EXPECT_TRUE(sameBytes(*once, kept));
+  EXPECT_EQ(cache.stats().entries, 2u);
+  // A transient read of a cached value is a hit and adds nothing.
+  const uint64_t hits = cache.stats().hits;
+  auto again = materialize(p, Retain::Transient);
+  ASSERT_TRUE(again.isOk());
+  EXPECT_TRUE(sameBytes(*again, kept));
+  EXPECT_EQ(cache.stats().hits, hits + 1);
+  EXPECT_EQ(cache.stats().entries, 2u);
+  cache.clear();
+}
+
 TEST(Materialize, RecipeThatCannotBeEvaluatedIsAnErrorNamingTheConstant) {
   ir::Constant described;
   described.name = "loaded";
