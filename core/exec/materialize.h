@@ -46,7 +46,9 @@ Result<Tensor> materialize(const ir::Constant& c, Retain retain = Retain::Cache)
 class MaterializeCache {
  public:
   static MaterializeCache& instance();
-  /// Default 1 GiB; LS_MATERIALIZE_CACHE_MB overrides it at start-up.
+  /// Default: a sixteenth of the machine's memory (or of the cgroup's limit when lower),
+  /// between 64 MiB and 1 GiB; LS_MATERIALIZE_CACHE_MB overrides it.
+  static size_t defaultCapacity();
   void setCapacity(size_t bytes);
   /// One consistent reading of the cache's state and counters.
   struct Stats {

@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "core/exec/synth.h"
 
@@ -122,6 +124,19 @@ TEST(Materialize, CacheBoundRespectedAndValuesSameAfterEviction) {
   EXPECT_EQ(cache.stats().entries, 0u);
   cache.setCapacity(saved);
   cache.clear();
+}
+
+TEST(Materialize, DefaultCapacityFollowsTheMachineAndTheEnvironment) {
+  const char* saved = std::getenv("LS_MATERIALIZE_CACHE_MB");
+  std::string keep = saved ? saved : "";
+  ::unsetenv("LS_MATERIALIZE_CACHE_MB");
+  const size_t c = MaterializeCache::defaultCapacity();
+  EXPECT_GE(c, size_t(64) << 20);
+  EXPECT_LE(c, size_t(1) << 30);
+  ::setenv("LS_MATERIALIZE_CACHE_MB", "5", 1);
+  EXPECT_EQ(MaterializeCache::defaultCapacity(), size_t(5) << 20);
+  if (saved) ::setenv("LS_MATERIALIZE_CACHE_MB", keep.c_str(), 1);
+  else ::unsetenv("LS_MATERIALIZE_CACHE_MB");
 }
 
 TEST(Materialize, TransientValuesEqualCachedOnesAndAreNotKept) {
