@@ -4,6 +4,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 
 #include "core/exec/kernel_util.h"
@@ -24,9 +28,26 @@ ir::Constant recipeConstant(std::shared_ptr<const TensorRecipe> recipe, ir::Cons
 
 // ---------------------------------------------------------------- MaterializeCache
 
-MaterializeCache::MaterializeCache() : capacity_(size_t(1) << 30) {
-  if (const char* mb = std::getenv("LS_MATERIALIZE_CACHE_MB")) capacity_ = size_t(std::strtoull(mb, nullptr, 10)) << 20;
+namespace {
+/// Memory this process may use: the physical memory, or the cgroup's limit when lower.
+size_t usableMemory() {
+  size_t bytes = size_t(::sysconf(_SC_PHYS_PAGES)) * size_t(::sysconf(_SC_PAGESIZE));
+  if (std::FILE* f = std::fopen("/sys/fs/cgroup/memory.max", "r")) {
+    unsigned long long limit = 0;
+    if (std::fscanf(f, "%llu", &limit) == 1 && limit > 0 && limit < bytes) bytes = size_t(limit);
+    std::fclose(f);
+  }
+  return bytes;
 }
+}  // namespace
+
+size_t MaterializeCache::defaultCapacity() {
+  if (const char* mb = std::getenv("LS_MATERIALIZE_CACHE_MB")) return size_t(std::strtoull(mb, nullptr, 10)) << 20;
+  // A sixteenth of what the machine gives the process, between 64 MiB and 1 GiB.
+  return std::clamp(usableMemory() / 16, size_t(64) << 20, size_t(1) << 30);
+}
+
+MaterializeCache::MaterializeCache() : capacity_(defaultCapacity()) {}
 
 MaterializeCache& MaterializeCache::instance() {
   static MaterializeCache cache;
@@ -90,7 +111,7 @@ void MaterializeCache::evictLocked() {
 
 // ---------------------------------------------------------------- materialize
 
-Result<Tensor> materialize(const ir::Constant& c) {
+Result<Tensor> materialize(const ir::Constant& c, Retain retain) {
   Tensor t = constantDataView(c);
   if (t.defined()) return t;
   const uint64_t key = c.contentHash != 0 ? c.contentHash : ir::constantContentHash(c);
@@ -103,7 +124,7 @@ Result<Tensor> materialize(const ir::Constant& c) {
     std::vector<Tensor> ins;
     ins.reserve(r->inputs().size());
     for (const ir::Constant& in : r->inputs()) {
-      auto v = materialize(in);
+      auto v = materialize(in, retain);
       if (!v) return v.status().withContext(fmt::format("constant '{}' ({}): ", c.name, r->describe()));
       ins.push_back(std::move(*v));
     }
@@ -117,7 +138,7 @@ Result<Tensor> materialize(const ir::Constant& c) {
   } else {
     t = synthesizeConstant(c);
   }
-  cache.put(key, t);
+  if (retain == Retain::Cache) cache.put(key, t);
   return t;
 }
 

@@ -34,7 +34,11 @@ ir::Constant recipeConstant(std::shared_ptr<const TensorRecipe> recipe,
 /// for a shape-only constant synthesizeConstant(), for a recipe its inputs materialised and
 /// compute(); both kept in MaterializeCache under the content hash. Never write into the result
 /// (Tensor::writable() copies). Thread-safe. An error names the constant and the recipe.
-Result<Tensor> materialize(const ir::Constant& c);
+/// `Retain::Transient`: values already cached are used, but nothing computed by this call is
+/// kept (a reader that needs each value once, such as a file writer, then holds at most one
+/// constant's values instead of filling the cache).
+enum class Retain { Cache, Transient };
+Result<Tensor> materialize(const ir::Constant& c, Retain retain = Retain::Cache);
 
 /// The bounded cache behind materialize(): least recently used values go first when the bytes
 /// held exceed the capacity (a value larger than the capacity is returned but not kept).
@@ -42,7 +46,9 @@ Result<Tensor> materialize(const ir::Constant& c);
 class MaterializeCache {
  public:
   static MaterializeCache& instance();
-  /// Default 1 GiB; LS_MATERIALIZE_CACHE_MB overrides it at start-up.
+  /// Default: a sixteenth of the machine's memory (or of the cgroup's limit when lower),
+  /// between 64 MiB and 1 GiB; LS_MATERIALIZE_CACHE_MB overrides it.
+  static size_t defaultCapacity();
   void setCapacity(size_t bytes);
   /// One consistent reading of the cache's state and counters.
   struct Stats {

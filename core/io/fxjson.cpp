@@ -256,8 +256,9 @@ struct RawNode {
 
 class Importer {
  public:
-  Importer(std::string_view json, const std::string& source, ImportReport* report)
-      : json_(json), source_(source), report_(report) {}
+  /// `padded`: at least SIMDJSON_PADDING readable bytes follow `json` (parsed in place).
+  Importer(std::string_view json, const std::string& source, ImportReport* report, bool padded)
+      : json_(json), source_(source), report_(report), padded_(padded) {}
 
   Result<ir::Graph> run();
 
@@ -290,6 +291,7 @@ class Importer {
   std::string_view json_;
   const std::string& source_;
   ImportReport* report_;
+  bool padded_;
   dom::parser parser_;
   ir::Graph graph_;
 
@@ -1035,7 +1037,7 @@ Status Importer::checkSignature(const dom::object& top) {
 
 Result<ir::Graph> Importer::run() {
   dom::element doc;
-  auto err = parser_.parse(json_.data(), json_.size()).get(doc);
+  auto err = parser_.parse(json_.data(), json_.size(), /*realloc_if_needed=*/!padded_).get(doc);
   if (err) return fail(describeJsonError(json_, simdjson::error_message(err)));
   dom::object top;
   if (doc.get_object().get(top) != simdjson::SUCCESS)
@@ -1278,7 +1280,7 @@ class Writer {
       s_ += encodeBase64(c.data->bytes.data(), c.data->bytes.size());
       s_ += '"';
     } else if (c.recipe) {  // a derived constant: its materialised values (a name would reseed them)
-      auto t = exec::materialize(c);
+      auto t = exec::materialize(c, exec::Retain::Transient);
       if (!t) throw std::runtime_error(t.message());
       s_ += ", \"data_b64\": \"";
       s_ += encodeBase64(t->bytes(), t->nbytes());
@@ -1328,34 +1330,45 @@ Result<std::vector<uint8_t>> decodeBase64(std::string_view text) {
     return Status::error(fmt::format("invalid base64: length {} is not a multiple of 4", text.size()));
   size_t pad = 0;
   if (!text.empty() && text.back() == '=') pad = text.size() >= 2 && text[text.size() - 2] == '=' ? 2 : 1;
-  std::vector<uint8_t> out;
-  out.reserve(text.size() / 4 * 3);
   const size_t body = text.size() - pad;
-  uint32_t acc = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    int v = kB64Table[c];
-    if (i >= body) v = 0;  // padding
-    else if (v < 0)
+  std::vector<uint8_t> out(text.size() / 4 * 3);
+  // Four characters to three bytes per step, with no branch per character: invalid characters
+  // (table entry -1) only set the sign of `bad`, checked once at the end. Padding characters
+  // count as 0.
+  const auto* in = reinterpret_cast<const unsigned char*>(text.data());
+  uint8_t* o = out.data();
+  int bad = 0;
+  for (size_t i = 0; i < text.size(); i += 4, o += 3) {
+    const int a = kB64Table[in[i]], b = kB64Table[in[i + 1]];
+    const int c = i + 2 < body ? kB64Table[in[i + 2]] : 0, d = i + 3 < body ? kB64Table[in[i + 3]] : 0;
+    bad |= a | b | c | d;
+    const uint32_t v = uint32_t(a) << 18 | uint32_t(b) << 12 | uint32_t(c) << 6 | uint32_t(d);
+    o[0] = uint8_t(v >> 16);
+    o[1] = uint8_t(v >> 8);
+    o[2] = uint8_t(v);
+  }
+  if (bad < 0)
+    for (size_t i = 0; i < body; ++i) {
+      const auto c = static_cast<unsigned char>(text[i]);
+      if (kB64Table[c] >= 0) continue;
       return Status::error(c == '='
                                ? fmt::format("invalid base64: padding '=' at offset {} before the end", i)
                                : (c >= 0x20 && c < 0x7f
                                       ? fmt::format("invalid base64: invalid character '{}' at offset {}", char(c), i)
                                       : fmt::format("invalid base64: invalid byte 0x{:02x} at offset {}", c, i)));
-    acc = acc << 6 | uint32_t(v);
-    if (i % 4 == 3) {
-      out.push_back(uint8_t(acc >> 16));
-      out.push_back(uint8_t(acc >> 8));
-      out.push_back(uint8_t(acc));
-      acc = 0;
     }
-  }
   out.resize(out.size() - pad);
   return out;
 }
 
 Result<ir::Graph> importFxJson(std::string_view json, const std::string& sourceName, ImportReport* report) {
-  Importer imp(json, sourceName, report);
+  Importer imp(json, sourceName, report, /*padded=*/false);
+  return imp.run();
+}
+
+Result<ir::Graph> importPaddedFxJson(std::string_view json, const std::string& sourceName, ImportReport* report) {
+  static_assert(kReadFilePadding >= simdjson::SIMDJSON_PADDING);
+  Importer imp(json, sourceName, report, /*padded=*/true);
   return imp.run();
 }
 
@@ -1364,7 +1377,7 @@ Result<ir::Graph> importFxJsonFile(const std::string& path, ImportReport* report
   if (!text) return text.status();
   std::string source = std::filesystem::path(path).filename().string();
   if (source.empty()) source = path;
-  return importFxJson(*text, source, report);
+  return importPaddedFxJson(*text, source, report);
 }
 
 std::string exportFxJson(const ir::Graph& g) {

@@ -35,6 +35,10 @@ struct ImportReport {
 /// to read output i of a multi-output node directly; the exporter writes it only when i > 0.
 /// Another: `"meta": {"shape": null, "dtype": null}` records a single non-tensor output.
 Result<ir::Graph> importFxJson(std::string_view json, const std::string& sourceName, ImportReport* report = nullptr);
+/// importFxJson for text followed by at least kReadFilePadding readable bytes (readFile's
+/// result): parsed in place, without the copy of the whole text a plain view needs.
+Result<ir::Graph> importPaddedFxJson(std::string_view json, const std::string& sourceName,
+                                     ImportReport* report = nullptr);
 
 /// Reads and imports a file; errors are prefixed with the file's name (without directories).
 Result<ir::Graph> importFxJsonFile(const std::string& path, ImportReport* report = nullptr);

@@ -47,7 +47,9 @@ std::vector<std::string> graphFormatExtensions() {
   return out;
 }
 
-Result<ir::Graph> loadGraphBytes(std::string_view bytes, const std::string& sourceName, ImportReport* report) {
+namespace {
+/// `padded`: readFile's bytes, which fxjson parses in place.
+Result<ir::Graph> loadBytes(std::string_view bytes, bool padded, const std::string& sourceName, ImportReport* report) {
   if (looksLikeLsg(bytes)) return loadLsgBytes(bytes, sourceName);
   std::vector<GraphFormat> fs;
   {
@@ -58,14 +60,19 @@ Result<ir::Graph> loadGraphBytes(std::string_view bytes, const std::string& sour
     if (f.sniff && f.sniff(bytes)) return f.load(bytes, sourceName, report);
   for (const GraphFormat& f : fs)
     if (endsWith(sourceName, f.extension)) return f.load(bytes, sourceName, report);
-  return importFxJson(bytes, sourceName, report);
+  return padded ? importPaddedFxJson(bytes, sourceName, report) : importFxJson(bytes, sourceName, report);
+}
+}  // namespace
+
+Result<ir::Graph> loadGraphBytes(std::string_view bytes, const std::string& sourceName, ImportReport* report) {
+  return loadBytes(bytes, /*padded=*/false, sourceName, report);
 }
 
 Result<ir::Graph> loadGraphFile(const std::string& path, ImportReport* report) {
   auto bytes = readFile(path);
   if (!bytes) return bytes.status();
   std::string name = path.substr(path.find_last_of('/') + 1);
-  return loadGraphBytes(bytes.value(), name, report);
+  return loadBytes(bytes.value(), /*padded=*/true, name, report);
 }
 
 }  // namespace ls::io

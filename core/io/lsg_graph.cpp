@@ -148,7 +148,7 @@ Result<std::shared_ptr<const ir::Blob>> BlobTableWriter::bytesOf(const ir::Const
   if (c.data || !c.recipe) return c.data;
   auto& slot = derived_[c.contentHash];
   if (!slot || slot->bytes.size() != size_t(c.numel()) * size_t(ir::dtypeSize(c.dtype))) {
-    LS_ASSIGN_OR_RETURN(t, exec::materialize(c));
+    LS_ASSIGN_OR_RETURN(t, exec::materialize(c, exec::Retain::Transient));
     auto blob = std::make_shared<ir::Blob>();
     blob->bytes.assign(t.bytes(), t.bytes() + t.nbytes());
     blob->hash = hashBytes(blob->bytes.data(), blob->bytes.size());

@@ -105,18 +105,21 @@ void batchNormScaleShift(const std::vector<double> (&v)[4], double eps, std::vec
   }
 }
 
-exec::Tensor foldBatchNormWeight(exec::Tensor w, const std::vector<double>& scale) {
+exec::Tensor foldBatchNormWeight(const exec::Tensor& w, const std::vector<double>& scale) {
   const int64_t C = int64_t(scale.size());
   const int64_t per = w.numel() / std::max<int64_t>(C, 1);
+  // Written straight into a new tensor: one pass over the weight, not a copy and then a scale.
+  exec::Tensor out(w.dtype(), w.shape());
   if (w.dtype() == ir::DType::Float32) {
-    float* wd = w.data<float>();
+    const float* wd = w.data<float>();
+    float* od = out.data<float>();
     for (int64_t c = 0; c < C; ++c)
-      for (int64_t i = 0; i < per; ++i) wd[c * per + i] = float(double(wd[c * per + i]) * scale[size_t(c)]);
+      for (int64_t i = 0; i < per; ++i) od[c * per + i] = float(double(wd[c * per + i]) * scale[size_t(c)]);
   } else {
     for (int64_t c = 0; c < C; ++c)
-      for (int64_t i = 0; i < per; ++i) w.setDouble(c * per + i, w.getDouble(c * per + i) * scale[size_t(c)]);
+      for (int64_t i = 0; i < per; ++i) out.setDouble(c * per + i, w.getDouble(c * per + i) * scale[size_t(c)]);
   }
-  return w;
+  return out;
 }
 
 exec::Tensor foldBatchNormBias(const exec::Tensor* b, ir::DType dtype, const std::vector<double>& scale,
@@ -155,7 +158,7 @@ class FoldBatchNormRecipe : public exec::TensorRecipe {
     }
     std::vector<double> scale, shift;
     batchNormScaleShift(v, eps_, scale, shift);
-    if (weight_) return foldBatchNormWeight(exec::Tensor(in.at(0)).clone(), scale);
+    if (weight_) return foldBatchNormWeight(in.at(0), scale);
     return foldBatchNormBias(hasTarget_ ? &in.at(0) : nullptr, dtype(), scale, shift);
   }
 

@@ -52,8 +52,8 @@ struct EvalBatchNorm {
 /// of (weight, bias, running mean, running var).
 void batchNormScaleShift(const std::vector<double> (&v)[4], double eps, std::vector<double>& scale,
                          std::vector<double>& shift);
-/// `w` (writable; dim 0 the output channels) times scale per output channel.
-exec::Tensor foldBatchNormWeight(exec::Tensor w, const std::vector<double>& scale);
+/// `w` (dim 0 the output channels) times scale per output channel, as a new tensor.
+exec::Tensor foldBatchNormWeight(const exec::Tensor& w, const std::vector<double>& scale);
 /// b * scale + shift per channel (b null: zeros), as `dtype`.
 exec::Tensor foldBatchNormBias(const exec::Tensor* b, ir::DType dtype, const std::vector<double>& scale,
                                const std::vector<double>& shift);

@@ -2,14 +2,14 @@
 #include "core/util/atomic_file.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
+#include <algorithm>
 #include <random>
-#include <sstream>
 
 namespace ls {
 
@@ -49,12 +49,37 @@ Status writeFileAtomic(const std::string& path, std::string_view bytes) {
 }
 
 Result<std::string> readFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::error(path + ": cannot open file: " + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return Status::error(path + ": read failed");
-  return ss.str();
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::error(path + ": cannot open file: " + std::strerror(errno));
+  struct FdCloser {
+    int fd;
+    ~FdCloser() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return Status::error(path + ": cannot stat file: " + std::strerror(errno));
+  // A regular file is read with one buffer of its size (plus the padding parsers may read past
+  // the end); anything else (a pipe, /dev/stdin) grows as it reads.
+  std::string out;
+  size_t expected = S_ISREG(st.st_mode) ? size_t(st.st_size) : 0;
+  out.reserve(expected + kReadFilePadding);
+  out.resize(expected);
+  size_t off = 0;
+  char more[1 << 16];
+  for (;;) {
+    // Past the expected size (a file that grew, or not a regular file): append in chunks.
+    const bool inBuffer = off < out.size();
+    ssize_t n = inBuffer ? ::read(fd, out.data() + off, out.size() - off) : ::read(fd, more, sizeof more);
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Status::error(path + ": read failed: " + std::strerror(errno));
+    }
+    if (!inBuffer) out.append(more, size_t(n));
+    off += size_t(n);
+  }
+  out.resize(off);
+  if (out.capacity() - out.size() < kReadFilePadding) out.reserve(out.size() + kReadFilePadding);
+  return out;
 }
 
 }  // namespace ls

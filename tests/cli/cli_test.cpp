@@ -1,4 +1,5 @@
 // End-to-end tests of lowerscope-cli: real graphs, exit codes and error messages as a user sees them.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "tests/cli/cli_util.h"
@@ -10,6 +11,9 @@
 #include <fstream>
 #include <string>
 
+#include "core/exec/synth.h"
+#include "core/io/fxjson.h"
+#include "core/io/lsg.h"
 #include "core/io/lstrace.h"
 
 namespace {
@@ -190,6 +194,44 @@ TEST(Cli, BenchPrintsTheUpstreamStyleTable) {
   CliRun bad = runCli("bench " + asset("wav2letter.fxjson.json") + " --config 'x=--no-such-flag'");
   EXPECT_NE(bad.code, 0) << bad.out;
   EXPECT_NE(bad.out.find("--no-such-flag"), std::string::npos) << bad.out;
+}
+
+TEST(Cli, BenchComparesE2EWritingTosaWithOneMemoryPassOverTheWeights) {
+  auto d = tmpDir();
+  // A graph with real weights: the bundled squeezenet with every constant given its bytes.
+  auto g = ls::io::importFxJsonFile(asset("squeezenet1_1.fxjson.json"));
+  ASSERT_TRUE(g.isOk()) << g.message();
+  ls::exec::materializeConstants(*g);
+  size_t weightBytes = 0;
+  for (const auto& [name, c] : g->constants())
+    if (c.hasData()) weightBytes += c.data->bytes.size();
+  ASSERT_GT(weightBytes, 4u << 20);
+  const std::string lsg = (d / "sq_weights.lsg").string();
+  ASSERT_TRUE(ls::io::saveLsg(*g, lsg).isOk());
+
+  CliRun md = runCli("bench " + lsg + " --pipeline tosa --serialize tosa --repeat 2 --warmup 0 --out " +
+                     (d / "e2e.md").string());
+  ASSERT_EQ(md.code, 0) << md.out;
+  std::string text = readText(d / "e2e.md");
+  EXPECT_NE(text.find("E2E (load + lower + serialize tosa) against one memory pass over the weights"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find(fmt::format("| squeezenet1_1 | {:.1f} |", double(weightBytes) / 1e6)), std::string::npos) << text;
+
+  CliRun json = runCli("bench " + lsg + " --pipeline tosa --serialize tosa --repeat 2 --warmup 0 --format json");
+  ASSERT_EQ(json.code, 0) << json.out;
+  EXPECT_NE(json.out.find(fmt::format("\"weight_bytes\": {}", weightBytes)), std::string::npos) << json.out;
+  EXPECT_NE(json.out.find("\"serialize\": \"tosa\""), std::string::npos) << json.out;
+  EXPECT_EQ(json.out.find("\"memory_pass_ms_median\": 0,"), std::string::npos) << json.out;
+  EXPECT_EQ(json.out.find("\"e2e_over_memory_pass\": 0"), std::string::npos) << json.out;
+
+  // Shape-only weights: no memory-pass table. A pipeline that does not lower to TOSA cannot be
+  // serialised as TOSA, and the error names the offending nodes.
+  CliRun shapeOnly = runCli("bench " + asset("squeezenet1_1.fxjson.json") + " --pipeline tosa --repeat 1 --warmup 0");
+  ASSERT_EQ(shapeOnly.code, 0) << shapeOnly.out;
+  EXPECT_EQ(shapeOnly.out.find("memory pass"), std::string::npos) << shapeOnly.out;
+  CliRun notTosa = runCli("bench " + asset("squeezenet1_1.fxjson.json") + " --serialize tosa --repeat 1 --warmup 0");
+  EXPECT_NE(notTosa.code, 0) << notTosa.out;
+  EXPECT_NE(notTosa.out.find("not pure TOSA"), std::string::npos) << notTosa.out;
 }
 
 }  // namespace

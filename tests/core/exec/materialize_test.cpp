@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "core/exec/synth.h"
 
@@ -121,6 +123,40 @@ TEST(Materialize, CacheBoundRespectedAndValuesSameAfterEviction) {
   EXPECT_TRUE(sameBytes(values(cs[0]), first[0]));
   EXPECT_EQ(cache.stats().entries, 0u);
   cache.setCapacity(saved);
+  cache.clear();
+}
+
+TEST(Materialize, DefaultCapacityFollowsTheMachineAndTheEnvironment) {
+  const char* saved = std::getenv("LS_MATERIALIZE_CACHE_MB");
+  std::string keep = saved ? saved : "";
+  ::unsetenv("LS_MATERIALIZE_CACHE_MB");
+  const size_t c = MaterializeCache::defaultCapacity();
+  EXPECT_GE(c, size_t(64) << 20);
+  EXPECT_LE(c, size_t(1) << 30);
+  ::setenv("LS_MATERIALIZE_CACHE_MB", "5", 1);
+  EXPECT_EQ(MaterializeCache::defaultCapacity(), size_t(5) << 20);
+  if (saved) ::setenv("LS_MATERIALIZE_CACHE_MB", keep.c_str(), 1);
+  else ::unsetenv("LS_MATERIALIZE_CACHE_MB");
+}
+
+TEST(Materialize, TransientValuesEqualCachedOnesAndAreNotKept) {
+  MaterializeCache& cache = MaterializeCache::instance();
+  cache.clear();
+  ir::Constant p = recipeConstant(permuteRecipe(shapeOnly("t.weight", {32, 16, 3, 3}), {0, 2, 3, 1}));
+  auto once = materialize(p, Retain::Transient);
+  ASSERT_TRUE(once.isOk()) << once.message();
+  EXPECT_EQ(cache.stats().entries, 0u);  // neither the value nor its synthesised source
+  EXPECT_EQ(cache.stats().bytes, 0u);
+  Tensor kept = values(p);
+  EXPECT_TRUE(sameBytes(*once, kept));
+  EXPECT_EQ(cache.stats().entries, 2u);
+  // A transient read of a cached value is a hit and adds nothing.
+  const uint64_t hits = cache.stats().hits;
+  auto again = materialize(p, Retain::Transient);
+  ASSERT_TRUE(again.isOk());
+  EXPECT_TRUE(sameBytes(*again, kept));
+  EXPECT_EQ(cache.stats().hits, hits + 1);
+  EXPECT_EQ(cache.stats().entries, 2u);
   cache.clear();
 }
 

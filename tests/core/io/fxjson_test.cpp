@@ -457,6 +457,20 @@ TEST(FxJsonBase64, EncodeDecode) {
   EXPECT_HAS(decodeBase64("Zm9v YmFy").message(), "length 9");
   EXPECT_HAS(decodeBase64("Zm9\x01").message(), "invalid byte 0x01 at offset 3");
   EXPECT_HAS(decodeBase64("Zm8===").message(), "not a multiple of 4");
+  // Every length (all three padding cases), and an error deep inside a long text names its offset.
+  std::vector<uint8_t> bytes;
+  for (int n = 0; n < 70; ++n) {
+    auto back = decodeBase64(encodeBase64(bytes.data(), bytes.size()));
+    ASSERT_TRUE(back.isOk()) << n << ": " << back.message();
+    EXPECT_EQ(*back, bytes) << n;
+    bytes.push_back(uint8_t(n * 37 + 11));
+  }
+  std::string longText = encodeBase64(bytes.data(), 66);
+  longText[50] = '*';
+  EXPECT_HAS(decodeBase64(longText).message(), "invalid character '*' at offset 50");
+  longText[50] = '=';
+  EXPECT_HAS(decodeBase64(longText).message(), "padding '=' at offset 50 before the end");
+  EXPECT_HAS(decodeBase64("====").message(), "padding '=' at offset 0");
   EXPECT_HAS(decodeBase64("Z===").message(), "padding '=' at offset 1");
 }
 

@@ -61,6 +61,33 @@ TEST(AtomicFile, WritesWholeFilesAndFailsWithoutLeavingPartialOnes) {
   fs::remove_all(dir);
 }
 
+TEST(ReadFile, ReadsWholeFilesWithPaddingAndFilesWithoutAKnownSize) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("ls_util_read_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  // Larger than one read chunk, with every byte value.
+  std::string big(3 * 65536 + 17, '\0');
+  for (size_t i = 0; i < big.size(); ++i) big[i] = char((i * 131) & 0xff);
+  const std::string path = (dir / "big.bin").string();
+  ASSERT_TRUE(writeFileAtomic(path, big).isOk());
+  auto r = readFile(path);
+  ASSERT_TRUE(r.isOk()) << r.message();
+  EXPECT_EQ(*r, big);
+  EXPECT_GE(r->capacity() - r->size(), kReadFilePadding);
+  ASSERT_TRUE(writeFileAtomic(path, "").isOk());
+  EXPECT_EQ(readFile(path).value(), "");
+  // /proc files report size 0 but have content: read until the end, not to the stat size.
+  auto status = readFile("/proc/self/status");
+  ASSERT_TRUE(status.isOk()) << status.message();
+  EXPECT_NE(status->find("Name:"), std::string::npos);
+  EXPECT_GE(status->capacity() - status->size(), kReadFilePadding);
+  // A directory is an error that names it.
+  auto d = readFile(dir.string());
+  EXPECT_FALSE(d.isOk());
+  EXPECT_NE(d.message().find(dir.string()), std::string::npos) << d.message();
+  fs::remove_all(dir);
+}
+
 TEST(JsonWriter, EscapesStringsAndNestsContainers) {
   JsonWriter w(false);
   w.beginObject().key("a\"b").value("line\nbreak\t\\").key("n").value(int64_t(-3)).key("l").beginArray().value(true).endArray().endObject();

@@ -8,6 +8,8 @@
 #include <flatbuffers/flatbuffers.h>
 
 #include <algorithm>
+#include <functional>
+#include <string_view>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -136,9 +138,10 @@ bool encodeScalar(double v, bool isInt, int64_t iv, ir::DType t, std::vector<uin
 class TosaWriter {
  public:
   TosaWriter(const ir::Graph& g, const TosaWriteOptions& opts, TosaWriteReport& report)
-      : g_(g), opts_(opts), report_(report), b_(std::max<size_t>(4096, g.size() * 256)) {}
+      : g_(g), opts_(opts), report_(report), b_(initialSize(g)) {}
 
-  std::string run() {
+  /// The finished flatbuffer, valid while the writer lives.
+  std::string_view run() {
     g_.buildIndices();
     std::vector<std::string> bad = nonTosaNodes(g_);
     if (!bad.empty()) {
@@ -170,10 +173,20 @@ class TosaWriter {
     tosa::FinishTosaGraphBuffer(b_, root);
     report_.operators = operators_.size();
     report_.tensors = tensors_.size();
-    return std::string(reinterpret_cast<const char*>(b_.GetBufferPointer()), b_.GetSize());
+    return {reinterpret_cast<const char*>(b_.GetBufferPointer()), b_.GetSize()};
   }
 
  private:
+  /// The builder's first allocation: room for every constant's bytes (each 8-aligned) plus the
+  /// structure, so large weights are copied into it once instead of again at each doubling.
+  /// Pages never written cost nothing, so counting a constant no node reads is harmless.
+  static size_t initialSize(const ir::Graph& g) {
+    size_t bytes = std::max<size_t>(4096, g.size() * 256);
+    for (const auto& [name, c] : g.constants())
+      if (c.numel() > 0) bytes += (size_t(c.numel()) * ir::dtypeSize(c.dtype) + 15) & ~size_t(7);
+    return std::min<size_t>(bytes, FLATBUFFERS_MAX_BUFFER_SIZE);
+  }
+
   // ---------------------------------------------------------------- values and tensors
 
   struct Value {
@@ -317,8 +330,10 @@ class TosaWriter {
                         "(materialise constants first, or allow synthesised values)",
                         where(n), c.name));
     // A recipe's values (derived in the pipeline, as a folded constant's bytes always were
-    // written) or synthesised ones, made once through the shared cache.
-    auto t = exec::materialize(c);
+    // written) or synthesised ones: read from the shared cache when there, else computed for
+    // this copy alone (the writer reads each once; caching them would only hold the weights
+    // twice while the flatbuffer holds them too).
+    auto t = exec::materialize(c, exec::Retain::Transient);
     if (!t) raise(fmt::format("{}: {}", where(n), t.message()));
     if (!c.recipe) report_.synthesized.push_back(c.name);
     holder = std::move(*t);
@@ -773,14 +788,19 @@ std::vector<std::string> nonTosaNodes(const ir::Graph& g) {
   return out;
 }
 
-Result<std::string> serializeTosa(const ir::Graph& g, const TosaWriteOptions& options, TosaWriteReport* report) {
+namespace {
+/// Writes `g` and checks its legality, then hands the finished buffer to `use` (no copy).
+/// Errors of the writer come back as "cannot write TOSA: ..."; `use`'s own as they are.
+Status withTosaBuffer(const ir::Graph& g, const TosaWriteOptions& options, TosaWriteReport* report,
+                      const std::function<Status(std::string_view)>& use, bool& writerFailed) {
   TosaWriteReport local;
   TosaWriteReport& r = report ? *report : local;
   r = TosaWriteReport{};
+  writerFailed = true;
   try {
     TosaWriter w(g, options, r);
-    Result<std::string> bytes = w.run();  // the writer's own structural errors come first
-    if (bytes && options.checkLegality) {
+    std::string_view bytes = w.run();  // the writer's own structural errors come first
+    if (options.checkLegality) {
       arm::TosaCheckOptions check;
       check.profile = options.integerOnly ? arm::TosaCheckOptions::Profile::Int : arm::TosaCheckOptions::Profile::Fp;
       // Nodes that are not TOSA at all are the writer's own error below (it names them).
@@ -789,19 +809,39 @@ Result<std::string> serializeTosa(const ir::Graph& g, const TosaWriteOptions& op
         if (v.message.rfind("not a TOSA operator", 0) != 0) illegal.push_back(std::move(v));
       if (!illegal.empty()) return Status::error("cannot write TOSA: " + arm::formatViolations(illegal, check, 20));
     }
-    return bytes;
+    writerFailed = false;
+    return use(bytes);
   } catch (const WriteError& e) {
     return Status::error("cannot write TOSA: " + e.message);
   } catch (const std::exception& e) {  // allocation failure, flatbuffers size assertions
     return Status::error(std::string("cannot write TOSA: ") + e.what());
   }
 }
+}  // namespace
+
+Result<std::string> serializeTosa(const ir::Graph& g, const TosaWriteOptions& options, TosaWriteReport* report) {
+  std::string out;
+  bool writerFailed = false;
+  Status st = withTosaBuffer(
+      g, options, report,
+      [&](std::string_view bytes) {
+        out.assign(bytes);
+        return Status::ok();
+      },
+      writerFailed);
+  if (!st) return st;
+  return out;
+}
 
 Status saveTosa(const ir::Graph& g, const std::string& path, const TosaWriteOptions& options,
                 TosaWriteReport* report) {
-  auto bytes = serializeTosa(g, options, report);
-  if (!bytes) return Status::error(path + ": " + bytes.message());
-  return writeFileAtomic(path, *bytes);
+  // The file is written straight from the builder's buffer (a large model's weights are not
+  // copied once more into a string first).
+  bool writerFailed = false;
+  Status st = withTosaBuffer(
+      g, options, report, [&](std::string_view bytes) { return writeFileAtomic(path, bytes); }, writerFailed);
+  if (!st && writerFailed) return Status::error(path + ": " + st.message());
+  return st;
 }
 
 // ======================================================================== reader
