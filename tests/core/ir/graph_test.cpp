@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <unordered_set>
+#include <vector>
 
 #include "core/ir/graph.h"
 #include "support/graph_builder.h"
@@ -63,6 +65,58 @@ TEST(GraphUsers, FollowRewiringAndErasure) {
   EXPECT_EQ(g.position(x), 0u);
   EXPECT_TRUE(g.contains(relu));
   EXPECT_EQ(g.find(12345), nullptr);
+}
+
+/// Users of every node as a graph built afresh from the same nodes computes them.
+void expectUsersAsRebuilt(const ir::Graph& g) {
+  ir::Graph fresh = g.shellCopy();  // no index yet: its first users() builds one from scratch
+  for (const ir::NodePtr& p : g.nodes()) fresh.appendShared(p);
+  for (const ir::NodePtr& p : g.nodes()) {
+    auto a = g.users(p->id), b = fresh.users(p->id);
+    EXPECT_EQ(std::vector<ir::NodeId>(a.begin(), a.end()), std::vector<ir::NodeId>(b.begin(), b.end()))
+        << "users of '" << p->name << "'";
+  }
+}
+
+TEST(GraphUsers, KeptUpToDateThroughRewiringInsertsErasesAndCopies) {
+  test::GraphBuilder b;
+  auto x = b.input("x", {2, 3});
+  auto r = b.call("aten.relu.default", {x}, {}, "r");
+  auto n = b.call("aten.neg.default", {r}, {}, "n");
+  auto a = b.call("aten.add.Tensor", {r, n}, {}, "a");
+  b.output({a});
+  ir::Graph g = std::move(b.g);
+  ASSERT_EQ(g.users(r.node).size(), 2u);  // builds the index; from here on it is updated
+  // Rewire a to read x twice (a pending edit, applied at the next read).
+  g.mutableNode(a.node).args = {ir::Arg(x), ir::Arg(x)};
+  expectUsersAsRebuilt(g);
+  EXPECT_EQ(g.users(r.node).size(), 1u);
+  // A node inserted before a, read by a: the users of x come back in graph order.
+  ir::Node s;
+  s.kind = ir::NodeKind::Call;
+  s.name = "s";
+  s.op = ir::internOp("aten.sigmoid.default");
+  s.target = "aten.sigmoid.default";
+  s.args = {ir::Arg(x)};
+  s.outputs = g.node(x.node).outputs;
+  const ir::NodeId sid = g.insertBefore(a.node, s);
+  g.mutableNode(a.node).args[1] = ir::Arg(ir::ValueRef{sid, 0});
+  expectUsersAsRebuilt(g);
+  ASSERT_EQ(g.users(x.node).size(), 3u);
+  EXPECT_EQ(g.users(x.node)[1], sid) << "graph order: r, s, a";
+  // A copy shares the index until one side changes: the other keeps its own users.
+  ir::Graph copy = g;
+  ASSERT_TRUE(g.erase(n.node));
+  EXPECT_EQ(g.users(r.node).size(), 0u);
+  EXPECT_EQ(copy.users(r.node).size(), 1u);
+  expectUsersAsRebuilt(g);
+  expectUsersAsRebuilt(copy);
+  // Erasing several nodes at once, one of them with an edit still pending.
+  copy.mutableNode(n.node).args = {ir::Arg(x)};
+  std::unordered_set<ir::NodeId> gone{n.node};
+  EXPECT_EQ(copy.eraseNodes(gone), 1u);
+  expectUsersAsRebuilt(copy);
+  EXPECT_EQ(copy.users(x.node).size(), 3u);
 }
 
 }  // namespace
