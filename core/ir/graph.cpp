@@ -7,6 +7,7 @@
 #include <cassert>
 #include <cstring>
 
+#include "core/ir/users_index.h"
 #include "core/util/hash.h"
 
 namespace ls::ir {
@@ -136,6 +137,10 @@ Graph::Graph(const Graph& o)
       nodes_(o.nodes_),
       nextId_(o.nextId_),
       opIndex_(o.opIndex_),
+      pos_(o.posValid_ ? o.pos_ : std::vector<int32_t>{}),
+      posValid_(o.posValid_),
+      users_(o.usersValid_ ? o.users_ : nullptr),
+      usersValid_(o.usersValid_ && o.users_),
       constants_(o.constants_),
       store_(o.store_) {
   for (const auto& [name, sg] : o.subgraphs_) subgraphs_.emplace(name, std::make_shared<Graph>(*sg));
@@ -182,7 +187,7 @@ void Graph::appendShared(NodePtr p) {
     pos_[n.id] = int32_t(nodes_.size());
   }
   if (namesValid_) byName_.emplace(std::string_view(n.name), n.id);
-  usersValid_ = false;
+  if (UsersIndex* u = usersForUpdate()) u->addNode(n, true);
   nodes_.push_back(std::move(p));
 }
 
@@ -192,9 +197,11 @@ NodeId Graph::insertAt(size_t pos, Node node) {
   auto p = std::make_shared<Node>(std::move(node));
   indexAdd(*p);
   if (namesValid_) byName_.emplace(std::string_view(p->name), p->id);
+  if (UsersIndex* u = usersForUpdate()) u->addNode(*p, false);
   NodeId id = p->id;
-  nodes_.insert(nodes_.begin() + std::ptrdiff_t(std::min(pos, nodes_.size())), std::move(p));
-  invalidateOrder();
+  pos = std::min(pos, nodes_.size());
+  nodes_.insert(nodes_.begin() + std::ptrdiff_t(pos), std::move(p));
+  repositionFrom(pos);
   return id;
 }
 
@@ -206,18 +213,24 @@ bool Graph::erase(NodeId id) {
   size_t p = position(id);
   indexRemove(*nodes_[p]);
   if (namesValid_) byName_.erase(std::string_view(nodes_[p]->name));
+  if (usersValid_) ensureUsers();  // pending edits first: the node is registered where they say
+  if (UsersIndex* u = usersForUpdate()) u->removeNode(*nodes_[p]);
   nodes_.erase(nodes_.begin() + std::ptrdiff_t(p));
-  invalidateOrder();
+  pos_[id] = -1;
+  repositionFrom(p);
   return true;
 }
 
 size_t Graph::eraseNodes(const std::unordered_set<NodeId>& ids) {
   if (ids.empty()) return 0;
   const size_t before = nodes_.size();
+  if (usersValid_) ensureUsers();
+  UsersIndex* users = usersForUpdate();
   for (const NodePtr& p : nodes_)
     if (ids.count(p->id)) {
       indexRemove(*p);
       if (namesValid_) byName_.erase(std::string_view(p->name));
+      if (users) users->removeNode(*p);
     }
   nodes_.erase(std::remove_if(nodes_.begin(), nodes_.end(), [&](const NodePtr& p) { return ids.count(p->id) > 0; }),
                nodes_.end());
@@ -231,6 +244,8 @@ void Graph::clear() {
   byName_.clear();
   namesValid_ = false;
   invalidateOrder();
+  users_.reset();
+  usersValid_ = false;
   constants_ = std::make_shared<ConstantMap>();
   subgraphs_.clear();
 }
@@ -243,6 +258,12 @@ Graph Graph::shellCopy() const {
   g.store_ = store_;
   for (const auto& [name, sg] : subgraphs_) g.subgraphs_.emplace(name, std::make_shared<Graph>(*sg));
   return g;
+}
+
+void Graph::repositionFrom(size_t from) {
+  if (!posValid_) return;
+  if (pos_.size() < nextId_) pos_.resize(nextId_, -1);
+  for (size_t i = from; i < nodes_.size(); ++i) pos_[nodes_[i]->id] = int32_t(i);
 }
 
 void Graph::ensurePositions() const {
@@ -307,8 +328,10 @@ Node& Graph::cow(size_t pos) {
 }
 
 Node& Graph::mutableNode(NodeId id) {
-  usersValid_ = false;
-  return cow(position(id));
+  const size_t p = position(id);
+  // The caller may rewire the node: the users index diffs its inputs at the next read.
+  if (UsersIndex* u = usersForUpdate()) u->beginEdit(*nodes_[p]);
+  return cow(p);
 }
 
 void Graph::setOp(NodeId id, OpId op, std::string target) {
@@ -347,38 +370,29 @@ std::vector<OpId> Graph::opsPresent() const {
   return out;
 }
 
+UsersIndex* Graph::usersForUpdate() const {
+  if (!usersValid_ || !users_) return nullptr;
+  if (users_.use_count() > 1) users_ = std::make_shared<UsersIndex>(*users_);
+  users_->setIdLimit(nextId_);
+  return users_.get();
+}
+
 void Graph::ensureUsers() const {
-  if (usersValid_) return;
-  ensurePositions();
-  std::vector<uint32_t> count(nextId_ + 1, 0);
-  // Each (user, producer) pair is listed once even if the user reads the producer twice.
-  std::vector<NodeId> buf;
-  auto forEachDistinct = [&](const Node& n, auto&& fn) {
-    buf.clear();
-    n.forEachInput([&](const ValueRef& r) { buf.push_back(r.node); });
-    std::sort(buf.begin(), buf.end());
-    buf.erase(std::unique(buf.begin(), buf.end()), buf.end());
-    for (NodeId p : buf) fn(p);
-  };
-  for (const NodePtr& n : nodes_)
-    forEachDistinct(*n, [&](NodeId p) {
-      if (p < nextId_) ++count[p + 1];
-    });
-  for (size_t i = 1; i < count.size(); ++i) count[i] += count[i - 1];
-  userStart_ = count;
-  userList_.assign(count.back(), kInvalidNode);
-  std::vector<uint32_t> fill(count.begin(), count.end() - 1);
-  for (const NodePtr& n : nodes_)
-    forEachDistinct(*n, [&](NodeId p) {
-      if (p < nextId_) userList_[fill[p]++] = n->id;
-    });
+  if (usersValid_ && users_) {
+    if (users_->hasPending()) usersForUpdate()->flush([&](NodeId id) { return find(id); });
+    return;
+  }
+  auto fresh = std::make_shared<UsersIndex>();
+  fresh->build(nodes_, nextId_);
+  users_ = std::move(fresh);
   usersValid_ = true;
 }
 
 std::span<const NodeId> Graph::users(NodeId id) const {
   ensureUsers();
-  if (id + 1 >= userStart_.size()) return {};
-  return {userList_.data() + userStart_[id], userStart_[id + 1] - userStart_[id]};
+  if (users_->sorted(id)) return users_->rawUsers(id);
+  ensurePositions();
+  return usersForUpdate()->sortedUsers(id, pos_);
 }
 
 const Node* Graph::outputNode() const {
@@ -454,6 +468,7 @@ std::string Graph::uniqueName(std::string_view base) const {
 void Graph::buildIndices() const {
   ensurePositions();
   ensureUsers();
+  usersForUpdate()->sortAll(pos_);
   findByName("");
 }
 

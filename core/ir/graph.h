@@ -27,6 +27,7 @@ struct Blob {
 };
 
 class ConstantRecipe;
+class UsersIndex;
 
 /// A named constant: a value in a content-addressed DAG. A source carries bytes (`data`) or
 /// nothing (shape-only: weights not in the file, whose values the executor synthesises seeded
@@ -231,9 +232,13 @@ class Graph {
  private:
   void indexAdd(const Node& n);
   void indexRemove(const Node& n);
-  void invalidateOrder() { posValid_ = false; usersValid_ = false; }
+  void invalidateOrder() { posValid_ = false; }
+  /// Positions of nodes_[from..] after an insert or erase there (keeps the index valid).
+  void repositionFrom(size_t from);
   void ensurePositions() const;
   void ensureUsers() const;
+  /// The users index for an update, unshared first (null when it is not being maintained).
+  UsersIndex* usersForUpdate() const;
   Node& cow(size_t pos);
 
   std::vector<NodePtr> nodes_;
@@ -246,8 +251,9 @@ class Graph {
   mutable std::unordered_map<std::string, size_t> nameSuffixHint_;  // uniqueName: next suffix to try per base
   mutable std::vector<int32_t> pos_;  // by NodeId
   mutable bool posValid_ = false;
-  mutable std::vector<uint32_t> userStart_;  // CSR: users of id i are userList_[start[i]..start[i+1])
-  mutable std::vector<NodeId> userList_;
+  /// Built on first use, then kept up to date by every edit; shared by copies of this graph
+  /// until one of them changes it (usersForUpdate clones it then).
+  mutable std::shared_ptr<UsersIndex> users_;
   mutable bool usersValid_ = false;
   std::shared_ptr<ConstantMap> constants_;  // copy-on-write: graph copies share it until one writes
   std::shared_ptr<ConstantStore> store_;

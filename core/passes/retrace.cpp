@@ -29,7 +29,6 @@ class RetraceEngine {
       : pass_(pass), src_(src), ctx_(ctx), out_(src.shellCopy()), getitem_(ir::internOp("operator.getitem")) {}
 
   Result<bool> run() {
-    out_.reserveNodes(src_.size() + 16);
     state_.assign(src_.nextId(), kSame);
     const bool fast = ctx_.engine.fastCopy;
     ops::InferenceCache* cache = ctx_.inferenceCache();
@@ -49,16 +48,21 @@ class RetraceEngine {
         if (n.kind == ir::NodeKind::Call && n.op == getitem_ && !n.args.empty() && n.args[0].ref()) {
           ir::NodeId prod = n.args[0].ref()->node;
           if (prod < state_.size() && (state_[prod] == kReplaced || state_[prod] == kReplacedMetaChanged)) {
+            materializePrefix();
             LS_RETURN_IF_ERROR(foldGetitem(n, prod));
             continue;
           }
         }
         if (inState == 0) {
           if (fast) {
-            out_.appendShared(p);
+            // The same node version, in the same place: while nothing has changed, the output
+            // is the source's prefix and is not built (materializePrefix does it on a change).
+            if (sharingPrefix_) ++prefix_;
+            else out_.appendShared(p);
             ++ctx_.counters.fastCopied;
             continue;
           }
+          materializePrefix();
           if (n.kind == ir::NodeKind::Call) {
             // Baseline mode: every node re-inferred; an unchanged result keeps the node version.
             Status st = ops::inferNode(out_, n, metas, cache);
@@ -71,6 +75,7 @@ class RetraceEngine {
             }
           }
         }
+        materializePrefix();
         ir::Node copy = n;
         LS_RETURN_IF_ERROR(rewire(copy));
         if (copy.kind == ir::NodeKind::Call && (inState == 2 || !fast)) {
@@ -93,6 +98,7 @@ class RetraceEngine {
         continue;
       }
       // Hot node: the pass decides.
+      materializePrefix();
       ++ctx_.counters.hot;
       ir::Node copy = n;
       LS_RETURN_IF_ERROR(rewire(copy));
@@ -149,10 +155,12 @@ class RetraceEngine {
       auto r = sub.run();
       if (!r) return Status::error(fmt::format("subgraph '{}': {}", name, r.message()));
       if (r.value()) {
+        materializePrefix();
         *sg = std::move(sub.out_);
         changed_ = true;
       }
     }
+    if (changed_) materializePrefix();
     return changed_;
   }
 
@@ -234,6 +242,14 @@ class RetraceEngine {
     return Status::ok();
   }
 
+  /// Appends the source nodes fast-copied so far without being built (see the fast path).
+  void materializePrefix() {
+    if (!sharingPrefix_) return;
+    sharingPrefix_ = false;
+    out_.reserveNodes(src_.size() + 16);
+    for (size_t i = 0; i < prefix_; ++i) out_.appendShared(src_.ptrAt(i));
+  }
+
   Status rewire(ir::Node& n) {
     Status st;
     n.forEachInputMutable([&](ir::ValueRef& r) {
@@ -273,6 +289,8 @@ class RetraceEngine {
   std::unordered_map<ir::NodeId, std::vector<ir::ValueRef>> repl_;
   std::unordered_map<std::string, size_t> nextSuffix_;
   bool changed_ = false;
+  bool sharingPrefix_ = true;  // out_ is src_'s first prefix_ nodes, not yet appended
+  size_t prefix_ = 0;
 };
 
 const ir::Graph& Rewriter::graph() const { return engine_.out(); }

@@ -45,6 +45,31 @@ BENCHMARK_CAPTURE(BM_RetraceAllCold, fast_copy, true, true)->Unit(benchmark::kMi
 BENCHMARK_CAPTURE(BM_RetraceAllCold, full_reinfer_cache, false, true)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_RetraceAllCold, full_reinfer_nocache, false, false)->Unit(benchmark::kMillisecond);
 
+/// What an in-place pass does per rewrite (GraphEditor::replaceAllUses): read the users of a
+/// value, rewire a user (mutableNode), read users again. The users index follows each edit
+/// in O(degree) (it used to be rebuilt from all nodes at the next read after every edit).
+void BM_EditThenUsers(benchmark::State& st) {
+  const ir::Graph& src = largeGraph();
+  std::vector<ir::NodeId> edited;  // call nodes reading a value: rewired to read it again
+  for (const ir::NodePtr& p : src.nodes())
+    if (p->isCall() && !p->args.empty() && p->args[0].ref() && edited.size() < 1000) edited.push_back(p->id);
+  src.buildIndices();
+  size_t sink = 0;
+  for (auto _ : st) {
+    ir::Graph g = src;  // InPlacePass's work copy: shares nodes and indices
+    for (ir::NodeId id : edited) {
+      const ir::ValueRef in = *g.node(id).args[0].ref();
+      sink += g.users(in.node).size();
+      g.mutableNode(id).args[0] = ir::Arg(in);
+      sink += g.users(in.node).size();
+    }
+  }
+  benchmark::DoNotOptimize(sink);
+  st.counters["ns_per_edit"] = benchmark::Counter(double(edited.size()),
+                                                  benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_EditThenUsers)->Unit(benchmark::kMillisecond);
+
 /// A retrace pass that dispatches its targets through inference and keeps them (what most
 /// upstream ExportPass subclasses do on a graph where their pattern does not match).
 class TouchPass : public RetracePass {

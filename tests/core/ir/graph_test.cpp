@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <random>
+#include <unordered_set>
+#include <vector>
 
 #include "core/ir/graph.h"
 #include "support/graph_builder.h"
@@ -63,6 +66,116 @@ TEST(GraphUsers, FollowRewiringAndErasure) {
   EXPECT_EQ(g.position(x), 0u);
   EXPECT_TRUE(g.contains(relu));
   EXPECT_EQ(g.find(12345), nullptr);
+}
+
+/// Users of every node as a graph built afresh from the same nodes computes them.
+void expectUsersAsRebuilt(const ir::Graph& g) {
+  ir::Graph fresh = g.shellCopy();  // no index yet: its first users() builds one from scratch
+  for (const ir::NodePtr& p : g.nodes()) fresh.appendShared(p);
+  for (const ir::NodePtr& p : g.nodes()) {
+    auto a = g.users(p->id), b = fresh.users(p->id);
+    EXPECT_EQ(std::vector<ir::NodeId>(a.begin(), a.end()), std::vector<ir::NodeId>(b.begin(), b.end()))
+        << "users of '" << p->name << "'";
+  }
+}
+
+TEST(GraphUsers, KeptUpToDateThroughRewiringInsertsErasesAndCopies) {
+  test::GraphBuilder b;
+  auto x = b.input("x", {2, 3});
+  auto r = b.call("aten.relu.default", {x}, {}, "r");
+  auto n = b.call("aten.neg.default", {r}, {}, "n");
+  auto a = b.call("aten.add.Tensor", {r, n}, {}, "a");
+  b.output({a});
+  ir::Graph g = std::move(b.g);
+  ASSERT_EQ(g.users(r.node).size(), 2u);  // builds the index; from here on it is updated
+  // Rewire a to read x twice (a pending edit, applied at the next read).
+  g.mutableNode(a.node).args = {ir::Arg(x), ir::Arg(x)};
+  expectUsersAsRebuilt(g);
+  EXPECT_EQ(g.users(r.node).size(), 1u);
+  // A node inserted before a, read by a: the users of x come back in graph order.
+  ir::Node s;
+  s.kind = ir::NodeKind::Call;
+  s.name = "s";
+  s.op = ir::internOp("aten.sigmoid.default");
+  s.target = "aten.sigmoid.default";
+  s.args = {ir::Arg(x)};
+  s.outputs = g.node(x.node).outputs;
+  const ir::NodeId sid = g.insertBefore(a.node, s);
+  g.mutableNode(a.node).args[1] = ir::Arg(ir::ValueRef{sid, 0});
+  expectUsersAsRebuilt(g);
+  ASSERT_EQ(g.users(x.node).size(), 3u);
+  EXPECT_EQ(g.users(x.node)[1], sid) << "graph order: r, s, a";
+  // A copy shares the index until one side changes: the other keeps its own users.
+  ir::Graph copy = g;
+  ASSERT_TRUE(g.erase(n.node));
+  EXPECT_EQ(g.users(r.node).size(), 0u);
+  EXPECT_EQ(copy.users(r.node).size(), 1u);
+  expectUsersAsRebuilt(g);
+  expectUsersAsRebuilt(copy);
+  // Erasing several nodes at once, one of them with an edit still pending.
+  copy.mutableNode(n.node).args = {ir::Arg(x)};
+  std::unordered_set<ir::NodeId> gone{n.node};
+  EXPECT_EQ(copy.eraseNodes(gone), 1u);
+  expectUsersAsRebuilt(copy);
+  EXPECT_EQ(copy.users(x.node).size(), 3u);
+}
+
+/// Random inserts, rewires, erases (single and batched, with an edit pending) and copies on
+/// small graphs: after each step the users of every node are what a rebuild computes.
+TEST(GraphUsers, RandomEditsMatchARebuild) {
+  std::mt19937 rng(7);
+  int k = 0;
+  auto addCall = [&](ir::Graph& g, size_t at) {
+    ir::Node n;
+    n.kind = ir::NodeKind::Call;
+    n.op = ir::internOp("aten.neg.default");
+    n.target = "aten.neg.default";
+    n.name = "n" + std::to_string(k++);
+    for (int a = 0; a < 1 + int(rng() % 3); ++a) n.args.push_back(ir::Arg(ir::ValueRef{g.at(rng() % at).id, 0}));
+    n.outputs.push_back(ir::TensorMeta(ir::DType::Float32, ir::Shape{2}));
+    g.insertAt(at, std::move(n));
+  };
+  for (int round = 0; round < 40; ++round) {
+    ir::Graph g;
+    ir::Node in;
+    in.kind = ir::NodeKind::Placeholder;
+    in.name = in.target = "x";
+    in.outputs.push_back(ir::TensorMeta(ir::DType::Float32, ir::Shape{2}));
+    g.append(in);
+    for (int i = 0; i < 20; ++i) addCall(g, g.size());
+    ASSERT_TRUE(g.users(0).size() > 0);  // the index exists from here on
+    std::vector<std::unique_ptr<ir::Graph>> copies;
+    for (int step = 0; step < 60; ++step) {
+      switch (rng() % 5) {
+        case 0: addCall(g, 1 + rng() % g.size()); break;
+        case 1: {  // rewire one argument to an earlier node
+          size_t p = 1 + rng() % (g.size() - 1);
+          ir::NodeId src = g.at(rng() % p).id;
+          ir::Node& n = g.mutableNode(g.at(p).id);
+          n.args[rng() % n.args.size()] = ir::Arg(ir::ValueRef{src, 0});
+          break;
+        }
+        case 2: {  // erase a node without users
+          ir::NodeId id = g.at(1 + rng() % (g.size() - 1)).id;
+          if (g.users(id).empty() && g.size() > 3) g.erase(id);
+          break;
+        }
+        case 3: copies.push_back(std::make_unique<ir::Graph>(g)); break;
+        default: {  // batch erase of user-less nodes, the first with an edit pending
+          std::unordered_set<ir::NodeId> gone;
+          for (size_t p = 1; p < g.size() && g.size() - gone.size() > 3; ++p)
+            if (g.users(g.at(p).id).empty() && rng() % 3 == 0) gone.insert(g.at(p).id);
+          if (!gone.empty()) {
+            g.mutableNode(*gone.begin()).args.push_back(ir::Arg(ir::ValueRef{0, 0}));
+            EXPECT_EQ(g.eraseNodes(gone), gone.size());
+          }
+        }
+      }
+      expectUsersAsRebuilt(g);
+    }
+    for (const auto& c : copies) expectUsersAsRebuilt(*c);
+    if (HasFailure()) return;
+  }
 }
 
 }  // namespace
