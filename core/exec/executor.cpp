@@ -197,6 +197,7 @@ Status Executor::execute(const ir::Graph& g, const std::vector<Tensor>& inputs, 
         values[node.id] = *given;
         if (!keepAll)
           for (ir::NodeId dead : dieAfter[pos]) values[dead].clear();
+        if (progress_ && depth_ == 0) progress_(pos + 1, n);
         continue;
       }
     switch (node.kind) {
@@ -271,6 +272,7 @@ Status Executor::execute(const ir::Graph& g, const std::vector<Tensor>& inputs, 
     if (observe && *observe && node.kind != ir::NodeKind::Output) (*observe)(node, values[node.id]);
     if (!keepAll)
       for (ir::NodeId dead : dieAfter[pos]) values[dead].clear();
+    if (progress_ && depth_ == 0) progress_(pos + 1, n);
   }
   if (nextInput != inputs.size())
     return Status::error(fmt::format("{}graph has {} inputs, {} were passed", model.empty() ? "" : model + ": ",

@@ -102,6 +102,10 @@ class Executor {
   Result<std::vector<Tensor>> runDelegate(const ir::Graph& parent, const ir::Node& callNode, std::string_view name,
                                           const std::vector<Tensor>& inputs);
   void setDelegateRunner(DelegateRunner runner) { delegateRunner_ = std::move(runner); }
+  /// Called after every node of a top-level run (not of delegate subgraphs) with the nodes done
+  /// and the graph's node count, on the running thread (progress reporting).
+  using NodeProgressFn = std::function<void(size_t done, size_t total)>;
+  void setProgress(NodeProgressFn progress) { progress_ = std::move(progress); }
 
   ConstantCache& constants() { return *constants_; }
   const ExecOptions& options() const { return options_; }
@@ -121,6 +125,7 @@ class Executor {
   int threads_ = 1;
   std::shared_ptr<ConstantCache> constants_;
   DelegateRunner delegateRunner_;
+  NodeProgressFn progress_;
   int depth_ = 0;  // nested delegate depth (guards against self-referencing subgraphs)
   std::unordered_map<std::string, double> profile_;
 };

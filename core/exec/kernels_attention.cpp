@@ -45,13 +45,10 @@ Status sdpa(KernelCtx& c) {
   const float* kd = k->data<float>();
   const float* vd = v->data<float>();
   float* od = out.data<float>();
-  std::vector<float> kt(size_t(E * S)), scores(size_t(L * S));
+  std::vector<float> scores(size_t(L * S));
   std::vector<double> row(static_cast<size_t>(S));
   for (int64_t b = 0; b < B; ++b) {
-    const float* kb = kd + b * S * E;
-    for (int64_t s = 0; s < S; ++s)
-      for (int64_t e = 0; e < E; ++e) kt[size_t(e * S + s)] = kb[s * E + e];
-    gemm(L, S, E, qd + b * L * E, E, kt.data(), S, scores.data(), S, false, c.threads());
+    gemm(L, S, E, qd + b * L * E, E, kd + b * S * E, E, /*transB=*/true, scores.data(), S, false, c.threads());
     // Multi-index of batch b (for mask broadcasting).
     int64_t maskBase = 0;
     if (mask) {
@@ -85,7 +82,7 @@ Status sdpa(KernelCtx& c) {
       for (int64_t j = 0; j < S; ++j)
         scores[size_t(i * S + j)] = sum > 0 ? float(row[size_t(j)] / sum) : std::numeric_limits<float>::quiet_NaN();
     }
-    gemm(L, Ev, S, scores.data(), S, vd + b * S * Ev, Ev, od + b * L * Ev, Ev, false, c.threads());
+    gemm(L, Ev, S, scores.data(), S, vd + b * S * Ev, Ev, false, od + b * L * Ev, Ev, false, c.threads());
   }
   return Status::ok();
 }

@@ -81,7 +81,7 @@ void convIm2col(const Conv2dGeom& g, const float* x, const float* w, float* out,
       const float* wg = w + gr * coutG * K;
       float* og = out + (n * g.cout + gr * coutG) * P;
       if (pointwise) {
-        gemmFor(exact, coutG, P, K, wg, K, xg, P, og, P, false, threads);
+        gemmFor(exact, coutG, P, K, wg, K, xg, P, false, og, P, false, threads);
         continue;
       }
       parallelFor(threads, K, P, [&](int64_t b, int64_t e) {
@@ -104,7 +104,7 @@ void convIm2col(const Conv2dGeom& g, const float* x, const float* w, float* out,
           }
         }
       });
-      gemmFor(exact, coutG, P, K, wg, K, col.data(), P, og, P, false, threads);
+      gemmFor(exact, coutG, P, K, wg, K, col.data(), P, false, og, P, false, threads);
     }
   }
 }
@@ -180,7 +180,7 @@ void conv3dIm2col(const Conv3dGeom& g, const float* x, const float* w, float* ou
           }
         }
       });
-      gemmFor(exact, coutG, P, K, w + gr * coutG * K, K, col.data(), P, out + (n * g.cout + gr * coutG) * P, P, false,
+      gemmFor(exact, coutG, P, K, w + gr * coutG * K, K, col.data(), P, false, out + (n * g.cout + gr * coutG) * P, P, false,
               threads);
     }
 }
@@ -314,7 +314,8 @@ Status mm(KernelCtx& c) {
   Tensor& out = c.newOutput(0);
   const int64_t M = a->dim(0), K = a->dim(1), N = b->dim(1);
   if (a->dtype() == DType::Float32)
-    gemmFor(c.exactAccumulation(), M, N, K, a->data<float>(), K, b->data<float>(), N, out.data<float>(), N, false, c.threads());
+    gemmFor(c.exactAccumulation(), M, N, K, a->data<float>(), K, b->data<float>(), N, false, out.data<float>(), N, false,
+            c.threads());
   else
     naiveMatmul(*a, 0, *b, 0, out, 0, M, N, K);
   return Status::ok();
@@ -327,7 +328,7 @@ Status bmm(KernelCtx& c) {
   const int64_t B = a->dim(0), M = a->dim(1), K = a->dim(2), N = b->dim(2);
   for (int64_t i = 0; i < B; ++i) {
     if (a->dtype() == DType::Float32)
-      gemmFor(c.exactAccumulation(), M, N, K, a->data<float>() + i * M * K, K, b->data<float>() + i * K * N, N,
+      gemmFor(c.exactAccumulation(), M, N, K, a->data<float>() + i * M * K, K, b->data<float>() + i * K * N, N, false,
               out.data<float>() + i * M * N, N, false, c.threads());
     else
       naiveMatmul(*a, i * M * K, *b, i * K * N, out, i * M * N, M, N, K);
@@ -357,7 +358,8 @@ Status addmm(KernelCtx& c) {
   }
   float* o = out.data<float>();
   std::vector<float> prod(size_t(M * N));
-  gemmFor(c.exactAccumulation(), M, N, K, a->data<float>(), K, b->data<float>(), N, prod.data(), N, false, c.threads());
+  gemmFor(c.exactAccumulation(), M, N, K, a->data<float>(), K, b->data<float>(), N, false, prod.data(), N, false,
+          c.threads());
   std::vector<float> sbuf;
   const float* s = floatData(*self, sbuf);
   std::vector<int64_t> ss = broadcastStrides(self->shape(), out.shape());
@@ -381,13 +383,9 @@ Status linear(KernelCtx& c) {
   const int64_t in = x->dim(x->rank() - 1);
   const int64_t rows = x->numel() / std::max<int64_t>(in, 1);
   const int64_t outF = w->rank() == 2 ? w->dim(0) : 1;
-  // W^T as a row-major [in, out] matrix.
-  std::vector<float> wt(size_t(in * outF));
-  const float* wd = w->data<float>();
-  for (int64_t o = 0; o < outF; ++o)
-    for (int64_t i = 0; i < in; ++i) wt[size_t(i * outF + o)] = wd[o * in + i];
-  gemmFor(c.exactAccumulation(), rows, outF, in, x->data<float>(), in, wt.data(), outF, out.data<float>(), outF, false,
-          c.threads());
+  // x W^T with W [out, in] used in place.
+  gemmFor(c.exactAccumulation(), rows, outF, in, x->data<float>(), in, w->data<float>(), in, /*transB=*/true,
+          out.data<float>(), outF, false, c.threads());
   if (c.has(2)) {
     LS_ASSIGN_OR_RETURN(b, c.tensor(2));
     std::vector<float> bbuf;

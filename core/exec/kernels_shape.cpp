@@ -14,6 +14,39 @@ namespace ls::exec {
 
 namespace {
 
+/// copyTyped where the last two dimensions are transposed (the source walks the last one with a
+/// stride and the one before contiguously: t_copy, a permute of the innermost axes): square
+/// tiles, so the strided reads of a large matrix stay in cache.
+template <typename T>
+void transposeTiles(const ir::Shape& shape, const T* src, int64_t sOff, const int64_t* sStr, T* dst, int64_t dOff,
+                    const int64_t* dStr) {
+  constexpr int64_t kTile = 32;
+  const int rank = shape.rank();
+  const int64_t rows = shape[rank - 2], cols = shape[rank - 1];
+  const int64_t sr = sStr[rank - 2], sc = sStr[rank - 1], dr = dStr[rank - 2], dc = dStr[rank - 1];
+  const int64_t outer = shape.numel() / (rows * cols);
+  int64_t idx[ir::kMaxRank] = {};
+  int64_t so = sOff, dof = dOff;
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t r0 = 0; r0 < rows; r0 += kTile)
+      for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
+        const int64_t r1 = std::min(rows, r0 + kTile), c1 = std::min(cols, c0 + kTile);
+        for (int64_t r = r0; r < r1; ++r)
+          for (int64_t c = c0; c < c1; ++c) dst[dof + r * dr + c * dc] = src[so + r * sr + c * sc];
+      }
+    for (int dd = rank - 3; dd >= 0; --dd) {
+      if (++idx[dd] < shape[dd]) {
+        so += sStr[dd];
+        dof += dStr[dd];
+        break;
+      }
+      so -= sStr[dd] * (shape[dd] - 1);
+      dof -= dStr[dd] * (shape[dd] - 1);
+      idx[dd] = 0;
+    }
+  }
+}
+
 template <typename T>
 void copyTyped(const ir::Shape& shape, const T* src, int64_t sOff, const int64_t* sStr, T* dst, int64_t dOff,
                const int64_t* dStr) {
@@ -24,6 +57,8 @@ void copyTyped(const ir::Shape& shape, const T* src, int64_t sOff, const int64_t
     return;
   }
   const int64_t inner = shape[rank - 1], si = sStr[rank - 1], di = dStr[rank - 1];
+  if (rank >= 2 && si != 1 && di == 1 && sStr[rank - 2] == 1 && shape[rank - 2] > 1)
+    return transposeTiles(shape, src, sOff, sStr, dst, dOff, dStr);
   const int64_t outer = shape.numel() / inner;
   int64_t idx[ir::kMaxRank] = {};
   int64_t so = sOff, dof = dOff;

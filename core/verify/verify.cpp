@@ -62,6 +62,10 @@ Result<Reference> Reference::compute(const ir::Graph& source, const VerifyOption
   r.constants_ = constants ? std::move(constants) : std::make_shared<ConstantCache>();
   r.inputs_ = synthesizeInputs(source, opts.seed);
   Executor ex(ExecOptions{.threads = opts.threads, .exactAccumulation = opts.quantSteps}, r.constants_);
+  if (opts.progress)
+    ex.setProgress([&](size_t done, size_t total) {
+      opts.progress("verify: reference run", double(done) / double(std::max<size_t>(total, 1)));
+    });
   if (all) {
     auto vals = ex.runAll(source, r.inputs_);
     if (!vals) return Status::error("the source graph does not run: " + vals.message());
@@ -193,6 +197,7 @@ void VerifyEachInstrumentation::beforePipeline(const passes::RunInfo& info, cons
   checks_.clear();
   memo_.reset();
   reused_ = computed_ = 0;
+  passCount_ = info.passCount;
   setup_ = Status::ok();
   RunValues all;
   bool haveAll = false;
@@ -240,6 +245,9 @@ void VerifyEachInstrumentation::beforePipeline(const passes::RunInfo& info, cons
 Status VerifyEachInstrumentation::afterPass(const passes::Pass& p, trace::PassRecord& rec, const ir::Graph& g) {
   if (rec.status != passes::PassStatus::Changed || !ref_) return Status::ok();
   int64_t t0 = nowNs();
+  const std::string stage = "verify-each " + p.name();
+  const double passes = double(std::max<size_t>(passCount_, 1));
+  if (opts_.progress) opts_.progress(stage, double(rec.index) / passes);
   CheckResult res;
   if (memo_) {
     // A node keeps its values when it is the same node version as in the previously checked
@@ -282,6 +290,10 @@ Status VerifyEachInstrumentation::afterPass(const passes::Pass& p, trace::PassRe
       return &prev;
     };
     Executor ex(ExecOptions{.threads = opts_.threads, .exactAccumulation = opts_.quantSteps}, ref_->constants());
+    if (opts_.progress)
+      ex.setProgress([&](size_t done, size_t total) {
+        opts_.progress(stage, (double(rec.index) + double(done) / double(std::max<size_t>(total, 1))) / passes);
+      });
     auto all = ex.runAll(g, adaptInputs(g, ref_->inputs()), reuse);
     reused_ += reusedNow;
     computed_ += computedNow;

@@ -14,6 +14,7 @@
 #include "core/exec/executor.h"
 #include "core/passes/pass_manager.h"
 #include "core/trace/trace.h"
+#include "core/util/progress.h"
 
 namespace ls::verify {
 
@@ -39,6 +40,9 @@ struct VerifyOptions {
   bool reuseValues = true;
   /// Executor threads (0 = default).
   int threads = 0;
+  /// Reports the reference run (stage "verify: reference run") and verify-each's checks (stage
+  /// "verify-each <pass>", the fraction over the whole pipeline), per executed node.
+  StageProgressFn progress;
 };
 
 /// Outcome of one comparison with the reference.
@@ -126,6 +130,7 @@ class VerifyEachInstrumentation : public passes::Instrumentation {
   std::vector<PassCheck> checks_;
   std::unique_ptr<Memo> memo_;
   uint64_t reused_ = 0, computed_ = 0;
+  size_t passCount_ = 0;  // of the running pipeline (progress)
 };
 
 // ---------------------------------------------------------------- bisect

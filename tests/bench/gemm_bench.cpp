@@ -3,18 +3,17 @@
 // C[M,N] = A[M,K] * B[K,N] as the executor issues them: ViT-B/16 linears (B is the weight
 // [N, K], used transposed), attention products, and the im2col products of resnet18 and
 // mobilenet_v2 convolutions. Each backend runs with 2 threads (the machine's cores) unless
-// its name says serial.
+// its name says serial. The hand-written GEMM that OpenBLAS replaced is timed by this file as of
+// commit d883e9a (BM_Gemm/hand, hand_exact).
 //   build/release/tests/ls_bench --benchmark_filter=Gemm --benchmark_repetitions=5 \
 //     --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 #include <cblas.h>
 
-#include <algorithm>
 #include <random>
 #include <vector>
 
 #include "core/exec/gemm.h"
-#include "core/exec/parallel.h"
 
 #ifdef LS_BENCH_DNNL
 #include <oneapi/dnnl/dnnl.hpp>
@@ -64,63 +63,16 @@ void setFlops(benchmark::State& st, const Shape& s) {
                                              benchmark::Counter::kIsRate, benchmark::Counter::kIs1000);
 }
 
-/// B as the hand GEMM takes it: row-major [K, N] (a linear layer's weight transposed once, outside
-/// the timed loop; the executor's linear kernel transposes it on every call).
-std::vector<float> rowMajorB(const Shape& s, const std::vector<float>& b) {
-  if (!s.transB) return b;
-  std::vector<float> t(b.size());
-  for (int64_t j = 0; j < s.n; ++j)
-    for (int64_t k = 0; k < s.k; ++k) t[size_t(k * s.n + j)] = b[size_t(j * s.k + k)];
-  return t;
-}
-
-/// The hand-written GEMM (core/exec/gemm.cpp): float (exact = false) or double accumulation.
-void BM_GemmHand(benchmark::State& st, Shape s, bool exact) {
+/// The executor's products (core/exec/gemm.h): OpenBLAS sgemm in fixed blocks over kThreads
+/// threads, or with `exact` dgemm on operands widened to double.
+void BM_GemmExecutor(benchmark::State& st, Shape s, bool exact) {
   Operands o(s);
-  const std::vector<float> b = rowMajorB(s, o.b);
-  for (auto _ : st) {
-    ls::exec::gemmFor(exact, s.m, s.n, s.k, o.a.data(), s.k, b.data(), s.n, o.c.data(), s.n, false, kThreads);
-    benchmark::DoNotOptimize(o.c.data());
-  }
-  setFlops(st, s);
-}
-
-/// OpenBLAS sgemm single-threaded, the columns split over kThreads by exec::parallelFor.
-void BM_GemmOpenBlasSplit(benchmark::State& st, Shape s) {
-  Operands o(s);
-  openblas_set_num_threads(1);
   const int64_t ldb = s.transB ? s.k : s.n;
   for (auto _ : st) {
-    const int64_t chunk = (s.n + kThreads - 1) / kThreads;
-    ls::exec::parallelFor(kThreads, kThreads, s.m * s.k * chunk, [&](int64_t b, int64_t e) {
-      for (int64_t t = b; t < e; ++t) {
-        const int64_t j0 = t * chunk, nj = std::min(s.n, j0 + chunk) - j0;
-        if (nj <= 0) continue;
-        const float* bp = s.transB ? o.b.data() + j0 * ldb : o.b.data() + j0;
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, s.transB ? CblasTrans : CblasNoTrans, int(s.m), int(nj), int(s.k),
-                    1.0f, o.a.data(), int(s.k), bp, int(ldb), 0.0f, o.c.data() + j0, int(s.n));
-      }
-    });
+    ls::exec::gemmFor(exact, s.m, s.n, s.k, o.a.data(), s.k, o.b.data(), ldb, s.transB, o.c.data(), s.n, false,
+                      kThreads);
     benchmark::DoNotOptimize(o.c.data());
   }
-  setFlops(st, s);
-}
-
-/// OpenBLAS dgemm on the operands converted to double (conversion timed): a candidate for the
-/// exact-accumulation mode.
-void BM_GemmOpenBlasDouble(benchmark::State& st, Shape s) {
-  Operands o(s);
-  openblas_set_num_threads(kThreads);
-  std::vector<double> a(o.a.size()), b(o.b.size()), c(o.c.size());
-  for (auto _ : st) {
-    std::copy(o.a.begin(), o.a.end(), a.begin());
-    std::copy(o.b.begin(), o.b.end(), b.begin());
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, s.transB ? CblasTrans : CblasNoTrans, int(s.m), int(s.n), int(s.k), 1.0,
-                a.data(), int(s.k), b.data(), int(s.transB ? s.k : s.n), 0.0, c.data(), int(s.n));
-    std::copy(c.begin(), c.end(), o.c.begin());
-    benchmark::DoNotOptimize(o.c.data());
-  }
-  openblas_set_num_threads(1);
   setFlops(st, s);
 }
 
@@ -161,13 +113,9 @@ void BM_GemmOneDnn(benchmark::State& st, Shape s) {
 int registerAll() {
   for (const Shape& s : kShapes) {
     const std::string n = s.name;
-    benchmark::RegisterBenchmark(("BM_Gemm/hand/" + n).c_str(), BM_GemmHand, s, false)
+    benchmark::RegisterBenchmark(("BM_Gemm/executor/" + n).c_str(), BM_GemmExecutor, s, false)
         ->Unit(benchmark::kMicrosecond)->UseRealTime();
-    benchmark::RegisterBenchmark(("BM_Gemm/hand_exact/" + n).c_str(), BM_GemmHand, s, true)
-        ->Unit(benchmark::kMicrosecond)->UseRealTime();
-    benchmark::RegisterBenchmark(("BM_Gemm/openblas_split/" + n).c_str(), BM_GemmOpenBlasSplit, s)
-        ->Unit(benchmark::kMicrosecond)->UseRealTime();
-    benchmark::RegisterBenchmark(("BM_Gemm/openblas_double/" + n).c_str(), BM_GemmOpenBlasDouble, s)
+    benchmark::RegisterBenchmark(("BM_Gemm/executor_exact/" + n).c_str(), BM_GemmExecutor, s, true)
         ->Unit(benchmark::kMicrosecond)->UseRealTime();
     benchmark::RegisterBenchmark(("BM_Gemm/openblas_pool/" + n).c_str(), BM_GemmOpenBlasOwnThreads, s, kThreads)
         ->Unit(benchmark::kMicrosecond)->UseRealTime();

@@ -101,7 +101,8 @@ void RunJob::launch(std::function<Outcome()> body, std::string what) {
 
 RunJob::Outcome RunJob::runNow(std::shared_ptr<const ir::Graph> source, const std::string& model, const RunConfig& cfg,
                                const std::atomic<bool>* cancel,
-                               const std::function<void(size_t, size_t, const std::string&)>& progress) {
+                               const std::function<void(size_t, size_t, const std::string&)>& progress,
+                               const StageProgressFn& stage) {
   Outcome o;
   o.config = cfg;
   o.source = source;
@@ -122,7 +123,7 @@ RunJob::Outcome RunJob::runNow(std::shared_ptr<const ir::Graph> source, const st
   try {
     if (sc.profile == passes::Profile::INT && sc.quantize && progress)
       progress(0, 0, "quantizing (post-training, calibrated on seeded inputs)");
-    auto prepared = lowering.prepare(*source);
+    auto prepared = lowering.prepare(*source, stage);
     if (!prepared) {
       o.trace = Status::error(prepared.message());
       return o;
@@ -154,6 +155,14 @@ RunJob::Outcome RunJob::runNow(std::shared_ptr<const ir::Graph> source, const st
   return o;
 }
 
+void RunJob::publish(size_t index, size_t count, std::string_view name, double fraction) {
+  std::lock_guard lock(mu_);
+  progress_.index = index;
+  progress_.count = count;
+  progress_.fraction = fraction;
+  progress_.passName = name;
+}
+
 bool RunJob::startGraph(std::shared_ptr<const ir::Graph> source, std::string model, RunConfig cfg) {
   if (busy()) return false;
   launch(
@@ -162,12 +171,9 @@ bool RunJob::startGraph(std::shared_ptr<const ir::Graph> source, std::string mod
           std::lock_guard lock(mu_);
           progress_.phase = Phase::Running;
         }
-        return runNow(source, model, cfg, &cancel_, [this](size_t i, size_t n, const std::string& name) {
-          std::lock_guard lock(mu_);
-          progress_.index = i;
-          progress_.count = n;
-          progress_.passName = name;
-        });
+        return runNow(source, model, cfg, &cancel_,
+            [this](size_t i, size_t n, const std::string& name) { publish(i, n, name, 0.0); },
+            [this](std::string_view name, double f) { publish(0, 0, name, f); });
       },
       model);
   return true;
@@ -211,12 +217,9 @@ bool RunJob::startFile(std::string path, RunConfig cfg) {
           progress_.phase = Phase::Running;
           progress_.what = model;
         }
-        Outcome r = runNow(src, model, cfg, &cancel_, [this](size_t i, size_t n, const std::string& name) {
-          std::lock_guard lock(mu_);
-          progress_.index = i;
-          progress_.count = n;
-          progress_.passName = name;
-        });
+        Outcome r = runNow(src, model, cfg, &cancel_,
+            [this](size_t i, size_t n, const std::string& name) { publish(i, n, name, 0.0); },
+            [this](std::string_view name, double f) { publish(0, 0, name, f); });
         r.path = path;
         return r;
       },

@@ -13,6 +13,7 @@
 
 #include "core/passes/pass.h"
 #include "core/trace/trace.h"
+#include "core/util/progress.h"
 #include "core/util/status.h"
 
 namespace ls::viewmodel {
@@ -50,6 +51,9 @@ class RunJob {
   struct Progress {
     Phase phase = Phase::Idle;
     size_t index = 0, count = 0;  ///< pass index / count while running
+    /// With count == 0: passName is a stage before the passes ("quantize: calibration") and
+    /// this the fraction of it done, in [0, 1].
+    double fraction = 0.0;
     std::string passName;
     std::string what;             ///< file or model being processed
   };
@@ -86,10 +90,13 @@ class RunJob {
 
   /// Runs a pipeline synchronously on the calling thread (the worker's body; also used by tests).
   static Outcome runNow(std::shared_ptr<const ir::Graph> source, const std::string& model, const RunConfig& cfg,
-                        const std::atomic<bool>* cancel, const std::function<void(size_t, size_t, const std::string&)>& progress);
+                        const std::atomic<bool>* cancel, const std::function<void(size_t, size_t, const std::string&)>& progress,
+                        const StageProgressFn& stage = {});
 
  private:
   void launch(std::function<Outcome()> body, std::string what);
+  /// Publishes a pass (index, count, name) or a stage (count 0, fraction) from the worker.
+  void publish(size_t index, size_t count, std::string_view name, double fraction);
 
   mutable std::mutex mu_;
   std::thread thread_;

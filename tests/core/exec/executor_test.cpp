@@ -130,6 +130,30 @@ TEST(Executor, ConstantsUseDataElseSynthesisAndAreCachedAcrossGraphVersions) {
   EXPECT_TRUE(compareOutputs(*out3, *out, CompareOptions{.rtol = 0, .atol = 0}).equivalent);
 }
 
+TEST(Executor, ProgressCountsEveryNodeOfTheRun) {
+  test::GraphBuilder b;
+  auto x = b.input("x", {2});
+  auto s = b.call("aten.add.Tensor", {x, x});
+  auto t = b.call("aten.mul.Tensor", {s, x});
+  b.output({t});
+  Executor ex;
+  std::vector<std::pair<size_t, size_t>> seen;
+  ex.setProgress([&](size_t done, size_t total) { seen.emplace_back(done, total); });
+  ASSERT_TRUE(ex.run(b.g, {Tensor::fromFloats({2}, {1, 2})}).isOk());
+  ASSERT_EQ(seen.size(), b.g.size());  // placeholder, add, mul, output
+  for (size_t i = 0; i < seen.size(); ++i) EXPECT_EQ(seen[i], std::make_pair(i + 1, b.g.size()));
+  // Values taken from a reuse callback count too.
+  auto all = ex.runAll(b.g, {Tensor::fromFloats({2}, {1, 2})});
+  ASSERT_TRUE(all.isOk());
+  seen.clear();
+  Executor::ReuseFn reuse = [&](const ir::Node& n, const std::vector<std::vector<Tensor>>&) {
+    return n.kind == ir::NodeKind::Call ? &all->of(n.id) : nullptr;
+  };
+  ASSERT_TRUE(ex.runAll(b.g, {Tensor::fromFloats({2}, {1, 2})}, reuse).isOk());
+  ASSERT_EQ(seen.size(), b.g.size());
+  EXPECT_EQ(seen.back(), std::make_pair(b.g.size(), b.g.size()));
+}
+
 // ---------------------------------------------------------------- errors
 
 TEST(Executor, UnknownOpNamesNodeAndOp) {

@@ -1,0 +1,144 @@
+// The executor's matrix products (core/exec/gemm.h, OpenBLAS) against a direct definition in
+// double: float mode within the float32 summation error bound, exact mode bit-exact on
+// quantised (integer-valued) operands, results independent of the thread count.
+#include "core/exec/gemm.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "core/exec/synth.h"
+
+namespace ls::exec {
+namespace {
+
+struct Case {
+  int64_t m, n, k;
+  bool transB = false, accumulate = false;
+  int64_t pad = 0;  // extra elements per row of A, B and C (leading dimension > row length)
+};
+
+/// Operands of a case, row-major with the case's leading dimensions; B stored [N, K] when transB.
+struct Operands {
+  Case c;
+  int64_t lda, ldb, ldc;
+  std::vector<float> a, b, c0;  // c0: C before the product (used when accumulating)
+
+  Operands(const Case& cs, SplitMix64& rng, bool integers) : c(cs) {
+    lda = c.k + c.pad;
+    ldb = (c.transB ? c.k : c.n) + c.pad;
+    ldc = c.n + c.pad;
+    a.resize(size_t(std::max<int64_t>(c.m * lda, 1)));
+    b.resize(size_t(std::max<int64_t>((c.transB ? c.n : c.k) * ldb, 1)));
+    c0.resize(size_t(std::max<int64_t>(c.m * ldc, 1)));
+    auto draw = [&] { return integers ? float(std::floor(rng.uniform(-128, 128))) : float(rng.uniform(-1, 1)); };
+    for (float& v : a) v = draw();
+    for (float& v : b) v = draw();
+    for (float& v : c0) v = draw();
+  }
+  double bAt(int64_t k, int64_t j) const { return c.transB ? b[size_t(j * ldb + k)] : b[size_t(k * ldb + j)]; }
+  /// The product in double (k increasing) and the sum of |a||b| (for the error bound).
+  void reference(std::vector<double>& ref, std::vector<double>& absSum) const {
+    ref.assign(size_t(c.m * c.n), 0.0);
+    absSum.assign(size_t(c.m * c.n), 0.0);
+    for (int64_t i = 0; i < c.m; ++i)
+      for (int64_t j = 0; j < c.n; ++j) {
+        double s = c.accumulate ? double(c0[size_t(i * ldc + j)]) : 0.0, t = std::abs(s);
+        for (int64_t k = 0; k < c.k; ++k) {
+          s += double(a[size_t(i * lda + k)]) * bAt(k, j);
+          t += std::abs(double(a[size_t(i * lda + k)]) * bAt(k, j));
+        }
+        ref[size_t(i * c.n + j)] = s;
+        absSum[size_t(i * c.n + j)] = t;
+      }
+  }
+  std::vector<float> run(bool exact, int threads) const {
+    std::vector<float> out = c0;
+    gemmFor(exact, c.m, c.n, c.k, a.data(), lda, b.data(), ldb, c.transB, out.data(), ldc, c.accumulate, threads);
+    return out;
+  }
+};
+
+// Edge shapes (a row, a column, K = 1, K = 0, one element), ViT/conv-like shapes that are cut
+// into several blocks along rows or columns, transposed B, accumulation, padded rows.
+const std::vector<Case> kCases = {
+    {1, 1000, 77},        {1, 1, 1},   {57, 1, 300},         {33, 45, 1},  {7, 9, 0},  {7, 9, 0, false, true},
+    {197, 300, 64, true}, {64, 1100, 27}, {513, 49, 130},    {100, 70, 90, true, true, 3},
+    {5, 600, 40, false, false, 5}, {130, 130, 200, true},
+};
+
+TEST(Gemm, FloatModeWithinFloat32SummationBound) {
+  // |computed - exact| <= 2 (K + 1) u sum |a_ik b_kj| (u = 2^-24): the classic bound for
+  // float32 dot products in any order (+1 for the accumulated C).
+  SplitMix64 rng(11);
+  for (const Case& cs : kCases) {
+    Operands o(cs, rng, false);
+    std::vector<double> ref, absSum;
+    o.reference(ref, absSum);
+    const std::vector<float> out = o.run(false, 2);
+    for (int64_t i = 0; i < cs.m; ++i)
+      for (int64_t j = 0; j < cs.n; ++j) {
+        const size_t r = size_t(i * cs.n + j);
+        const double bound = 2.0 * double(cs.k + 1) * std::ldexp(1.0, -24) * absSum[r];
+        ASSERT_LE(std::abs(double(out[size_t(i * o.ldc + j)]) - ref[r]), bound)
+            << cs.m << "x" << cs.n << "x" << cs.k << " element " << i << "," << j;
+      }
+    // Padding between rows of C is never written.
+    for (int64_t i = 0; i < cs.m; ++i)
+      for (int64_t j = cs.n; j < o.ldc; ++j) ASSERT_EQ(out[size_t(i * o.ldc + j)], o.c0[size_t(i * o.ldc + j)]);
+  }
+}
+
+TEST(Gemm, ExactModeIsBitExactOnIntegerOperands) {
+  // int8-range integers (a quantised tensor's q - zero point): the exact mode must give the
+  // integer accumulation itself, whatever the order of summation.
+  SplitMix64 rng(12);
+  for (const Case& cs : kCases) {
+    Operands o(cs, rng, true);
+    std::vector<double> ref, absSum;
+    o.reference(ref, absSum);
+    const std::vector<float> out = o.run(true, 2);
+    for (int64_t i = 0; i < cs.m; ++i)
+      for (int64_t j = 0; j < cs.n; ++j)
+        ASSERT_EQ(out[size_t(i * o.ldc + j)], float(ref[size_t(i * cs.n + j)]))
+            << cs.m << "x" << cs.n << "x" << cs.k << " element " << i << "," << j;
+  }
+}
+
+TEST(Gemm, ExactModeOnFloatsIsTheDoubleSumRoundedOnce) {
+  // Products of floats are exact in double; the double sums of two orders differ far below a
+  // float32 ulp, so the result is the double sum rounded to float, give or take that rounding.
+  SplitMix64 rng(13);
+  for (const Case& cs : kCases) {
+    Operands o(cs, rng, false);
+    std::vector<double> ref, absSum;
+    o.reference(ref, absSum);
+    const std::vector<float> out = o.run(true, 2);
+    for (int64_t i = 0; i < cs.m; ++i)
+      for (int64_t j = 0; j < cs.n; ++j) {
+        const float want = float(ref[size_t(i * cs.n + j)]), got = out[size_t(i * o.ldc + j)];
+        ASSERT_LE(std::abs(double(got) - double(want)), double(std::nextafter(std::abs(want), INFINITY) - std::abs(want)))
+            << cs.m << "x" << cs.n << "x" << cs.k << " element " << i << "," << j;
+      }
+  }
+}
+
+TEST(Gemm, ResultsDoNotDependOnThreadsAndRepeat) {
+  SplitMix64 rng(14);
+  for (const Case& cs : kCases) {
+    Operands o(cs, rng, false);
+    for (bool exact : {false, true}) {
+      const std::vector<float> one = o.run(exact, 1);
+      for (int threads : {1, 2, 3, 4}) {
+        const std::vector<float> t = o.run(exact, threads);
+        ASSERT_EQ(std::memcmp(one.data(), t.data(), one.size() * sizeof(float)), 0)
+            << cs.m << "x" << cs.n << "x" << cs.k << (exact ? " exact" : " float") << ", " << threads << " threads";
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ls::exec
