@@ -14,6 +14,22 @@ namespace ls::exec {
 
 namespace {
 
+/// Steps the multi-index idx[0..last] (the last fastest) to the next element, moving the source
+/// and destination offsets along their strides.
+void nextIndex(int last, const ir::Shape& shape, int64_t* idx, const int64_t* sStr, int64_t& so, const int64_t* dStr,
+               int64_t& dof) {
+  for (int dd = last; dd >= 0; --dd) {
+    if (++idx[dd] < shape[dd]) {
+      so += sStr[dd];
+      dof += dStr[dd];
+      return;
+    }
+    so -= sStr[dd] * (shape[dd] - 1);
+    dof -= dStr[dd] * (shape[dd] - 1);
+    idx[dd] = 0;
+  }
+}
+
 /// copyTyped where the last two dimensions are transposed (the source walks the last one with a
 /// stride and the one before contiguously: t_copy, a permute of the innermost axes): square
 /// tiles, so the strided reads of a large matrix stay in cache.
@@ -34,16 +50,7 @@ void transposeTiles(const ir::Shape& shape, const T* src, int64_t sOff, const in
         for (int64_t r = r0; r < r1; ++r)
           for (int64_t c = c0; c < c1; ++c) dst[dof + r * dr + c * dc] = src[so + r * sr + c * sc];
       }
-    for (int dd = rank - 3; dd >= 0; --dd) {
-      if (++idx[dd] < shape[dd]) {
-        so += sStr[dd];
-        dof += dStr[dd];
-        break;
-      }
-      so -= sStr[dd] * (shape[dd] - 1);
-      dof -= dStr[dd] * (shape[dd] - 1);
-      idx[dd] = 0;
-    }
+    nextIndex(rank - 3, shape, idx, sStr, so, dStr, dof);
   }
 }
 
@@ -70,16 +77,7 @@ void copyTyped(const ir::Shape& shape, const T* src, int64_t sOff, const int64_t
     } else {
       for (int64_t j = 0; j < inner; ++j) d[j * di] = s[j * si];
     }
-    for (int dd = rank - 2; dd >= 0; --dd) {
-      if (++idx[dd] < shape[dd]) {
-        so += sStr[dd];
-        dof += dStr[dd];
-        break;
-      }
-      so -= sStr[dd] * (shape[dd] - 1);
-      dof -= dStr[dd] * (shape[dd] - 1);
-      idx[dd] = 0;
-    }
+    nextIndex(rank - 2, shape, idx, sStr, so, dStr, dof);
   }
 }
 

@@ -69,60 +69,55 @@ const std::vector<Case> kCases = {
     {5, 600, 40, false, false, 5}, {130, 130, 200, true},
 };
 
-TEST(Gemm, FloatModeWithinFloat32SummationBound) {
-  // |computed - exact| <= 2 (K + 1) u sum |a_ik b_kj| (u = 2^-24): the classic bound for
-  // float32 dot products in any order (+1 for the accumulated C).
-  SplitMix64 rng(11);
+/// Runs every case (operands drawn from `seed`) in float or exact mode and checks each element
+/// of C with ok(case, computed, exact double result, sum of |a_ik b_kj|); the padding between
+/// rows of C must stay unwritten.
+template <typename Check>
+void checkEveryElement(uint64_t seed, bool integers, bool exact, Check ok) {
+  SplitMix64 rng(seed);
   for (const Case& cs : kCases) {
-    Operands o(cs, rng, false);
+    Operands o(cs, rng, integers);
     std::vector<double> ref, absSum;
     o.reference(ref, absSum);
-    const std::vector<float> out = o.run(false, 2);
+    const std::vector<float> out = o.run(exact, 2);
     for (int64_t i = 0; i < cs.m; ++i)
       for (int64_t j = 0; j < cs.n; ++j) {
         const size_t r = size_t(i * cs.n + j);
-        const double bound = 2.0 * double(cs.k + 1) * std::ldexp(1.0, -24) * absSum[r];
-        ASSERT_LE(std::abs(double(out[size_t(i * o.ldc + j)]) - ref[r]), bound)
+        ASSERT_TRUE(ok(cs, out[size_t(i * o.ldc + j)], ref[r], absSum[r]))
             << cs.m << "x" << cs.n << "x" << cs.k << " element " << i << "," << j;
       }
-    // Padding between rows of C is never written.
     for (int64_t i = 0; i < cs.m; ++i)
       for (int64_t j = cs.n; j < o.ldc; ++j) ASSERT_EQ(out[size_t(i * o.ldc + j)], o.c0[size_t(i * o.ldc + j)]);
   }
 }
 
+TEST(Gemm, FloatModeWithinFloat32SummationBound) {
+  // |computed - exact| <= 2 (K + 1) u sum |a_ik b_kj| (u = 2^-24): the classic bound for
+  // float32 dot products in any order (+1 for the accumulated C).
+  checkEveryElement(11, false, false, [](const Case& cs, float got, double want, double absSum) {
+    const double bound = 2.0 * double(cs.k + 1) * std::ldexp(1.0, -24) * absSum;
+    return std::abs(double(got) - want) <= bound ? ::testing::AssertionSuccess()
+                                                 : ::testing::AssertionFailure() << got << " vs " << want;
+  });
+}
+
 TEST(Gemm, ExactModeIsBitExactOnIntegerOperands) {
   // int8-range integers (a quantised tensor's q - zero point): the exact mode must give the
   // integer accumulation itself, whatever the order of summation.
-  SplitMix64 rng(12);
-  for (const Case& cs : kCases) {
-    Operands o(cs, rng, true);
-    std::vector<double> ref, absSum;
-    o.reference(ref, absSum);
-    const std::vector<float> out = o.run(true, 2);
-    for (int64_t i = 0; i < cs.m; ++i)
-      for (int64_t j = 0; j < cs.n; ++j)
-        ASSERT_EQ(out[size_t(i * o.ldc + j)], float(ref[size_t(i * cs.n + j)]))
-            << cs.m << "x" << cs.n << "x" << cs.k << " element " << i << "," << j;
-  }
+  checkEveryElement(12, true, true, [](const Case&, float got, double want, double) {
+    return got == float(want) ? ::testing::AssertionSuccess() : ::testing::AssertionFailure() << got << " vs " << want;
+  });
 }
 
 TEST(Gemm, ExactModeOnFloatsIsTheDoubleSumRoundedOnce) {
   // Products of floats are exact in double; the double sums of two orders differ far below a
   // float32 ulp, so the result is the double sum rounded to float, give or take that rounding.
-  SplitMix64 rng(13);
-  for (const Case& cs : kCases) {
-    Operands o(cs, rng, false);
-    std::vector<double> ref, absSum;
-    o.reference(ref, absSum);
-    const std::vector<float> out = o.run(true, 2);
-    for (int64_t i = 0; i < cs.m; ++i)
-      for (int64_t j = 0; j < cs.n; ++j) {
-        const float want = float(ref[size_t(i * cs.n + j)]), got = out[size_t(i * o.ldc + j)];
-        ASSERT_LE(std::abs(double(got) - double(want)), double(std::nextafter(std::abs(want), INFINITY) - std::abs(want)))
-            << cs.m << "x" << cs.n << "x" << cs.k << " element " << i << "," << j;
-      }
-  }
+  checkEveryElement(13, false, true, [](const Case&, float got, double want, double) {
+    const float w = float(want);
+    const double ulp = double(std::nextafter(std::abs(w), INFINITY) - std::abs(w));
+    return std::abs(double(got) - double(w)) <= ulp ? ::testing::AssertionSuccess()
+                                                     : ::testing::AssertionFailure() << got << " vs " << w;
+  });
 }
 
 TEST(Gemm, ResultsDoNotDependOnThreadsAndRepeat) {
