@@ -5,11 +5,11 @@ set -euo pipefail
 pkgs=(
   build-essential cmake ninja-build pkg-config git ccache
   libsimdjson-dev libflatbuffers-dev flatbuffers-compiler
-  libcli11-dev libfmt-dev libstb-dev libopenblas-dev
+  libcli11-dev libfmt-dev libstb-dev libdtl-dev libopenblas-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
   libimgui-dev libglfw3-dev libgl-dev
-  xvfb xauth libgl1-mesa-dri
+  xvfb xauth libgl1-mesa-dri fonts-dejavu-core
   python3-torch python3-torchvision python3-torchaudio
 )
 missing=()

@@ -822,8 +822,9 @@ def _write(doc, path):
     d = os.path.dirname(os.path.abspath(path))
     os.makedirs(d, exist_ok=True)
     tmp = path + ".tmp"
+    text = json.dumps(doc, allow_nan=False, separators=(", ", ": "))  # the C encoder; json.dump streams in Python
     with open(tmp, "w") as f:
-        json.dump(doc, f, allow_nan=False, separators=(", ", ": "))
+        f.write(text)
         f.write("\n")
     os.replace(tmp, path)
 

@@ -8,6 +8,7 @@
 #include <imgui_stdlib.h>
 
 #include "core/trace/diff.h"
+#include "viewers/model/delegation.h"
 #include "viewers/theme.h"
 
 namespace ls::viewers {
@@ -124,10 +125,10 @@ CanvasStats drawCanvas(ImDrawList* dl, const CanvasFrame& f, const Camera& cam, 
     if (e.stub && !sel && n >= 2) {
       // A value with many users: a short stub under the producer and one over each user.
       float len = std::min(14.f, 0.3f * L.layerPitch * z);
-      ImVec2 a(sx(e.points.front().x), sy(e.points.front().y)), b(sx(e.points.back().x), sy(e.points.back().y));
-      dl->AddLine(a, ImVec2(a.x, a.y + len), col, th);
-      dl->AddLine(ImVec2(b.x, b.y - len), b, col, th);
-      if (len >= 6.f) dl->AddCircleFilled(ImVec2(b.x, b.y - len), 2.f, col);
+      ImVec2 from(sx(e.points.front().x), sy(e.points.front().y)), to(sx(e.points.back().x), sy(e.points.back().y));
+      dl->AddLine(from, ImVec2(from.x, from.y + len), col, th);
+      dl->AddLine(ImVec2(to.x, to.y - len), to, col, th);
+      if (len >= 6.f) dl->AddCircleFilled(ImVec2(to.x, to.y - len), 2.f, col);
       ++st.edges;
       ++st.stubs;
       continue;
@@ -174,17 +175,29 @@ CanvasStats drawCanvas(ImDrawList* dl, const CanvasFrame& f, const Camera& cam, 
   const bool twoLines = boxH >= 2.2f * fontSize + 4.f && drawLabels;
   const bool threeLines = boxH >= 3.2f * fontSize + 4.f && drawLabels;
   const float rounding = boxH > 8.f ? std::min(4.f, boxH * 0.12f) : 0.f;
-  // Removed nodes as red ghosts at their place in the compared layout, drawn before the live
-  // boxes: a node the pass added where a removed one stood covers the ghost instead of
-  // mixing their labels.
-  if (diffOn && f.comparedLayout) {
-    for (ir::NodeId id : f.diff->removed) {
-      const graph_layout::NodeBox* b = f.comparedLayout->find(id);
-      if (!b || b->x > vx1 || b->x + b->w < vx0 || b->y > vy1 || b->y + b->h < vy0) continue;
-      ImVec2 p0(sx(b->x), sy(b->y)), p1(sx(b->x + b->w), sy(b->y + b->h));
+  // Removed nodes as red ghosts in their old row, moved sideways into space of their own
+  // (viewmodel::placeGhosts), each linked to the nodes that replaced it or were fused from it.
+  if (diffOn && f.ghosts) {
+    for (const viewmodel::GhostBox& gb : *f.ghosts) {
+      const ir::NodeId id = gb.id;
+      const bool visible = !(gb.x > vx1 || gb.x + gb.w < vx0 || gb.y > vy1 || gb.y + gb.h < vy0);
+      // Links to the replacements (drawn even when only the replacement is on screen).
+      for (const auto& [from, to] : f.diff->replacedBy) {
+        if (from != id) continue;
+        const graph_layout::NodeBox* r = L.find(to);
+        if (!r || r->w <= 0) continue;
+        const bool linkSel = f.selected == id || f.selected == to;
+        ImVec2 a(sx(gb.x + gb.w), sy(gb.y + gb.h * 0.5f)), b(sx(r->x), sy(r->y + r->h * 0.5f));
+        if (r->x < gb.x) a.x = sx(gb.x), b.x = sx(r->x + r->w);
+        if (std::max(gb.x + gb.w, r->x + r->w) < vx0 || std::min(gb.x, r->x) > vx1) continue;
+        dl->AddLine(a, b, linkSel ? theme::kLinked : (theme::kLinked & 0x00ffffff) | 0x90000000, linkSel ? 2.f : 1.f);
+        ++st.links;
+      }
+      if (!visible) continue;
+      ImVec2 p0(sx(gb.x), sy(gb.y)), p1(sx(gb.x + gb.w), sy(gb.y + gb.h));
       inflate(p0, p1, 4.f);
       dl->AddRectFilled(p0, p1, theme::rgb(220, 60, 60, 60), rounding);
-      dl->AddRect(p0, p1, b->id == f.selected ? theme::kSelected : theme::kRemoved, rounding, 0, 1.5f);
+      dl->AddRect(p0, p1, id == f.selected ? theme::kSelected : theme::kRemoved, rounding, 0, 1.5f);
       if (drawLabels && f.compared) {
         if (const ir::Node* n = f.compared->find(id)) {
           std::string lab = "removed: " + viewmodel::shortOpName(*n);
@@ -213,6 +226,21 @@ CanvasStats drawCanvas(ImDrawList* dl, const CanvasFrame& f, const Camera& cam, 
     if (m == viewmodel::DiffMark::Added) fill = dim(theme::kAdded, 0.8f);
     else if (m == viewmodel::DiffMark::Changed) fill = dim(theme::kChanged, 0.8f);
     else if (diffOn) fill = dim(fill, 0.55f);
+    // Partition colours (delegation): the node's partition, others dimmed.
+    if (f.tints && !diffOn) {
+      const uint32_t t = b.id < f.tints->size() ? (*f.tints)[b.id] : 0;
+      fill = t ? theme::rgb(int(t >> 16 & 255), int(t >> 8 & 255), int(t & 255)) : dim(fill, 0.35f);
+      if (t) ++st.tinted;
+    }
+    // Error overlay (a localised pass): compared nodes filled by their error, others dimmed.
+    const trace::NodeError* err = f.errors ? f.errors->error(b.id) : nullptr;
+    if (err) {
+      const viewmodel::Rgba c = viewmodel::errorColour(*err);
+      fill = theme::rgb(c.r, c.g, c.b, c.a);
+      st.errors += err->exceeds;
+    } else if (f.errors) {
+      fill = dim(theme::kNamespaceFill[d.nsByPos[i]], 0.4f);
+    }
     dl->AddRectFilled(p0, p1, fill, rounding);
     ++st.nodes;
     bool selected = b.id == f.selected;
@@ -221,13 +249,16 @@ CanvasStats drawCanvas(ImDrawList* dl, const CanvasFrame& f, const Camera& cam, 
     else if (hit) dl->AddRect(p0, p1, theme::kSearchHit, rounding, 0, 2.f);
     else if (m == viewmodel::DiffMark::Added && boxH > 4.f) dl->AddRect(p0, p1, theme::kAdded, rounding, 0, 1.5f);
     else if (m == viewmodel::DiffMark::Changed && boxH > 4.f) dl->AddRect(p0, p1, theme::kChanged, rounding, 0, 1.5f);
+    if (f.errors && f.errors->isCulprit(b.id))
+      dl->AddRect(ImVec2(p0.x - 4, p0.y - 4), ImVec2(p1.x + 4, p1.y + 4), theme::kCulprit, rounding, 0, 3.f);
     if (drawLabels) {
       // Lines by priority: op and type, the badge line (parameters), the node name.
       const std::string& lab = d.labels[i];
       const std::string& badge = d.badges[i];
       const std::string& name = d.graph->at(i).name;
       const std::string* lines[3] = {&lab, nullptr, nullptr};
-      ImU32 colours[3] = {IM_COL32(240, 240, 240, 255), theme::kBadgeText, IM_COL32(200, 200, 200, 170)};
+      ImU32 colours[3] = {err && err->exceeds ? IM_COL32(20, 20, 20, 255) : IM_COL32(240, 240, 240, 255),
+                          theme::kBadgeText, IM_COL32(200, 200, 200, 170)};
       int count = 1;
       if (twoLines && !badge.empty()) lines[count] = &badge, colours[count] = theme::kBadgeText, ++count;
       if ((count == 1 && twoLines) || (count == 2 && threeLines))
@@ -311,6 +342,18 @@ void GraphView::refreshData(const ViewState& s, const GraphPtr& shown, const Gra
     else diff_ = {};
     comparedHold_ = compared;
   }
+  // Removed nodes in space of their own, for the drawn layouts and this diff.
+  std::shared_ptr<const graph_layout::Layout> drawnLayout =
+      data_ && dataKey_ == shownKey_ ? data_->layout : nullptr;
+  if (drawnLayout != ghostLayout_ || comparedLayout_ != ghostCompared_ || !(ghostDiff_ == diffShown_) ||
+      !(ghostDiffCompared_ == diffCompared_)) {
+    ghostLayout_ = drawnLayout;
+    ghostCompared_ = comparedLayout_;
+    ghostDiff_ = diffShown_;
+    ghostDiffCompared_ = diffCompared_;
+    ghosts_ = hasDiff_ && drawnLayout && comparedLayout_ ? viewmodel::placeGhosts(*drawnLayout, *comparedLayout_, diff_.removed)
+                                                        : std::vector<viewmodel::GhostBox>{};
+  }
 
   // Search hits
   if (search_ != searchCached_ || searchGraph_ != shownKey_) {
@@ -323,6 +366,30 @@ void GraphView::refreshData(const ViewState& s, const GraphPtr& shown, const Gra
   }
 }
 
+void GraphView::refreshTints(const ViewState& s) {
+  if (!s.trace) {
+    tints_.clear();
+    runHasDelegates_ = false;
+    return;
+  }
+  if (tintsGeneration_ != s.trace->generation) {
+    // Whether the toolbar offers partition colours: the run's final graph has delegates.
+    tintsGeneration_ = s.trace->generation;
+    tintsPass_ = -2;
+    tints_.clear();
+    runHasDelegates_ = !viewmodel::delegateNodes(s.trace->finalGraph()).empty();
+  }
+  if (!s.partitionColours || !runHasDelegates_ || tintsPass_ == s.selectedPass) return;
+  tintsPass_ = s.selectedPass;
+  tints_ = viewmodel::partitionTints(*s.trace, s.selectedPass);
+}
+
+const viewmodel::GhostBox* GraphView::ghostOf(ir::NodeId id) const {
+  for (const viewmodel::GhostBox& g : ghosts_)
+    if (g.id == id) return &g;
+  return nullptr;
+}
+
 std::shared_ptr<const graph_layout::Layout> GraphView::wrapped(const std::shared_ptr<const graph_layout::Layout>& raw) const {
   if (!raw || !wrap_ || wrapSpec_.columns(*raw) <= 1) return raw;
   return std::make_shared<const graph_layout::Layout>(graph_layout::wrapColumns(*raw, wrapSpec_));
@@ -331,11 +398,12 @@ std::shared_ptr<const graph_layout::Layout> GraphView::wrapped(const std::shared
 void GraphView::centerOn(ir::NodeId id, float minZoom) {
   if (!data_ || !data_->layout) return;
   const graph_layout::NodeBox* b = data_->layout->find(id);
-  if (!b && comparedLayout_) b = comparedLayout_->find(id);
-  if (!b) return;
+  const viewmodel::GhostBox* gb = b ? nullptr : ghostOf(id);
+  if (!b && !gb) return;
+  const float cx = b ? b->centerX() : gb->x + gb->w * 0.5f, cy = b ? b->y + b->h * 0.5f : gb->y + gb->h * 0.5f;
   cam_.zoom = std::max(cam_.zoom, minZoom);
-  cam_.x = b->centerX() - canvasSize_.x * 0.5f / cam_.zoom;
-  cam_.y = b->y + b->h * 0.5f - canvasSize_.y * 0.5f / cam_.zoom;
+  cam_.x = cx - canvasSize_.x * 0.5f / cam_.zoom;
+  cam_.y = cy - canvasSize_.y * 0.5f / cam_.zoom;
 }
 
 bool GraphView::searchStep(ViewState& s, int dir) {
@@ -370,7 +438,7 @@ bool GraphView::changeStep(ViewState& s, int dir) {
   const graph_layout::Layout* cur = data_ && dataKey_ == shownKey_ ? data_->layout.get() : nullptr;
   for (size_t i = 0; i < shown->size(); ++i)
     if (diff_.mark(shown->at(i).id) != viewmodel::DiffMark::None) add(shown->at(i).id, cur);
-  for (ir::NodeId id : diff_.removed) add(id, comparedLayout_.get());
+  for (const viewmodel::GhostBox& g : ghosts_) items.push_back({{g.x, g.y}, g.id});
   if (items.empty()) return false;
   std::sort(items.begin(), items.end(), [](const auto& a, const auto& b) {
     return a.first.y != b.first.y ? a.first.y < b.first.y : a.first.x < b.first.x;
@@ -386,16 +454,15 @@ ir::NodeId GraphView::pick(ImVec2 c) const {
   if (!data_ || !data_->layout) return ir::kInvalidNode;
   for (const graph_layout::NodeBox& b : data_->layout->nodes)
     if (c.x >= b.x && c.x <= b.x + b.w && c.y >= b.y && c.y <= b.y + b.h) return b.id;
-  if (hasDiff_ && comparedLayout_)
-    for (ir::NodeId id : diff_.removed)
-      if (const graph_layout::NodeBox* b = comparedLayout_->find(id))
-        if (c.x >= b->x && c.x <= b->x + b->w && c.y >= b->y && c.y <= b->y + b->h) return id;
+  if (hasDiff_)
+    for (const viewmodel::GhostBox& b : ghosts_)
+      if (c.x >= b.x && c.x <= b.x + b.w && c.y >= b.y && c.y <= b.y + b.h) return b.id;
   return ir::kInvalidNode;
 }
 
 void GraphView::drawToolbar(ViewState& s, const GraphPtr& shown) {
   if (!s.subgraphPath.empty()) {
-    if (ImGui::Button("< Back")) s.subgraphPath.pop_back(), fitPending_ = true;
+    if (ImGui::Button("< Back")) s.subgraphPath.pop_back(), s.selectedNode = ir::kInvalidNode, fitPending_ = true;
     ImGui::SameLine();
     std::string crumb = "main";
     for (const std::string& n : s.subgraphPath) crumb += " > " + n;
@@ -410,9 +477,15 @@ void GraphView::drawToolbar(ViewState& s, const GraphPtr& shown) {
   double pct = double(cam_.zoom) * 100.0;
   ImGui::Text(pct >= 10 ? "%.0f%%" : pct >= 1 ? "%.1f%%" : "%.2f%%", pct);
   ImGui::SameLine();
-  ImGui::Checkbox("diff", &s.diffEnabled);
+  if (ImGui::Checkbox("diff", &s.diffEnabled) && s.diffEnabled) s.partitionColours = false;
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Colour changes against the previous pass (or the pinned pass)");
   ImGui::SameLine();
+  if (runHasDelegates_) {
+    if (ImGui::Checkbox("partitions", &s.partitionColours) && s.partitionColours) s.diffEnabled = false;
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("Colour nodes by the XNNPACK partition they go into (colours as in the Delegation tab)");
+    ImGui::SameLine();
+  }
   if (s.pinnedPass != kNoPin) {
     ImGui::Text("vs pinned #%d", s.pinnedPass);
     ImGui::SameLine();
@@ -444,7 +517,7 @@ void GraphView::drawToolbar(ViewState& s, const GraphPtr& shown) {
     ImGui::SetNextItemWidth(140);
     if (ImGui::BeginCombo("##subgraphs", "nested graphs")) {
       for (const auto& [name, sub] : shown->subgraphs())
-        if (ImGui::Selectable(name.c_str())) s.subgraphPath.push_back(name), fitPending_ = true;
+        if (ImGui::Selectable(name.c_str())) s.subgraphPath.push_back(name), s.selectedNode = ir::kInvalidNode, fitPending_ = true;
       ImGui::EndCombo();
     }
   }
@@ -473,6 +546,51 @@ void GraphView::drawLegend(ImDrawList* dl, ImVec2 o) {
   } else {
     dl->AddText(ImVec2(x, y), IM_COL32(150, 150, 150, 255), "no diff (source graph or diff off)");
   }
+}
+
+// ---- error overlay (verify --localize): one self-contained block
+
+void GraphView::refreshErrorOverlay(const ViewState& s) {
+  const bool nested = !s.subgraphPath.empty();
+  if (errorsGeneration_ == generationOf(s.trace) && errorsPass_ == s.selectedPass && errorsNested_ == nested) return;
+  errorsGeneration_ = generationOf(s.trace);
+  errorsPass_ = s.selectedPass;
+  errorsNested_ = nested;
+  errors_ = viewmodel::ErrorOverlay::build(s.trace, s.selectedPass, nested);
+}
+
+void GraphView::drawErrorLegend(ImDrawList* dl, ImVec2 o, ImVec2 size) const {
+  const trace::Localization* loc = errors_.localization();
+  if (!loc) return;
+  const float lh = ImGui::GetTextLineHeight(), barW = 180.f;
+  const float x0 = o.x + 8, y0 = o.y + size.y - 3 * lh - 22;
+  dl->AddRectFilled(ImVec2(o.x, y0 - 6), ImVec2(o.x + 560, o.y + size.y), theme::rgb(24, 25, 28, 220));
+  const std::string title = fmt::format("error vs before pass #{} {}: {} of {} nodes above tolerance", loc->passIndex,
+                                        loc->pass, loc->exceeding(), loc->nodes.size());
+  dl->AddText(ImVec2(x0, y0), IM_COL32(230, 230, 230, 255), title.c_str());
+  // The heat scale, in tolerances (1 .. 10^kHeatDecades, log).
+  const float by = y0 + lh + 4;
+  const viewmodel::Rgba w = viewmodel::kWithinTolerance;
+  dl->AddRectFilled(ImVec2(x0, by), ImVec2(x0 + lh, by + lh), theme::rgb(w.r, w.g, w.b, w.a));
+  dl->AddText(ImVec2(x0 + lh + 4, by), IM_COL32(210, 210, 210, 255), "within");
+  const float bx = x0 + lh + 60;
+  constexpr int kSteps = 24;
+  for (int k = 0; k < kSteps; ++k) {
+    const viewmodel::Rgba c = viewmodel::heatColour(float(k) / float(kSteps - 1));
+    dl->AddRectFilled(ImVec2(bx + barW * float(k) / kSteps, by), ImVec2(bx + barW * float(k + 1) / kSteps, by + lh),
+                      theme::rgb(c.r, c.g, c.b, c.a));
+  }
+  for (int dec = 0; dec <= int(viewmodel::kHeatDecades); ++dec) {
+    const std::string t = dec == int(viewmodel::kHeatDecades) ? fmt::format(">=1e{}", dec) : fmt::format("1e{}", dec);
+    dl->AddText(ImVec2(bx + barW * float(dec) / float(viewmodel::kHeatDecades) - 8, by + lh + 2), IM_COL32(190, 190, 190, 255),
+                t.c_str());
+  }
+  const float cx = bx + barW + 30;
+  dl->AddRect(ImVec2(cx, by), ImVec2(cx + lh, by + lh), theme::kCulprit, 0, 0, 3.f);
+  const ir::Graph* g = data_ ? data_->graph : nullptr;
+  const ir::Node* c = g ? g->find(loc->culprit) : nullptr;
+  const std::string ct = c ? "culprit: " + c->name : loc->culprit == ir::kInvalidNode ? "no culprit" : "culprit";
+  dl->AddText(ImVec2(cx + lh + 6, by), IM_COL32(230, 230, 230, 255), ct.c_str());
 }
 
 void GraphView::drawMinimap(ImDrawList* dl, ImVec2 o, ImVec2 size) {
@@ -622,7 +740,10 @@ void GraphView::draw(ViewState& s) {
       std::vector<std::string> nested;
       if (const ir::Node* n = shown->find(id)) nested = viewmodel::nestedGraphRefs(*shown, *n);
       if (!nested.empty()) {
+        // The nested graph opens fitted, with nothing selected (the inspector would show a
+        // node of the outer graph).
         s.subgraphPath.push_back(nested.front());
+        s.selectedNode = ir::kInvalidNode;
         fitPending_ = true;
       } else {
         centerOn(id, 0.f);
@@ -638,11 +759,17 @@ void GraphView::draw(ViewState& s) {
   f.data = data_.get();
   f.diff = hasDiff_ ? &diff_ : nullptr;
   f.comparedLayout = comparedLayout_.get();
+  f.ghosts = &ghosts_;
+  refreshTints(s);
+  f.tints = s.partitionColours && !tints_.empty() && s.subgraphPath.empty() ? &tints_ : nullptr;
   f.compared = comparedHold_.get();
   f.selected = s.selectedNode;
   f.hitById = search_.empty() ? nullptr : &hitById_;
+  refreshErrorOverlay(s);
+  f.errors = errors_.active() ? &errors_ : nullptr;
   stats_ = drawCanvas(dl, f, cam_, origin, size);
   drawLegend(dl, origin);
+  drawErrorLegend(dl, origin, size);
   drawMinimap(dl, origin, size);
   if (dataKey_ != shownKey_) {
     dl->AddText(ImVec2(origin.x + 10, origin.y + size.y - 22), IM_COL32(255, 220, 120, 255), "laying out this pass...");

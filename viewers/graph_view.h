@@ -11,6 +11,7 @@
 #include <imgui.h>
 
 #include "core/graph_layout/layout_cache.h"
+#include "viewers/model/error_overlay.h"
 #include "viewers/model/graph_model.h"
 #include "viewers/view_state.h"
 
@@ -40,8 +41,11 @@ struct Camera {
 /// What one frame draws, for the status line, tests and benchmarks.
 struct CanvasStats {
   int nodes = 0, edges = 0, labels = 0, ghosts = 0;
+  int links = 0;   ///< "replaced by" links from removed nodes to their replacements
+  int tinted = 0;  ///< nodes drawn in a partition colour
   int badges = 0;  ///< badge lines drawn
   int stubs = 0;   ///< edges drawn as stubs (a producer with many users)
+  int errors = 0;  ///< nodes drawn with an error above tolerance (error overlay)
   bool truncated = false;  ///< detail dropped to stay under 64k vertices (no VtxOffset support)
 };
 
@@ -49,10 +53,14 @@ struct CanvasStats {
 struct CanvasFrame {
   const CanvasData* data = nullptr;
   const viewmodel::DrawDiff* diff = nullptr;         ///< null: no diff colouring
-  const graph_layout::Layout* comparedLayout = nullptr;    ///< for removed ghosts
+  const graph_layout::Layout* comparedLayout = nullptr;    ///< the compared graph's drawn layout
+  const std::vector<viewmodel::GhostBox>* ghosts = nullptr;  ///< removed nodes' boxes (with diff)
   const ir::Graph* compared = nullptr;
   ir::NodeId selected = ir::kInvalidNode;
   const std::vector<uint8_t>* hitById = nullptr;     ///< search hits (1 per matching NodeId)
+  const viewmodel::ErrorOverlay* errors = nullptr;   ///< active error overlay (localised pass) or null
+  /// Partition colours by NodeId (0xAARRGGBB, 0 = none; viewmodel::partitionTints) or null.
+  const std::vector<uint32_t>* tints = nullptr;
 };
 
 /// Draws nodes, edges, labels and ghosts of the visible part of the canvas into `dl`. Pure
@@ -95,6 +103,9 @@ class GraphView {
   void drawToolbar(ViewState& s, const GraphPtr& shown);
   void drawLegend(ImDrawList* dl, ImVec2 origin);
   void drawMinimap(ImDrawList* dl, ImVec2 origin, ImVec2 size);
+  /// Error overlay of a localised pass: rebuilt when the trace, pass or nested graph changes.
+  void refreshErrorOverlay(const ViewState& s);
+  void drawErrorLegend(ImDrawList* dl, ImVec2 origin, ImVec2 size) const;
 
   graph_layout::LayoutCache& cache_;
   Camera cam_;
@@ -119,6 +130,11 @@ class GraphView {
   std::shared_ptr<const graph_layout::Layout> wrapped(const std::shared_ptr<const graph_layout::Layout>& raw) const;
   GraphKey diffShown_, diffCompared_;
   viewmodel::DrawDiff diff_;
+  /// Removed nodes' boxes (placeGhosts) and what they were placed for.
+  std::vector<viewmodel::GhostBox> ghosts_;
+  std::shared_ptr<const graph_layout::Layout> ghostLayout_, ghostCompared_;  ///< held: compared by identity
+  GraphKey ghostDiff_, ghostDiffCompared_;
+  const viewmodel::GhostBox* ghostOf(ir::NodeId id) const;
   bool hasDiff_ = false;
   GraphPtr shownHold_, comparedHold_;  // keep the graphs alive while cached data points into them
 
@@ -130,6 +146,18 @@ class GraphView {
   int changeCursor_ = -1;
   std::vector<int> nsCount_;
   bool minimapDrag_ = false;
+
+  /// Partition colours of the shown pass (top graph only), rebuilt when the trace or pass changes.
+  std::vector<uint32_t> tints_;
+  uint64_t tintsGeneration_ = 0;
+  int tintsPass_ = -2;
+  bool runHasDelegates_ = false;
+  void refreshTints(const ViewState& s);
+
+  viewmodel::ErrorOverlay errors_;
+  uint64_t errorsGeneration_ = 0;
+  int errorsPass_ = -2;
+  bool errorsNested_ = false;
 };
 
 }  // namespace ls::viewers

@@ -12,9 +12,11 @@ namespace ls::viewers {
 
 namespace {
 
+constexpr int64_t kAutoValues = 65536;
+
 std::string refText(const ir::Graph& g, const ir::ValueRef& r) {
   const ir::Node* n = g.find(r.node);
-  std::string s = n ? "%" + n->name : fmt::format("%<missing {}>", r.node);
+  std::string s = n ? "%" + n->name : "%<not in this graph>";
   if (r.output) s += fmt::format("#{}", r.output);
   return s;
 }
@@ -91,6 +93,25 @@ std::string passLabel(const trace::Trace& t, int pass) {
   return fmt::format("#{} {}", pass, t.records[size_t(pass)].name);
 }
 
+/// Numerics of a localised pass (verify --localize): the node's error against the graph before
+/// the pass, the culprit verdict and its inputs' errors (lines from viewmodel::ErrorOverlay).
+void errorSection(const viewmodel::ErrorOverlay& errors, const ir::Graph& g, const ir::Node& n) {
+  if (!errors.active() || !ImGui::CollapsingHeader("Numerics (localised pass)", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  const trace::NodeError* e = errors.error(n.id);
+  const std::vector<std::string> lines = errors.describe(g, n);
+  ImGui::PushTextWrapPos(0.f);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    // The first line is the node's own error: coloured when above tolerance; the culprit line too.
+    if (errors.isCulprit(n.id) && lines[i].rfind("CULPRIT", 0) == 0)
+      ImGui::TextColored(theme::toVec(theme::kCulprit), "%s", lines[i].c_str());
+    else if (i == 0 && e && e->exceeds)
+      ImGui::TextColored(theme::toVec(theme::kRemoved), "%s", lines[i].c_str());
+    else
+      ImGui::TextUnformatted(lines[i].c_str());
+  }
+  ImGui::PopTextWrapPos();
+}
+
 }  // namespace
 
 void InspectorView::draw(ViewState& s) {
@@ -113,14 +134,14 @@ void InspectorView::draw(ViewState& s) {
     }
   }
   if (!n) {
-    ImGui::TextDisabled("Node %u does not exist at this pass.", s.selectedNode);
+    ImGui::TextDisabled("The selected node does not exist at this pass.");
   } else {
     ImGui::Text("%s", n->name.c_str());
     if (removedHere) {
       ImGui::SameLine();
       ImGui::TextColored(theme::toVec(theme::kRemoved), "(removed by this pass)");
     }
-    ImGui::TextDisabled("id %u, %s", n->id, std::string(ir::nodeKindName(n->kind)).c_str());
+    ImGui::TextDisabled("%s", std::string(ir::nodeKindName(n->kind)).c_str());
     viewmodel::OpNamespace ns = viewmodel::classifyNode(*g, *n);
     ImGui::TextColored(theme::toVec(theme::kNamespaceFill[size_t(ns)] | 0xff404040), "%s",
                        n->isCall() ? n->target.c_str() : n->target.empty() ? "-" : n->target.c_str());
@@ -149,15 +170,52 @@ void InspectorView::draw(ViewState& s) {
         }
       }
     }
+    if (!removedHere) {
+      const bool nested = !s.subgraphPath.empty();
+      if (errorsGeneration_ != generationOf(s.trace) || errorsPass_ != s.selectedPass || errorsNested_ != nested) {
+        errorsGeneration_ = generationOf(s.trace), errorsPass_ = s.selectedPass, errorsNested_ = nested;
+        errors_ = viewmodel::ErrorOverlay::build(s.trace, s.selectedPass, nested);
+      }
+      errorSection(errors_, *g, *n);
+    }
     if (ImGui::CollapsingHeader("Arguments", ImGuiTreeNodeFlags_DefaultOpen)) {
       if (n->args.empty() && n->kwargs.empty()) ImGui::TextDisabled("none");
       else if (ImGui::BeginTable("##args", 2, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) {
         ImGui::TableSetupColumn("k", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 5);
         ImGui::TableSetupColumn("v", ImGuiTableColumnFlags_WidthStretch);
         int uid = 0;
-        for (size_t i = 0; i < n->args.size(); ++i) argRow(s, *g, fmt::format("{}", i), n->args[i], uid);
+        for (size_t i = 0; i < n->args.size(); ++i) argRow(s, *g, viewmodel::argName(*n, i), n->args[i], uid);
         for (const ir::Kwarg& k : n->kwargs) argRow(s, *g, k.name, k.value, uid);
         ImGui::EndTable();
+      }
+    }
+    if (const ir::Constant* c = viewmodel::constantOf(*g, *n); c && ImGui::CollapsingHeader("Constant", ImGuiTreeNodeFlags_DefaultOpen)) {
+      ImGui::Text("%s %s%s", std::string(ir::dtypeName(c->dtype)).c_str(), ir::toString(c->shape).c_str(),
+                  c->fqn.empty() || c->fqn == c->name ? "" : fmt::format("   ({})", c->fqn).c_str());
+      ImGui::TextDisabled("%s, %s", std::string(ir::constantKindName(c->kind)).c_str(), viewmodel::constantSource(*c).c_str());
+      if (valuesGeneration_ != generationOf(s.trace) || valuesNode_ != n->id) {
+        valuesGeneration_ = generationOf(s.trace);
+        valuesNode_ = n->id;
+        valuesText_.clear();
+        valuesError_.clear();
+      }
+      if (valuesText_.empty() && valuesError_.empty()) {
+        // Small constants show their values at once; large ones on demand (synthesis or a scan
+        // of every element takes time).
+        if (c->numel() <= kAutoValues || ImGui::SmallButton("Show values")) {
+          auto v = viewmodel::constantValues(*c);
+          if (!v) valuesError_ = v.message();
+          else
+            valuesText_ = fmt::format("min {:.6g}  max {:.6g}  mean {:.6g}{}{}\n{}", v->min, v->max, v->mean,
+                                      v->nonFinite ? fmt::format("  non-finite {}", v->nonFinite) : "",
+                                      v->synthesized ? "  (synthesised)" : "", viewmodel::formatValues(*v));
+        }
+      } else if (!valuesError_.empty()) {
+        ImGui::TextColored(theme::toVec(theme::kRemoved), "%s", valuesError_.c_str());
+      } else {
+        ImGui::PushTextWrapPos(0.f);
+        ImGui::TextUnformatted(valuesText_.c_str());
+        ImGui::PopTextWrapPos();
       }
     }
     if (ImGui::CollapsingHeader("Outputs (TensorMeta)", ImGuiTreeNodeFlags_DefaultOpen)) {
@@ -190,7 +248,7 @@ void InspectorView::draw(ViewState& s) {
             const ir::Graph* where = g->find(d) ? g : src->find(d) ? src : nullptr;
             if (where == g) refButton(s, *g, ir::ValueRef{d, 0}, uid++);
             else if (where) ImGui::TextDisabled("%%%s", where->node(d).name.c_str());
-            else ImGui::TextDisabled("#%u", d);
+            else ImGui::TextDisabled("(a node of an intermediate pass)");
           }
         }
       }

@@ -2,6 +2,8 @@
 // provenance, and the node's history across all passes of the trace.
 #pragma once
 
+#include "viewers/model/constant_values.h"
+#include "viewers/model/error_overlay.h"
 #include "viewers/model/node_history.h"
 #include "viewers/view_state.h"
 
@@ -16,6 +18,15 @@ class InspectorView {
   ir::NodeId histNode_ = ir::kInvalidNode;
   std::vector<std::string> histPath_;
   viewmodel::NodeHistory history_;
+  // Values of the selected constant, loaded on demand ("Show values").
+  uint64_t valuesGeneration_ = 0;
+  ir::NodeId valuesNode_ = ir::kInvalidNode;
+  std::string valuesText_, valuesError_;
+  // Error overlay of a localised pass (trace generation, pass, nested graph open).
+  viewmodel::ErrorOverlay errors_;
+  uint64_t errorsGeneration_ = 0;
+  int errorsPass_ = -2;
+  bool errorsNested_ = false;
 };
 
 }  // namespace ls::viewers

@@ -105,7 +105,10 @@ void PipelineView::draw(ViewState& s) {
   int64_t maxNs = viewmodel::maxPassNs(t);
   ImGuiTableFlags flags = ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
                           ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_Resizable;
-  if (!ImGui::BeginTable("##passes", 5, flags)) return;
+  // The list above, the selected pass's summary below (a third of the height, at least 8 lines).
+  const float summaryH = std::max(ImGui::GetTextLineHeightWithSpacing() * 8.f, ImGui::GetContentRegionAvail().y * 0.34f);
+  const float tableH = std::max(ImGui::GetTextLineHeightWithSpacing() * 4.f, ImGui::GetContentRegionAvail().y - summaryH);
+  if (!ImGui::BeginTable("##passes", 5, flags, ImVec2(0, tableH))) return;
   float lh = ImGui::GetTextLineHeight();
   ImGui::TableSetupScrollFreeze(0, 1);
   ImGui::TableSetupColumn("#", ImGuiTableColumnFlags_WidthFixed, lh * 2.6f);
@@ -139,7 +142,7 @@ void PipelineView::draw(ViewState& s) {
     if (greyed) ImGui::PushStyleColor(ImGuiCol_Text, theme::toVec(theme::kStatus[size_t(PassStatus::Skipped)] | 0xff000000));
     if (r.status == PassStatus::Failed) ImGui::PushStyleColor(ImGuiCol_Text, theme::toVec(theme::kStatus[size_t(PassStatus::Failed)]));
     std::string label = r.name;
-    if (r.status == PassStatus::Skipped) label += fmt::format("  [{}]", passes::skipReasonName(r.reason));
+    if (r.status == PassStatus::Skipped) label += fmt::format("  [{}]", passes::skipReasonName(r.reason));  // full reason below the list
     if (r.status == PassStatus::Failed) label += "  [failed]";
     if (s.pinnedPass == idx) label += "  (pinned)";
     if (ImGui::Selectable(label.c_str(), selected, ImGuiSelectableFlags_SpanAllColumns)) s.selectPass(idx);
@@ -147,6 +150,11 @@ void PipelineView::draw(ViewState& s) {
     if (selected && scrollToSelection_) ImGui::SetScrollHereY(0.5f);
     if (ImGui::BeginPopupContextItem("##passctx")) {
       if (ImGui::MenuItem("Pin for diff", nullptr, s.pinnedPass == idx)) s.pinnedPass = s.pinnedPass == idx ? kNoPin : idx;
+      if (ImGui::MenuItem("Side by side (add a pane)", "S")) {
+        s.addPane(idx);
+        s.tab = CenterTab::Panes;
+        s.tabChangeRequested = true;
+      }
       ImGui::EndPopup();
     }
     if (ImGui::IsItemHovered()) {
@@ -212,6 +220,9 @@ void PipelineView::draw(ViewState& s) {
     for (int i = clip.DisplayStart; i < clip.DisplayEnd; ++i) row(i == 0 ? -1 : visible_[size_t(i - 1)]);
   ImGui::EndTable();
   scrollToSelection_ = false;
+  ImGui::BeginChild("##passsummary", ImVec2(0, 0), true);
+  summaryView_.draw(s);
+  ImGui::EndChild();
 }
 
 }  // namespace ls::viewers

@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "viewers/pass_summary_view.h"
 #include "viewers/view_state.h"
 
 namespace ls::viewers {
@@ -23,6 +24,7 @@ class PipelineView {
   viewmodel::PassFilter cachedFilter_;
   std::vector<int> visible_;
   bool scrollToSelection_ = false;
+  PassSummaryView summaryView_;
 };
 
 /// Draws the status icon of a pass at the cursor (a square of the current line height).

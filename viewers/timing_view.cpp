@@ -2,6 +2,7 @@
 #include "viewers/timing_view.h"
 
 #include <algorithm>
+#include <utility>
 
 #include <fmt/format.h>
 #include <imgui.h>
@@ -9,7 +10,9 @@
 
 #include "core/io/exports.h"
 #include "core/passes/pass_manager.h"
+#include "core/trace/compare.h"
 #include "core/util/atomic_file.h"
+#include "viewers/model/timing_chart.h"
 #include "viewers/pipeline_view.h"
 #include "viewers/theme.h"
 
@@ -17,20 +20,11 @@ namespace ls::viewers {
 
 using viewmodel::formatDuration;
 
-const trace::TraceComparison& TimingView::comparison(const ViewState& s) {
-  if (cmpA_ != generationOf(s.trace) || cmpB_ != generationOf(s.compareTrace)) {
-    cmpA_ = generationOf(s.trace);
-    cmpB_ = generationOf(s.compareTrace);
-    cmp_ = s.trace && s.compareTrace ? trace::compareTraces(*s.trace, *s.compareTrace, {}, 5) : trace::TraceComparison{};
-    cmp_.labelA = s.labelA;
-    cmp_.labelB = s.labelB;
-  }
-  return cmp_;
-}
-
 Status TimingView::exportComparison(const ViewState& s, const std::string& format, const std::string& path) {
   if (!s.trace || !s.compareTrace) return Status::error("export comparison: no comparison run (use Compare first)");
-  const trace::TraceComparison& c = comparison(s);
+  trace::TraceComparison c = trace::compareTraces(*s.trace, *s.compareTrace, {}, 5);
+  c.labelA = s.labelA;
+  c.labelB = s.labelB;
   std::string text;
   if (format == "csv") text = io::comparisonToCsv(c);
   else if (format == "json") text = io::comparisonToJson(c);
@@ -40,7 +34,48 @@ Status TimingView::exportComparison(const ViewState& s, const std::string& forma
   return writeFileAtomic(path, text);
 }
 
-void TimingView::exportChart(const std::string& path) { pendingChartPath_ = path; }
+Status TimingView::exportChart(const ViewState& s, const std::string& path) {
+  if (!s.trace) return Status::error("export chart: no run");
+  if (s.compareTrace) return viewmodel::writeChart(viewmodel::abChart(ab_.comparison(s), ab_.baseline()), path);
+  return viewmodel::writeChart(viewmodel::runChart(*s.trace, aggregate_), path);
+}
+
+void TimingView::refresh(const ViewState& s) {
+  const uint64_t g = generationOf(s.trace);
+  if (g == gen_ && aggregate_ == builtAggregate_) return;
+  if (g != gen_ && s.trace) {
+    timeline_ = viewmodel::timeline(*s.trace);
+    window_ = {0.0, double(timeline_.endNs)};
+    nodes_ = viewmodel::nodeCounts(*s.trace);
+    nodesMin_ = nodesMax_ = nodes_.empty() ? 0 : nodes_.front().nodes;
+    for (const viewmodel::NodeCountPoint& p : nodes_) nodesMin_ = std::min(nodesMin_, p.nodes), nodesMax_ = std::max(nodesMax_, p.nodes);
+  }
+  bars_ = s.trace ? viewmodel::barRows(*s.trace, aggregate_) : std::vector<viewmodel::BarRow>{};
+  gen_ = g;
+  builtAggregate_ = aggregate_;
+}
+
+size_t TimingView::barCount(const ViewState& s) {
+  refresh(s);
+  return bars_.size();
+}
+
+const viewmodel::Timeline& TimingView::timelineOf(const ViewState& s) {
+  refresh(s);
+  return timeline_;
+}
+
+void TimingView::zoomTimeline(const ViewState& s, double factor) {
+  refresh(s);
+  window_ = viewmodel::zoomWindow(window_, factor, (window_.beginNs + window_.endNs) * 0.5, double(std::max<int64_t>(timeline_.endNs, 1)));
+}
+
+size_t TimingView::timelineVisible(const ViewState& s) {
+  refresh(s);
+  return size_t(std::count_if(timeline_.spans.begin(), timeline_.spans.end(), [&](const viewmodel::TimelineSpan& sp) {
+    return sp.depth == 0 && double(sp.endNs) >= window_.beginNs && double(sp.startNs) <= window_.endNs;
+  }));
+}
 
 void TimingView::draw(ViewState& s) {
   if (!s.trace) {
@@ -48,11 +83,34 @@ void TimingView::draw(ViewState& s) {
     return;
   }
   drawComparePopup(s);
-  if (s.compareTrace) drawCompare(s);
-  else drawSingle(s, *s.trace);
-  if (!pendingChartPath_.empty() && chartW_ > 0) {
-    s.capture = CaptureRequest{pendingChartPath_, chartX_, chartY_, chartW_, chartH_};
-    pendingChartPath_.clear();
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(110);
+  ImGui::InputText("export dir", &exportDir);
+  ImGui::SameLine();
+  auto chartButton = [&](const char* label, const char* ext) {
+    if (!ImGui::SmallButton(label)) return;
+    std::string path = exportDir + (s.compareTrace ? "/lowerscope_compare." : "/lowerscope_timing.") + ext;
+    Status st = exportChart(s, path);
+    s.statusMessage = st ? "wrote " + path : st.message();
+  };
+  chartButton("Chart SVG", "svg");
+  ImGui::SameLine();
+  chartButton("Chart PNG", "png");
+  if (s.compareTrace) {
+    auto exportBtn = [&](const char* label, const char* fmtName, const char* ext) {
+      ImGui::SameLine();
+      if (!ImGui::SmallButton(label)) return;
+      std::string path = exportDir + "/lowerscope_compare." + ext;
+      Status st = exportComparison(s, fmtName, path);
+      s.statusMessage = st ? "wrote " + path : st.message();
+    };
+    exportBtn("CSV", "csv", "csv");
+    exportBtn("JSON", "json", "json");
+    exportBtn("MD", "md", "md");
+    exportBtn("Chrome trace", "chrome", "trace.json");
+    ab_.draw(s);
+  } else {
+    drawSingle(s, *s.trace);
   }
 }
 
@@ -66,7 +124,7 @@ void TimingView::drawComparePopup(ViewState& s) {
   }
   if (ImGui::Button("Compare with...")) ImGui::OpenPopup("##comparepopup");
   ImGui::SameLine();
-  if (s.compareTrace && ImGui::Button("Close comparison")) s.compareTrace.reset();
+  if (s.compareTrace && ImGui::Button("Close comparison")) s.compareTrace.reset(), s.compareRepeats.reset();
   if (ImGui::BeginPopup("##comparepopup")) {
     ImGui::TextUnformatted("Run B on the same source graph:");
     if (ImGui::BeginCombo("pipeline", bConfig_.pipeline.c_str())) {
@@ -82,6 +140,7 @@ void TimingView::drawComparePopup(ViewState& s) {
     ImGui::Checkbox("skip (should_run)", &bConfig_.engine.skip);
     ImGui::Checkbox("fast-copy", &bConfig_.engine.fastCopy);
     ImGui::Checkbox("inference cache", &bConfig_.engine.cache);
+    if (ImGui::InputInt("timed repeats of A and B", &s.compareRepeat)) s.compareRepeat = std::clamp(s.compareRepeat, 1, 50);
     if (ImGui::Button("Run B")) {
       s.compareRequest = bConfig_;
       ImGui::CloseCurrentPopup();
@@ -91,199 +150,186 @@ void TimingView::drawComparePopup(ViewState& s) {
 }
 
 void TimingView::drawSingle(ViewState& s, const trace::Trace& t) {
+  refresh(s);
   trace::Trace::Totals tot = t.totals();
   viewmodel::PhaseTotals ph = viewmodel::phaseTotals(t);
-  ImGui::SameLine();
   ImGui::Text("total %s | scan %s run %s verify %s | %d ran (%d changed), %d skipped, %d failed", formatDuration(t.totalNs).c_str(),
               formatDuration(ph.scanNs).c_str(), formatDuration(ph.runNs).c_str(), formatDuration(ph.verifyNs).c_str(), tot.ran,
               tot.changed, tot.skipped, tot.failed);
-  int ord = int(order_);
-  ImGui::SetNextItemWidth(160);
-  ImGui::Combo("order", &ord, "pipeline order\0slowest first\0");
-  order_ = viewmodel::TimingOrder(ord);
+  ImGui::Checkbox("aggregate by pass name", &aggregate_);
+  refresh(s);
   ImGui::SameLine();
-  ImGui::ColorButton("##scan", theme::toVec(theme::kScan), ImGuiColorEditFlags_NoTooltip, ImVec2(12, 12));
-  ImGui::SameLine();
-  ImGui::TextUnformatted("scan");
-  ImGui::SameLine();
-  ImGui::ColorButton("##run", theme::toVec(theme::kRun), ImGuiColorEditFlags_NoTooltip, ImVec2(12, 12));
-  ImGui::SameLine();
-  ImGui::TextUnformatted("run");
-  ImGui::SameLine();
-  ImGui::ColorButton("##verify", theme::toVec(theme::kVerify), ImGuiColorEditFlags_NoTooltip, ImVec2(12, 12));
-  ImGui::SameLine();
-  ImGui::TextUnformatted("verify");
-  ImGui::SameLine();
-  if (ImGui::Button("Save chart PNG")) exportChart(exportDir + "/lowerscope_timing.png");
+  ImGui::TextDisabled("slowest first, %% of the sum of pass times |");
+  static constexpr std::pair<const char*, ImU32> kPhases[] = {{"scan", theme::kScan}, {"run", theme::kRun}, {"verify", theme::kVerify}};
+  for (auto [name, col] : kPhases) {
+    ImGui::SameLine();
+    ImGui::ColorButton(name, theme::toVec(col), ImGuiColorEditFlags_NoTooltip, ImVec2(12, 12));
+    ImGui::SameLine();
+    ImGui::TextUnformatted(name);
+  }
+  const float lh = ImGui::GetTextLineHeightWithSpacing();
+  const float timelineH = lh * 2 + 44.f, nodesH = 110.f;
+  const float barsH = std::max(lh * 4, ImGui::GetContentRegionAvail().y - timelineH - nodesH - lh * 2 - 16.f);
+  drawBars(s, barsH);
+  drawTimeline(s, t, timelineH);
+  drawNodeCounts(s, t, nodesH);
+}
 
-  std::vector<viewmodel::TimingRow> rows = viewmodel::timingRows(t, order_);
-  int64_t maxNs = viewmodel::maxPassNs(t);
-  float lh = ImGui::GetTextLineHeightWithSpacing();
-  // The chart is as tall as its rows (up to the space left), so a PNG export has no blank tail.
-  float chartH = std::min(ImGui::GetContentRegionAvail().y, lh * float(rows.size()) + ImGui::GetStyle().WindowPadding.y * 2 + 4);
-  ImGui::BeginChild("##timingchart", ImVec2(0, chartH), true);
-  ImVec2 wp = ImGui::GetWindowPos(), ws = ImGui::GetWindowSize();
-  chartX_ = wp.x, chartY_ = wp.y, chartW_ = ws.x, chartH_ = ws.y;
-  float nameW = std::min(ImGui::GetContentRegionAvail().x * 0.35f, 300.f);
-  float barW = ImGui::GetContentRegionAvail().x - nameW - 90.f;
-  ImGuiListClipper clip;
-  clip.Begin(int(rows.size()), lh);
+void TimingView::drawBars(ViewState& s, float height) {
+  ImGui::BeginChild("##timingbars", ImVec2(0, height), true);
+  const float lh = ImGui::GetTextLineHeightWithSpacing();
+  const float nameW = std::min(ImGui::GetContentRegionAvail().x * 0.35f, 320.f);
+  const float barW = std::max(20.f, ImGui::GetContentRegionAvail().x - nameW - 150.f);
+  int64_t maxNs = 1;
+  for (const viewmodel::BarRow& b : bars_) maxNs = std::max(maxNs, b.totalNs());
   ImDrawList* dl = ImGui::GetWindowDrawList();
+  ImGuiListClipper clip;
+  clip.Begin(int(bars_.size()), lh);
   while (clip.Step()) {
     for (int i = clip.DisplayStart; i < clip.DisplayEnd; ++i) {
-      const viewmodel::TimingRow& row = rows[size_t(i)];
-      const trace::PassRecord& r = t.records[size_t(row.index)];
+      const viewmodel::BarRow& b = bars_[size_t(i)];
       ImGui::PushID(i);
-      ImVec2 p = ImGui::GetCursorScreenPos();
-      statusIcon(r.status, ImGui::GetTextLineHeight());
-      ImGui::SameLine();
-      std::string name = fmt::format("{} {}", row.index, r.name);
-      ImVec4 col = ImGui::GetStyleColorVec4(ImGuiCol_Text);
-      if (r.status == passes::PassStatus::Skipped) col = theme::toVec(theme::kStatus[size_t(passes::PassStatus::Skipped)]);
-      ImGui::PushStyleColor(ImGuiCol_Text, col);
-      if (ImGui::Selectable(name.c_str(), s.selectedPass == row.index, 0, ImVec2(nameW - lh, 0))) s.selectPass(row.index);
+      const ImVec2 p = ImGui::GetCursorScreenPos();
+      const bool skippedOnly = b.skipped == b.count;
+      ImGui::PushStyleColor(ImGuiCol_Text, skippedOnly ? theme::toVec(theme::kStatus[size_t(passes::PassStatus::Skipped)])
+                                                       : ImGui::GetStyleColorVec4(ImGuiCol_Text));
+      if (ImGui::Selectable(b.label().c_str(), s.selectedPass == b.index, 0, ImVec2(nameW, 0))) s.selectPass(b.index);
       ImGui::PopStyleColor();
-      float x = p.x + nameW + 4;
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s\n%d pass(es): %d ran, %d skipped, %d failed\nscan %s, run %s, verify %s", b.name.c_str(), b.count, b.ran,
+                          b.skipped, b.failed, formatDuration(b.scanNs).c_str(), formatDuration(b.runNs).c_str(),
+                          formatDuration(b.verifyNs).c_str());
+      float x = p.x + nameW + 6;
       auto seg = [&](int64_t ns, ImU32 c) {
-        float w = barW * float(double(ns) / double(maxNs));
-        if (w > 0) dl->AddRectFilled(ImVec2(x, p.y + 2), ImVec2(x + std::max(w, 1.f), p.y + lh - 3), c);
+        const float w = barW * float(double(ns) / double(maxNs));
+        if (ns > 0) dl->AddRectFilled(ImVec2(x, p.y + 2), ImVec2(x + std::max(w, 1.f), p.y + lh - 3), skippedOnly ? theme::rgb(90, 90, 95) : c);
         x += w;
       };
-      seg(row.scanNs, theme::kScan);
-      seg(row.runNs, theme::kRun);
-      seg(row.verifyNs, theme::kVerify);
-      dl->AddText(ImVec2(std::max(x, p.x + nameW + 4) + 4, p.y), IM_COL32(210, 210, 210, 255), formatDuration(row.totalNs()).c_str());
+      seg(b.scanNs, theme::kScan);
+      seg(b.runNs, theme::kRun);
+      seg(b.verifyNs, theme::kVerify);
+      const std::string text = fmt::format("{}  {:.1f}%", formatDuration(b.totalNs()), b.percent);
+      dl->AddText(ImVec2(std::max(x, p.x + nameW + 6) + 6, p.y), theme::rgb(210, 210, 210), text.c_str());
       ImGui::PopID();
     }
   }
   ImGui::EndChild();
 }
 
-void TimingView::drawCompare(ViewState& s) {
-  const trace::TraceComparison& c = comparison(s);
+void TimingView::drawTimeline(ViewState& s, const trace::Trace& t, float height) {
+  const double full = double(std::max<int64_t>(timeline_.endNs, 1));
+  ImGui::AlignTextToFramePadding();
+  ImGui::Text("Timeline: %zu passes, %zu skipped (ticks)", timeline_.passes, timeline_.ticks);
   ImGui::SameLine();
-  ImGui::ColorButton("##a", theme::toVec(theme::kRunA), ImGuiColorEditFlags_NoTooltip, ImVec2(12, 12));
+  const double mid = (window_.beginNs + window_.endNs) * 0.5;
+  if (ImGui::SmallButton("zoom in")) window_ = viewmodel::zoomWindow(window_, 2.0, mid, full);
   ImGui::SameLine();
-  ImGui::Text("A: %s", s.labelA.c_str());
+  if (ImGui::SmallButton("zoom out")) window_ = viewmodel::zoomWindow(window_, 0.5, mid, full);
   ImGui::SameLine();
-  ImGui::ColorButton("##b", theme::toVec(theme::kRunB), ImGuiColorEditFlags_NoTooltip, ImVec2(12, 12));
+  if (ImGui::SmallButton("fit")) window_ = {0.0, full};
   ImGui::SameLine();
-  ImGui::TextWrapped("B: %s", s.labelB.c_str());
-  ImGui::Text("total A %s, B %s, B/A %s | ran only in A: %zu, only in B: %zu", formatDuration(c.totalA).c_str(),
-              formatDuration(c.totalB).c_str(), viewmodel::formatRatio(c.totalRatio()).c_str(), c.ranOnlyInA.size(),
-              c.ranOnlyInB.size());
-  int ord = int(compareOrder_);
-  ImGui::SetNextItemWidth(170);
-  ImGui::Combo("order##cmp", &ord, "pipeline order\0worst ratio first\0best ratio first\0largest delta\0");
-  compareOrder_ = viewmodel::CompareOrder(ord);
-  ImGui::SameLine();
-  ImGui::SetNextItemWidth(160);
-  ImGui::InputText("export dir", &exportDir);
-  ImGui::SameLine();
-  auto exportBtn = [&](const char* label, const char* fmtName, const char* ext) {
-    if (ImGui::SmallButton(label)) {
-      std::string path = exportDir + "/lowerscope_compare." + ext;
-      Status st = exportComparison(s, fmtName, path);
-      s.statusMessage = st ? "wrote " + path : st.message();
+  ImGui::TextDisabled("%s - %s (wheel: zoom, drag: pan)", formatDuration(int64_t(window_.beginNs)).c_str(),
+                      formatDuration(int64_t(window_.endNs)).c_str());
+  ImGui::BeginChild("##timeline", ImVec2(0, height), true, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  const ImVec2 avail(std::max(ImGui::GetContentRegionAvail().x, 8.f), std::max(ImGui::GetContentRegionAvail().y, 8.f));
+  ImGui::InvisibleButton("##strip", avail);
+  const bool hovered = ImGui::IsItemHovered();
+  const double width = std::max(window_.width(), 1.0);
+  const float scale = float(double(avail.x) / width);
+  auto xOf = [&](double ns) { return p0.x + float((ns - window_.beginNs)) * scale; };
+  const double mouseNs = window_.beginNs + double(ImGui::GetIO().MousePos.x - p0.x) / double(scale);
+  if (hovered && ImGui::GetIO().MouseWheel != 0)
+    window_ = viewmodel::zoomWindow(window_, ImGui::GetIO().MouseWheel > 0 ? 1.25 : 0.8, mouseNs, full);
+  if (ImGui::IsItemActive() && ImGui::IsMouseDragging(ImGuiMouseButton_Left))
+    window_ = viewmodel::panWindow(window_, -double(ImGui::GetIO().MouseDelta.x) / double(scale), full);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  dl->PushClipRect(p0, ImVec2(p0.x + avail.x, p0.y + avail.y), true);
+  // Lanes: passes, their phases, skipped passes as ticks, then the time axis.
+  const float tickH = 9.f, rowH = (avail.y - 16.f - tickH) * 0.5f, tickY = p0.y + rowH * 2 + 1;
+  const viewmodel::TimelineSpan* hit = nullptr;
+  for (const viewmodel::TimelineSpan& sp : timeline_.spans) {
+    if (double(sp.endNs) < window_.beginNs || double(sp.startNs) > window_.endNs) continue;
+    const float x0 = xOf(double(sp.startNs)), x1 = std::max(xOf(double(sp.endNs)), x0 + 1.f);
+    const float y0 = p0.y + rowH * float(sp.depth);
+    ImU32 col = theme::rgb(70, 110, 160);
+    switch (sp.kind) {
+      case viewmodel::SpanKind::Pass: col = theme::kStatus[size_t(t.records[size_t(sp.index)].status)]; break;
+      case viewmodel::SpanKind::Scan: col = theme::kScan; break;
+      case viewmodel::SpanKind::Run: col = theme::kRun; break;
+      case viewmodel::SpanKind::Verify: col = theme::kVerify; break;
+      case viewmodel::SpanKind::SkippedTick:
+        dl->AddLine(ImVec2(x0, tickY), ImVec2(x0, tickY + tickH - 1), theme::rgb(150, 150, 158), 1.f);
+        if (hovered && std::abs(ImGui::GetIO().MousePos.x - x0) < 2.f && ImGui::GetIO().MousePos.y >= tickY) hit = &sp;
+        continue;
+      case viewmodel::SpanKind::COUNT: break;
     }
-    ImGui::SameLine();
-  };
-  exportBtn("CSV", "csv", "csv");
-  exportBtn("JSON", "json", "json");
-  exportBtn("MD", "md", "md");
-  exportBtn("Chrome trace", "chrome", "trace.json");
-  if (ImGui::SmallButton("PNG")) exportChart(exportDir + "/lowerscope_compare.png");
+    dl->AddRectFilled(ImVec2(x0, y0 + 1), ImVec2(x1, y0 + rowH - 1), col);
+    if (sp.index == s.selectedPass && sp.depth == 0) dl->AddRect(ImVec2(x0, y0), ImVec2(x1, y0 + rowH), theme::kSelected);
+    // The name in the visible part of the pass (zoomed in, a pass can start off-screen).
+    const float vx0 = std::max(x0, p0.x), vx1 = std::min(x1, p0.x + avail.x);
+    if (sp.depth == 0 && vx1 - vx0 > 40.f) {
+      const std::string& name = t.records[size_t(sp.index)].name;
+      dl->PushClipRect(ImVec2(vx0, y0), ImVec2(vx1, y0 + rowH), true);
+      dl->AddText(ImVec2(vx0 + 3, y0 + 1), theme::rgb(20, 20, 20), name.c_str());
+      dl->PopClipRect();
+    }
+    const ImVec2 m = ImGui::GetIO().MousePos;
+    if (hovered && m.x >= x0 && m.x <= x1 && m.y >= y0 && m.y < y0 + rowH) hit = &sp;
+  }
+  // Time axis.
+  const float axisY = tickY + tickH;
+  for (double tk : viewmodel::niceTicks(width / 1e6, 8)) {
+    const double ns = window_.beginNs + tk * 1e6;
+    if (ns > window_.endNs) break;
+    const float x = xOf(ns);
+    dl->AddLine(ImVec2(x, axisY), ImVec2(x, axisY + 4), theme::rgb(160, 160, 160));
+    dl->AddText(ImVec2(x + 2, axisY), theme::rgb(160, 160, 160), formatDuration(int64_t(ns)).c_str());
+  }
+  dl->PopClipRect();
+  if (hit) {
+    const trace::PassRecord& r = t.records[size_t(hit->index)];
+    ImGui::SetTooltip("#%d %s\n%s: %s (starts at %s)%s", r.index, r.name.c_str(), std::string(viewmodel::spanKindName(hit->kind)).c_str(),
+                      formatDuration(hit->endNs - hit->startNs).c_str(), formatDuration(hit->startNs).c_str(),
+                      r.status == passes::PassStatus::Skipped ? (std::string("\nskipped: ") + std::string(passes::skipReasonName(r.reason))).c_str() : "");
+    if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) s.selectPass(hit->index);
+  }
+  ImGui::EndChild();
+}
 
-  // Top regressions / improvements.
-  auto list = [&](const char* title, const std::vector<size_t>& idx, ImU32 col) {
-    ImGui::TextColored(theme::toVec(col), "%s", title);
-    if (idx.empty()) {
-      ImGui::SameLine();
-      ImGui::TextDisabled("none");
+void TimingView::drawNodeCounts(ViewState& s, const trace::Trace&, float height) {
+  ImGui::Text("Node count across passes: %llu -> %llu (min %llu, max %llu)", (unsigned long long)(nodes_.empty() ? 0 : nodes_.front().nodes),
+              (unsigned long long)(nodes_.empty() ? 0 : nodes_.back().nodes), (unsigned long long)nodesMin_, (unsigned long long)nodesMax_);
+  ImGui::BeginChild("##nodecounts", ImVec2(0, height), true, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  const ImVec2 avail(std::max(ImGui::GetContentRegionAvail().x, 8.f), std::max(ImGui::GetContentRegionAvail().y, 8.f));
+  ImGui::InvisibleButton("##nodeline", avail);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  if (nodes_.size() >= 2) {
+    const float labelW = 60.f, w = avail.x - labelW - 4.f, h = avail.y - 6.f;
+    const double lo = double(nodesMin_), hi = double(std::max(nodesMax_, nodesMin_ + 1));
+    auto pt = [&](size_t i) {
+      return ImVec2(p0.x + labelW + w * float(i) / float(nodes_.size() - 1),
+                    p0.y + 3.f + h * float(1.0 - (double(nodes_[i].nodes) - lo) / (hi - lo)));
+    };
+    dl->AddText(ImVec2(p0.x, p0.y), theme::rgb(160, 160, 160), fmt::format("{}", nodesMax_).c_str());
+    dl->AddText(ImVec2(p0.x, p0.y + h - ImGui::GetTextLineHeight()), theme::rgb(160, 160, 160), fmt::format("{}", nodesMin_).c_str());
+    dl->AddLine(ImVec2(p0.x + labelW, p0.y + 3.f + h), ImVec2(p0.x + labelW + w, p0.y + 3.f + h), theme::rgb(90, 90, 95));
+    std::vector<ImVec2> pts;
+    pts.reserve(nodes_.size());
+    for (size_t i = 0; i < nodes_.size(); ++i) pts.push_back(pt(i));
+    dl->AddPolyline(pts.data(), int(pts.size()), theme::kAdded, ImDrawFlags_None, 2.f);
+    // The selected pass (index + 1: point 0 is the source).
+    const size_t sel = size_t(std::clamp(s.selectedPass + 1, 0, int(nodes_.size()) - 1));
+    dl->AddCircleFilled(pts[sel], 4.f, theme::kSelected);
+    if (ImGui::IsItemHovered()) {
+      const float mx = ImGui::GetIO().MousePos.x;
+      size_t i = size_t(std::clamp(int(std::lround((mx - p0.x - labelW) / w * float(nodes_.size() - 1))), 0, int(nodes_.size()) - 1));
+      const int index = nodes_[i].index;
+      ImGui::SetTooltip("%s: %llu nodes", index < 0 ? "source" : fmt::format("#{} {}", index, s.trace->records[size_t(index)].name).c_str(),
+                        (unsigned long long)nodes_[i].nodes);
+      if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) s.selectPass(index);
     }
-    for (size_t i : idx) {
-      const trace::CompareRow& r = c.rows[i];
-      ImGui::SameLine();
-      ImGui::Text("%s %s;", r.name.c_str(), viewmodel::formatRatio(r.ratio()).c_str());
-    }
-  };
-  list("Top regressions (B slower):", c.regressions, theme::kRemoved);
-  list("Top improvements (B faster):", c.improvements, theme::kAdded);
-  auto onlyIn = [&](const char* title, const std::vector<size_t>& idx) {
-    if (idx.empty()) return;
-    std::string names;
-    for (size_t i = 0; i < idx.size() && i < 8; ++i) names += (i ? ", " : "") + c.rows[idx[i]].name;
-    if (idx.size() > 8) names += fmt::format(" (+{} more)", idx.size() - 8);
-    ImGui::TextColored(theme::toVec(theme::kChanged), "%s", title);
-    ImGui::SameLine();
-    ImGui::TextWrapped("%s", names.c_str());
-  };
-  onlyIn("Ran only in A:", c.ranOnlyInA);
-  onlyIn("Ran only in B:", c.ranOnlyInB);
-
-  std::vector<size_t> order = viewmodel::compareOrder(c, compareOrder_);
-  int64_t maxNs = 1;
-  for (const trace::CompareRow& r : c.rows) maxNs = std::max({maxNs, r.nsA, r.nsB});
-  float lh = ImGui::GetTextLineHeight();
-  float rowH = lh + ImGui::GetStyle().CellPadding.y * 2;
-  float chartH = std::min(ImGui::GetContentRegionAvail().y, rowH * float(order.size() + 1) + ImGui::GetStyle().WindowPadding.y * 2 + 8);
-  ImGui::BeginChild("##cmpchart", ImVec2(0, chartH), true);
-  ImVec2 wp = ImGui::GetWindowPos(), ws = ImGui::GetWindowSize();
-  chartX_ = wp.x, chartY_ = wp.y, chartW_ = ws.x, chartH_ = ws.y;
-  ImGuiTableFlags flags = ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_Resizable;
-  if (ImGui::BeginTable("##cmp", 6, flags)) {
-    ImGui::TableSetupScrollFreeze(0, 1);
-    ImGui::TableSetupColumn("pass", ImGuiTableColumnFlags_WidthStretch, 1.2f);
-    ImGui::TableSetupColumn("A vs B", ImGuiTableColumnFlags_WidthStretch, 1.6f);
-    ImGui::TableSetupColumn("A", ImGuiTableColumnFlags_WidthFixed, lh * 5.5f);
-    ImGui::TableSetupColumn("B", ImGuiTableColumnFlags_WidthFixed, lh * 5.5f);
-    ImGui::TableSetupColumn("B/A", ImGuiTableColumnFlags_WidthFixed, lh * 3.5f);
-    ImGui::TableSetupColumn("status A / B", ImGuiTableColumnFlags_WidthFixed, lh * 13.f);
-    ImGui::TableHeadersRow();
-    ImGuiListClipper clip;
-    clip.Begin(int(order.size()));
-    ImDrawList* dl = ImGui::GetWindowDrawList();
-    while (clip.Step()) {
-      for (int k = clip.DisplayStart; k < clip.DisplayEnd; ++k) {
-        const trace::CompareRow& r = c.rows[order[size_t(k)]];
-        ImGui::TableNextRow();
-        ImGui::PushID(k);
-        ImGui::TableSetColumnIndex(0);
-        bool oneSided = r.ranA() != r.ranB();
-        if (oneSided) ImGui::TextColored(theme::toVec(theme::kChanged), "%s", r.name.c_str());
-        else ImGui::TextUnformatted(r.name.c_str());
-        if (ImGui::IsItemHovered() && oneSided) ImGui::SetTooltip("ran in %s only", r.ranA() ? "A" : "B");
-        ImGui::TableSetColumnIndex(1);
-        ImVec2 p = ImGui::GetCursorScreenPos();
-        float w = ImGui::GetContentRegionAvail().x;
-        float half = (lh - 2) * 0.5f;
-        auto bar = [&](int64_t ns, float y, ImU32 col) {
-          float bw = w * float(double(ns) / double(maxNs));
-          if (ns > 0) dl->AddRectFilled(ImVec2(p.x, y), ImVec2(p.x + std::max(bw, 1.f), y + half), col);
-        };
-        bar(r.nsA, p.y + 1, theme::kRunA);
-        bar(r.nsB, p.y + 1 + half, theme::kRunB);
-        ImGui::Dummy(ImVec2(w, lh));
-        ImGui::TableSetColumnIndex(2);
-        if (r.inA) ImGui::TextUnformatted(formatDuration(r.nsA).c_str());
-        ImGui::TableSetColumnIndex(3);
-        if (r.inB) ImGui::TextUnformatted(formatDuration(r.nsB).c_str());
-        ImGui::TableSetColumnIndex(4);
-        double ratio = r.inA && r.inB ? r.ratio() : 0.0;
-        ImU32 rc = ratio > 1.1 ? theme::kRemoved : ratio > 0 && ratio < 0.9 ? theme::kAdded : theme::rgb(210, 210, 210);
-        ImGui::TextColored(theme::toVec(rc), "%s", viewmodel::formatRatio(ratio).c_str());
-        ImGui::TableSetColumnIndex(5);
-        auto st = [](bool in, passes::PassStatus x, passes::SkipReason why) {
-          if (!in) return std::string("-");
-          std::string t(passes::passStatusName(x));
-          if (x == passes::PassStatus::Skipped) t = std::string(passes::skipReasonName(why));
-          return t;
-        };
-        ImGui::Text("%s / %s", st(r.inA, r.statusA, r.reasonA).c_str(), st(r.inB, r.statusB, r.reasonB).c_str());
-        ImGui::PopID();
-      }
-    }
-    ImGui::EndTable();
   }
   ImGui::EndChild();
 }

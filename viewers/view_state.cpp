@@ -45,6 +45,12 @@ GraphKey ViewState::comparedKey() const {
   return p ? graphKeyAt(*p) : GraphKey{};
 }
 
+void ViewState::addPane(int pass) {
+  if (std::find(panes.begin(), panes.end(), pass) != panes.end()) return;
+  if (panes.size() >= kMaxPanes) panes.erase(panes.begin());
+  panes.push_back(pass);
+}
+
 void ViewState::selectPass(int pass) {
   selectedPass = std::clamp(pass, -1, std::max(-1, passCount() - 1));
 }

@@ -32,19 +32,15 @@ struct GraphKey {
   bool operator==(const GraphKey&) const = default;
 };
 
-enum class CenterTab : uint8_t { Graph, Timing, COUNT };
-
-/// A request to save part of the framebuffer as PNG after the frame is rendered (the shell
-/// owns the GL context). Coordinates in ImGui screen pixels.
-struct CaptureRequest {
-  std::string path;
-  float x = 0, y = 0, w = 0, h = 0;
-};
+enum class CenterTab : uint8_t { Graph, Timing, Delegation, IrDiff, Panes, COUNT };
 
 struct ViewState {
   // ---- data (immutable, shared)
   viewmodel::TracePtr trace;         ///< run A (the one stepped through)
   viewmodel::TracePtr compareTrace;  ///< run B for the timing comparison (may be null)
+  /// The timed repeats of A and B behind the comparison (null for a saved trace as B).
+  viewmodel::AbRepeatsPtr compareRepeats;
+  int compareRepeat = 5;  ///< measured runs per side of the next comparison
   /// While `trace` shows the run that prepared the pipeline's source (Trace::preparation, the
   /// quantizer's passes), the pipeline run itself; null otherwise.
   viewmodel::TracePtr pipelineTrace;
@@ -54,10 +50,17 @@ struct ViewState {
   int selectedPass = -1;  ///< record index; -1 = the source graph
   ir::NodeId selectedNode = ir::kInvalidNode;
   int pinnedPass = kNoPin;  ///< diff against this pass instead of the previous one
+  /// Passes shown side by side in the Panes tab (at most kMaxPanes; -1 = the source graph), in
+  /// the order they were added. Selection and camera are shared by the panes.
+  std::vector<int> panes;
+  static constexpr size_t kMaxPanes = 4;
+  /// Adds `pass` as a pane (no-op if present; the oldest pane goes when there are kMaxPanes).
+  void addPane(int pass);
   std::vector<std::string> subgraphPath;  ///< nested graph open in the canvas ("" = main)
   viewmodel::PassFilter filter;
   CenterTab tab = CenterTab::Graph;
   bool diffEnabled = true;
+  bool partitionColours = false;  ///< colour the graph by XNNPACK partition (instead of the diff)
 
   // ---- requests (set by views or the script runner, consumed by the graph view / shell)
   bool fitRequested = true;
@@ -66,8 +69,8 @@ struct ViewState {
   std::optional<viewmodel::RunConfig> compareRequest;  ///< run B with this config
   /// Show the preparation run (true) or the pipeline run again (false); the shell swaps.
   std::optional<bool> preparationRequest;
-  std::optional<CaptureRequest> capture;
   std::string statusMessage;  ///< last export / action result for the status bar
+  std::vector<std::string> importWarnings;  ///< the open file's non-fatal load findings (status bar tooltip)
 
   /// The graph after `pass` (-1 = source) of run A, with the open nested graph applied; null
   /// when there is no trace or the nested graph does not exist at that pass.

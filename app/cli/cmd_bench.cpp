@@ -10,6 +10,7 @@
 
 #include "app/cli/commands.h"
 #include "core/session/lowering_session.h"
+#include "core/session/repeat_runs.h"
 #include "core/exec/compare.h"
 #include "core/io/lsg.h"
 #include "core/passes/pass_manager.h"
@@ -50,19 +51,33 @@ Result<Config> parseConfig(const std::string& spec) {
   return c;
 }
 
+/// What the report needs of one (graph, configuration): the measured runs and their stats.
 struct Samples {
-  std::vector<int64_t> pm, e2e;
-  int ran = 0, skipped = 0;
+  std::vector<session::RunSample> runs;
+  session::SampleStats pm, e2e;
+  int ran = 0, skipped = 0;  ///< of the last run
   uint64_t fastCopied = 0, reinferred = 0, hits = 0, misses = 0;
   std::string failure;
-};
 
-int64_t median(std::vector<int64_t> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
+  explicit Samples(std::vector<session::RunSample> measured = {}) : runs(std::move(measured)) {
+    pm = session::totalStats(runs);
+    std::vector<int64_t> e;
+    for (const session::RunSample& s : runs) e.push_back(s.e2eNs);
+    e2e = session::sampleStats(std::move(e));
+    if (runs.empty()) return;
+    const session::RunSample& last = runs.back();
+    for (const auto& r : last.records) {
+      ran += r.ran();
+      skipped += r.status == passes::PassStatus::Skipped;
+      fastCopied += r.fastCopied;
+      reinferred += r.reinferred;
+    }
+    hits = last.cacheHits;
+    misses = last.cacheMisses;
+    for (const session::RunSample& s : runs)
+      if (!s.failure.empty()) failure = s.failure;
+  }
+};
 
 int64_t nowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
@@ -125,8 +140,7 @@ int runBench(const BenchCommand& cmd) {
     base.pipeline = cmd.pipeline;
     base.profile = *passes::parseProfile(cmd.profile);
     base.target = *passes::parseTarget(cmd.target);
-    base.recordTrace = false;
-    base.statistics = false;
+    base = session::timingConfig(base);
     if (base.profile == passes::Profile::INT && !exec::hasQuantOps(*probe)) {
       auto prep = session::LoweringSession(base).prepare(std::move(probe).value());
       if (!prep) return fail(fmt::format("{}: {}", cmd.graphs[gi], prep.message()));
@@ -136,54 +150,42 @@ int runBench(const BenchCommand& cmd) {
       fmt::print(stderr, "{}: quantized once before timing: {}\n", models.back(), prep->quantizeSummary);
     }
     base.quantize = false;  // done once above
-    for (int rep = 0; rep < cmd.warmup + cmd.repeat; ++rep) {
-      for (size_t ci = 0; ci < configs.size(); ++ci) {  // interleaved: A B A B ...
-        const Config& c = configs[ci];
-        progress.update(++step, total, fmt::format("{} {} #{}", models.back(), c.label, rep));
-        session::SessionConfig sc = base;
-        sc.engine = c.engine;
-        sc.disabled = c.disabled;
-        const session::LoweringSession lowering(sc);
-        int64_t t0 = nowNs();
-        auto g = quantized.empty() ? io::loadGraphFile(cmd.graphs[gi])
-                                   : io::loadLsgBytes(quantized, cmd.graphs[gi] + " (quantized)");
-        if (!g) return fail(g.message());
-        auto outcome = lowering.run(std::move(g).value(), models.back());
-        if (!outcome) return fail(outcome.message());
-        const passes::RunResult& res = outcome->result;
-        auto bytes = io::serializeLsg(outcome->finalGraph);
-        int64_t e2e = nowNs() - t0;
-        if (!bytes) return fail(bytes.message());
-        if (rep < cmd.warmup) continue;
-        Samples& s = samples[{gi, ci}];
-        s.pm.push_back(res.totalNs);
-        s.e2e.push_back(e2e);
-        s.ran = s.skipped = 0;
-        s.fastCopied = s.reinferred = 0;
-        for (const auto& r : res.records) {
-          s.ran += r.ran();
-          s.skipped += r.status == passes::PassStatus::Skipped;
-          s.fastCopied += r.fastCopied;
-          s.reinferred += r.reinferred;
-        }
-        s.hits = outcome->cacheHits;
-        s.misses = outcome->cacheMisses;
-        if (res.failedIndex >= 0) s.failure = res.failure;
-      }
+    std::vector<session::LoweringSession> sessions;
+    for (const Config& c : configs) {
+      session::SessionConfig sc = base;
+      sc.engine = c.engine;
+      sc.disabled = c.disabled;
+      sessions.emplace_back(sc);
     }
+    // E2E = load + lower + serialize; the pass-manager time is the lowering's own.
+    auto body = [&](size_t ci, int) -> Result<session::RunSample> {
+      int64_t t0 = nowNs();
+      auto g = quantized.empty() ? io::loadGraphFile(cmd.graphs[gi]) : io::loadLsgBytes(quantized, cmd.graphs[gi] + " (quantized)");
+      if (!g) return Status::error(g.message());
+      ir::Graph finalGraph;
+      auto s = session::timedRun(sessions[ci], std::move(g).value(), models.back(), &finalGraph);
+      if (!s) return s;
+      auto bytes = io::serializeLsg(finalGraph);
+      s->e2eNs = nowNs() - t0;
+      if (!bytes) return Status::error(bytes.message());
+      return s;
+    };
+    auto runs = session::runInterleaved(
+        configs.size(), session::RepeatOptions{cmd.repeat, cmd.warmup}, body, [&](size_t, size_t, size_t ci, int rep) {
+          progress.update(++step, total, fmt::format("{} {} #{}", models.back(), configs[ci].label, rep));
+        });
+    if (!runs) return fail(runs.message());
+    for (size_t ci = 0; ci < configs.size(); ++ci) samples[{gi, ci}] = Samples(std::move((*runs)[ci]));
   }
   progress.finish();
 
   auto speedup = [&](size_t gi, size_t ci, bool e2e) {
     const Samples& ref = samples[{gi, 0}];
     const Samples& s = samples[{gi, ci}];
-    int64_t a = median(e2e ? ref.e2e : ref.pm), b = median(e2e ? s.e2e : s.pm);
+    int64_t a = (e2e ? ref.e2e : ref.pm).median, b = (e2e ? s.e2e : s.pm).median;
     return b > 0 ? double(a) / double(b) : 0.0;
   };
-  auto minmax = [](const std::vector<int64_t>& v) {
-    auto [lo, hi] = std::minmax_element(v.begin(), v.end());
-    return std::make_pair(double(*lo) / 1e6, double(*hi) / 1e6);
-  };
+  auto minmax = [](const session::SampleStats& v) { return std::make_pair(double(v.min) / 1e6, double(v.max) / 1e6); };
   std::string text;
   if (cmd.format == "md") {
     text += fmt::format("Pipeline `{}` ({}, {}), {} runs per configuration (+{} warm-up), interleaved; medians.{}\n\n",
@@ -215,7 +217,7 @@ int runBench(const BenchCommand& cmd) {
         auto [plo, phi] = minmax(s.pm);
         double hr = s.hits + s.misses ? double(s.hits) / double(s.hits + s.misses) : 0.0;
         text += fmt::format("| {} | {} | {:.2f} ({:.2f}-{:.2f}) | {:.2f} ({:.2f}-{:.2f}) | {}/{} | {} | {} | {:.1f}% | x{:.2f} | x{:.2f} |\n",
-                            models[gi], configs[ci].label, median(s.e2e) / 1e6, elo, ehi, median(s.pm) / 1e6, plo, phi,
+                            models[gi], configs[ci].label, s.e2e.median / 1e6, elo, ehi, s.pm.median / 1e6, plo, phi,
                             s.ran, s.skipped, s.fastCopied, s.reinferred, hr * 100, speedup(gi, ci, true),
                             speedup(gi, ci, false));
       }
@@ -229,7 +231,7 @@ int runBench(const BenchCommand& cmd) {
         auto [plo, phi] = minmax(s.pm);
         double hr = s.hits + s.misses ? double(s.hits) / double(s.hits + s.misses) : 0.0;
         text += fmt::format("{},{},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{},{},{},{},{:.4f},{:.4f},{:.4f}\n", models[gi],
-                            configs[ci].label, median(s.e2e) / 1e6, elo, ehi, median(s.pm) / 1e6, plo, phi, s.ran, s.skipped,
+                            configs[ci].label, s.e2e.median / 1e6, elo, ehi, s.pm.median / 1e6, plo, phi, s.ran, s.skipped,
                             s.fastCopied, s.reinferred, hr, speedup(gi, ci, true), speedup(gi, ci, false));
       }
   } else {
@@ -243,8 +245,8 @@ int runBench(const BenchCommand& cmd) {
         auto [elo, ehi] = minmax(s.e2e);
         auto [plo, phi] = minmax(s.pm);
         w.beginObject().field("model", models[gi]).field("config", configs[ci].label);
-        w.field("e2e_ms_median", median(s.e2e) / 1e6).field("e2e_ms_min", elo).field("e2e_ms_max", ehi);
-        w.field("pm_ms_median", median(s.pm) / 1e6).field("pm_ms_min", plo).field("pm_ms_max", phi);
+        w.field("e2e_ms_median", s.e2e.median / 1e6).field("e2e_ms_min", elo).field("e2e_ms_max", ehi);
+        w.field("pm_ms_median", s.pm.median / 1e6).field("pm_ms_min", plo).field("pm_ms_max", phi);
         w.field("passes_ran", s.ran).field("passes_skipped", s.skipped);
         w.field("fast_copied", s.fastCopied).field("reinferred", s.reinferred);
         w.field("cache_hits", s.hits).field("cache_misses", s.misses);

@@ -1,9 +1,13 @@
-// lowerscope-cli trace commands: export (Chrome trace / CSV / Markdown / DOT) and compare
-// (A/B per-pass table with a CI regression gate: exit 2 when it fails).
+// lowerscope-cli trace commands: import-trace (recorder bundle -> .lstrace), export (Chrome trace /
+// CSV / Markdown / DOT) and compare (A/B per-pass table with a CI regression gate: exit 2 when it
+// fails). Every command that takes a trace also opens a bundle (io::loadTrace sniffs it).
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <chrono>
+
 #include "app/cli/commands.h"
+#include "core/io/bundle.h"
 #include "core/io/exports.h"
 #include "core/io/lstrace.h"
 #include "core/trace/compare.h"
@@ -14,6 +18,8 @@ namespace ls::cli {
 struct TraceCommands {
   CLI::App* exportCmd = nullptr;
   CLI::App* compareCmd = nullptr;
+  CLI::App* importCmd = nullptr;
+  std::string bundle, bundleOut;
   std::string trace, chrome, csv, md, dot;
   int dotPass = -1;
   std::vector<std::string> dotArgs;
@@ -23,9 +29,13 @@ struct TraceCommands {
 
 TraceCommands* addTraceCommands(CLI::App& app) {
   static TraceCommands c;
+  auto* i = app.add_subcommand("import-trace", "Convert a recorder bundle (tools/lowerscope_record.py) to .lstrace");
+  c.importCmd = i;
+  i->add_option("bundle", c.bundle, "bundle written by the Python recorder (.lsbundle)")->required();
+  i->add_option("-o,--out", c.bundleOut, "output .lstrace path (written atomically)")->required();
   auto* e = app.add_subcommand("export", "Export a trace: Chrome trace JSON, CSV, Markdown, or DOT of a snapshot");
   c.exportCmd = e;
-  e->add_option("trace", c.trace, ".lstrace file")->required();
+  e->add_option("trace", c.trace, "trace (.lstrace or a recorder bundle)")->required();
   e->add_option("--chrome-trace", c.chrome, "Chrome trace-event JSON (open in Perfetto / chrome://tracing)");
   e->add_option("--csv", c.csv, "one row per pass");
   e->add_option("--md", c.md, "Markdown table");
@@ -33,8 +43,8 @@ TraceCommands* addTraceCommands(CLI::App& app) {
       ->expected(2);
   auto* k = app.add_subcommand("compare", "Compare two traces pass by pass; --fail-above makes it a CI gate (exit 2)");
   c.compareCmd = k;
-  k->add_option("a", c.a, "reference trace (.lstrace)")->required();
-  k->add_option("b", c.b, "new trace (.lstrace)")->required();
+  k->add_option("a", c.a, "reference trace (.lstrace or a recorder bundle)")->required();
+  k->add_option("b", c.b, "new trace (.lstrace or a recorder bundle)")->required();
   k->add_option("--format", c.format, "md, csv or json")->check(CLI::IsMember({"md", "csv", "json"}))->capture_default_str();
   k->add_option("--out", c.out, "write the report to this file (atomically)");
   k->add_option("--fail-above", c.failAbove,
@@ -47,6 +57,24 @@ TraceCommands* addTraceCommands(CLI::App& app) {
 
 bool selectedExport(const TraceCommands& c) { return c.exportCmd && c.exportCmd->parsed(); }
 bool selectedCompare(const TraceCommands& c) { return c.compareCmd && c.compareCmd->parsed(); }
+bool selectedImportTrace(const TraceCommands& c) { return c.importCmd && c.importCmd->parsed(); }
+
+int runImportTrace(const TraceCommands& c) {
+  const auto start = std::chrono::steady_clock::now();
+  io::ImportReport report;
+  auto t = io::loadBundle(c.bundle, &report);
+  if (!t) return fail(t.message());
+  for (const std::string& w : report.warnings) fmt::print(stderr, "warning: {}\n", w);
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  Status st = io::saveTrace(t.value(), c.bundleOut);
+  if (!st) return fail(st.message());
+  trace::Trace::Totals tot = t->totals();
+  fmt::print("{}: {} passes ({} changed, {} unchanged, {} skipped, {} failed), {} snapshots, {} opaque nodes; "
+             "read in {:.1f} ms\nwrote {}\n",
+             c.bundle, t->records.size(), tot.changed, tot.unchanged, tot.skipped, tot.failed, t->snapshots.size(),
+             report.opaqueNodes, ms, c.bundleOut);
+  return 0;
+}
 
 int runExport(const TraceCommands& c) {
   auto t = io::loadTrace(c.trace);

@@ -1,10 +1,12 @@
 // lowerscope-cli verify: run a pipeline and check that the lowered graph computes what the
 // source graph computes (reference executor, seeded inputs); optionally after every pass
-// (--each) and with a bisection to the first responsible pass (--bisect).
+// (--each) and with a bisection to the first responsible pass (--bisect); with --localize, the
+// node of the first bad pass's result where the error starts.
 // Exit codes: 0 equivalent, 1 not equivalent (or a pass failed), 2 usage or input error.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <optional>
@@ -13,6 +15,7 @@
 #include "core/backends/arm/tosa/tosa_import.h"
 #include "core/exec/executor.h"
 #include "core/exec/synth.h"
+#include "core/verify/localize.h"
 #include "core/verify/verify.h"
 #include "core/io/lstrace.h"
 #include "core/passes/pass_manager.h"
@@ -26,7 +29,7 @@ struct VerifyCommand {
   CLI::App* sub = nullptr;
   std::string input, pipeline = "generic", profile = "fp", target = "generic", jsonOut, traceOut;
   bool each = false, doBisect = false, noReuse = false, stopOnFailure = false, noQuantize = false, elementwise = false,
-       againstFloat = false;
+       againstFloat = false, localize = false;
   std::vector<std::string> disabled;
   uint64_t seed = 1;
   double rtol = 1e-4, atol = 1e-5;
@@ -66,6 +69,86 @@ void writeSemantic(JsonWriter& w, const trace::SemanticCheck& s) {
   w.field("exec_ms", double(s.execNs) / 1e6);
 }
 
+std::string errorText(double e) { return std::isfinite(e) ? fmt::format("{:.3g}", e) : "inf"; }
+
+std::string opOf(const ir::Graph& g, ir::NodeId id) {
+  const ir::Node* n = g.find(id);
+  return n ? n->target : "?";
+}
+
+/// "id" or "provenance: NAME" (the node it was compared with before the pass).
+std::string matchText(const trace::NodeError& e, const ir::Graph& before) {
+  if (e.match == trace::NodeMatch::SameId) return std::string(trace::nodeMatchName(e.match));
+  const ir::Node* n = before.find(e.matched);
+  return fmt::format("{}: {}", trace::nodeMatchName(e.match), n ? n->name : "?");
+}
+
+/// The ranked table and the culprit line of a localisation: the nodes with an error, at least
+/// 10 rows and at most 20.
+void printLocalization(const trace::Localization& l, const ir::Graph& before, const ir::Graph& after) {
+  fmt::print("localize: pass #{} {}: {} nodes compared, {} above tolerance, {} skipped\n", l.passIndex, l.pass,
+             l.nodes.size(), l.exceeding(), l.skipped.size());
+  fmt::print("localize: error = {}\n", l.metric);
+  fmt::print("{:>4}  {:<32} {:<34} {:>10} {:>12} {:>10}  {}\n", "rank", "node", "op", "error", "max abs", "inputs",
+             "match");
+  const std::vector<size_t> order = l.ranked();
+  const size_t withError = size_t(
+      std::count_if(l.nodes.begin(), l.nodes.end(), [](const trace::NodeError& e) { return e.error > 0; }));
+  const size_t rows = std::min<size_t>(20, std::max<size_t>(10, withError));
+  for (size_t r = 0; r < std::min(rows, order.size()); ++r) {
+    const trace::NodeError& e = l.nodes[order[r]];
+    fmt::print("{:>4}  {:<32} {:<34} {:>10} {:>12.4g} {:>10}  {}{}\n", r + 1, after.node(e.id).name, opOf(after, e.id),
+               errorText(e.error), e.maxAbsError, errorText(e.inputError), matchText(e, before),
+               e.id == l.culprit ? "  <- culprit" : e.source ? "  <- source" : "");
+  }
+  if (order.size() > rows) fmt::print("      ... {} more\n", order.size() - rows);
+  const size_t shownSkips = std::min<size_t>(l.skipped.size(), 8);
+  for (size_t i = 0; i < shownSkips; ++i)
+    fmt::print("skipped: {} ({}): {}\n", after.node(l.skipped[i].id).name, opOf(after, l.skipped[i].id),
+               l.skipped[i].reason);
+  if (l.skipped.size() > shownSkips) fmt::print("skipped: ... {} more\n", l.skipped.size() - shownSkips);
+  if (const trace::NodeError* c = l.find(l.culprit))
+    fmt::print("culprit: node {} ({}{}): error {} (max abs {:.4g}) while its inputs are within tolerance (max {})\n",
+               after.node(c->id).name, opOf(after, c->id),
+               c->match == trace::NodeMatch::Provenance
+                   ? fmt::format(", replaces '{}' by provenance", before.find(c->matched) ? before.node(c->matched).name : "?")
+                   : "",
+               errorText(c->error), c->maxAbsError, errorText(c->inputError));
+  else
+    fmt::print("culprit: none: every compared node is within tolerance (the outputs' error comes from skipped nodes "
+               "or from values the pass does not keep)\n");
+}
+
+void writeLocalization(JsonWriter& w, const trace::Localization& l, const ir::Graph& before, const ir::Graph& after) {
+  w.key("localization").beginObject();
+  w.field("index", l.passIndex).field("name", l.pass).field("metric", l.metric);
+  if (const trace::NodeError* c = l.find(l.culprit)) {
+    w.key("culprit").beginObject();
+    w.field("node", after.node(c->id).name).field("op", opOf(after, c->id)).field("error", c->error);
+    w.field("input_error", c->inputError);
+    w.endObject();
+  }
+  w.key("nodes").beginArray();
+  for (size_t i : l.ranked()) {
+    const trace::NodeError& e = l.nodes[i];
+    w.beginObject();
+    w.field("node", after.node(e.id).name).field("op", opOf(after, e.id)).field("error", e.error);
+    w.field("max_abs_error", e.maxAbsError).field("input_error", e.inputError).field("exceeds", e.exceeds);
+    w.field("source", e.source).field("match", std::string(trace::nodeMatchName(e.match)));
+    if (const ir::Node* m = before.find(e.matched)) w.field("matched", m->name);
+    w.endObject();
+  }
+  w.endArray();
+  w.key("skipped").beginArray();
+  for (const trace::SkippedNode& k : l.skipped) {
+    w.beginObject();
+    w.field("node", after.node(k.id).name).field("reason", k.reason);
+    w.endObject();
+  }
+  w.endArray();
+  w.endObject();
+}
+
 }  // namespace
 
 VerifyCommand* addVerifyCommand(CLI::App& app) {
@@ -88,8 +171,13 @@ VerifyCommand* addVerifyCommand(CLI::App& app) {
   s->add_option("--bisect-limit", cmd.limit, "run only the first N passes of the pipeline (as -opt-bisect-limit)");
   s->add_option("--disable-pass", cmd.disabled, "skip this pass (repeatable)");
   s->add_option("--json", cmd.jsonOut, "write the verification result as JSON");
-  s->add_option("--trace", cmd.traceOut,
-                "write the trace (.lstrace); with --each every changed pass's record carries its errors");
+  s->add_option("-o,--trace", cmd.traceOut,
+                "write the trace (.lstrace); with --each every changed pass's record carries its errors, with "
+                "--localize the trace also holds the per-node errors of the first bad pass");
+  s->add_flag("--localize", cmd.localize,
+              "with --each: in the first bad pass's result, compare every node's value with its counterpart before "
+              "the pass (same node id or provenance), rank the nodes by error and name the first whose error "
+              "exceeds the tolerance while its inputs' do not");
   s->add_option("--seed", cmd.seed, "seed of the synthesised graph inputs")->capture_default_str();
   s->add_option("--rtol", cmd.rtol,
                 "relative tolerance for float outputs: |diff| <= atol + rtol * max|expected| of the output tensor")
@@ -134,7 +222,10 @@ int runVerify(const VerifyCommand& cmd) {
   // Weights: shape-only constants get their synthesised values as data once, before any
   // pass, so every graph version (and every bisect probe) sees the same weights.
   cfg.materializeConstants = true;
-  cfg.recordTrace = !cmd.traceOut.empty();
+  if (cmd.localize && !cmd.each) return usageError("--localize needs --each (it localises the first bad pass)");
+  if (cmd.localize && cmd.stopOnFailure)
+    return usageError("--localize needs the first bad pass's result, which --stop-on-failure rolls back");
+  cfg.recordTrace = !cmd.traceOut.empty() || cmd.localize;
 
   std::optional<ir::Graph> floatModel;
   if (cfg.profile == passes::Profile::INT && cfg.quantize && cmd.againstFloat && !exec::hasQuantOps(g)) {
@@ -227,6 +318,26 @@ int runVerify(const VerifyCommand& cmd) {
                each.reusedNodes(), each.reusedNodes() + each.computedNodes());
     if (const verify::PassCheck* f = each.firstFailure())
       fmt::print("first pass that breaks equivalence: #{} {}: {}\n", f->passIndex, f->pass, f->result.message);
+  }
+  // Localisation of the first bad pass, kept in the trace that is saved.
+  std::shared_ptr<const trace::Trace> traceOut = outcome->trace;
+  if (cmd.localize) {
+    const verify::PassCheck* f = each.firstFailure();
+    if (!f) {
+      fmt::print("localize: no pass changed the outputs beyond the tolerance; nothing to localise\n");
+    } else if (!outcome->trace) {
+      return usageError("localize: the run recorded no trace");
+    } else if (f->result.executionFailed) {
+      fmt::print("localize: pass #{} {}: its graph does not run; nothing to compare\n", f->passIndex, f->pass);
+    } else {
+      auto loc = verify::localizePass(*outcome->trace, f->passIndex, *ref);
+      if (!loc) return usageError(loc.message());
+      printLocalization(*loc, outcome->trace->graphBefore(f->passIndex), outcome->trace->graphAfter(f->passIndex));
+      auto withLoc = std::make_shared<trace::Trace>(*outcome->trace);
+      withLoc->generation = trace::nextGeneration();
+      withLoc->localization = std::make_shared<const trace::Localization>(std::move(loc).value());
+      traceOut = std::move(withLoc);
+    }
   }
   if (res.failedIndex >= 0) fmt::print("pipeline failed: {}\n", res.failure);
   fmt::print("final graph: {}\n", final.message);
@@ -342,6 +453,9 @@ int runVerify(const VerifyCommand& cmd) {
         w.endObject();
       }
     }
+    if (traceOut && traceOut->localization)
+      writeLocalization(w, *traceOut->localization, traceOut->graphBefore(traceOut->localization->passIndex),
+                        traceOut->graphAfter(traceOut->localization->passIndex));
     if (bisected) {
       w.key("bisect").beginObject();
       w.field("culprit", bis.culprit).field("name", bis.culpritName).field("detail", bis.detail);
@@ -359,8 +473,8 @@ int runVerify(const VerifyCommand& cmd) {
     Status st = writeFileAtomic(cmd.jsonOut, w.str() + "\n");
     if (!st) return usageError(st.message());
   }
-  if (!cmd.traceOut.empty() && outcome->trace) {
-    Status st = io::saveTrace(*outcome->trace, cmd.traceOut);
+  if (!cmd.traceOut.empty() && traceOut) {
+    Status st = io::saveTrace(*traceOut, cmd.traceOut);
     if (!st) return usageError(st.message());
   }
   return equivalent ? 0 : 1;

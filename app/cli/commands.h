@@ -54,6 +54,8 @@ struct TraceCommands;
 TraceCommands* addTraceCommands(CLI::App& app);
 bool selectedExport(const TraceCommands& c);
 bool selectedCompare(const TraceCommands& c);
+bool selectedImportTrace(const TraceCommands& c);
+int runImportTrace(const TraceCommands& c);
 int runExport(const TraceCommands& c);
 int runCompare(const TraceCommands& c);
 

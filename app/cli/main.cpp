@@ -89,5 +89,6 @@ int main(int argc, char** argv) {
   if (selected(*runCmd)) return runRun(*runCmd);
   if (selectedExport(*traceCmds)) return runExport(*traceCmds);
   if (selectedCompare(*traceCmds)) return runCompare(*traceCmds);
+  if (selectedImportTrace(*traceCmds)) return runImportTrace(*traceCmds);
   return 1;
 }

@@ -41,6 +41,7 @@ App::App(AppOptions opts, GLFWwindow* window) : opts_(std::move(opts)), window_(
   jobA_.onFinished = [] { glfwPostEmptyEvent(); };
   jobB_.onFinished = [] { glfwPostEmptyEvent(); };
   graphView_ = std::make_unique<viewers::GraphView>(*layouts_);
+  panesView_ = std::make_unique<viewers::PanesView>(*layouts_);
 
   if (!opts_.script.empty()) {
     auto runner = ScriptRunner::load(opts_.script);
@@ -141,8 +142,10 @@ void App::startCompare(const viewmodel::RunConfig& cfg) {
   }
   if (jobB_.busy()) return;
   state_.compareTrace.reset();
+  state_.compareRepeats.reset();
   std::string model = state_.trace ? state_.trace->model : source_->modelName;
-  jobB_.startGraph(source_, model, cfg);
+  // B's trace, then A and B timed in interleaved repeats as `lowerscope-cli bench` does.
+  jobB_.startCompare(source_, model, config_, cfg, session::RepeatOptions{state_.compareRepeat, 1});
 }
 
 void App::openCompareTrace(const std::string& path) {
@@ -152,15 +155,17 @@ void App::openCompareTrace(const std::string& path) {
   }
   if (jobB_.busy()) return;
   if (!viewmodel::isTracePath(path)) {
-    showError(fmt::format("{}: not a trace (.lstrace); only saved runs can be compared", path));
+    showError(fmt::format("{}: not a trace (.lstrace or a recorder bundle); only saved runs can be compared", path));
     return;
   }
   state_.compareTrace.reset();
+  state_.compareRepeats.reset();
   jobB_.startFile(path, config_);
 }
 
 void App::adoptTrace(viewmodel::TracePtr t) {
   state_.compareTrace.reset();
+  state_.compareRepeats.reset();
   state_.pipelineTrace.reset();
   state_.labelA = viewmodel::describe(config_);
   showRun(std::move(t));
@@ -205,6 +210,9 @@ void App::pollJobs() {
       if (t.totals().failed) state_.statusMessage += " - a pass failed (see the pipeline view)";
       if (!o->quantized.empty()) state_.statusMessage += "; quantized first: " + o->quantized;
     }
+    if (!o->path.empty()) state_.importWarnings = o->warnings;
+    if (!state_.importWarnings.empty())
+      state_.statusMessage += fmt::format(" - {} load warning(s), hover here", state_.importWarnings.size());
   }
   if (auto o = jobB_.take()) {
     if (!o->fromTraceFile && o->source != source_) {
@@ -212,6 +220,8 @@ void App::pollJobs() {
     } else if (!o->trace) showError("Compare run: " + o->trace.message());
     else {
       state_.compareTrace = o->trace.value();
+      state_.compareRepeats = o->repeats;
+      if (!o->repeatsError.empty()) state_.statusMessage = "Compare: no timed repeats: " + o->repeatsError;
       state_.labelB = viewmodel::describe(o->config);
       if (o->fromTraceFile) state_.labelB += " (" + std::filesystem::path(o->path).filename().string() + ")";
       state_.tab = viewers::CenterTab::Timing;
@@ -304,6 +314,16 @@ void App::handleGlobalKeys() {
     if (!io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_P, false) && state_.trace)
       state_.pinnedPass = state_.pinnedPass == state_.selectedPass ? viewers::kNoPin : state_.selectedPass;
     if (!io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_B, false)) setConstantBadges(!settings_.constantBadges);
+    if (!io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_S, false) && state_.trace) {
+      state_.addPane(state_.selectedPass);
+      panesView_->requestFit();
+      state_.tab = viewers::CenterTab::Panes;
+      state_.tabChangeRequested = true;
+    }
+    if (!io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_D, false)) {
+      state_.tab = state_.tab == viewers::CenterTab::IrDiff ? viewers::CenterTab::Graph : viewers::CenterTab::IrDiff;
+      state_.tabChangeRequested = true;
+    }
     if (ImGui::IsKeyPressed(GLFW_KEY_T, false)) {
       state_.tab = state_.tab == viewers::CenterTab::Graph ? viewers::CenterTab::Timing : viewers::CenterTab::Graph;
       state_.tabChangeRequested = true;
@@ -362,6 +382,12 @@ void App::drawMenu() {
       state_.tab = viewers::CenterTab::Graph, state_.tabChangeRequested = true;
     if (ImGui::MenuItem("Timing", "T", state_.tab == viewers::CenterTab::Timing))
       state_.tab = viewers::CenterTab::Timing, state_.tabChangeRequested = true;
+    if (ImGui::MenuItem("Side by side", "S", state_.tab == viewers::CenterTab::Panes))
+      state_.tab = viewers::CenterTab::Panes, state_.tabChangeRequested = true;
+    if (ImGui::MenuItem("IR diff", "D", state_.tab == viewers::CenterTab::IrDiff))
+      state_.tab = viewers::CenterTab::IrDiff, state_.tabChangeRequested = true;
+    if (ImGui::MenuItem("Delegation", nullptr, state_.tab == viewers::CenterTab::Delegation))
+      state_.tab = viewers::CenterTab::Delegation, state_.tabChangeRequested = true;
     if (ImGui::MenuItem("Fit graph", "F")) graphView_->requestFit();
     if (ImGui::MenuItem("Constants as badges", "B", settings_.constantBadges)) setConstantBadges(!settings_.constantBadges);
     ImGui::EndMenu();
@@ -422,7 +448,7 @@ void App::drawToolbar() {
     if (jobB_.busy()) {
       viewmodel::RunJob::Progress p = jobB_.progress();
       ImGui::ProgressBar(p.count ? float(p.index) / float(p.count) : 0.f, ImVec2(-1, 0),
-                         fmt::format("run B: pass {}/{}", p.index + 1, p.count).c_str());
+                         fmt::format("run B: {}/{} {}", p.index + 1, p.count, p.passName).c_str());
     } else {
       ImGui::TextDisabled("%s", currentPath_.empty() ? "no file" : std::filesystem::path(currentPath_).filename().string().c_str());
     }
@@ -468,6 +494,18 @@ void App::drawPanels() {
       timingView_.draw(state_);
       ImGui::EndTabItem();
     }
+    if (tab("Delegation", viewers::CenterTab::Delegation)) {
+      delegationView_.draw(state_, state_.shownGraph());
+      ImGui::EndTabItem();
+    }
+    if (tab("IR diff", viewers::CenterTab::IrDiff)) {
+      irDiffView_.draw(state_);
+      ImGui::EndTabItem();
+    }
+    if (tab("Side by side", viewers::CenterTab::Panes)) {
+      panesView_->draw(state_);
+      ImGui::EndTabItem();
+    }
     state_.tabChangeRequested = false;
     ImGui::EndTabBar();
   }
@@ -488,13 +526,37 @@ void App::drawStatusBar() {
                                                                           state_.trace->records[size_t(state_.selectedPass)].name))
                                  : std::string("-");
   const viewers::CanvasStats& cs = graphView_->lastStats();
-  if (state_.tab == viewers::CenterTab::Graph)
-    ImGui::Text("%s | drawn %d nodes %d edges%s | %s", sel.c_str(), cs.nodes, cs.edges, cs.truncated ? " (detail limited)" : "",
-                state_.statusMessage.c_str());
-  else
-    ImGui::Text("%s | %s", sel.c_str(), state_.statusMessage.c_str());
-  ImGui::SameLine(ImGui::GetWindowWidth() - 150);
-  ImGui::TextDisabled("F1: keys & help");
+  std::string text = state_.tab == viewers::CenterTab::Graph
+                         ? fmt::format("{} | drawn {} nodes {} edges{} | {}", sel, cs.nodes, cs.edges,
+                                       cs.truncated ? " (detail limited)" : "", state_.statusMessage)
+                         : fmt::format("{} | {}", sel, state_.statusMessage);
+  // The message is cut (with "...") before the help hint instead of running under it; the whole
+  // text and any load warnings are in the tooltip.
+  const char* hint = "F1: keys & help";
+  const float hintW = ImGui::CalcTextSize(hint).x + ImGui::GetStyle().ItemSpacing.x * 2;
+  const float room = ImGui::GetContentRegionAvail().x - hintW;
+  std::string shown = text;
+  if (ImGui::CalcTextSize(shown.c_str()).x > room) {
+    // The longest prefix that fits with "..." (binary search: a few measurements per frame).
+    size_t lo = 0, hi = text.size();
+    while (lo < hi) {
+      const size_t mid = (lo + hi + 1) / 2;
+      if (ImGui::CalcTextSize((text.substr(0, mid) + "...").c_str()).x <= room) lo = mid;
+      else hi = mid - 1;
+    }
+    shown = text.substr(0, lo) + "...";
+  }
+  ImGui::TextUnformatted(shown.c_str());
+  if (ImGui::IsItemHovered() && (shown != text || !state_.importWarnings.empty())) {
+    ImGui::BeginTooltip();
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 50);
+    ImGui::TextUnformatted(text.c_str());
+    for (const std::string& w : state_.importWarnings) ImGui::BulletText("%s", w.c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::EndTooltip();
+  }
+  ImGui::SameLine(ImGui::GetWindowWidth() - hintW);
+  ImGui::TextDisabled("%s", hint);
 }
 
 void App::drawDialogs() {
@@ -532,12 +594,14 @@ void App::drawHelp() {
       {"Home / End", "source graph / last pass"},
       {"P", "pin the selected pass (diff against it) / unpin"},
       {"T", "switch Graph / Timing"},
+      {"D", "text IR diff of the pass (printed graphs, unified) / back to the graph"},
+      {"S", "add the selected pass to the side-by-side panes (up to 4, one camera and selection)"},
       {"F", "fit the graph (graph view focused)"},
       {"B", "constants and CONST_SHAPE as badges on their users / as nodes"},
       {"mouse wheel / drag", "zoom / pan the graph; drag the minimap to move"},
       {"click / double-click", "select node / centre it (opens nested graphs)"},
       {"F5 / Esc", "run the pipeline / cancel the run"},
-      {"Ctrl+O", "open a graph (.fxjson.json, .lsg) or trace (.lstrace); or drop a file"},
+      {"Ctrl+O", "open a graph (.fxjson.json, .lsg) or trace (.lstrace, .lsbundle); or drop a file"},
       {"F1", "this help"},
   };
   if (ImGui::BeginTable("##keys", 2, ImGuiTableFlags_RowBg)) {
@@ -561,17 +625,6 @@ void App::drawHelp() {
 void App::afterRender() {
   int fbw = 0, fbh = 0;
   glfwGetFramebufferSize(window_, &fbw, &fbh);
-  ImVec2 scale = ImGui::GetIO().DisplayFramebufferScale;
-  if (state_.capture) {
-    viewers::CaptureRequest c = *state_.capture;
-    state_.capture.reset();
-    int x = int(c.x * scale.x), y = int(c.y * scale.y), w = int(c.w * scale.x), h = int(c.h * scale.y);
-    x = std::clamp(x, 0, fbw), y = std::clamp(y, 0, fbh);
-    w = std::min(w, fbw - x), h = std::min(h, fbh - y);
-    Status st = captureBackBuffer(c.path, x, y, w, h, fbh);
-    state_.statusMessage = st ? "wrote " + c.path : st.message();
-    if (!st) fmt::print(stderr, "lowerscope: {}\n", st.message());
-  }
   bool timedOut = opts_.timeoutSec > 0 && glfwGetTime() - startTime_ > opts_.timeoutSec;
   if ((!opts_.screenshot.empty() || !opts_.script.empty()) && timedOut && !exit_) {
     fmt::print(stderr, "lowerscope: timed out after {} s (script line {}, run busy {}, layout pending {})\n", opts_.timeoutSec,

@@ -17,6 +17,9 @@
 #include "viewers/model/run_job.h"
 #include "viewers/model/settings.h"
 #include "viewers/pipeline_view.h"
+#include "viewers/delegation_view.h"
+#include "viewers/ir_diff_view.h"
+#include "viewers/panes_view.h"
 #include "viewers/timing_view.h"
 #include "viewers/view_state.h"
 
@@ -49,6 +52,9 @@ class App final : private ScriptHost {
   void beforeNewFrame();
   /// Work is in flight (run, layout, script): the loop should not sleep.
   bool busy() const;
+  /// The comparison run and its timed repeats are in flight: the loop renders only a few frames
+  /// a second so drawing does not compete with what is measured (the job wakes the loop).
+  bool measuring() const { return jobB_.busy(); }
   bool wantsExit() const { return exit_; }
   int exitCode() const { return exitCode_; }
   void saveSettings();
@@ -91,12 +97,14 @@ class App final : private ScriptHost {
   // ---- ScriptHost (app_script_host.cpp; the rest is above)
   viewmodel::RunConfig runConfig() const override { return config_; }
   void setRunConfig(const viewmodel::RunConfig& c) override { config_ = c; }
-  void requestCompare(const viewmodel::RunConfig& b) override;
+  void requestCompare(const viewmodel::RunConfig& b, int repeat) override;
   viewmodel::TracePtr trace() const override { return state_.trace; }
   int selectedPass() const override { return state_.selectedPass; }
   void selectPass(int pass) override { state_.selectPass(pass); }
   void stepPass(viewmodel::StepKey key) override;
   void setPin(std::optional<int> pass) override;
+  void addPane(int pass) override;
+  void clearPanes() override;
   viewmodel::PassFilter passFilter() const override { return state_.filter; }
   void setPassFilter(const viewmodel::PassFilter& f) override { state_.filter = f; }
   std::shared_ptr<const ir::Graph> shownGraph() const override { return state_.shownGraph(); }
@@ -115,7 +123,9 @@ class App final : private ScriptHost {
   void setGraphOption(const std::string& name, bool on) override;
   void zoomGraph(float factor) override;
   Status exportComparison(const std::string& format, const std::string& path) override;
-  void exportChart(const std::string& path) override;
+  Status exportChart(const std::string& path) override;
+  void setTimingOption(const std::string& name, const std::string& value) override;
+  std::string abVerdict(const std::string& pass) override;
   bool pressKey(const std::string& key, bool shift) override;
   bool helpShown() const override { return showHelp_; }
   bool errorShown() const override { return errorShown_ || errorPending_; }
@@ -139,8 +149,11 @@ class App final : private ScriptHost {
   viewers::ViewState state_;
   viewers::PipelineView pipelineView_;
   std::unique_ptr<viewers::GraphView> graphView_;
+  std::unique_ptr<viewers::PanesView> panesView_;
   viewers::InspectorView inspectorView_;
   viewers::TimingView timingView_;
+  viewers::DelegationView delegationView_;
+  viewers::IrDiffView irDiffView_;
   viewers::FileBrowser browser_;
 
   std::string error_;

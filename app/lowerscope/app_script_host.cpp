@@ -1,5 +1,6 @@
 // App as the ScriptHost of a --script run: each operation a script needs, mapped onto the
 // view state, the views and the key input of the shell (the runner is script_runner.cpp).
+#include <algorithm>
 #include <utility>
 
 #include <GLFW/glfw3.h>
@@ -9,11 +10,19 @@
 
 namespace ls::app {
 
-void App::requestCompare(const viewmodel::RunConfig& b) { state_.compareRequest = b; }
+void App::requestCompare(const viewmodel::RunConfig& b, int repeat) {
+  if (repeat > 0) state_.compareRepeat = repeat;
+  state_.compareRequest = b;
+}
 
 void App::stepPass(viewmodel::StepKey key) { pipelineView_.step(state_, key); }
 
 void App::setPin(std::optional<int> pass) { state_.pinnedPass = pass ? *pass : viewers::kNoPin; }
+void App::addPane(int pass) {
+  state_.addPane(pass);
+  panesView_->requestFit();
+}
+void App::clearPanes() { state_.panes.clear(); }
 
 void App::selectNode(ir::NodeId id) {
   state_.selectedNode = id;
@@ -22,11 +31,14 @@ void App::selectNode(ir::NodeId id) {
 
 void App::enterSubgraph(const std::string& name) {
   state_.subgraphPath.push_back(name);
+  state_.selectedNode = ir::kInvalidNode;
   graphView_->requestFit();
 }
 
 void App::leaveSubgraph() {
   if (!state_.subgraphPath.empty()) state_.subgraphPath.pop_back();
+  state_.selectedNode = ir::kInvalidNode;
+  graphView_->requestFit();
 }
 
 Status App::showPreparation(bool on) {
@@ -50,6 +62,9 @@ Status App::showPreparation(bool on) {
 void App::showView(const std::string& name) {
   if (name == "graph") state_.tab = viewers::CenterTab::Graph, state_.tabChangeRequested = true;
   else if (name == "timing") state_.tab = viewers::CenterTab::Timing, state_.tabChangeRequested = true;
+  else if (name == "delegation") state_.tab = viewers::CenterTab::Delegation, state_.tabChangeRequested = true;
+  else if (name == "ir-diff") state_.tab = viewers::CenterTab::IrDiff, state_.tabChangeRequested = true;
+  else if (name == "panes") state_.tab = viewers::CenterTab::Panes, state_.tabChangeRequested = true;
   else if (name == "pipeline") showPipeline_ = true;
   else if (name == "inspector") showInspector_ = true;
 }
@@ -61,6 +76,7 @@ void App::fitGraph() { graphView_->requestFit(); }
 void App::setGraphOption(const std::string& name, bool on) {
   if (name == "badges") setConstantBadges(on);
   else if (name == "wrap") graphView_->setWrap(on);
+  else if (name == "partitions") state_.partitionColours = on, state_.diffEnabled = on ? false : state_.diffEnabled;
 }
 void App::zoomGraph(float factor) { graphView_->zoomBy(factor); }
 
@@ -68,10 +84,27 @@ Status App::exportComparison(const std::string& format, const std::string& path)
   return timingView_.exportComparison(state_, format, path);
 }
 
-void App::exportChart(const std::string& path) {
+Status App::exportChart(const std::string& path) {
   state_.tab = viewers::CenterTab::Timing;
   state_.tabChangeRequested = true;
-  timingView_.exportChart(path);
+  Status st = timingView_.exportChart(state_, path);
+  state_.statusMessage = st ? "wrote " + path : st.message();
+  return st;
+}
+
+void App::setTimingOption(const std::string& name, const std::string& value) {
+  if (name == "aggregate") timingView_.setAggregate(value == "on");
+  else if (name == "baseline") timingView_.setBaseline(value == "B" ? 1 : 0);
+  else if (name == "zoom") timingView_.zoomTimeline(state_, std::stod(value));  // checked by the parser
+}
+
+std::string App::abVerdict(const std::string& pass) {
+  if (!state_.trace || !state_.compareTrace) return {};
+  const viewmodel::AbComparison& c = timingView_.abComparison(state_);
+  if (pass == "total") return std::string(viewmodel::abVerdictName(c.total.verdict));
+  for (const viewmodel::AbRow& r : c.rows)
+    if (r.name == pass) return std::string(viewmodel::abVerdictName(r.verdict));
+  return {};
 }
 
 bool App::pressKey(const std::string& key, bool shift) {
@@ -98,8 +131,26 @@ int64_t App::viewCount(ViewCount what) {
     case ViewCount::DrawnEdges: return graphView_->lastStats().edges;
     case ViewCount::DrawnBadges: return graphView_->lastStats().badges;
     case ViewCount::DrawnStubs: return graphView_->lastStats().stubs;
+    case ViewCount::DrawnGhosts: return graphView_->lastStats().ghosts;
+    case ViewCount::DrawnLinks: return graphView_->lastStats().links;
+    case ViewCount::DrawnTinted: return graphView_->lastStats().tinted;
+    case ViewCount::DrawnErrors: return graphView_->lastStats().errors;
     case ViewCount::Columns: return graphView_->columns();
     case ViewCount::CompareRows: return int64_t(timingView_.comparisonRows(state_));
+    case ViewCount::TimingBars: return int64_t(timingView_.barCount(state_));
+    case ViewCount::TimelinePasses: return int64_t(timingView_.timelineOf(state_).passes);
+    case ViewCount::TimelineTicks: return int64_t(timingView_.timelineOf(state_).ticks);
+    case ViewCount::TimelineVisible: return int64_t(timingView_.timelineVisible(state_));
+    case ViewCount::AbRows: return int64_t(timingView_.comparisonRows(state_));
+    case ViewCount::AbRepeats: {
+      if (!state_.compareTrace) return 0;
+      const viewmodel::AbComparison& c = timingView_.abComparison(state_);
+      return int64_t(std::min(c.repeatsA, c.repeatsB));
+    }
+    case ViewCount::AbNoise: return state_.compareTrace ? int64_t(timingView_.abComparison(state_).count(viewmodel::AbVerdict::Noise)) : 0;
+    case ViewCount::OpDiffs: return state_.compareTrace ? int64_t(timingView_.abComparison(state_).opDiffs.size()) : 0;
+    case ViewCount::PaneCount: return int64_t(panesView_->paneCount());
+    case ViewCount::SyncedPanes: return int64_t(panesView_->panesWithSelection());
     case ViewCount::COUNT: break;
   }
   return 0;

@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
   CLI::App cli{"lowerscope: step through the passes of an ML lowering pipeline"};
   ls::app::AppOptions opts;
   std::string size;
-  cli.add_option("file", opts.file, "graph (.fxjson.json, .lsg) or trace (.lstrace); default: the bundled sample model");
+  cli.add_option("file", opts.file, "graph (.fxjson.json, .lsg) or trace (.lstrace, recorder bundle .lsbundle); default: the bundled sample model");
   cli.add_option("--pipeline", opts.pipeline, "pipeline to run (default: tosa when available, else generic)");
   cli.add_option("--profile", opts.profile, "fp or int")->check(CLI::IsMember({"fp", "int"}));
   cli.add_option("--target", opts.target, "generic, u55 or u85")->check(CLI::IsMember({"generic", "u55", "u85"}));
@@ -107,7 +107,8 @@ int main(int argc, char** argv) {
     while (!glfwWindowShouldClose(window) && !app.wantsExit()) {
       // Sleep when nothing is going on; keep rendering for a moment after input so ImGui's
       // hover/click state settles.
-      if (app.busy() || glfwGetTime() - lastInput < 0.5) glfwPollEvents();
+      if (app.measuring()) glfwWaitEventsTimeout(0.5);
+      else if (app.busy() || glfwGetTime() - lastInput < 0.5) glfwPollEvents();
       else glfwWaitEventsTimeout(0.25);
       ImGui_ImplOpenGL3_NewFrame();
       ImGui_ImplGlfw_NewFrame();

@@ -7,8 +7,13 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/passes/pass_manager.h"
+#include "viewers/model/delegation.h"
+#include "viewers/model/error_overlay.h"
+#include "viewers/model/ir_diff.h"
+#include "viewers/model/pass_summary.h"
 
 namespace ls::app {
 
@@ -148,14 +153,17 @@ Status ScriptRunner::execute(ScriptHost& host, const ScriptCommand& c) {
       host.selectNode(id);
       return Status::ok();
     }
-    case ScriptOp::Pin: {
+    case ScriptOp::Pin:
+    case ScriptOp::PaneAdd: {
       LS_RETURN_IF_ERROR(needTrace());
       std::optional<int> p = findPass(*trace, c);
       if (!p) return Status::error(fmt::format("no pass '{}'", c.arg));
-      host.setPin(*p);
+      if (c.op == ScriptOp::Pin) host.setPin(*p);
+      else host.addPane(*p);
       return Status::ok();
     }
     case ScriptOp::Unpin: host.setPin(std::nullopt); return Status::ok();
+    case ScriptOp::PaneClear: host.clearPanes(); return Status::ok();
     case ScriptOp::View: host.showView(c.arg); return Status::ok();
     case ScriptOp::Filter: {
       viewmodel::PassFilter f = host.passFilter();
@@ -172,7 +180,7 @@ Status ScriptRunner::execute(ScriptHost& host, const ScriptCommand& c) {
       return Status::ok();
     case ScriptOp::Compare:
       LS_RETURN_IF_ERROR(needTrace());
-      host.requestCompare(c.overrides.apply(host.runConfig()));
+      host.requestCompare(c.overrides.apply(host.runConfig()), c.number);
       waiting_ = true;
       return Status::ok();
     case ScriptOp::NextChange:
@@ -203,10 +211,8 @@ Status ScriptRunner::execute(ScriptHost& host, const ScriptCommand& c) {
     case ScriptOp::Zoom: host.zoomGraph(float(c.factor)); return Status::ok();
     case ScriptOp::ExportComparison: return wrote(host.exportComparison(c.arg, c.arg2), c.arg2);
     case ScriptOp::ExportRun: return wrote(host.exportRun(c.arg, c.arg2), c.arg2);
-    case ScriptOp::ExportChart:
-      host.exportChart(c.arg2);
-      frames_ = 3;
-      return Status::ok();
+    case ScriptOp::ExportChart: return wrote(host.exportChart(c.arg2), c.arg2);
+    case ScriptOp::TimingOption: host.setTimingOption(c.arg, c.arg2); return Status::ok();
     case ScriptOp::Frames: frames_ = c.number; return Status::ok();
     case ScriptOp::Expect: return expect(host, c);
     case ScriptOp::Key:
@@ -236,15 +242,45 @@ Status ScriptRunner::expect(ScriptHost& host, const ScriptCommand& c) {
     return ok ? Status::ok() : fail(fmt::format("{} changed/added/removed nodes", n));
   }
   if (c.arg == "pipeline") return trace->pipeline == c.arg2 ? Status::ok() : fail(trace->pipeline);
+  if (c.arg == "summary") {
+    std::vector<std::string> lines = viewmodel::summaryLines(viewmodel::passSummary(*trace, host.selectedPass()));
+    for (const std::string& l : lines)
+      if (l.find(c.arg2) != std::string::npos) return Status::ok();
+    return fail(fmt::format("a summary without it:\n  {}", fmt::join(lines, "\n  ")));
+  }
+  if (c.arg == "synced") {
+    std::shared_ptr<const ir::Graph> g = host.shownGraph();
+    const ir::Node* n = g ? g->find(host.selectedNode()) : nullptr;
+    if (!n || n->name != c.arg2) return fail(fmt::format("selected node {}", n ? n->name : "(none)"));
+    int64_t panes = host.viewCount(ViewCount::PaneCount), synced = host.viewCount(ViewCount::SyncedPanes);
+    if (panes == 0) return fail("no side-by-side panes");
+    return synced == panes ? Status::ok() : fail(fmt::format("{} of {} panes outline it or a counterpart", synced, panes));
+  }
+  if (c.arg == "ab-verdict") {
+    std::string v = host.abVerdict(c.arg2);
+    if (v.empty()) return fail(fmt::format("no A/B comparison with a pass '{}'", c.arg2));
+    return v == c.arg3 ? Status::ok() : fail(v);
+  }
   if (c.arg == "graph") {
     std::vector<std::string> path = host.subgraphPath();
     std::string cur = path.empty() ? "main" : path.back();
     return cur == c.arg2 ? Status::ok() : fail(cur);
   }
   if (c.arg == "node") {
-    std::shared_ptr<const ir::Graph> g = host.shownGraph();
+    std::shared_ptr<const ir::Graph> g = host.shownGraph(), cg = host.comparedGraph();
     const ir::Node* n = g ? g->find(host.selectedNode()) : nullptr;
+    if (!n && cg) n = cg->find(host.selectedNode());  // a removed node, selected as its ghost
     std::string name = n ? n->name : "(none)";
+    return name == c.arg2 ? Status::ok() : fail(name);
+  }
+  if (c.arg == "culprit") {
+    // What the graph view and inspector show: the overlay of the selected pass.
+    viewmodel::ErrorOverlay o = viewmodel::ErrorOverlay::build(trace, host.selectedPass(), !host.subgraphPath().empty());
+    if (!o.active()) return fail(fmt::format("no localisation at pass {}", host.selectedPass()));
+    std::shared_ptr<const ir::Graph> g = host.shownGraph();
+    const ir::NodeId id = o.localization()->culprit;
+    const ir::Node* n = g && id != ir::kInvalidNode ? g->find(id) : nullptr;
+    std::string name = id == ir::kInvalidNode ? "none" : n ? n->name : fmt::format("node {} (not in the shown graph)", id);
     return name == c.arg2 ? Status::ok() : fail(name);
   }
   if (c.arg == "min" || c.arg == "max") {
@@ -254,9 +290,36 @@ Status ScriptRunner::expect(ScriptHost& host, const ScriptCommand& c) {
       if (what == "drawn-edges") return host.viewCount(ViewCount::DrawnEdges);
       if (what == "drawn-badges") return host.viewCount(ViewCount::DrawnBadges);
       if (what == "drawn-stubs") return host.viewCount(ViewCount::DrawnStubs);
+      if (what == "drawn-ghosts") return host.viewCount(ViewCount::DrawnGhosts);
+      if (what == "drawn-links") return host.viewCount(ViewCount::DrawnLinks);
+      if (what == "drawn-tinted") return host.viewCount(ViewCount::DrawnTinted);
+      if (what == "drawn-errors") return host.viewCount(ViewCount::DrawnErrors);
       if (what == "columns") return host.viewCount(ViewCount::Columns);
       if (what == "compare-rows") return host.viewCount(ViewCount::CompareRows);
+      if (what == "timing-bars") return host.viewCount(ViewCount::TimingBars);
+      if (what == "timeline-passes") return host.viewCount(ViewCount::TimelinePasses);
+      if (what == "timeline-ticks") return host.viewCount(ViewCount::TimelineTicks);
+      if (what == "timeline-visible") return host.viewCount(ViewCount::TimelineVisible);
+      if (what == "ab-rows") return host.viewCount(ViewCount::AbRows);
+      if (what == "ab-repeats") return host.viewCount(ViewCount::AbRepeats);
+      if (what == "ab-noise") return host.viewCount(ViewCount::AbNoise);
+      if (what == "op-diffs") return host.viewCount(ViewCount::OpDiffs);
       if (what == "visible-passes") return int64_t(viewmodel::visiblePasses(*trace, host.passFilter()).size());
+      if (what == "pane-count") return host.viewCount(ViewCount::PaneCount);
+      if (what == "synced-panes") return host.viewCount(ViewCount::SyncedPanes);
+      if (what == "ir-diff-added" || what == "ir-diff-removed") {
+        std::shared_ptr<const ir::Graph> a = host.comparedGraph(), b = host.shownGraph();
+        if (!a || !b) return 0;
+        viewmodel::IrDiff d = viewmodel::irDiff(*a, *b);
+        return int64_t(what == "ir-diff-added" ? d.added : d.removed);
+      }
+      if (what == "delegates" || what == "delegated-nodes" || what == "undelegated-ops") {
+        std::shared_ptr<const ir::Graph> g = host.shownGraph();
+        if (!g) return 0;
+        viewmodel::Delegation d = viewmodel::delegation(*g);
+        return what == "delegates" ? int64_t(d.delegates.size())
+               : what == "delegated-nodes" ? d.delegatedNodes : int64_t(d.undelegated.size());
+      }
       return 0;
     };
     int64_t v = counter(c.arg2);

@@ -19,7 +19,11 @@
 namespace ls::app {
 
 /// A view counter an expectation can check ("expect min WHAT N").
-enum class ViewCount : uint8_t { DrawnNodes, DrawnLabels, DrawnEdges, DrawnBadges, DrawnStubs, Columns, CompareRows, COUNT };
+enum class ViewCount : uint8_t {
+  DrawnNodes, DrawnLabels, DrawnEdges, DrawnBadges, DrawnStubs, DrawnErrors, DrawnGhosts, DrawnLinks, DrawnTinted, Columns, CompareRows,
+  TimingBars, TimelinePasses, TimelineTicks, TimelineVisible, AbRows, AbRepeats, AbNoise, OpDiffs, PaneCount, SyncedPanes,
+  COUNT
+};
 
 /// What a script can do to the app. All calls come from the UI thread between frames and
 /// return at once: loading, runs and layouts start in the background and the runner waits
@@ -42,7 +46,8 @@ class ScriptHost {
   /// Runs the current config over the loaded graph (run A).
   virtual void startRun() = 0;
   /// Runs B with `b` once run A is finished; the timing view then shows A vs B.
-  virtual void requestCompare(const viewmodel::RunConfig& b) = 0;
+  /// `repeat` > 0: A and B are timed in that many interleaved repeats each (else the last count).
+  virtual void requestCompare(const viewmodel::RunConfig& b, int repeat) = 0;
 
   // ---- run A and the selection
   virtual viewmodel::TracePtr trace() const = 0;  ///< null before the first run
@@ -52,6 +57,9 @@ class ScriptHost {
   virtual void stepPass(viewmodel::StepKey key) = 0;
   /// Diff against `pass` instead of the previous pass; nullopt: unpin.
   virtual void setPin(std::optional<int> pass) = 0;
+  /// Side-by-side panes: adds a pass (-1: the source graph) / removes them all.
+  virtual void addPane(int pass) = 0;
+  virtual void clearPanes() = 0;
   virtual viewmodel::PassFilter passFilter() const = 0;
   virtual void setPassFilter(const viewmodel::PassFilter& f) = 0;
   /// The graph shown at the selected pass / the graph it is diffed against (null: none).
@@ -83,8 +91,14 @@ class ScriptHost {
   // ---- exports (format names as in script.h)
   virtual Status exportComparison(const std::string& format, const std::string& path) = 0;
   virtual Status exportRun(const std::string& format, const std::string& path) = 0;
-  /// Shows the timing tab and saves its chart as PNG after a following frame.
-  virtual void exportChart(const std::string& path) = 0;
+  /// Writes the timing chart (the run's bars, or the A/B chart) as .svg or .png.
+  virtual Status exportChart(const std::string& path) = 0;
+  /// Timing view options: aggregate on|off (bars by pass name), baseline A|B, zoom FACTOR (the
+  /// timeline, around its centre).
+  virtual void setTimingOption(const std::string& name, const std::string& value) = 0;
+  /// The A/B verdict (viewmodel::abVerdictName) of the first pass named `pass`, or of the
+  /// total for "total"; "" without a comparison or such a pass.
+  virtual std::string abVerdict(const std::string& pass) = 0;
 
   // ---- input and what expectations observe
   /// Presses `key` (up, down, home, end, escape, f1, f5, a-z) on the next frame and releases

@@ -38,6 +38,8 @@ OutputDiff compareTensors(const Tensor& actual, const Tensor& expected, const Co
         d.maxSteps = diff;
         d.worstElement = i;
       }
+      if (diff > 0)
+        d.tolerances = std::max(d.tolerances, opts.maxSteps > 0 ? double(diff) / double(opts.maxSteps) : INFINITY);
       if (diff > opts.maxSteps) {
         ++d.mismatches;
         if (d.firstFailingElement < 0) {
@@ -63,12 +65,16 @@ OutputDiff compareTensors(const Tensor& actual, const Tensor& expected, const Co
     if (std::isnan(a) || std::isnan(b)) {
       ok = opts.nanEqual && std::isnan(a) && std::isnan(b);
       diff = ok ? 0.0 : INFINITY;
+      if (!ok) d.tolerances = INFINITY;
     } else if (std::isinf(a) || std::isinf(b)) {
       ok = a == b;
       diff = ok ? 0.0 : INFINITY;
+      if (!ok) d.tolerances = INFINITY;
     } else {
       diff = std::abs(a - b);
-      ok = diff <= opts.atol + opts.rtol * (opts.scaleRelative ? maxExpected : std::abs(b));
+      const double tol = opts.atol + opts.rtol * (opts.scaleRelative ? maxExpected : std::abs(b));
+      ok = diff <= tol;
+      if (diff > 0) d.tolerances = std::max(d.tolerances, tol > 0 ? diff / tol : INFINITY);
     }
     if (d.worstElement < 0 || diff > d.maxAbsError) {
       d.worstElement = i;

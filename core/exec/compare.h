@@ -44,6 +44,10 @@ struct OutputDiff {
   int64_t firstFailingElement = -1;  ///< flat index
   double actualAtFailure = 0.0, expectedAtFailure = 0.0;
   int64_t worstElement = -1;   ///< flat index of the max abs error
+  /// The worst element's error over the tolerance the rule allows it: <= 1 passes, so it is
+  /// the error "in tolerances" (integers: units over maxSteps; +inf where nothing is allowed
+  /// or for a NaN/inf mismatch). Numerics localisation ranks nodes by it.
+  double tolerances = 0.0;
 };
 
 /// Comparison of two output lists (actual vs expected).

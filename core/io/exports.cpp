@@ -185,6 +185,8 @@ std::string comparisonToJson(const trace::TraceComparison& c) {
   };
   names("ran_only_in_a", c.ranOnlyInA);
   names("ran_only_in_b", c.ranOnlyInB);
+  names("only_in_a", c.onlyInA);
+  names("only_in_b", c.onlyInB);
   names("top_regressions", c.regressions);
   names("top_improvements", c.improvements);
   w.key("gate").beginObject().field("failed", c.gateFailed).key("reasons").beginArray();
@@ -216,6 +218,8 @@ std::string comparisonToMarkdown(const trace::TraceComparison& c) {
   };
   list("Ran only in " + c.labelA, c.ranOnlyInA);
   list("Ran only in " + c.labelB, c.ranOnlyInB);
+  list("Only in " + c.labelA, c.onlyInA);
+  list("Only in " + c.labelB, c.onlyInB);
   list("Top regressions", c.regressions);
   list("Top improvements", c.improvements);
   if (c.gateFailed) {

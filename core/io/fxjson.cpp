@@ -1,5 +1,6 @@
 // fxjson import (simdjson DOM, error-code API only) and export (manual JSON writing).
 #include "core/io/fxjson.h"
+#include "core/util/json_syntax.h"
 
 #include <fmt/format.h>
 #include <simdjson.h>
@@ -1033,7 +1034,7 @@ Status Importer::checkSignature(const dom::object& top) {
 Result<ir::Graph> Importer::run() {
   dom::element doc;
   auto err = parser_.parse(json_.data(), json_.size()).get(doc);
-  if (err) return fail(fmt::format("invalid JSON: {}", simdjson::error_message(err)));
+  if (err) return fail(describeJsonError(json_, simdjson::error_message(err)));
   dom::object top;
   if (doc.get_object().get(top) != simdjson::SUCCESS)
     return fail(fmt::format("expected a JSON object at the top level, got {}", typeName(doc)));

@@ -39,6 +39,14 @@ std::vector<std::string> graphFormatNames() {
   return out;
 }
 
+std::vector<std::string> graphFormatExtensions() {
+  std::lock_guard<std::mutex> lock(formatsMutex());
+  std::vector<std::string> out;
+  for (const GraphFormat& f : formats())
+    if (!f.extension.empty()) out.push_back(f.extension);
+  return out;
+}
+
 Result<ir::Graph> loadGraphBytes(std::string_view bytes, const std::string& sourceName, ImportReport* report) {
   if (looksLikeLsg(bytes)) return loadLsgBytes(bytes, sourceName);
   std::vector<GraphFormat> fs;
@@ -47,9 +55,9 @@ Result<ir::Graph> loadGraphBytes(std::string_view bytes, const std::string& sour
     fs = formats();
   }
   for (const GraphFormat& f : fs)
-    if (f.sniff && f.sniff(bytes)) return f.load(bytes, sourceName);
+    if (f.sniff && f.sniff(bytes)) return f.load(bytes, sourceName, report);
   for (const GraphFormat& f : fs)
-    if (endsWith(sourceName, f.extension)) return f.load(bytes, sourceName);
+    if (endsWith(sourceName, f.extension)) return f.load(bytes, sourceName, report);
   return importFxJson(bytes, sourceName, report);
 }
 

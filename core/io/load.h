@@ -19,7 +19,9 @@ struct GraphFormat {
   std::string name;
   std::string extension;
   std::function<bool(std::string_view bytes)> sniff;
-  std::function<Result<ir::Graph>(std::string_view bytes, const std::string& sourceName)> load;
+  /// Non-fatal findings (a newer format version, fields or ops this build does not know) go to
+  /// `report` when it is not null.
+  std::function<Result<ir::Graph>(std::string_view bytes, const std::string& sourceName, ImportReport* report)> load;
 };
 
 /// Adds or replaces (by name) a format. Thread-safe; call at start-up, from a backend's registration.
@@ -27,6 +29,8 @@ void registerGraphFormat(GraphFormat f);
 
 /// The registered formats' names and extensions ("tosa (.tosa)"), for help texts.
 std::vector<std::string> graphFormatNames();
+/// The registered formats' extensions, with their dots (".tosa"), for file pickers.
+std::vector<std::string> graphFormatExtensions();
 
 /// Loads `path`: .lsg when it carries the LSG1 identifier, a registered format when its sniffer
 /// claims the bytes or the path has its extension, else fxjson. Errors name the file.

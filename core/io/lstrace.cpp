@@ -2,6 +2,7 @@
 // use the shared Graph codec (lsg_graph.h) with one blob table for all snapshots.
 #include "core/io/flatbuffer_file.h"
 #include "core/io/lstrace.h"
+#include "core/io/bundle.h"
 
 #include <fmt/format.h>
 #include <flatbuffers/flatbuffers.h>
@@ -12,6 +13,7 @@
 
 #include "core/io/lsg_graph.h"
 #include "core/io/schema/lstrace_generated.h"
+#include "core/io/share_nodes.h"
 #include "core/util/atomic_file.h"
 
 namespace ls::io {
@@ -21,36 +23,12 @@ static_assert(sizeof(kLstraceIdentifier) == flatbuffers::kFileIdentifierLength +
 namespace {
 
 constexpr uint32_t kVersionMajor = 1;
-constexpr uint32_t kVersionMinor = 1;
+constexpr uint32_t kVersionMinor = 2;
 constexpr uint32_t kVersion = (kVersionMajor << 16) | kVersionMinor;
 constexpr char kProducer[] = "lowerscope";
 // Root + snapshots vector + one Graph (see lsg.cpp: 7 levels + 3 per nested subgraph).
 constexpr flatbuffers::uoffset_t kMaxVerifyDepth = 74;
 static_assert(11 + 3 * kMaxSubgraphNesting <= kMaxVerifyDepth);  // +2: preparation run
-
-
-bool sameNode(const ir::Node& a, const ir::Node& b) {
-  return a.id == b.id && a.kind == b.kind && a.flags == b.flags && a.op == b.op && a.name == b.name &&
-         a.target == b.target && a.args == b.args && a.kwargs == b.kwargs && a.outputs == b.outputs &&
-         a.module == b.module && a.provenance == b.provenance;
-}
-
-/// Rebuilds `g` so that every node equal to the version of the same id in `prev` shares
-/// prev's node object (structural sharing, as in the recorder's snapshots).
-ir::Graph shareWith(ir::Graph g, const ir::Graph& prev) {
-  ir::Graph out = g.shellCopy();
-  out.reserveNodes(g.size());
-  for (size_t i = 0; i < g.size(); ++i) {
-    const ir::NodePtr& p = g.ptrAt(i);
-    const ir::NodePtr* old = prev.findPtr(p->id);
-    if (old && sameNode(**old, *p))
-      out.appendShared(*old);
-    else
-      out.appendShared(p);
-  }
-  out.reserveIds(g.nextId());
-  return out;
-}
 
 }  // namespace
 
@@ -116,6 +94,19 @@ flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::PassRecord>>> wr
   return b.CreateVector(recs);
 }
 
+flatbuffers::Offset<fb::Localization> writeLocalization(flatbuffers::FlatBufferBuilder& b, const trace::Localization& l) {
+  std::vector<flatbuffers::Offset<fb::NodeError>> nodes;
+  nodes.reserve(l.nodes.size());
+  for (const trace::NodeError& e : l.nodes)
+    nodes.push_back(fb::CreateNodeError(b, e.id, e.matched, uint8_t(e.match), e.maxAbsError, e.error, e.inputError,
+                                        e.exceeds, e.source));
+  std::vector<flatbuffers::Offset<fb::SkippedNode>> skipped;
+  skipped.reserve(l.skipped.size());
+  for (const trace::SkippedNode& k : l.skipped) skipped.push_back(fb::CreateSkippedNode(b, k.id, b.CreateString(k.reason)));
+  return fb::CreateLocalization(b, l.passIndex, b.CreateString(l.pass), b.CreateString(l.metric), l.rtol, l.atol,
+                                l.maxSteps, l.scaleRelative, b.CreateVector(nodes), b.CreateVector(skipped), l.culprit);
+}
+
 }  // namespace
 
 Result<std::string> serializeTrace(const trace::Trace& t) {
@@ -149,6 +140,8 @@ Result<std::string> serializeTrace(const trace::Trace& t) {
     pb.add_snapshots(psnapVec);
     prepRun = pb.Finish();
   }
+  flatbuffers::Offset<fb::Localization> loc;
+  if (t.localization) loc = writeLocalization(b, *t.localization);
   auto snapVec = b.CreateVector(snaps);
   auto blobVec = blobs.finish();
   if (blobs.full()) return Status::error("cannot serialise trace: constant data exceeds the 1 GiB limit");
@@ -171,6 +164,7 @@ Result<std::string> serializeTrace(const trace::Trace& t) {
   fbld.add_snapshots(snapVec);
   fbld.add_blobs(blobVec);
   if (prep) fbld.add_preparation(prepRun);
+  if (t.localization) fbld.add_localization(loc);
   fb::FinishLstraceFileBuffer(b, fbld.Finish());
   return std::string(reinterpret_cast<const char*>(b.GetBufferPointer()), b.GetSize());
 }
@@ -183,10 +177,8 @@ Status saveTrace(const trace::Trace& t, const std::string& path) {
 
 namespace {
 
-/// Times in a trace are durations of real runs: at most ~11.6 days each, and the sum over a
-/// run's records stays far from int64 overflow (Trace::totals, timing views and exports add them).
-constexpr int64_t kMaxTimeNs = int64_t(1) << 50;
-constexpr int64_t kMaxRunNs = int64_t(1) << 61;
+constexpr int64_t kMaxTimeNs = kMaxTraceTimeNs;
+constexpr int64_t kMaxRunNs = kMaxTraceRunNs;
 
 /// Reads one run (source graph, snapshots sharing nodes with their predecessor, records) into `t`.
 Status readRun(const fb::Graph* source, const flatbuffers::Vector<flatbuffers::Offset<fb::Graph>>* snapshots,
@@ -200,7 +192,7 @@ Status readRun(const fb::Graph* source, const flatbuffers::Vector<flatbuffers::O
     for (flatbuffers::uoffset_t i = 0; i < snapshots->size(); ++i) {
       auto g = readGraph(snapshots->Get(i), fmt::format("{} (snapshot {})", sourceName, i), ro);
       if (!g) return g.status();
-      auto shared = std::make_shared<const ir::Graph>(shareWith(std::move(*g), *prev));
+      auto shared = std::make_shared<const ir::Graph>(shareNodesWith(std::move(*g), *prev));
       t.snapshots.push_back(shared);
       prev = shared.get();
     }
@@ -269,6 +261,75 @@ Status readRun(const fb::Graph* source, const flatbuffers::Vector<flatbuffers::O
   return Status::ok();
 }
 
+/// Reads and checks a localisation against the run it belongs to: its pass is a record of
+/// `t`, every node it names is a call node of the graph after that pass (matched nodes: of the
+/// graph before it), no error is NaN or negative, and the culprit is a source among its nodes.
+Result<trace::Localization> readLocalization(const fb::Localization& fl, const trace::Trace& t,
+                                             const std::string& sourceName) {
+  const std::string where = sourceName + " (localisation)";
+  trace::Localization l;
+  l.passIndex = fl.pass_index();
+  if (l.passIndex < 0 || l.passIndex >= int32_t(t.records.size()))
+    return Status::error(fmt::format("{}: pass index {} out of range (0..{})", where, l.passIndex,
+                                     int64_t(t.records.size()) - 1));
+  l.pass = fl.pass() ? fl.pass()->str() : "";
+  l.metric = fl.metric() ? fl.metric()->str() : "";
+  l.rtol = fl.rtol();
+  l.atol = fl.atol();
+  l.maxSteps = fl.max_steps();
+  l.scaleRelative = fl.scale_relative();
+  l.culprit = fl.culprit();
+  const ir::Graph& before = t.graphBefore(l.passIndex);
+  const ir::Graph& after = t.graphAfter(l.passIndex);
+  auto callAfter = [&](ir::NodeId id) {
+    const ir::Node* n = after.find(id);
+    return n && n->isCall();
+  };
+  if (fl.nodes()) {
+    for (flatbuffers::uoffset_t i = 0; i < fl.nodes()->size(); ++i) {
+      const fb::NodeError* fe = fl.nodes()->Get(i);
+      trace::NodeError e;
+      e.id = fe->id();
+      e.matched = fe->matched();
+      if (!callAfter(e.id))
+        return Status::error(fmt::format("{}: node error {}: node {} is not a call node of the graph after pass #{}",
+                                         where, i, e.id, l.passIndex));
+      if (!before.contains(e.matched))
+        return Status::error(fmt::format("{}: node error {} ('{}'): matched node {} is not in the graph before pass #{}",
+                                         where, i, after.node(e.id).name, e.matched, l.passIndex));
+      if (fe->match() >= uint8_t(trace::NodeMatch::COUNT))
+        return Status::error(fmt::format("{}: node error {} ('{}'): invalid match kind {}", where, i,
+                                         after.node(e.id).name, fe->match()));
+      e.match = trace::NodeMatch(fe->match());
+      e.maxAbsError = fe->max_abs_error();
+      e.error = fe->error();
+      e.inputError = fe->input_error();
+      for (double v : {e.maxAbsError, e.error, e.inputError})
+        if (!(v >= 0.0))
+          return Status::error(fmt::format("{}: node error {} ('{}'): error {} is NaN or negative", where, i,
+                                           after.node(e.id).name, v));
+      e.exceeds = fe->exceeds();
+      e.source = fe->source();
+      l.nodes.push_back(e);
+    }
+  }
+  if (fl.skipped()) {
+    for (flatbuffers::uoffset_t i = 0; i < fl.skipped()->size(); ++i) {
+      const fb::SkippedNode* fk = fl.skipped()->Get(i);
+      if (!callAfter(fk->id()))
+        return Status::error(fmt::format("{}: skipped node {}: node {} is not a call node of the graph after pass #{}",
+                                         where, i, fk->id(), l.passIndex));
+      l.skipped.push_back({fk->id(), fk->reason() ? fk->reason()->str() : ""});
+    }
+  }
+  if (l.culprit != ir::kInvalidNode) {
+    const trace::NodeError* c = l.find(l.culprit);
+    if (!c || !c->source)
+      return Status::error(fmt::format("{}: culprit node {} is not a node whose error starts there", where, l.culprit));
+  }
+  return l;
+}
+
 }  // namespace
 
 Result<trace::Trace> loadTraceBytes(std::string_view bytes, const std::string& sourceName) {
@@ -320,12 +381,18 @@ Result<trace::Trace> loadTraceBytes(std::string_view bytes, const std::string& s
     LS_RETURN_IF_ERROR(readRun(pr->source(), pr->snapshots(), pr->records(), where, ro, *prep));
     t.preparation = std::move(prep);
   }
+  if (const fb::Localization* fl = file->localization()) {
+    auto l = readLocalization(*fl, t, sourceName);
+    if (!l) return l.status();
+    t.localization = std::make_shared<const trace::Localization>(std::move(l).value());
+  }
   return t;
 }
 
 Result<trace::Trace> loadTrace(const std::string& path) {
   auto bytes = readFile(path);
   if (!bytes) return bytes.status();
+  if (looksLikeBundle(*bytes)) return loadBundleBytes(*bytes, path);
   return loadTraceBytes(*bytes, path);
 }
 

@@ -71,8 +71,10 @@ Result<ir::Shape> parseShape(std::string_view v, const std::string& src) {
     if (j == i || j - i > 18) return Status::error(fmt::format("{}: .npy shape entry is not a size: {}", src, v));
     int64_t d = 0;
     for (size_t k = i; k < j; ++k) d = d * 10 + (body[k] - '0');
+    if (s.rank() >= ir::kMaxRank)
+      return Status::error(fmt::format("{}: .npy shape {} has more than {} dims (the most a tensor here has)", src, v,
+                                       ir::kMaxRank));
     s.push(d);
-    if (s.rank() > 32) return Status::error(fmt::format("{}: .npy shape has more than 32 dims", src));
     i = j;
     while (i < body.size() && body[i] == 'L') ++i;  // Python 2 longs
   }

@@ -11,7 +11,7 @@ namespace ls::trace {
 
 struct CompareRow {
   std::string name;
-  int occurrence = 0;  ///< n-th instance of this pass name in the pipeline (duplicates allowed)
+  int occurrence = 0;  ///< n-th row of this pass name in the comparison (duplicates allowed)
   int indexA = -1, indexB = -1;
   int64_t nsA = 0, nsB = 0;  ///< total (scan+run+verify); 0 when absent
   PassStatus statusA = PassStatus::Skipped, statusB = PassStatus::Skipped;
@@ -30,15 +30,19 @@ struct GateOptions {
 
 struct TraceComparison {
   std::string labelA = "A", labelB = "B";
-  std::vector<CompareRow> rows;        ///< pipeline order (A's order, then B-only passes)
+  std::vector<CompareRow> rows;        ///< both pipelines merged in order (passes matched by LCS of names)
   int64_t totalA = 0, totalB = 0;      ///< pipeline wall time
   std::vector<size_t> ranOnlyInA, ranOnlyInB;  ///< row indices
+  std::vector<size_t> onlyInA, onlyInB;        ///< row indices of passes absent from the other run
   std::vector<size_t> regressions, improvements;  ///< row indices, worst first (above noise)
   bool gateFailed = false;
   std::vector<std::string> gateReasons;
   double totalRatio() const { return totalA > 0 ? double(totalB) / double(totalA) : 0.0; }
 };
 
+/// Lines the two runs up pass by pass: a longest common subsequence of the pass names (so a
+/// Python pipeline recorded by tools/lowerscope_record.py and an engine run match where they
+/// share passes), passes present on one side only get a row with in{A,B} false.
 TraceComparison compareTraces(const Trace& a, const Trace& b, const GateOptions& gate = {},
                               size_t topN = 5);
 

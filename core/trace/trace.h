@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/passes/pass_record.h"
+#include "core/trace/localization.h"
 
 namespace ls::trace {
 
@@ -41,6 +42,9 @@ struct Trace {
   /// for annotation, batch-norm folding, annotate/calibrate/convert), whose final graph is this
   /// trace's source. Null when nothing prepared the graph.
   std::shared_ptr<const Trace> preparation;
+  /// Numerics localisation of one pass (verify --each --localize): per-node errors of the
+  /// graph after that pass against the graph before it. Null when not localised.
+  std::shared_ptr<const Localization> localization;
 
   /// The graph after pass `passIndex` (-1: the source graph).
   const ir::Graph& graphAfter(int passIndex) const;

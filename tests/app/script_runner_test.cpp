@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "tests/support/graph_builder.h"
 #include "tests/viewers/fixtures.h"
 
 namespace ls::app {
@@ -51,8 +52,10 @@ class FakeHost : public ScriptHost {
                     c.engine.skip ? "" : " no-skip"));
   }
   void startRun() override { log("run"), busy = true; }
-  void requestCompare(const viewmodel::RunConfig& b) override {
-    log(fmt::format("compare {}{}", passes::profileName(b.profile), b.engine.fastCopy ? "" : " no-fast-copy")), busy = true;
+  void requestCompare(const viewmodel::RunConfig& b, int repeat) override {
+    log(fmt::format("compare {}{}{}", passes::profileName(b.profile), b.engine.fastCopy ? "" : " no-fast-copy",
+                    repeat > 0 ? fmt::format(" x{}", repeat) : "")),
+        busy = true;
   }
   viewmodel::TracePtr trace() const override { return run; }
   int selectedPass() const override { return selected; }
@@ -69,12 +72,15 @@ class FakeHost : public ScriptHost {
     pin = p;
     log(p ? fmt::format("pin {}", *p) : "unpin");
   }
+  void addPane(int p) override { log(fmt::format("pane {}", p)); }
+  void clearPanes() override { log("panes cleared"); }
   viewmodel::PassFilter passFilter() const override { return filter; }
   void setPassFilter(const viewmodel::PassFilter& f) override {
     filter = f;
     log(fmt::format("filter {} {} '{}'", f.hideSkipped, f.hideUnchanged, f.search));
   }
-  std::shared_ptr<const ir::Graph> shownGraph() const override { return nullptr; }
+  std::shared_ptr<const ir::Graph> shown;  ///< what shownGraph() returns
+  std::shared_ptr<const ir::Graph> shownGraph() const override { return shown; }
   std::shared_ptr<const ir::Graph> comparedGraph() const override { return nullptr; }
   ir::NodeId selectedNode() const override { return ir::kInvalidNode; }
   void selectNode(ir::NodeId id) override { log(fmt::format("node {}", id)); }
@@ -102,7 +108,10 @@ class FakeHost : public ScriptHost {
     log("export run " + f + " " + p);
     return f == "dot" ? Status::error("export: cannot write " + p) : Status::ok();
   }
-  void exportChart(const std::string& p) override { log("export chart " + p); }
+  Status exportChart(const std::string& p) override { return log("export chart " + p), Status::ok(); }
+  void setTimingOption(const std::string& n, const std::string& v) override { log("timing-option " + n + " " + v); }
+  std::string verdict;  ///< what abVerdict answers for any pass
+  std::string abVerdict(const std::string& pass) override { return log("ab-verdict " + pass), verdict; }
   bool pressKey(const std::string& k, bool shift) override { return log("key " + k + (shift ? " shift" : "")), true; }
   bool helpShown() const override { return help; }
   bool errorShown() const override { return error; }
@@ -142,13 +151,19 @@ expect min visible-passes 3
 expect min drawn-nodes 40
 view timing
 compare --profile fp --no-fast-copy
+compare --no-skip --repeat 3
+timing-option aggregate on
+timing-option baseline B
+expect ab-verdict total A
 export run csv out.csv
 export chart chart.png
+export chart chart.svg
 key f5 shift
 unpin
 )");
   EXPECT_TRUE(r.opensFile());
   FakeHost h;
+  h.verdict = "A";
   runToEnd(r, h);
   ASSERT_FALSE(r.failed()) << r.error();
   EXPECT_TRUE(r.done());
@@ -163,13 +178,33 @@ unpin
       "filter true false ''",
       "view timing",
       "compare fp no-fast-copy",
+      "compare int x3",  // the config is int (above); --no-skip keeps fast-copy
+      "timing-option aggregate on",
+      "timing-option baseline B",
+      "ab-verdict total",
       "export run csv out.csv",
       "note wrote out.csv",
       "export chart chart.png",
+      "note wrote chart.png",
+      "export chart chart.svg",
+      "note wrote chart.svg",
       "key f5 shift",
       "unpin",
   };
   EXPECT_EQ(h.calls, want);
+}
+
+TEST(ScriptRunner, AbVerdictExpectationComparesTheHostsAnswer) {
+  for (const auto& [answer, ok] : {std::pair<std::string, bool>{"noise", true}, {"B", false}, {"", false}}) {
+    ScriptRunner r = parse("open m.fxjson.json\nexpect ab-verdict DecomposeLayerNormPass noise\n");
+    FakeHost h;
+    h.verdict = answer;
+    runToEnd(r, h);
+    EXPECT_EQ(r.failed(), !ok) << answer;
+    if (!ok) {
+      EXPECT_NE(r.error().find("expectation failed"), std::string::npos) << r.error();
+    }
+  }
 }
 
 TEST(ScriptRunner, WaitsForIdleThenTwoFramesAndCountsFrames) {
@@ -308,6 +343,60 @@ TEST(ScriptRunner, KeepGoingCollectsFailuresAndRunsTheRest) {
   EXPECT_NE(r->errors()[0].find("k.lsscript:1"), std::string::npos) << r->errors()[0];
   EXPECT_NE(r->errors()[1].find("k.lsscript:2"), std::string::npos) << r->errors()[1];
   EXPECT_EQ(h.calls.back(), "fit");
+}
+
+}  // namespace
+}  // namespace ls::app
+
+namespace ls::app {
+namespace {
+
+TEST(ScriptRunner, ExpectCulpritChecksTheLocalisationOfTheShownPass) {
+  test::GraphBuilder b;
+  auto x = b.input("x", {2});
+  auto t = b.call("aten.tanh.default", {x}, {}, "t");
+  b.output({t});
+  auto g = std::make_shared<const ir::Graph>(b.g);
+  auto tr = std::make_shared<trace::Trace>(test::syntheticTrace("cc"));
+  tr->source = g;
+  trace::Localization l;
+  l.passIndex = 1;
+  l.pass = "Pass1";
+  trace::NodeError e;
+  e.id = e.matched = t.node;
+  e.error = 12.0;
+  e.exceeds = e.source = true;
+  l.nodes.push_back(e);
+  l.culprit = t.node;
+  tr->localization = std::make_shared<const trace::Localization>(l);
+  struct Case {
+    std::string script, error;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"select pass 1\nexpect culprit t\n", ""},
+           {"select pass 1\nexpect culprit u\n", "t.lsscript:2: 'expect culprit u': expectation failed: got t"},
+           {"select pass 0\nexpect culprit t\n",
+            "t.lsscript:2: 'expect culprit t': expectation failed: got no localisation at pass 0"},
+       }) {
+    ScriptRunner r = parse(c.script);
+    FakeHost h;
+    h.run = tr;
+    h.shown = g;
+    runToEnd(r, h);
+    EXPECT_EQ(r.failed(), !c.error.empty()) << c.script;
+    if (!c.error.empty()) {
+      EXPECT_EQ(r.error(), c.error);
+    }
+  }
+  // Localised with nothing above tolerance: "none".
+  l.culprit = ir::kInvalidNode;
+  tr->localization = std::make_shared<const trace::Localization>(l);
+  ScriptRunner none = parse("select pass 1\nexpect culprit none\n");
+  FakeHost h;
+  h.run = tr;
+  h.shown = g;
+  runToEnd(none, h);
+  EXPECT_TRUE(none.done()) << none.error();
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 namespace {
 
 using ls::clitest::CliRun;
+using ls::clitest::readText;
 using ls::clitest::runCli;
 
 std::string asset(const std::string& name) { return std::string(LS_ASSETS_DIR) + "/graphs/" + name; }
@@ -117,11 +118,6 @@ TEST(Cli, ImportIntoMissingDirectoryFailsAndLeavesNothing) {
 
 
 // ---------------------------------------------------------------- traces: export, compare gate, bench
-
-std::string readText(const std::filesystem::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-}
 
 TEST(Cli, LowerTraceThenExportEveryFormat) {
   auto d = tmpDir();

@@ -8,6 +8,8 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 namespace ls::clitest {
@@ -35,6 +37,12 @@ inline std::filesystem::path scratchDir(const std::string& tag) {
   auto d = std::filesystem::temp_directory_path() / ("ls_" + tag + "_" + std::to_string(::getpid()));
   std::filesystem::create_directories(d);
   return d;
+}
+
+/// The whole file as bytes ("" when it cannot be read).
+inline std::string readText(const std::filesystem::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
 }
 
 }  // namespace ls::clitest

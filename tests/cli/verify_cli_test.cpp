@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/cli/cli_util.h"
+#include "core/io/lstrace.h"
 #include <sys/wait.h>
 
 #include <array>
@@ -15,18 +16,12 @@
 namespace {
 
 using ls::clitest::CliRun;
+using ls::clitest::readText;
 using ls::clitest::runCli;
 
 std::string graph(const std::string& name) { return std::string(LS_ASSETS_DIR) + "/graphs/" + name + ".fxjson.json"; }
 
 std::filesystem::path scratch(const std::string& name) { return ls::clitest::scratchDir("verify_cli") / name; }
-
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream f(p);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 TEST(VerifyCli, GenericPipelineIsEquivalentWithPerPassReport) {
   auto json = scratch("deit.json");
@@ -35,7 +30,7 @@ TEST(VerifyCli, GenericPipelineIsEquivalentWithPerPassReport) {
   EXPECT_NE(r.out.find("RemoveNoopClonePass"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("result: EQUIVALENT"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("MISMATCH"), std::string::npos) << r.out;
-  std::string j = slurp(json);
+  std::string j = readText(json);
   EXPECT_NE(j.find("\"equivalent\": true"), std::string::npos) << j;
   EXPECT_NE(j.find("\"name\": \"RemoveNoopClonePass\""), std::string::npos) << j;
   EXPECT_NE(j.find("\"max_rel_error\""), std::string::npos) << j;
@@ -48,7 +43,7 @@ TEST(VerifyCli, GenericPipelineIsEquivalentWithPerPassReport) {
   auto chrome = scratch("deit_chrome.json");
   CliRun e = runCli("export " + tr.string() + " --chrome-trace " + chrome.string());
   ASSERT_EQ(e.code, 0) << e.out;
-  EXPECT_NE(slurp(chrome).find("\"max_rel_error\""), std::string::npos);
+  EXPECT_NE(readText(chrome).find("\"max_rel_error\""), std::string::npos);
 }
 
 TEST(VerifyCli, BisectLimitRunsAPrefix) {
@@ -96,7 +91,7 @@ TEST(VerifyCli, AgainstFloatSeparatesQuantisationFromLoweringError) {
                     json.string());
   EXPECT_EQ(v.code, 0) << v.out;
   EXPECT_NE(v.out.find("against float: quantized source max abs"), std::string::npos) << v.out;
-  std::string j = slurp(json);
+  std::string j = readText(json);
   auto field = [&](const std::string& k) {
     auto at = j.find("\"" + k + "\": ");
     EXPECT_NE(at, std::string::npos) << k << " in " << j;
@@ -131,6 +126,53 @@ TEST(VerifyCli, UsageAndInputErrorsExitTwo) {
   std::ofstream(bad) << "{\"nodes\": [";
   CliRun broken = runCli("verify " + bad.string());
   EXPECT_EQ(broken.code, 2) << broken.out;
+}
+
+}  // namespace
+
+namespace {
+
+TEST(VerifyCli, LocalizeRanksNodesNamesTheCulpritAndSavesIt) {
+  // Tolerances tighter than float rounding: the first pass that changes any bit is bad, and
+  // localisation names the first node whose value moves.
+  auto tr = scratch("sq_loc.lstrace");
+  auto json = scratch("sq_loc.json");
+  CliRun r = runCli("verify " + graph("squeezenet1_1") + " --pipeline tosa --rtol 1e-12 --atol 0 --each --localize -o " +
+                    tr.string() + " --json " + json.string());
+  EXPECT_EQ(r.code, 1) << r.out;
+  const size_t first = r.out.find("first pass that breaks equivalence: #");
+  ASSERT_NE(first, std::string::npos) << r.out;
+  const size_t head = r.out.find("localize: pass #");
+  ASSERT_NE(head, std::string::npos) << r.out;
+  EXPECT_GT(head, first);
+  EXPECT_NE(r.out.find("rank  node"), std::string::npos) << r.out;
+  const size_t at = r.out.find("culprit: node ");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const std::string culprit = r.out.substr(at + 14, r.out.find(' ', at + 14) - at - 14);
+  EXPECT_NE(r.out.find("<- culprit"), std::string::npos) << r.out;
+  // The same culprit in the JSON and in the saved trace.
+  const std::string j = readText(json);
+  EXPECT_NE(j.find("\"localization\""), std::string::npos) << j;
+  EXPECT_NE(j.find("\"node\": \"" + culprit + "\""), std::string::npos) << culprit << "\n" << j;
+  auto t = ls::io::loadTrace(tr.string());
+  ASSERT_TRUE(t.isOk()) << t.message();
+  ASSERT_TRUE(t->localization);
+  const ls::trace::Localization& l = *t->localization;
+  ASSERT_NE(l.culprit, ls::ir::kInvalidNode);
+  EXPECT_EQ(t->graphAfter(l.passIndex).node(l.culprit).name, culprit);
+  EXPECT_FALSE(t->records[size_t(l.passIndex)].semantic.equivalent);
+}
+
+TEST(VerifyCli, LocalizeNeedsEachAndReportsWhenNothingIsBad) {
+  CliRun alone = runCli("verify " + graph("squeezenet1_1") + " --localize");
+  EXPECT_EQ(alone.code, 2) << alone.out;
+  EXPECT_NE(alone.out.find("--localize needs --each"), std::string::npos) << alone.out;
+  CliRun stop = runCli("verify " + graph("squeezenet1_1") + " --each --localize --stop-on-failure");
+  EXPECT_EQ(stop.code, 2) << stop.out;
+  EXPECT_NE(stop.out.find("--stop-on-failure rolls back"), std::string::npos) << stop.out;
+  CliRun ok = runCli("verify " + graph("squeezenet1_1") + " --pipeline generic --each --localize");
+  EXPECT_EQ(ok.code, 0) << ok.out;
+  EXPECT_NE(ok.out.find("nothing to localise"), std::string::npos) << ok.out;
 }
 
 }  // namespace

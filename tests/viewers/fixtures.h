@@ -38,6 +38,13 @@ inline trace::Trace syntheticTrace(const std::string& statuses) {
 
 inline std::string assetGraph(const std::string& name) { return std::string(LS_ASSETS_DIR) + "/graphs/" + name; }
 
+/// A bundled model loaded as the app holds it (shared, immutable); fails the test on a load error.
+inline std::shared_ptr<const ir::Graph> loadedAsset(const std::string& name) {
+  auto g = io::loadGraphFile(assetGraph(name));
+  EXPECT_TRUE(g.isOk()) << g.message();
+  return g.isOk() ? std::make_shared<const ir::Graph>(std::move(g).value()) : nullptr;
+}
+
 /// Runs the generic pipeline over a real model (cached per model name for the test binary).
 inline viewmodel::TracePtr realRun(const std::string& file) {
   static std::map<std::string, viewmodel::TracePtr> cache;
@@ -54,6 +61,18 @@ inline viewmodel::TracePtr realRun(const std::string& file) {
   if (!o.trace) return nullptr;
   cache[file] = o.trace.value();
   return o.trace.value();
+}
+
+/// Runs `pipeline` over the bundled model `file` (not cached: each test gets its own trace).
+inline viewmodel::TracePtr pipelineRun(const std::string& file, const std::string& pipeline) {
+  auto g = io::loadGraphFile(assetGraph(file));
+  EXPECT_TRUE(g.isOk()) << g.message();
+  if (!g) return nullptr;
+  viewmodel::RunConfig cfg;
+  cfg.pipeline = pipeline;
+  auto o = viewmodel::RunJob::runNow(std::make_shared<const ir::Graph>(std::move(g).value()), file, cfg, nullptr, {});
+  EXPECT_TRUE(o.trace.isOk()) << o.trace.message();
+  return o.trace.isOk() ? o.trace.value() : nullptr;
 }
 
 }  // namespace ls::test

@@ -171,3 +171,47 @@ TEST(GraphModel, NestedGraphRefsByNameAndGetAttr) {
 
 }  // namespace
 }  // namespace ls::viewmodel
+
+namespace ls::viewmodel {
+namespace {
+
+TEST(GraphModel, GhostsGetTheirOwnSpaceInTheirRowAndKeepTheirLinks) {
+  viewmodel::TracePtr run = test::pipelineRun("mobilenet_v2.fxjson.json", "tosa");
+  ASSERT_TRUE(run);
+  const trace::Trace& t = *run;
+  int checked = 0;
+  for (int i = 0; i < int(t.records.size()); ++i) {
+    if (t.records[size_t(i)].status != passes::PassStatus::Changed) continue;
+    const ir::Graph &a = t.graphBefore(i), &b = t.graphAfter(i);
+    graph_layout::LayoutOptions o;
+    o.constantBadges = true;
+    graph_layout::Layout la = graph_layout::computeLayout(a, o);
+    graph_layout::Layout lb = graph_layout::computeLayout(b, o, &la);
+    trace::GraphDiff gd = trace::diffGraphs(a, b);
+    DrawDiff d = prepareDiff(gd, b);
+    std::vector<GhostBox> ghosts = placeGhosts(lb, la, d.removed);
+    auto overlaps = [](float x0, float w0, float y0, float h0, float x1, float w1, float y1, float h1) {
+      return x0 < x1 + w1 && x1 < x0 + w0 && y0 < y1 + h1 && y1 < y0 + h0;
+    };
+    for (size_t g = 0; g < ghosts.size(); ++g) {
+      const GhostBox& gh = ghosts[g];
+      const graph_layout::NodeBox* old = la.find(gh.id);
+      ASSERT_NE(old, nullptr);
+      EXPECT_EQ(gh.y, old->y);  // its own row
+      EXPECT_EQ(gh.w, old->w);
+      for (const graph_layout::NodeBox& nb : lb.nodes)
+        if (nb.w > 0) EXPECT_FALSE(overlaps(gh.x, gh.w, gh.y, gh.h, nb.x, nb.w, nb.y, nb.h)) << t.records[size_t(i)].name;
+      for (size_t k = 0; k < g; ++k)
+        EXPECT_FALSE(overlaps(gh.x, gh.w, gh.y, gh.h, ghosts[k].x, ghosts[k].w, ghosts[k].y, ghosts[k].h));
+    }
+    // Every provenance link appears as (removed, replacement) pairs.
+    size_t pairs = 0;
+    for (const auto& l : gd.links) pairs += l.from.size() * l.to.size();
+    EXPECT_EQ(d.replacedBy.size(), pairs);
+    if (!ghosts.empty()) ++checked;
+  }
+  EXPECT_GE(checked, 3);
+}
+
+}  // namespace
+}  // namespace ls::viewmodel

@@ -6,6 +6,11 @@
 
 #include "core/io/lsg.h"
 #include "core/io/lstrace.h"
+#include "core/trace/trace_recorder.h"
+#include "core/transforms/generic_passes.h"
+#include "core/verify/localize.h"
+#include "core/verify/verify.h"
+#include "tests/support/corrupt_pass.h"
 #include "tests/support/graph_builder.h"
 #include "tests/viewers/fixtures.h"
 
@@ -74,6 +79,49 @@ TEST(GuiFixtures, GraphWithADelegate) {
   b.g.subgraphs()["delegate_0"] = std::make_shared<ir::Graph>(std::move(sub.g));
   ASSERT_TRUE(b.g.validate().isOk()) << b.g.validate().message();
   Status st = io::saveLsg(b.g, std::string(dir) + "/delegate.lsg");
+  ASSERT_TRUE(st.isOk()) << st.message();
+}
+
+}  // namespace
+}  // namespace ls::viewmodel
+
+namespace ls::viewmodel {
+namespace {
+
+// A localised run (what verify --each --localize saves): resnet18 through a short pipeline in
+// which a test-only pass turns the middle residual add into a sub; the localisation of that
+// pass is stored in the trace.
+TEST(GuiFixtures, TraceWithALocalizedPass) {
+  const char* dir = std::getenv("LS_GUI_FIXTURE_DIR");
+  if (!dir) GTEST_SKIP() << "LS_GUI_FIXTURE_DIR not set";
+  auto model = test::modelWithAdds("resnet18.fxjson.json");
+  ASSERT_TRUE(model.isOk()) << model.message();
+  ir::Graph g = model->graph;
+  const std::vector<std::string>& adds = model->adds;
+  ASSERT_EQ(adds.size(), 8u);
+  passes::PassManager pm;
+  pm.pipelineName = "localize-fixture";
+  pm.add(std::make_unique<transforms::RemoveNoopViewPass>());
+  pm.add(std::make_unique<test::CorruptOneAddPass>(adds[4]));  // "add_4"
+  pm.add(std::make_unique<transforms::DeadCodeEliminationPass>());
+  trace::TraceRecorder rec;
+  pm.addInstrumentation(&rec);
+  passes::PassContext ctx;
+  ops::InferenceCache cache;
+  ctx.cache = &cache;
+  const ir::Graph source = g;
+  ASSERT_EQ(pm.run(g, ctx).failedIndex, -1);
+  trace::Trace t = rec.take();
+  t.model = "resnet18";
+  verify::VerifyOptions vo;
+  vo.compare.scaleRelative = true;
+  auto ref = verify::Reference::compute(source, vo);
+  ASSERT_TRUE(ref.isOk()) << ref.message();
+  auto loc = verify::localizePass(t, 1, *ref);
+  ASSERT_TRUE(loc.isOk()) << loc.message();
+  ASSERT_EQ(t.graphAfter(1).node(loc->culprit).name, adds[4]);
+  t.localization = std::make_shared<const trace::Localization>(std::move(loc).value());
+  Status st = io::saveTrace(t, std::string(dir) + "/localize.lstrace");
   ASSERT_TRUE(st.isOk()) << st.message();
 }
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "core/io/lstrace.h"
 #include "core/passes/pass_manager.h"
@@ -77,20 +78,42 @@ TEST(RunJob, IntProfileQuantizesAFloatGraphFirst) {
   EXPECT_NE(describe(cfg).find("no-quantize"), std::string::npos);
 }
 
+/// Opens a trace file with a RunJob, as the app does (after checking it is seen as a trace).
+std::optional<RunJob::Outcome> openTraceFile(const fs::path& path) {
+  EXPECT_TRUE(isTracePath(path.string()));
+  RunJob job;
+  job.startFile(path.string(), generic());
+  job.join();
+  return job.take();
+}
+
 TEST(RunJob, OpensSavedTraces) {
   auto t = test::realRun("deit_tiny_vit.fxjson.json");
   ASSERT_TRUE(t);
   fs::path path = fs::temp_directory_path() / ("ls_runjob_" + std::to_string(::getpid()) + ".lstrace");
   ASSERT_TRUE(io::saveTrace(*t, path.string()).isOk());
-  EXPECT_TRUE(isTracePath(path.string()));
-  RunJob job;
-  job.startFile(path.string(), generic());
-  job.join();
-  auto o = job.take();
+  auto o = openTraceFile(path);
   ASSERT_TRUE(o && o->trace.isOk()) << (o ? o->trace.message() : "");
   EXPECT_TRUE(o->fromTraceFile);
   EXPECT_EQ(o->trace.value()->records.size(), t->records.size());
   EXPECT_EQ(o->config.pipeline, "generic");
+  fs::remove(path);
+}
+
+TEST(RunJob, OpensRecorderBundlesAsTraces) {
+  // A bundle recorded by tools/lowerscope_record.py (the fuzz seed), copied under a name without
+  // the .lsbundle extension: the app recognises it by its first bytes.
+  fs::path path = fs::temp_directory_path() / ("ls_runjob_" + std::to_string(::getpid()) + "_recorded.json");
+  fs::copy_file(std::string(LS_TESTS_DIR) + "/fuzz/corpus/bundle/tiny_pm.lsbundle", path,
+                fs::copy_options::overwrite_existing);
+  auto o = openTraceFile(path);
+  ASSERT_TRUE(o && o->trace.isOk()) << (o ? o->trace.message() : "");
+  EXPECT_TRUE(o->fromTraceFile);
+  const trace::Trace& t = *o->trace.value();
+  ASSERT_EQ(t.records.size(), 5u);
+  EXPECT_EQ(t.records[0].name, "DecomposeAddmmPass");
+  EXPECT_EQ(t.records[4].status, passes::PassStatus::Failed);
+  EXPECT_EQ(o->config.pipeline, "python:PassManager");
   fs::remove(path);
 }
 

@@ -44,11 +44,37 @@ export run dot out.dot
 compare-trace "runs/base line.lstrace"
 enter delegate_0
 leave
+compare --no-skip --repeat 7 --no-fast-copy
+export chart out/chart.svg
+timing-option aggregate on
+timing-option baseline B
+expect ab-verdict total A
+expect ab-verdict DecomposeLayerNormPass saved-A
+expect min timing-bars 1x visible-passes
+expect max op-diffs 0
+timing-option zoom 4
+expect max timeline-visible 10
 )";
   auto r = parseScript(text, "t.lsscript");
   ASSERT_TRUE(r.isOk()) << r.message();
   const auto& c = r.value();
-  ASSERT_EQ(c.size(), 36u);
+  ASSERT_EQ(c.size(), 46u);
+  EXPECT_EQ(c[44].op, ScriptOp::TimingOption);
+  EXPECT_EQ(c[44].arg, "zoom");
+  EXPECT_EQ(c[44].arg2, "4");
+  EXPECT_EQ(c[45].arg2, "timeline-visible");
+  EXPECT_EQ(c[36].op, ScriptOp::Compare);
+  EXPECT_EQ(c[36].number, 7);
+  EXPECT_EQ(c[36].overrides.skip, false);
+  EXPECT_EQ(c[36].overrides.fastCopy, false);
+  EXPECT_EQ(c[37].op, ScriptOp::ExportChart);
+  EXPECT_EQ(c[37].arg2, "out/chart.svg");
+  EXPECT_EQ(c[38].op, ScriptOp::TimingOption);
+  EXPECT_EQ(c[39].arg2, "B");
+  EXPECT_EQ(c[41].arg2, "DecomposeLayerNormPass");
+  EXPECT_EQ(c[41].arg3, "saved-A");
+  EXPECT_EQ(c[42].arg3, "visible-passes");
+  EXPECT_EQ(c[21].number, 0);  // compare without --repeat keeps the count
   EXPECT_EQ(c[0].op, ScriptOp::Open);
   EXPECT_EQ(c[0].arg, "my dir/model.fxjson.json");
   EXPECT_EQ(c[0].line, 2);
@@ -118,6 +144,12 @@ TEST(Script, ErrorsNameTheLine) {
       {"key ctrl\n", "key up|down"},
       {"export run png x.png\n", "lstrace|csv|md|chrome|dot"},
       {"key down alt\n", "key up|down"},
+      {"compare --repeat 0\n", "--repeat expects a count >= 1"},
+      {"compare --repeat\n", "--repeat expects a count >= 1"},
+      {"export chart chart.jpg\n", "PATH.svg|PATH.png"},
+      {"timing-option baseline C\n", "timing-option aggregate on|off"},
+      {"timing-option zoom -2\n", "timing-option zoom FACTOR"},
+      {"expect ab-verdict total faster\n", "ab-verdict PASS|total"},
   };
   for (const Case& k : cases) {
     auto r = parseScript(k.text, "s.txt");
@@ -125,6 +157,20 @@ TEST(Script, ErrorsNameTheLine) {
     EXPECT_NE(r.message().find(k.needle), std::string::npos) << r.message();
     EXPECT_EQ(r.message().rfind("s.txt:", 0), 0u) << r.message();
   }
+}
+
+TEST(Script, ParsesLocalisationExpectations) {
+  auto r = parseScript("expect culprit add_4\nexpect culprit none\nexpect min drawn-errors 3\n", "s.txt");
+  ASSERT_TRUE(r.isOk()) << r.message();
+  ASSERT_EQ(r->size(), 3u);
+  EXPECT_EQ((*r)[0].arg, "culprit");
+  EXPECT_EQ((*r)[0].arg2, "add_4");
+  EXPECT_EQ((*r)[1].arg2, "none");
+  EXPECT_EQ((*r)[2].arg2, "drawn-errors");
+  EXPECT_EQ((*r)[2].number, 3);
+  auto bad = parseScript("expect culprit\n", "s.txt");
+  ASSERT_FALSE(bad.isOk());
+  EXPECT_NE(bad.message().find("culprit NAME|none"), std::string::npos) << bad.message();
 }
 
 TEST(Script, OverridesApplyOnlyWhatWasGiven) {

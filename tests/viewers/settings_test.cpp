@@ -98,6 +98,7 @@ TEST(FileList, DirectoriesFirstThenOpenableFiles) {
   EXPECT_NE(bad.message().find("not a directory"), std::string::npos);
   EXPECT_TRUE(isOpenableName("a.fxjson.json"));
   EXPECT_FALSE(isOpenableName("a.onnx"));
+  EXPECT_TRUE(isOpenableName("model.tosa"));  // registered by the Arm backend
   fs::remove_all(dir);
 }
 

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "core/io/load.h"
+
 namespace ls::viewmodel {
 
 namespace fs = std::filesystem;
@@ -14,7 +16,11 @@ bool isOpenableName(const std::string& name) {
   auto ends = [&](std::string_view s) {
     return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0;
   };
-  return ends(".json") || ends(".lsg") || ends(".lstrace");
+  if (ends(".json") || ends(".lsg") || ends(".lstrace") || ends(".lsbundle")) return true;
+  // Formats backends register with the loader (e.g. .tosa).
+  for (const std::string& ext : io::graphFormatExtensions())
+    if (ends(ext)) return true;
+  return false;
 }
 
 Result<std::vector<FileEntry>> listDirectory(const std::string& dir) {

@@ -177,9 +177,46 @@ DrawDiff prepareDiff(const trace::GraphDiff& d, const ir::Graph& shown) {
   for (ir::NodeId id : d.added) mark(id, DiffMark::Added);
   for (const trace::ChangedNode& c : d.changed) mark(c.id, DiffMark::Changed);
   out.removed = d.removed;
+  for (const trace::ProvenanceLink& l : d.links)
+    for (ir::NodeId from : l.from)
+      for (ir::NodeId to : l.to) out.replacedBy.emplace_back(from, to);
   out.added = d.added.size();
   out.changed = d.changed.size();
   out.unchanged = d.unchanged;
+  return out;
+}
+
+std::vector<GhostBox> placeGhosts(const graph_layout::Layout& shown, const graph_layout::Layout& compared,
+                                  const std::vector<ir::NodeId>& removed, float gap) {
+  // Occupied intervals per row, keyed by the box's top (rows share a y in a layered layout;
+  // boxes of other heights overlap by the y test below).
+  struct Span {
+    float x0, x1, y0, y1;
+  };
+  std::vector<Span> taken;
+  taken.reserve(shown.nodes.size() + removed.size());
+  for (const graph_layout::NodeBox& b : shown.nodes)
+    if (b.w > 0 && b.h > 0) taken.push_back({b.x, b.x + b.w, b.y, b.y + b.h});
+  std::vector<GhostBox> out;
+  for (ir::NodeId id : removed) {
+    const graph_layout::NodeBox* b = compared.find(id);
+    if (!b || b->w <= 0 || b->h <= 0) continue;
+    GhostBox g{id, b->x, b->y, b->w, b->h};
+    // Move left past whatever it overlaps, until it overlaps nothing (each step clears one box,
+    // so this ends after at most |taken| steps).
+    for (size_t guard = 0; guard <= taken.size(); ++guard) {
+      const Span* hit = nullptr;
+      for (const Span& s : taken)
+        if (g.x < s.x1 + gap * 0.5f && g.x + g.w > s.x0 - gap * 0.5f && g.y < s.y1 && g.y + g.h > s.y0) {
+          hit = &s;
+          break;
+        }
+      if (!hit) break;
+      g.x = hit->x0 - gap - g.w;
+    }
+    taken.push_back({g.x, g.x + g.w, g.y, g.y + g.h});
+    out.push_back(g);
+  }
   return out;
 }
 

@@ -6,9 +6,11 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/ir/graph.h"
+#include "core/graph_layout/graph_layout.h"
 #include "core/trace/diff.h"
 
 namespace ls::viewmodel {
@@ -62,12 +64,26 @@ std::string_view diffMarkName(DiffMark m);
 struct DrawDiff {
   std::vector<uint8_t> markById;  ///< DiffMark by NodeId of the shown graph
   std::vector<ir::NodeId> removed;
+  /// (removed node, node of the shown graph that replaced it or was fused from it), from the
+  /// diff's provenance links.
+  std::vector<std::pair<ir::NodeId, ir::NodeId>> replacedBy;
   size_t added = 0, changed = 0, unchanged = 0;
   DiffMark mark(ir::NodeId id) const { return id < markById.size() ? DiffMark(markById[id]) : DiffMark::None; }
   bool empty() const { return added == 0 && changed == 0 && removed.empty(); }
 };
 /// `d` must be diffGraphs(compared, shown).
 DrawDiff prepareDiff(const trace::GraphDiff& d, const ir::Graph& shown);
+
+/// Where a removed node is drawn: its box in the compared layout's row, moved sideways until it
+/// covers no box of the shown layout and no other ghost (removed nodes get their own space).
+struct GhostBox {
+  ir::NodeId id = ir::kInvalidNode;
+  float x = 0, y = 0, w = 0, h = 0;
+};
+/// Ghost boxes for `removed` (those with a box in `compared`; badges and attached constants,
+/// which have no box of their own, are left out), in the order given.
+std::vector<GhostBox> placeGhosts(const graph_layout::Layout& shown, const graph_layout::Layout& compared,
+                                  const std::vector<ir::NodeId>& removed, float gap = 16.f);
 
 /// Nodes whose name or op name contains `query` (case-insensitive), graph order. A query
 /// `module:PATH` selects the nodes of one module instead (fxjson meta.module): those whose

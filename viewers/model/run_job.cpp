@@ -8,6 +8,7 @@
 
 #include "core/exec/compare.h"
 #include "core/io/load.h"
+#include "core/io/bundle.h"
 #include "core/io/lstrace.h"
 #include "core/ops/registry.h"
 #include "core/passes/pass_manager.h"
@@ -21,6 +22,18 @@ void buildAllIndices(const ir::Graph& g, int depth = 0) {
   if (depth > 16) return;
   for (const auto& [name, sub] : g.subgraphs())
     if (sub) buildAllIndices(*sub, depth + 1);
+}
+
+session::SessionConfig sessionConfig(const RunConfig& cfg) {
+  session::SessionConfig sc;
+  sc.pipeline = cfg.pipeline;
+  sc.profile = cfg.profile;
+  sc.target = cfg.target;
+  sc.engine = cfg.engine;
+  sc.disabled = cfg.disabled;
+  sc.structuralVerify = cfg.verify;
+  sc.quantize = cfg.quantize;
+  return sc;
 }
 
 bool endsWith(const std::string& s, std::string_view suffix) {
@@ -47,11 +60,12 @@ std::string describe(const RunConfig& c) {
 }
 
 bool isTracePath(const std::string& path) {
-  if (endsWith(path, ".lstrace")) return true;
+  if (endsWith(path, ".lstrace") || endsWith(path, ".lsbundle")) return true;
   std::ifstream in(path, std::ios::binary);
-  char head[8] = {};
+  char head[64] = {};
   in.read(head, sizeof head);
-  return in.gcount() == 8 && io::looksLikeTrace(std::string_view(head, 8));
+  const std::string_view bytes(head, size_t(in.gcount()));
+  return io::looksLikeTrace(bytes) || io::looksLikeBundle(bytes);
 }
 
 RunJob::~RunJob() {
@@ -106,14 +120,7 @@ RunJob::Outcome RunJob::runNow(std::shared_ptr<const ir::Graph> source, const st
   Outcome o;
   o.config = cfg;
   o.source = source;
-  session::SessionConfig sc;
-  sc.pipeline = cfg.pipeline;
-  sc.profile = cfg.profile;
-  sc.target = cfg.target;
-  sc.engine = cfg.engine;
-  sc.disabled = cfg.disabled;
-  sc.structuralVerify = cfg.verify;
-  sc.quantize = cfg.quantize;
+  const session::SessionConfig sc = sessionConfig(cfg);
   const session::LoweringSession lowering(sc);
   if (Status v = lowering.validate(); !v) {
     o.trace = Status::error(v.message());
@@ -163,6 +170,66 @@ void RunJob::publish(size_t index, size_t count, std::string_view name, double f
   progress_.passName = name;
 }
 
+Result<AbRepeats> RunJob::runRepeats(const ir::Graph& source, const std::string& model, const RunConfig& a, const RunConfig& b,
+                                     const session::RepeatOptions& opts, const std::atomic<bool>* cancel,
+                                     const std::function<void(size_t, size_t, const std::string&)>& progress) {
+  AbRepeats r;
+  r.a = a, r.b = b, r.options = opts;
+  // The worker thread's boundary: nothing a run throws reaches the UI loop.
+  try {
+    std::vector<session::LoweringSession> sessions;
+    std::vector<ir::Graph> prepared;
+    for (const RunConfig& cfg : {a, b}) {
+      session::SessionConfig sc = session::timingConfig(sessionConfig(cfg));
+      const session::LoweringSession prep(sc);
+      LS_RETURN_IF_ERROR(prep.validate());
+      // Quantized once before the timed runs, as `lowerscope-cli bench --profile int`.
+      auto p = prep.prepare(source);
+      if (!p) return Status::error(p.message());
+      prepared.push_back(std::move(p->graph));
+      sc.quantize = false;
+      sessions.emplace_back(sc);
+    }
+    auto body = [&](size_t ci, int) { return session::timedRun(sessions[ci], prepared[ci], model); };
+    auto runs = session::runInterleaved(
+        2, opts, body,
+        [&](size_t done, size_t total, size_t ci, int rep) {
+          if (progress)
+            progress(done, total, fmt::format("repeat {} of {}: {}", rep + 1, opts.warmup + opts.repeat, ci == 0 ? "A" : "B"));
+        },
+        cancel);
+    if (!runs) return Status::error(runs.message());
+    r.runsA = std::move((*runs)[0]);
+    r.runsB = std::move((*runs)[1]);
+  } catch (const std::exception& e) {
+    return Status::error(fmt::format("the timed repeats threw an exception: {}", e.what()));
+  }
+  return r;
+}
+
+bool RunJob::startCompare(std::shared_ptr<const ir::Graph> source, std::string model, RunConfig a, RunConfig b,
+                          session::RepeatOptions opts) {
+  if (busy()) return false;
+  launch(
+      [this, source = std::move(source), model, a, b, opts] {
+        {
+          std::lock_guard lock(mu_);
+          progress_.phase = Phase::Running;
+        }
+        auto report = [this](size_t i, size_t n, const std::string& name) { publish(i, n, name, 0.0); };
+        Outcome o = runNow(source, model, b, &cancel_, report,
+                           [this](std::string_view name, double f) { publish(0, 0, name, f); });
+        if (!o.trace || o.cancelled) return o;
+        auto reps = runRepeats(*source, model, a, b, opts, &cancel_, report);
+        if (reps) o.repeats = std::make_shared<const AbRepeats>(std::move(reps).value());
+        else o.repeatsError = reps.message();
+        o.cancelled = cancel_.load();
+        return o;
+      },
+      model);
+  return true;
+}
+
 bool RunJob::startGraph(std::shared_ptr<const ir::Graph> source, std::string model, RunConfig cfg) {
   if (busy()) return false;
   launch(
@@ -205,7 +272,8 @@ bool RunJob::startFile(std::string path, RunConfig cfg) {
           o.trace = TracePtr(std::make_shared<const trace::Trace>(std::move(tr)));
           return o;
         }
-        auto g = io::loadGraphFile(path);
+        io::ImportReport report;
+        auto g = io::loadGraphFile(path, &report);
         if (!g) {
           o.trace = Status::error(g.message());
           return o;
@@ -221,6 +289,7 @@ bool RunJob::startFile(std::string path, RunConfig cfg) {
             [this](size_t i, size_t n, const std::string& name) { publish(i, n, name, 0.0); },
             [this](std::string_view name, double f) { publish(0, 0, name, f); });
         r.path = path;
+        r.warnings = std::move(report.warnings);
         return r;
       },
       path);

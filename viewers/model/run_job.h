@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/passes/pass.h"
+#include "core/session/repeat_runs.h"
 #include "core/trace/trace.h"
 #include "core/util/progress.h"
 #include "core/util/status.h"
@@ -42,6 +43,18 @@ bool isTracePath(const std::string& path);
 
 using TracePtr = std::shared_ptr<const trace::Trace>;
 
+/// The measured repeats of an A/B comparison: A's and B's configurations run interleaved by
+/// session::runInterleaved (the same schedule, warm-up and medians as `lowerscope-cli bench`),
+/// each over the source prepared once (quantized once for INT, as bench does), timed
+/// without trace recording. Immutable once published.
+struct AbRepeats {
+  uint64_t generation = trace::nextGeneration();  ///< identity for caches (never an address)
+  RunConfig a, b;
+  session::RepeatOptions options;
+  std::vector<session::RunSample> runsA, runsB;
+};
+using AbRepeatsPtr = std::shared_ptr<const AbRepeats>;
+
 /// One job at a time. Thread rules: start/cancel/progress/take/busy are called from the UI
 /// thread; the worker publishes under a mutex. The finished trace is immutable and every graph
 /// in it has its lazy indices built, so any thread may read it.
@@ -66,6 +79,9 @@ class RunJob {
     std::string path;
     RunConfig config;
     std::string quantized;  ///< the quantizer's summary when the run quantized the graph first
+    std::vector<std::string> warnings;  ///< non-fatal load findings (unknown ops, newer format fields)
+    AbRepeatsPtr repeats;  ///< startCompare: the timed repeats of A and B (null on error/cancel)
+    std::string repeatsError;  ///< why the repeats are missing
   };
 
   RunJob() = default;
@@ -78,6 +94,10 @@ class RunJob {
   bool startFile(std::string path, RunConfig cfg);
   /// Runs `cfg` over an already loaded graph.
   bool startGraph(std::shared_ptr<const ir::Graph> source, std::string model, RunConfig cfg);
+  /// Comparison run B: one recorded run of `b` (the trace shown as B), then `opts.repeat`
+  /// timed runs each of `a` and `b` interleaved (after `opts.warmup` unmeasured ones).
+  bool startCompare(std::shared_ptr<const ir::Graph> source, std::string model, RunConfig a, RunConfig b,
+                    session::RepeatOptions opts);
   void cancel() { cancel_.store(true); }
   bool busy() const;
   Progress progress() const;
@@ -88,6 +108,10 @@ class RunJob {
   /// Called on the worker thread when a job finishes (e.g. to wake the UI loop).
   std::function<void()> onFinished;
 
+  /// The timed A/B repeats synchronously on the calling thread (startCompare's body; tests).
+  static Result<AbRepeats> runRepeats(const ir::Graph& source, const std::string& model, const RunConfig& a, const RunConfig& b,
+                                      const session::RepeatOptions& opts, const std::atomic<bool>* cancel,
+                                      const std::function<void(size_t, size_t, const std::string&)>& progress);
   /// Runs a pipeline synchronously on the calling thread (the worker's body; also used by tests).
   static Outcome runNow(std::shared_ptr<const ir::Graph> source, const std::string& model, const RunConfig& cfg,
                         const std::atomic<bool>* cancel, const std::function<void(size_t, size_t, const std::string&)>& progress,

@@ -1,6 +1,8 @@
 // --script parsing.
 #include "viewers/model/script.h"
 
+#include "viewers/model/ab_compare.h"
+
 #include <array>
 #include <charconv>
 #include <sstream>
@@ -14,7 +16,7 @@ constexpr std::array<std::string_view, size_t(ScriptOp::COUNT)> kOpNames = {
     "open", "pipeline", "profile", "target", "run", "wait",
     "select pass", "next pass", "prev pass", "next changed", "prev changed", "first pass", "last pass",
     "select node", "pin pass", "unpin", "view", "filter", "search", "search next", "search prev",
-    "compare", "fit", "zoom", "export comparison", "export chart", "frames", "next change", "prev change", "expect", "key", "export run", "enter", "leave", "compare-trace", "stage", "graph-option"};
+    "compare", "fit", "zoom", "export comparison", "export chart", "frames", "next change", "prev change", "expect", "key", "export run", "enter", "leave", "compare-trace", "stage", "graph-option", "timing-option", "pane add", "pane clear"};
 static_assert(kOpNames.size() == size_t(ScriptOp::COUNT));
 
 std::vector<std::string> splitWords(std::string_view line) {
@@ -40,7 +42,10 @@ std::vector<std::string> splitWords(std::string_view line) {
 
 bool isCounterName(std::string_view s) {
   return s == "drawn-nodes" || s == "drawn-labels" || s == "drawn-edges" || s == "drawn-badges" || s == "drawn-stubs" ||
-         s == "columns" || s == "compare-rows" || s == "visible-passes";
+         s == "drawn-errors" || s == "drawn-ghosts" || s == "drawn-links" || s == "drawn-tinted" || s == "columns" || s == "compare-rows" || s == "visible-passes" || s == "delegates" || s == "delegated-nodes" ||
+         s == "undelegated-ops" || s == "ir-diff-added" || s == "ir-diff-removed" || s == "timing-bars" ||
+         s == "timeline-passes" || s == "timeline-ticks" || s == "timeline-visible" || s == "ab-rows" || s == "ab-repeats" || s == "ab-noise" ||
+         s == "op-diffs" || s == "pane-count" || s == "synced-panes";
 }
 
 bool parseInt(std::string_view s, int& v) {
@@ -61,6 +66,12 @@ bool parseDouble(const std::string& s, double& v) {
 bool isStatusName(std::string_view s) {
   for (size_t i = 0; i < size_t(passes::PassStatus::COUNT); ++i)
     if (passes::passStatusName(passes::PassStatus(i)) == s) return true;
+  return false;
+}
+
+bool isVerdictName(std::string_view s) {
+  for (size_t i = 0; i < size_t(AbVerdict::COUNT); ++i)
+    if (abVerdictName(AbVerdict(i)) == s) return true;
   return false;
 }
 
@@ -157,6 +168,13 @@ Result<std::vector<ScriptCommand>> parseScript(std::string_view text, std::strin
       c.arg = w1;
     } else if (w0 == "run" || w0 == "compare") {
       c.op = w0 == "run" ? ScriptOp::Run : ScriptOp::Compare;
+      if (c.op == ScriptOp::Compare)
+        for (size_t i = 1; i < w.size(); ++i)
+          if (w[i] == "--repeat") {
+            if (i + 1 >= w.size() || !parseInt(w[i + 1], c.number) || c.number < 1) return err("--repeat expects a count >= 1");
+            w.erase(w.begin() + long(i), w.begin() + long(i) + 2);
+            break;
+          }
       LS_RETURN_IF_ERROR(parseRunOptions(1, c.overrides));
     } else if (w0 == "wait") {
       if (!need(1)) return err("expected: wait");
@@ -177,11 +195,21 @@ Result<std::vector<ScriptCommand>> parseScript(std::string_view text, std::strin
       c.op = ScriptOp::Pin;
       c.arg = rest(w, 2);
       c.numeric = parseInt(c.arg, c.number);
+    } else if (w0 == "pane") {
+      if (w1 == "clear" && need(2)) {
+        c.op = ScriptOp::PaneClear;
+      } else {
+        if (w.size() < 3 || w1 != "add") return err("expected: pane add N|NAME, or pane clear");
+        c.op = ScriptOp::PaneAdd;
+        c.arg = rest(w, 2);
+        c.numeric = parseInt(c.arg, c.number);
+      }
     } else if (w0 == "unpin") {
       c.op = ScriptOp::Unpin;
     } else if (w0 == "view") {
-      if (!need(2) || (w1 != "pipeline" && w1 != "graph" && w1 != "inspector" && w1 != "timing"))
-        return err("expected: view pipeline|graph|inspector|timing");
+      if (!need(2) || (w1 != "pipeline" && w1 != "graph" && w1 != "inspector" && w1 != "timing" && w1 != "delegation" &&
+                       w1 != "ir-diff" && w1 != "panes"))
+        return err("expected: view pipeline|graph|inspector|timing|delegation|ir-diff|panes");
       c.op = ScriptOp::View;
       c.arg = w1;
     } else if (w0 == "filter") {
@@ -236,9 +264,10 @@ Result<std::vector<ScriptCommand>> parseScript(std::string_view text, std::strin
       c.arg = w[2];
       c.arg2 = rest(w, 3);
     } else if (w0 == "export" && w1 == "chart") {
-      if (w.size() < 3) return err("expected: export chart PATH.png");
-      c.op = ScriptOp::ExportChart;
       c.arg2 = rest(w, 2);
+      auto ends = [&](std::string_view e) { return c.arg2.size() > e.size() && c.arg2.compare(c.arg2.size() - e.size(), e.size(), e) == 0; };
+      if (w.size() < 3 || (!ends(".png") && !ends(".svg"))) return err("expected: export chart PATH.svg|PATH.png");
+      c.op = ScriptOp::ExportChart;
     } else if (w0 == "frames") {
       if (!need(2) || !parseInt(w1, c.number) || c.number < 0) return err("expected: frames N");
       c.op = ScriptOp::Frames;
@@ -258,6 +287,10 @@ Result<std::vector<ScriptCommand>> parseScript(std::string_view text, std::strin
       else if (w1 == "node" && w.size() >= 3) c.arg2 = rest(w, 2);
       else if (w1 == "graph" && need(3)) c.arg2 = w[2];
       else if (w1 == "pipeline" && need(3)) c.arg2 = w[2];
+      else if (w1 == "summary" && w.size() >= 3) c.arg2 = rest(w, 2);
+      else if (w1 == "synced" && w.size() >= 3) c.arg2 = rest(w, 2);
+      else if (w1 == "ab-verdict" && need(4) && isVerdictName(w[3])) c.arg2 = w[2], c.arg3 = w[3];
+      else if (w1 == "culprit" && w.size() >= 3) c.arg2 = rest(w, 2);
       else if ((w1 == "error" || w1 == "help") && need(2)) {
       } else if ((w1 == "min" || w1 == "max") && w.size() >= 4 && isCounterName(w[2]) &&
                  ((need(4) && parseInt(w[3], c.number)) ||
@@ -268,13 +301,24 @@ Result<std::vector<ScriptCommand>> parseScript(std::string_view text, std::strin
       } else {
         return err(
             "expected: expect pass-status S | diff empty|nonempty | node NAME | min|max WHAT N | min|max WHAT Kx OTHER | "
-            "graph NAME | pipeline NAME | error | help (WHAT: drawn-nodes, drawn-labels, drawn-edges, drawn-badges, "
-            "drawn-stubs, columns, compare-rows, visible-passes)");
+            "graph NAME | pipeline NAME | summary TEXT | synced NODE | ab-verdict PASS|total A|B|noise|saved-A|saved-B|only-A|only-B | "
+            "culprit NAME|none | error | help (WHAT: drawn-nodes, drawn-labels, drawn-edges, drawn-badges, drawn-stubs, "
+            "drawn-errors, drawn-ghosts, drawn-links, drawn-tinted, columns, compare-rows, visible-passes, delegates, delegated-nodes, undelegated-ops, "
+            "ir-diff-added, ir-diff-removed, timing-bars, timeline-passes, timeline-ticks, timeline-visible, ab-rows, ab-repeats, ab-noise, "
+            "op-diffs, pane-count, synced-panes)");
       }
     } else if (w0 == "graph-option") {
-      if (!need(3) || (w1 != "badges" && w1 != "wrap") || (w[2] != "on" && w[2] != "off"))
-        return err("expected: graph-option badges|wrap on|off");
+      if (!need(3) || (w1 != "badges" && w1 != "wrap" && w1 != "partitions") || (w[2] != "on" && w[2] != "off"))
+        return err("expected: graph-option badges|wrap|partitions on|off");
       c.op = ScriptOp::GraphOption;
+      c.arg = w1;
+      c.arg2 = w[2];
+    } else if (w0 == "timing-option") {
+      double zoom = 0;
+      if (!need(3) || !((w1 == "aggregate" && (w[2] == "on" || w[2] == "off")) || (w1 == "baseline" && (w[2] == "A" || w[2] == "B")) ||
+                        (w1 == "zoom" && parseDouble(w[2], zoom) && zoom > 0)))
+        return err("expected: timing-option aggregate on|off | timing-option baseline A|B | timing-option zoom FACTOR");
+      c.op = ScriptOp::TimingOption;
       c.arg = w1;
       c.arg2 = w[2];
     } else {

@@ -11,18 +11,23 @@
 //   next pass | prev pass | next changed | prev changed | first pass | last pass
 //   select node NAME             select a node of the shown graph by name
 //   pin pass N|NAME | unpin      diff against a pinned pass instead of the previous one
-//   view pipeline|graph|inspector|timing
+//   view pipeline|graph|inspector|timing|delegation|ir-diff|panes
+//   pane add N|NAME | pane clear  side-by-side panes (at most 4; shared camera and selection)
 //   filter hide-skipped on|off | filter hide-unchanged on|off | filter search TEXT
 //   search TEXT | search next | search prev      node search in the graph view
 //   next change | prev change    select and centre the next/previous node of the diff
-//   compare [RUN-OPTIONS]        run B with the current config changed by the options; the
-//                                timing view shows A (current) vs B
+//   compare [RUN-OPTIONS] [--repeat N]  run B with the current config changed by the options,
+//                                then A and B timed in N interleaved repeats each (default 5,
+//                                as `lowerscope-cli bench`); the timing view shows A vs B
 //   compare-trace PATH           load a saved run (.lstrace) as B
 //   fit | zoom FACTOR            graph view camera
 //   enter NAME | leave           open a nested graph of the shown graph in place / go back
 //   stage quantizer|pipeline     show the run that prepared the pipeline's source (the
 //                                quantizer's passes, INT profile) / the pipeline run again
-//   export comparison csv|json|md|chrome PATH | export chart PATH.png
+//   export comparison csv|json|md|chrome PATH | export chart PATH.svg|PATH.png
+//                                (the chart: the run's bars, or the A/B chart with a comparison)
+//   timing-option aggregate on|off | baseline A|B | zoom FACTOR   bars by pass name / A/B
+//                                baseline / zoom the timeline around its centre (> 1: in)
 //   export run lstrace|csv|md|chrome|dot PATH   the current run (dot: the selected snapshot)
 //   frames N                     render N frames before the next command
 //   key NAME [shift]             press and release a key (up, down, home, end, escape, f1,
@@ -31,14 +36,30 @@
 //   expect diff empty|nonempty   the graph view's diff at the selected pass
 //   expect node NAME             the selected node
 //   expect min|max WHAT N        a view counter; WHAT: drawn-nodes, drawn-labels, drawn-edges,
-//                                drawn-badges, drawn-stubs, columns, compare-rows, visible-passes
+//                                drawn-badges, drawn-stubs, drawn-errors (boxes tinted above
+//                                tolerance by the error overlay), drawn-ghosts (removed nodes),
+//                                drawn-links (removed -> replacement), drawn-tinted (partition
+//                                colours), columns, compare-rows, visible-passes,
+//                                delegates, delegated-nodes, undelegated-ops (of the shown graph),
+//                                ir-diff-added, ir-diff-removed (text IR diff lines of the pass)
+//                                timing-bars, timeline-passes, timeline-ticks, timeline-visible
+//                                (passes and ticks in the zoomed window), ab-rows, ab-repeats,
+//                                ab-noise, op-diffs, pane-count, synced-panes
+//   expect ab-verdict PASS|total A|B|noise|saved-A|saved-B|only-A|only-B   the A/B verdict of a
+//                                pass (first of that name) or of the total
 //   expect min|max WHAT Kx OTHER the same against K times another counter
 //                                (e.g. expect max drawn-edges 2x drawn-nodes)
-//   graph-option badges|wrap on|off   constants as badges on their users / wrap at Fit
+//   graph-option badges|wrap|partitions on|off   constants as badges on their users / wrap at Fit
 //   expect error                 an error dialog is showing (e.g. a corrupt file)
 //   expect help                  the Help/Keys overlay is showing
 //   expect graph NAME            the graph view shows nested graph NAME (main: the top graph)
 //   expect pipeline NAME         the shown run's pipeline (e.g. quantize-pt2e, tosa)
+//   expect synced NODE           NODE is selected and every side-by-side pane outlines it or
+//                                a counterpart (the nodes that replaced it / it came from)
+//   expect summary TEXT          the selected pass's summary (title, reason, target ops, change
+//                                groups, statistics; one line each) has a line containing TEXT
+//   expect culprit NAME          the shown pass is the localised one (verify --localize) and
+//                                its culprit is node NAME ("none": localised, nothing exceeds)
 // RUN-OPTIONS: --no-skip --no-fast-copy --no-cache --skip --fast-copy --no-quantize --quantize --pipeline NAME
 //              --profile fp|int --target generic|u55|u85 --disable PASS
 #pragma once
@@ -58,7 +79,7 @@ enum class ScriptOp : uint8_t {
   SelectPass, NextPass, PrevPass, NextChanged, PrevChanged, FirstPass, LastPass,
   SelectNode, Pin, Unpin, View, Filter, Search, SearchNext, SearchPrev,
   Compare, Fit, Zoom, ExportComparison, ExportChart, Frames, NextChange, PrevChange, Expect, Key, ExportRun, Enter, Leave, CompareTrace, Stage,
-  GraphOption,
+  GraphOption, TimingOption, PaneAdd, PaneClear,
   COUNT
 };
 std::string_view scriptOpName(ScriptOp op);
@@ -80,7 +101,7 @@ struct ScriptCommand {
   std::string arg;         ///< name / path / view / filter key / format
   std::string arg2;        ///< filter value / export path
   std::string arg3;        ///< expect min|max: the other counter of a relative bound
-  int number = 0;          ///< pass index when `arg` is numeric, frame count
+  int number = 0;          ///< pass index when `arg` is numeric, frame count, compare repeats (0: unchanged)
   bool numeric = false;    ///< `arg` was an integer
   bool shift = false;      ///< key: with Shift held
   double factor = 1.0;     ///< zoom

@@ -48,7 +48,7 @@ struct Fixture {
     // The app's layout options.
     graph_layout::LayoutOptions lo;
     lo.hideConstants = true;
-    lo.measureWidth = [](const ir::Graph& g, const ir::Node& n) { return viewmodel::measureNodeWidth(g, n, false); };
+    lo.measureWidth = [](const ir::Graph& gr, const ir::Node& n) { return viewmodel::measureNodeWidth(gr, n, false); };
     f.cache = std::make_unique<graph_layout::LayoutCache>(lo);
     auto prev = f.trace->source;
     f.cache->request(prev);

@@ -361,5 +361,29 @@ TEST(Compare, IntegerOutputsInQuantisationSteps) {
   EXPECT_TRUE(two.equivalent) << two.message;
 }
 
+TEST(Compare, ErrorInTolerancesIsAtMostOneExactlyWhenTheRulePasses) {
+  // Float, normwise: tolerance 1e-5 + 1e-4 * 100 = 0.01001 for every element.
+  Tensor e = Tensor::fromFloats({3}, {100, 1, -2});
+  CompareOptions normwise{.rtol = 1e-4, .scaleRelative = true, .atol = 1e-5};
+  Tensor small = Tensor::fromFloats({3}, {100, 1.005f, -2});
+  OutputDiff ok = compareTensors(small, e, normwise);
+  EXPECT_TRUE(ok.equivalent);
+  EXPECT_NEAR(ok.tolerances, 0.005 / 0.01001, 1e-3);
+  Tensor big = Tensor::fromFloats({3}, {100, 1.5f, -2});
+  OutputDiff bad = compareTensors(big, e, normwise);
+  EXPECT_FALSE(bad.equivalent);
+  EXPECT_NEAR(bad.tolerances, 0.5 / 0.01001, 1e-2);
+  EXPECT_EQ(compareTensors(e, e, normwise).tolerances, 0.0);
+  // Elementwise: the element near zero has the tightest tolerance.
+  OutputDiff elem = compareTensors(small, e, CompareOptions{.rtol = 1e-4, .atol = 1e-5});
+  EXPECT_NEAR(elem.tolerances, 0.005 / (1e-5 + 1e-4 * 1.0), 1.0);
+  // A NaN where a number is expected: infinitely many tolerances.
+  EXPECT_TRUE(std::isinf(compareTensors(Tensor::fromFloats({1}, {NAN}), Tensor::fromFloats({1}, {1})).tolerances));
+  // Integers: units over maxSteps; nothing allowed makes any difference infinite.
+  Tensor qa = Tensor::fromInts(DType::Int8, {2}, {10, 3}), qe = Tensor::fromInts(DType::Int8, {2}, {13, 3});
+  EXPECT_DOUBLE_EQ(compareTensors(qa, qe, CompareOptions{.maxSteps = 2}).tolerances, 1.5);
+  EXPECT_TRUE(std::isinf(compareTensors(qa, qe, CompareOptions{.maxSteps = 0}).tolerances));
+}
+
 }  // namespace
 }  // namespace ls::exec

@@ -2,7 +2,10 @@
 #include "core/io/fxjson.h"
 #include "core/ops/registry.h"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
+#include <fmt/format.h>
 
 #include <chrono>
 #include <cmath>
@@ -461,12 +464,18 @@ TEST(FxJsonBase64, EncodeDecode) {
 
 TEST(FxJsonErrors, TruncatedJson) {
   std::string msg = importError(kTiny.substr(0, kTiny.size() / 2));
-  EXPECT_HAS(msg, "tiny.json: invalid JSON: ");
+  EXPECT_HAS(msg, "tiny.json: invalid JSON at line ");
   EXPECT_HAS(importError(""), "invalid JSON");
 }
 
-TEST(FxJsonErrors, GarbledJson) {
-  EXPECT_HAS(importError(tinyWith(R"("op": "call_function")", R"("op" "call_function")")), "tiny.json: invalid JSON: ");
+TEST(FxJsonErrors, GarbledJsonSaysWhereAndWhatWasExpected) {
+  // The line and column of the missing ':' in the document as written.
+  const std::string bad = tinyWith(R"("op": "call_function")", R"("op" "call_function")");
+  const size_t at = bad.find(R"("op" "call_function")") + 5;
+  size_t line = 1 + size_t(std::count(bad.begin(), bad.begin() + long(at), '\n'));
+  size_t col = at - (bad.rfind('\n', at - 1) == std::string::npos ? size_t(-1) : bad.rfind('\n', at - 1));
+  EXPECT_HAS(importError(bad), fmt::format("tiny.json: invalid JSON at line {}, column {} (byte {}): expected ':' after a "
+                                           "member name", line, col, at));
   EXPECT_HAS(importError(tinyWith("[1, 4]", "[1, 4]]")), "invalid JSON");
   EXPECT_HAS(importError("\xff\xfe{}"), "invalid JSON");
   EXPECT_HAS(importError("[1, 2]"), "expected a JSON object at the top level, got list");

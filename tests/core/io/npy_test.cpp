@@ -90,6 +90,10 @@ TEST(Npy, BadFilesAreErrorsNamingTheFileAndWhatWasExpected) {
   EXPECT_NE(err(numpyBytes("{'descr': '<f4', 'fortran_order': False, 'shape': (3, 2), }", four)).find("needs 24"),
             std::string::npos);
   EXPECT_NE(err(numpyBytes("{'descr': '<f4', 'fortran_order': False, }", four)).find("no 'shape'"), std::string::npos);
+  // More dims than a tensor here holds (found by npy_fuzz: wrote past the shape's storage).
+  EXPECT_NE(err(numpyBytes("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1, 1, 1, 1, 1, 1, 1, 1), }", four))
+                .find("more than 8 dims"),
+            std::string::npos);
   std::string v9 = numpyBytes("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }", std::string(4, '\0'));
   v9[6] = 9;
   EXPECT_NE(err(v9).find("version 9.0"), std::string::npos);

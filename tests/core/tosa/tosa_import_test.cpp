@@ -4,6 +4,8 @@
 // files fail naming the file, the operator and what was expected.
 #include "core/backends/arm/tosa/tosa_import.h"
 
+#include <set>
+
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -12,6 +14,7 @@
 #include <filesystem>
 #include <map>
 
+#include "core/backends/arm/tosa/schema/tosa_generated.h"
 #include "core/exec/executor.h"
 #include "core/exec/synth.h"
 #include "core/io/load.h"
@@ -98,16 +101,30 @@ TEST_P(TosaImportRealGraph, ReadsBackWhatTheWriterWroteAndComputesTheSame) {
   EXPECT_TRUE(run->identical) << run->message;
 }
 
+// Every bundled model (assets/graphs, not large/) under both profiles.
+std::vector<std::pair<std::string, passes::Profile>> everyBundledModel() {
+  std::vector<std::pair<std::string, passes::Profile>> out;
+  for (const char* m : {"deeplabv3_mobilenet_v3_large", "deit_tiny_vit", "efficientnet_b0", "mobilenet_v2",
+                        "mobilenet_v3_small", "resnet18", "squeezenet1_1", "wav2letter"})
+    for (passes::Profile p : {passes::Profile::FP, passes::Profile::INT}) out.emplace_back(m, p);
+  return out;
+}
+
 INSTANTIATE_TEST_SUITE_P(
-    Models, TosaImportRealGraph,
-    ::testing::Values(std::pair<std::string, passes::Profile>{"mobilenet_v2", passes::Profile::FP},
-                      std::pair<std::string, passes::Profile>{"mobilenet_v2", passes::Profile::INT},
-                      std::pair<std::string, passes::Profile>{"squeezenet1_1", passes::Profile::FP},
-                      std::pair<std::string, passes::Profile>{"squeezenet1_1", passes::Profile::INT},
-                      std::pair<std::string, passes::Profile>{"deit_tiny_vit", passes::Profile::FP},
-                      std::pair<std::string, passes::Profile>{"deit_tiny_vit", passes::Profile::INT},
-                      std::pair<std::string, passes::Profile>{"wav2letter", passes::Profile::INT}),
+    Models, TosaImportRealGraph, ::testing::ValuesIn(everyBundledModel()),
     [](const auto& p) { return p.param.first + (p.param.second == passes::Profile::INT ? "_int" : "_fp"); });
+
+TEST(TosaImport, EveryBundledModelIsCovered) {
+  std::set<std::string> listed, onDisk;
+  for (const auto& [m, p] : everyBundledModel()) listed.insert(m);
+  for (const auto& e : fsys::directory_iterator(std::string(LS_ASSETS_DIR) + "/graphs")) {
+    std::string f = e.path().filename().string();
+    const std::string suffix = ".fxjson.json";
+    if (f.size() > suffix.size() && f.compare(f.size() - suffix.size(), suffix.size(), suffix) == 0)
+      onDisk.insert(f.substr(0, f.size() - suffix.size()));
+  }
+  EXPECT_EQ(listed, onDisk);
+}
 
 // ---------------------------------------------------------------- hand-made files
 
@@ -156,11 +173,16 @@ TEST(TosaImport, MalformedFilesNameTheFileOperatorAndWhatWasExpected) {
   EXPECT_NE(wrongShape.message().find("abs.tosa: operator #0 (ABS)"), std::string::npos) << wrongShape.message();
   EXPECT_NE(wrongShape.message().find("shape rule"), std::string::npos) << wrongShape.message();
 
+  // An operator this build does not know is shown, not run: opaque, with a warning.
   io::TosaFileInfo unknown = absFile({2, 3});
   unknown.regions[0].blocks[0].operators[0].op = "NOT_AN_OP";
-  auto u = tosaFileToGraph(unknown, "u.tosa");
-  ASSERT_FALSE(u.isOk());
-  EXPECT_NE(u.message().find("u.tosa: operator #0 (NOT_AN_OP)"), std::string::npos) << u.message();
+  io::ImportReport rep;
+  auto u = tosaFileToGraph(unknown, "u.tosa", &rep);
+  ASSERT_TRUE(u.isOk()) << u.message();
+  EXPECT_EQ(rep.opaqueNodes, 1u);
+  ASSERT_EQ(rep.warnings.size(), 1u);
+  EXPECT_NE(rep.warnings[0].find("u.tosa: operator #0 (NOT_AN_OP)"), std::string::npos) << rep.warnings[0];
+  EXPECT_TRUE(u->node(u->findByName("y")).flags & ir::kFlagOpaque);
 
   io::TosaFileInfo dangling = absFile({2, 3});
   dangling.regions[0].blocks[0].operators[0].inputs = {"nowhere"};
@@ -179,6 +201,88 @@ TEST(TosaImport, MalformedFilesNameTheFileOperatorAndWhatWasExpected) {
   auto a = tosaFileToGraph(arity, "a.tosa");
   ASSERT_FALSE(a.isOk());
   EXPECT_NE(a.message().find("2 input(s), expected 1"), std::string::npos) << a.message();
+}
+
+/// x -> ABS -> y -> (op number `unknownOp`) -> z, written as TOSA 1.`minor` by hand, with a
+/// field after the 1.0 schema's last one in tensor y's table and in the version table.
+std::string newerFile(int minor, int unknownOp) {
+  namespace fb = flatbuffers;
+  fb::FlatBufferBuilder b;
+  std::vector<int32_t> shape{2, 3};
+  std::vector<fb::Offset<tosa::TosaTensor>> ts;
+  ts.push_back(tosa::CreateTosaTensorDirect(b, "x", &shape, tosa::DType::FP32));
+  {
+    auto name = b.CreateString("y");
+    auto sh = b.CreateVector(shape);
+    tosa::TosaTensorBuilder tb(b);
+    tb.add_name(name);
+    tb.add_shape(sh);
+    tb.add_type(tosa::DType::FP32);
+    tb.fbb_.AddElement<int32_t>(fb::voffset_t(4 + 2 * 12), 42, 0);  // a 13th field (1.0 has 9)
+    ts.push_back(tb.Finish());
+  }
+  ts.push_back(tosa::CreateTosaTensorDirect(b, "z", &shape, tosa::DType::FP32));
+  std::vector<fb::Offset<tosa::TosaOperator>> os;
+  std::vector<fb::Offset<fb::String>> x{b.CreateString("x")}, y{b.CreateString("y")}, z{b.CreateString("z")};
+  os.push_back(tosa::CreateTosaOperatorDirect(b, tosa::Op::ABS, tosa::Attribute::NONE, 0, &x, &y));
+  os.push_back(tosa::CreateTosaOperatorDirect(b, tosa::Op(unknownOp), tosa::Attribute::NONE, 0, &y, &z));
+  auto blk = tosa::CreateTosaBasicBlockDirect(b, "main", &os, &ts, &x, &z);
+  std::vector<fb::Offset<tosa::TosaBasicBlock>> blocks{blk};
+  auto reg = tosa::CreateTosaRegionDirect(b, "main", &blocks);
+  std::vector<fb::Offset<tosa::TosaRegion>> regs{reg};
+  tosa::VersionBuilder vb(b);
+  vb.add__major(1);
+  vb.add__minor(minor);
+  vb.add__patch(0);
+  vb.add__draft(false);
+  vb.fbb_.AddElement<int32_t>(fb::voffset_t(4 + 2 * 4), 7, 0);  // a 5th field
+  auto version = vb.Finish();
+  tosa::FinishTosaGraphBuffer(b, tosa::CreateTosaGraphDirect(b, version, &regs));
+  return std::string(reinterpret_cast<const char*>(b.GetBufferPointer()), b.GetSize());
+}
+
+bool anyContains(const std::vector<std::string>& v, const std::string& s) {
+  for (const std::string& x : v)
+    if (x.find(s) != std::string::npos) return true;
+  return false;
+}
+
+TEST(TosaImport, NewerVersionsFieldsAndOpsAreWarningsNotFailures) {
+  const int op = int(tosa::Op::MAX) + 7;
+  std::string bytes = newerFile(1, op);
+  auto info = io::readTosaBytes(bytes, "newer.tosa");
+  ASSERT_TRUE(info.isOk()) << info.message();
+  const std::vector<std::string>& w = info->warnings;
+  EXPECT_TRUE(anyContains(w, "written for TOSA 1.1.0")) << fmt::format("{}", fmt::join(w, "\n"));
+  EXPECT_TRUE(anyContains(w, "1 tensor table(s) carry 1 field(s)")) << fmt::format("{}", fmt::join(w, "\n"));
+  EXPECT_TRUE(anyContains(w, "1 version table(s) carry 1 field(s)")) << fmt::format("{}", fmt::join(w, "\n"));
+  EXPECT_TRUE(anyContains(w, fmt::format("op number {}", op))) << fmt::format("{}", fmt::join(w, "\n"));
+  EXPECT_EQ(w.size(), 4u) << fmt::format("{}", fmt::join(w, "\n"));
+
+  // Through the generic loader: the graph opens, the unknown operator is opaque and says so
+  // when run; the known part is intact.
+  io::ImportReport rep;
+  auto g = io::loadGraphBytes(bytes, "newer.tosa", &rep);
+  ASSERT_TRUE(g.isOk()) << g.message();
+  EXPECT_EQ(rep.opaqueNodes, 1u);
+  EXPECT_EQ(rep.warnings.size(), 5u) << fmt::format("{}", fmt::join(rep.warnings, "\n"));
+  const ir::Node& zn = g->node(g->findByName("z"));
+  EXPECT_TRUE(zn.flags & ir::kFlagOpaque);
+  EXPECT_EQ(ir::opName(zn.op), fmt::format("tosa.UNKNOWN_OP_{}", op));
+  EXPECT_EQ(ir::opName(g->node(g->findByName("y")).op), "tosa.ABS");
+  exec::Executor ex;
+  auto ran = ex.run(*g, {exec::synthesizeInput(ir::TensorMeta(ir::DType::Float32, ir::Shape({2, 3})), 1)});
+  ASSERT_FALSE(ran.isOk());
+  EXPECT_NE(ran.message().find(fmt::format("UNKNOWN_OP_{}", op)), std::string::npos) << ran.message();
+
+  // A 1.0 file as our writer writes it carries no warning.
+  auto abs = tosaFileToGraph(absFile({2, 3}), "abs.tosa");
+  ASSERT_TRUE(abs.isOk()) << abs.message();
+  auto ours = io::serializeTosa(abs.value());
+  ASSERT_TRUE(ours.isOk()) << ours.message();
+  auto back = io::readTosaBytes(*ours, "abs.tosa");
+  ASSERT_TRUE(back.isOk()) << back.message();
+  EXPECT_TRUE(back->warnings.empty()) << fmt::format("{}", fmt::join(back->warnings, "\n"));
 }
 
 TEST(TosaImport, ATruncatedTosaFileGetsTheTosaReadersError) {

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "core/util/atomic_file.h"
+#include "core/util/json_syntax.h"
 #include "core/util/json_writer.h"
 #include "core/util/status.h"
 
@@ -67,4 +68,45 @@ TEST(JsonWriter, EscapesStringsAndNestsContainers) {
 }
 
 }  // namespace
+TEST(JsonSyntax, ValidDocumentsHaveNoError) {
+  for (const char* ok : {"{}", "[]", " {\"a\": [1, -2.5e+3, true, false, null, \"x\\u00e9\\n\"]} ", "0", "\"\""})
+    EXPECT_FALSE(findJsonSyntaxError(ok).has_value()) << ok;
+}
+
+TEST(JsonSyntax, FirstErrorWithLineColumnAndWhatWasExpected) {
+  struct Case {
+    const char* json;
+    size_t line, column;
+    const char* expected;
+  };
+  const Case cases[] = {
+      {"{\"a\": [1, 2 3]}", 1, 13, "',' or ']' in an array"},
+      {"{\n  \"a\": 1,\n  \"b\" 2\n}", 3, 7, "':' after a member name"},
+      {"{\"a\": tru}", 1, 7, "'true'"},
+      {"{\"a\": 1} x", 1, 10, "the end of the document"},
+      {"{\"a\": \"open", 1, 12, "a closing '\"' (the document ends inside a string)"},
+      {"[01]", 1, 3, "',' or ']' in an array"},
+      {"[1.]", 1, 4, "a digit after the decimal point"},
+      {"{\"a\": \"\\q\"}", 1, 9, "an escape"},
+      {"{\"a\": 1,}", 1, 9, "a member name in double quotes"},
+      {"", 1, 1, "a value (the document ends here)"},
+  };
+  for (const Case& c : cases) {
+    auto e = findJsonSyntaxError(c.json);
+    ASSERT_TRUE(e.has_value()) << c.json;
+    EXPECT_EQ(e->line, c.line) << c.json;
+    EXPECT_EQ(e->column, c.column) << c.json;
+    EXPECT_NE(e->expected.find(c.expected), std::string::npos) << c.json << " -> " << e->expected;
+  }
+}
+
+TEST(JsonSyntax, DeepNestingIsAnErrorNotAStackOverflow) {
+  std::string deep(100000, '[');
+  auto e = findJsonSyntaxError(deep, 1024);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->offset, 1025u);
+  EXPECT_NE(e->expected.find("nesting at most 1024 deep"), std::string::npos);
+  EXPECT_EQ(describeJsonError("[1 2]", "bad"), "invalid JSON at line 1, column 4 (byte 3): expected ',' or ']' in an array (bad)");
+}
+
 }  // namespace ls

@@ -45,7 +45,9 @@ std::optional<double> scalarFromBytes(const std::vector<uint8_t>& b, ir::DType t
 
 }  // namespace
 
-Result<ir::Graph> tosaFileToGraph(const io::TosaFileInfo& f, const std::string& sourceName) {
+Result<ir::Graph> tosaFileToGraph(const io::TosaFileInfo& f, const std::string& sourceName, io::ImportReport* report) {
+  if (report)
+    for (const std::string& w : f.warnings) report->warnings.push_back(sourceName + ": " + w);
   const io::TosaBlockInfo* block = f.mainBlock();
   if (!block) return Status::error(sourceName + ": the file has no block to open");
   ir::Graph g;
@@ -82,6 +84,17 @@ Result<ir::Graph> tosaFileToGraph(const io::TosaFileInfo& f, const std::string& 
     n.outputs.push_back(m);
     return ir::ValueRef{g.append(std::move(n)), 0};
   };
+  // An operator's input: a value produced before it, or a constant tensor with data and no
+  // CONST operator (as some tools write them).
+  auto inputValue = [&](const std::string& in, const std::string& where) -> Result<ir::ValueRef> {
+    auto it = values.find(in);
+    if (it != values.end()) return it->second;
+    const io::TosaTensorInfo* t = block->tensor(in);
+    if (!t || !t->hasData) return Status::error(fmt::format("{}: input '{}' is not produced before it", where, in));
+    LS_ASSIGN_OR_RETURN(v, constantNode(*t));
+    values.emplace(in, v);
+    return v;
+  };
   for (const std::string& in : block->inputs) {
     const io::TosaTensorInfo* t = block->tensor(in);
     if (!t) return Status::error(fmt::format("{}: block input '{}' names no tensor", sourceName, in));
@@ -114,7 +127,21 @@ Result<ir::Graph> tosaFileToGraph(const io::TosaFileInfo& f, const std::string& 
       n.op = ir::internOp(n.target);
       const ops::OpSchema* schema = ops::OpRegistry::instance().find(n.op);
       const TosaSerialization* ser = tosaSerialization(n.op);
-      if (!schema || !ser) return Status::error(where + ": not an operator this build knows");
+      if (!schema || !ser) {
+        // An operator of a newer TOSA (or one this build does not implement): kept with its inputs
+        // and the file's output type, flagged opaque (shown, not run or written), as fxjson does.
+        for (const std::string& in : op.inputs) {
+          LS_ASSIGN_OR_RETURN(v, inputValue(in, where));
+          n.args.push_back(v);
+        }
+        n.flags |= ir::kFlagOpaque;
+        if (report) {
+          ++report->opaqueNodes;
+          report->warnings.push_back(where + ": not an operator this build knows; imported as opaque (shown, not run)");
+        }
+        values[out->name] = ir::ValueRef{g.append(std::move(n)), 0};
+        continue;
+      }
       if (op.op == "CONST_SHAPE") {
         if (!out->hasData) return Status::error(where + ": a CONST_SHAPE without data");
         n.kwargs.push_back({"values", ir::Arg(ir::IntList(out->ints()))});
@@ -131,16 +158,8 @@ Result<ir::Graph> tosaFileToGraph(const io::TosaFileInfo& f, const std::string& 
         const size_t listLen = listAt == npos ? 0 : op.inputs.size() - (npos - 1);
         std::vector<ir::ValueRef> ins;
         for (const std::string& in : op.inputs) {
-          auto it = values.find(in);
-          if (it == values.end()) {
-            // Tools that store constants as tensors with data and no CONST operator.
-            const io::TosaTensorInfo* t = block->tensor(in);
-            if (!t || !t->hasData)
-              return Status::error(fmt::format("{}: input '{}' is not produced before it", where, in));
-            LS_ASSIGN_OR_RETURN(v, constantNode(*t));
-            it = values.emplace(in, v).first;
-          }
-          ins.push_back(it->second);
+          LS_ASSIGN_OR_RETURN(v, inputValue(in, where));
+          ins.push_back(v);
         }
         for (size_t a = 0, k = 0; a < npos; ++a) {
           if (a == listAt) {
@@ -199,9 +218,9 @@ Result<ir::Graph> tosaFileToGraph(const io::TosaFileInfo& f, const std::string& 
   return g;
 }
 
-Result<ir::Graph> loadTosaGraphBytes(std::string_view bytes, const std::string& sourceName) {
+Result<ir::Graph> loadTosaGraphBytes(std::string_view bytes, const std::string& sourceName, io::ImportReport* report) {
   LS_ASSIGN_OR_RETURN(info, io::readTosaBytes(bytes, sourceName));
-  return tosaFileToGraph(info, sourceName);
+  return tosaFileToGraph(info, sourceName, report);
 }
 
 Result<TosaFileRun> runTosaFileAgainst(const ir::Graph& lowered, std::string_view bytes, const std::string& sourceName,

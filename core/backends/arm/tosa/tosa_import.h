@@ -10,6 +10,7 @@
 
 #include "core/backends/arm/tosa/tosa_writer.h"
 #include "core/exec/tensor.h"
+#include "core/io/fxjson.h"
 #include "core/ir/graph.h"
 #include "core/util/status.h"
 
@@ -17,11 +18,16 @@ namespace ls::arm {
 
 /// The main block of `f` as a graph. Errors name `sourceName`, the operator (index and op) or
 /// the tensor, and say what was expected (an operator the registry does not know, a type TOSA
-/// graphs here cannot hold, metadata that disagrees with the operator's shape rule).
-Result<ir::Graph> tosaFileToGraph(const io::TosaFileInfo& f, const std::string& sourceName);
+/// graphs here cannot hold, metadata that disagrees with the operator's shape rule). What a newer
+/// TOSA file holds that this build does not know is a warning in `report`: the file's own
+/// warnings (version, unknown fields) and operators without a schema here, which are imported
+/// as opaque nodes (ir::kFlagOpaque: drawn and inspected, not run or written), as fxjson does.
+Result<ir::Graph> tosaFileToGraph(const io::TosaFileInfo& f, const std::string& sourceName,
+                                  io::ImportReport* report = nullptr);
 
 /// Reads TOSA bytes into a graph (readTosaBytes, then tosaFileToGraph).
-Result<ir::Graph> loadTosaGraphBytes(std::string_view bytes, const std::string& sourceName);
+Result<ir::Graph> loadTosaGraphBytes(std::string_view bytes, const std::string& sourceName,
+                                     io::ImportReport* report = nullptr);
 
 /// How the graph read back from a .tosa file computes against the graph it was written from.
 struct TosaFileRun {

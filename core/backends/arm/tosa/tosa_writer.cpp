@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <optional>
 #include <span>
 #include <unordered_map>
@@ -1036,6 +1037,50 @@ const TosaBlockInfo* TosaFileInfo::mainBlock() const {
   return &regions[0].blocks[0];
 }
 
+namespace {
+
+/// How many fields `table` (of the type `tt` describes) carries beyond the ones the schema this
+/// build was generated from declares: a newer writer's additions, which the reader skips.
+int unknownFields(const void* table, const fb::TypeTable* tt) {
+  if (!table || !tt) return 0;
+  const uint8_t* vt = reinterpret_cast<const fb::Table*>(table)->GetVTable();
+  const size_t slots = fb::ReadScalar<fb::voffset_t>(vt) / sizeof(fb::voffset_t);  // includes the 2 size slots
+  int n = 0;
+  for (size_t i = 2 + tt->num_elems; i < slots; ++i)
+    if (fb::ReadScalar<fb::voffset_t>(vt + i * sizeof(fb::voffset_t)) != 0) ++n;
+  return n;
+}
+
+/// Counts unknown fields per table kind ("operator CONV2D", "tensor") for one warning each.
+struct UnknownFieldTally {
+  std::map<std::string, std::pair<int, int>> byKind;  ///< kind -> (tables, fields)
+  template <class T>
+  void add(const std::string& kind, const T* t) {
+    addWith(kind, t, T::MiniReflectTypeTable());
+  }
+  void addWith(const std::string& kind, const void* t, const fb::TypeTable* tt) {
+    if (int n = unknownFields(t, tt)) {
+      auto& [tables, fields] = byKind[kind];
+      ++tables, fields += n;
+    }
+  }
+  void report(std::vector<std::string>& out) const {
+    for (const auto& [kind, c] : byKind)
+      out.push_back(fmt::format("{} {} table(s) carry {} field(s) the TOSA 1.0 schema does not have (a newer "
+                                "writer?); they are ignored", c.first, kind, c.second));
+  }
+};
+
+/// The type table of the attribute union's member `type`, or null (NONE or a newer member).
+const fb::TypeTable* attributeTypeTable(uint8_t type) {
+  const fb::TypeTable* u = tosa::AttributeTypeTable();
+  if (type == 0 || type >= u->num_elems) return nullptr;
+  const int16_t ref = u->type_codes[type].sequence_ref;
+  return ref < 0 ? nullptr : u->type_refs[ref]();
+}
+
+}  // namespace
+
 Result<TosaFileInfo> readTosaBytes(std::string_view bytes, const std::string& sourceName) {
   auto err = [&](const std::string& m) { return Status::error(sourceName + ": " + m); };
   auto fbytes = FlatbufferBytes::open(bytes, sourceName, kTosaIdentifier, "a TOSA flatbuffer", "a TOSA file");
@@ -1052,16 +1097,27 @@ Result<TosaFileInfo> readTosaBytes(std::string_view bytes, const std::string& so
   info.minor = v->_minor();
   info.patch = v->_patch();
   info.draft = v->_draft();
+  if (info.major != kTosaVersionMajor || info.minor != kTosaVersionMinor || info.draft)
+    info.warnings.push_back(fmt::format("written for TOSA {}.{}.{}{}; this reader implements {}.{}: operators, types "
+                                        "or fields that differ may be reported or read wrongly",
+                                        info.major, info.minor, info.patch, info.draft ? " (draft)" : "",
+                                        kTosaVersionMajor, kTosaVersionMinor));
+  UnknownFieldTally unknown;
+  unknown.add("graph", root);
+  unknown.add("version", v);
+  std::map<int, int> unknownOps;  // op number -> operators
   if (!root->regions() || root->regions()->size() == 0) return err("no regions: a TOSA graph needs a 'main' region");
 
   for (uint32_t ri = 0; ri < root->regions()->size(); ++ri) {
     const tosa::TosaRegion* reg = root->regions()->Get(ri);
     TosaRegionInfo rinfo;
+    unknown.add("region", reg);
     rinfo.name = reg->name() ? reg->name()->str() : "";
     if (!reg->blocks() || reg->blocks()->size() == 0) return err(fmt::format("region '{}' has no blocks", rinfo.name));
     for (uint32_t bi = 0; bi < reg->blocks()->size(); ++bi) {
       const tosa::TosaBasicBlock* blk = reg->blocks()->Get(bi);
       TosaBlockInfo binfo;
+      unknown.add("block", blk);
       binfo.name = blk->name() ? blk->name()->str() : "";
       std::string at = fmt::format("region '{}' block '{}'", rinfo.name, binfo.name);
       std::unordered_map<std::string, size_t> byName;
@@ -1069,6 +1125,7 @@ Result<TosaFileInfo> readTosaBytes(std::string_view bytes, const std::string& so
         for (uint32_t ti = 0; ti < blk->tensors()->size(); ++ti) {
           const tosa::TosaTensor* t = blk->tensors()->Get(ti);
           TosaTensorInfo tinfo;
+          unknown.add("tensor", t);
           if (!t->name() || t->name()->size() == 0) return err(fmt::format("{}: tensor #{} has no name", at, ti));
           tinfo.name = t->name()->str();
           tinfo.shape = vec(t->shape());
@@ -1106,20 +1163,30 @@ Result<TosaFileInfo> readTosaBytes(std::string_view bytes, const std::string& so
         for (uint32_t oi = 0; oi < blk->operators()->size(); ++oi) {
           const tosa::TosaOperator* op = blk->operators()->Get(oi);
           int opv = int(op->op());
-          if (opv <= int(tosa::Op::MIN) || opv > int(tosa::Op::MAX))
-            return err(fmt::format("{}: operator #{} has invalid op {}", at, oi, opv));
+          if (opv <= int(tosa::Op::MIN)) return err(fmt::format("{}: operator #{} has invalid op {}", at, oi, opv));
           TosaOperatorInfo oinfo;
-          oinfo.op = tosa::EnumNameOp(op->op());
+          const bool knownOp = opv <= int(tosa::Op::MAX);
+          oinfo.op = knownOp ? tosa::EnumNameOp(op->op()) : fmt::format("UNKNOWN_OP_{}", opv);
           std::string where = fmt::format("{}: operator #{} ({})", at, oi, oinfo.op);
+          unknown.add("operator", op);
           int atv = int(op->attribute_type());
-          if (atv > int(tosa::Attribute::MAX)) return err(fmt::format("{} has invalid attribute type {}", where, atv));
-          oinfo.attributeType = tosa::EnumNameAttribute(op->attribute_type());
-          // The union's members are in Op order: an operator's attribute is the one of its op.
-          if (atv != 0 && atv != opv)
-            return err(fmt::format("{} carries a {} (the attribute of {}), expected {}", where, oinfo.attributeType,
-                                   tosa::EnumNameOp(tosa::Op(atv)), tosa::EnumNameAttribute(tosa::Attribute(opv))));
-          if (atv != 0 && !op->attribute()) return err(fmt::format("{}: attribute type set but no table", where));
-          decodeAttribute(*op, oinfo.attributes);
+          if (!knownOp) {
+            // A newer operator: kept by op number, its attribute table (a newer member too) skipped.
+            ++unknownOps[opv];
+            oinfo.attributeType = atv > int(tosa::Attribute::MAX) ? fmt::format("UNKNOWN_ATTRIBUTE_{}", atv)
+                                                                   : tosa::EnumNameAttribute(op->attribute_type());
+          } else if (atv > int(tosa::Attribute::MAX)) {
+            return err(fmt::format("{} has invalid attribute type {}", where, atv));
+          } else {
+            oinfo.attributeType = tosa::EnumNameAttribute(op->attribute_type());
+            // The union's members are in Op order: an operator's attribute is the one of its op.
+            if (atv != 0 && atv != opv)
+              return err(fmt::format("{} carries a {} (the attribute of {}), expected {}", where, oinfo.attributeType,
+                                     tosa::EnumNameOp(tosa::Op(atv)), tosa::EnumNameAttribute(tosa::Attribute(opv))));
+            if (atv != 0 && !op->attribute()) return err(fmt::format("{}: attribute type set but no table", where));
+            unknown.addWith("attribute " + oinfo.attributeType, op->attribute(), attributeTypeTable(uint8_t(atv)));
+            decodeAttribute(*op, oinfo.attributes);
+          }
           oinfo.inputs = strings(op->inputs());
           oinfo.outputs = strings(op->outputs());
           for (size_t k = 0; k < oinfo.inputs.size(); ++k) {
@@ -1155,6 +1222,11 @@ Result<TosaFileInfo> readTosaBytes(std::string_view bytes, const std::string& so
     }
     info.regions.push_back(std::move(rinfo));
   }
+  for (const auto& [opv, n] : unknownOps)
+    info.warnings.push_back(fmt::format("{} operator(s) with op number {}, which this reader does not "
+                                        "know (TOSA 1.0 ends at {}): kept as UNKNOWN_OP_{} without attributes",
+                                        n, opv, int(tosa::Op::MAX), opv));
+  unknown.report(info.warnings);
   return info;
 }
 

@@ -118,6 +118,10 @@ struct TosaFileInfo {
   int32_t major = 0, minor = 0, patch = 0;
   bool draft = false;
   std::vector<TosaRegionInfo> regions;
+  /// What a file of another TOSA version may hold that this reader skips: a version other than
+  /// the 1.0 it implements, fields the 1.0 schema does not have (counted per table), operators
+  /// whose op number it does not know (read as "UNKNOWN_OP_<n>" with no attributes).
+  std::vector<std::string> warnings;
 
   /// The first block of the first region (the graph's entry), or null.
   const TosaBlockInfo* mainBlock() const;
@@ -127,7 +131,8 @@ struct TosaFileInfo {
 /// a version, every operator's op known and its attribute type the one of its op, every
 /// operator input/output and block input/output naming a tensor of the block, tensor names
 /// unique, every tensor produced once (operator output or block input), constant data size
-/// equal to shape x element size. Errors start with `sourceName` and name the block,
+/// equal to shape x element size. A newer version, unknown fields and unknown ops are warnings
+/// (TosaFileInfo::warnings), not errors. Errors start with `sourceName` and name the block,
 /// operator (index and op) or tensor. Never crashes, whatever the bytes.
 Result<TosaFileInfo> readTosaBytes(std::string_view bytes, const std::string& sourceName);
 

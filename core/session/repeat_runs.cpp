@@ -1,0 +1,90 @@
+// Repeated, interleaved pipeline runs and their statistics.
+#include "core/session/repeat_runs.h"
+
+#include <algorithm>
+#include <chrono>
+
+namespace ls::session {
+
+namespace {
+int64_t nowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+}  // namespace
+
+SampleStats sampleStats(std::vector<int64_t> v) {
+  SampleStats s;
+  if (v.empty()) return s;
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  s.n = n;
+  s.min = v.front();
+  s.max = v.back();
+  s.median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  return s;
+}
+
+Result<std::vector<std::vector<RunSample>>> runInterleaved(size_t configs, const RepeatOptions& opts, const RunBody& body,
+                                                           const RepeatProgress& progress, const std::atomic<bool>* cancel) {
+  if (opts.repeat < 1) return Status::error("repeat: at least one measured run per configuration");
+  if (opts.warmup < 0) return Status::error("warmup: must not be negative");
+  std::vector<std::vector<RunSample>> out(configs);
+  const size_t total = configs * size_t(opts.repeat + opts.warmup);
+  size_t done = 0;
+  for (int rep = 0; rep < opts.warmup + opts.repeat; ++rep) {
+    for (size_t ci = 0; ci < configs; ++ci) {
+      if (cancel && cancel->load()) return Status::error("cancelled");
+      if (progress) progress(done, total, ci, rep);
+      Result<RunSample> s = body(ci, rep);
+      ++done;
+      if (!s) return Status::error(s.message());
+      if (rep >= opts.warmup) out[ci].push_back(std::move(s).value());
+    }
+  }
+  return out;
+}
+
+SessionConfig timingConfig(SessionConfig c) {
+  c.recordTrace = false;
+  c.statistics = false;
+  return c;
+}
+
+Result<RunSample> timedRun(const LoweringSession& lowering, ir::Graph g, const std::string& model, ir::Graph* finalGraph) {
+  const int64_t t0 = nowNs();
+  auto outcome = lowering.run(std::move(g), model);
+  const int64_t e2e = nowNs() - t0;
+  if (!outcome) return Status::error(outcome.message());
+  RunSample s;
+  s.pmNs = outcome->result.totalNs;
+  s.e2eNs = e2e;
+  s.records = std::move(outcome->result.records);
+  s.cacheHits = outcome->cacheHits;
+  s.cacheMisses = outcome->cacheMisses;
+  if (outcome->result.failedIndex >= 0) s.failure = outcome->result.failure;
+  if (finalGraph) *finalGraph = std::move(outcome->finalGraph);
+  return s;
+}
+
+std::vector<SampleStats> passStats(const std::vector<RunSample>& runs) {
+  size_t passes = 0;
+  for (const RunSample& r : runs) passes = std::max(passes, r.records.size());
+  std::vector<SampleStats> out(passes);
+  std::vector<int64_t> v;
+  for (size_t i = 0; i < passes; ++i) {
+    v.clear();
+    for (const RunSample& r : runs)
+      if (i < r.records.size()) v.push_back(r.records[i].totalNs());
+    out[i] = sampleStats(v);
+  }
+  return out;
+}
+
+SampleStats totalStats(const std::vector<RunSample>& runs) {
+  std::vector<int64_t> v;
+  v.reserve(runs.size());
+  for (const RunSample& r : runs) v.push_back(r.pmNs);
+  return sampleStats(v);
+}
+
+}  // namespace ls::session

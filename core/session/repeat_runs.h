@@ -1,0 +1,72 @@
+// Repeated, interleaved pipeline runs and their statistics (median, min, max): the one
+// implementation behind `lowerscope-cli bench` and the app's A/B comparison, so both measure
+// the same way and their figures can be compared.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/passes/pass_record.h"
+#include "core/session/lowering_session.h"
+#include "core/util/status.h"
+
+namespace ls::session {
+
+/// Median (mean of the two middle values for an even count), min and max of samples; all 0
+/// and n = 0 for no samples.
+struct SampleStats {
+  int64_t median = 0, min = 0, max = 0;
+  size_t n = 0;
+  int64_t spread() const { return max - min; }
+};
+SampleStats sampleStats(std::vector<int64_t> samples);
+
+/// How often each configuration runs: `warmup` unmeasured runs, then `repeat` measured ones.
+/// The defaults are `lowerscope-cli bench`'s.
+struct RepeatOptions {
+  int repeat = 5;
+  int warmup = 1;
+};
+
+/// One measured run of one configuration.
+struct RunSample {
+  int64_t pmNs = 0;   ///< pass-manager wall time (RunResult::totalNs)
+  int64_t e2eNs = 0;  ///< the whole timed body (timedRun: the run; bench: load + run + serialize)
+  std::vector<passes::PassRecord> records;
+  uint64_t cacheHits = 0, cacheMisses = 0;
+  std::string failure;  ///< the failed pass's message (the run stopped there)
+};
+
+/// Runs configuration `config`, repetition `rep` (warm-ups included), and returns its sample.
+using RunBody = std::function<Result<RunSample>(size_t config, int rep)>;
+/// Called before each run: (runs done, runs in total, configuration, repetition).
+using RepeatProgress = std::function<void(size_t done, size_t total, size_t config, int rep)>;
+
+/// Runs `configs` configurations interleaved (A B A B ...: drift of the machine hits all of
+/// them alike), `warmup` + `repeat` rounds, and returns the measured samples per
+/// configuration (result[config][k], k < repeat). The first error stops the runs. A set
+/// `cancel` stops before the next run with the error "cancelled".
+Result<std::vector<std::vector<RunSample>>> runInterleaved(size_t configs, const RepeatOptions& opts, const RunBody& body,
+                                                           const RepeatProgress& progress = {},
+                                                           const std::atomic<bool>* cancel = nullptr);
+
+/// The session configuration of a timed run: no trace recording and no statistics, as bench
+/// measures (the rest of `c` unchanged).
+SessionConfig timingConfig(SessionConfig c);
+
+/// One timed run of `lowering` over an already prepared graph; e2eNs covers this call.
+/// `finalGraph` (optional) receives the graph after the last good pass.
+Result<RunSample> timedRun(const LoweringSession& lowering, ir::Graph g, const std::string& model,
+                           ir::Graph* finalGraph = nullptr);
+
+/// Per-pass total times (scan + run + verify) over the runs of one configuration, by record
+/// index (the pipeline of one configuration is the same in every run). Runs that stopped
+/// early contribute to the passes they reached.
+std::vector<SampleStats> passStats(const std::vector<RunSample>& runs);
+/// Pass-manager wall times of the runs.
+SampleStats totalStats(const std::vector<RunSample>& runs);
+
+}  // namespace ls::session
