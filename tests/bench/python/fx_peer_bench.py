@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""The Python peer of our pass engine: what one pass costs per node in torch.fx, side by side
+with lowerscope-cli on the same model (issue 16's per-node targets).
+
+Upstream's passes are ExportPass subclasses: every pass re-traces the whole graph through an
+interpreter that calls each op on fake tensors (to recompute node.meta["val"]) and records a new
+node through a tracer, then builds a new GraphModule. A pass whose should-run hook could skip
+it, or that only copies nodes, still pays for copying the graph and recompiling the module.
+This script measures, on the same graph our bench uses (traced by tools/export_fxjson.py's
+make_fx path from torchvision):
+
+  full retrace  interpreter over the graph, each call_function run on FakeTensors under
+                FakeTensorMode and recorded through torch.fx.Tracer.create_proxy, meta["val"]
+                set, new GraphModule (recompiled): ExportPass's work per pass.
+  fast copy     Graph.node_copy of every node with its meta, new GraphModule (recompiled): the
+                cheapest a Python pass can be when it must return a new module.
+
+and, interleaved with them, `lowerscope-cli bench --pipeline tosa` with `--no-skip --no-fast-copy`
+(every pass re-infers every node: our full retrace) and `--no-skip` (our fast copy). Cost per
+node and pass = time / (passes that ran x nodes of the input graph), for both sides.
+
+    /usr/bin/python3 tests/bench/python/fx_peer_bench.py --cli build/dev/app/lowerscope-cli \
+        --graph assets/graphs/resnet18.fxjson.json --model torchvision:resnet18
+
+Exit code 0 with a "skipped" line when torch or torchvision is not importable. This is a
+benchmark, not a test: it prints figures and ratios and asserts nothing.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "..", "..", ".."))
+
+
+def _load_torch():
+    try:
+        import torch  # noqa: F401
+        import torchvision  # noqa: F401
+        return True
+    except Exception as e:  # pragma: no cover - depends on the machine
+        print(f"skipped: torch/torchvision not importable ({type(e).__name__}: {e})")
+        return False
+
+
+def trace_model(spec, shape):
+    import torch
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    import export_fxjson as ex
+    kind, name = spec.split(":", 1)
+    if kind != "torchvision":
+        raise SystemExit(f"--model {spec}: only torchvision:NAME is supported")
+    import torchvision
+    module = getattr(torchvision.models, name)().eval()
+    example = torch.randn(*shape)
+    gm, _consts, input_nodes, _info = ex._trace_make_fx(module, (example,))
+    return gm, example
+
+
+def full_retrace(gm, example, fake_mode):
+    """One ExportPass-style pass: new graph, every op re-run on fake tensors."""
+    import torch
+    from torch.fx import Graph, GraphModule, Proxy, Tracer
+    from torch.fx.node import map_arg
+    tracer = Tracer()
+    tracer.graph = Graph()
+    tracer.root = gm
+    env = {}  # old node -> (new node, fake value)
+
+    def val(a):
+        return env[a][1]
+
+    for n in gm.graph.nodes:
+        if n.op == "placeholder":
+            new = tracer.graph.placeholder(n.name)
+            v = fake_mode.from_tensor(example)
+        elif n.op == "get_attr":
+            new = tracer.graph.get_attr(n.target)
+            v = fake_mode.from_tensor(getattr(gm, n.target))
+        elif n.op == "call_function":
+            fargs = map_arg(n.args, val)
+            fkwargs = map_arg(n.kwargs, val)
+            with fake_mode:
+                v = n.target(*fargs, **fkwargs)
+            def prox(a):
+                return Proxy(env[a][0], tracer)
+            new = tracer.create_proxy("call_function", n.target, map_arg(n.args, prox), map_arg(n.kwargs, prox),
+                                      name=n.name).node
+        elif n.op == "output":
+            new = tracer.graph.output(map_arg(n.args[0], lambda a: env[a][0]))
+            v = None
+        else:
+            raise SystemExit(f"unexpected node op {n.op}")
+        new.meta["val"] = v
+        env[n] = (new, v)
+    return GraphModule(gm, tracer.graph)
+
+
+def fast_copy(gm):
+    from torch.fx import Graph, GraphModule
+    g = Graph()
+    env = {}
+    for n in gm.graph.nodes:
+        env[n] = g.node_copy(n, lambda a: env[a])
+    return GraphModule(gm, g)
+
+
+def time_python(gm, example, passes):
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    fake_mode = FakeTensorMode(allow_non_fake_inputs=True) if "allow_non_fake_inputs" in \
+        FakeTensorMode.__init__.__code__.co_varnames else FakeTensorMode()
+    t0 = time.perf_counter()
+    cur = gm
+    for _ in range(passes):
+        cur = full_retrace(cur, example, fake_mode)
+    t1 = time.perf_counter()
+    cur = gm
+    for _ in range(passes):
+        cur = fast_copy(cur)
+    t2 = time.perf_counter()
+    return t1 - t0, t2 - t1
+
+
+def run_cli(cli, graph, config):
+    out = subprocess.run([cli, "bench", graph, "--pipeline", "tosa", "--repeat", "1", "--warmup", "0",
+                          "--config", config, "--format", "json"], check=True, capture_output=True, text=True)
+    r = json.loads(out.stdout)["results"][0]
+    return r["pm_ms_median"] / 1e3, r["passes_ran"]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--cli", default=os.path.join(ROOT, "build", "dev", "app", "lowerscope-cli"))
+    ap.add_argument("--graph", default=os.path.join(ROOT, "assets", "graphs", "resnet18.fxjson.json"))
+    ap.add_argument("--model", default="torchvision:resnet18")
+    ap.add_argument("--input-shape", default="1,3,224,224")
+    ap.add_argument("--passes", type=int, default=10, help="Python passes per timed sample")
+    ap.add_argument("--repeat", type=int, default=5, help="interleaved samples per configuration")
+    args = ap.parse_args()
+    if not _load_torch():
+        return 0
+    if not os.path.exists(args.cli):
+        raise SystemExit(f"--cli {args.cli}: no such file (build the dev preset first)")
+    with open(args.graph) as f:
+        ours_nodes = len(json.load(f)["nodes"])
+    gm, example = trace_model(args.model, [int(x) for x in args.input_shape.split(",")])
+    py_nodes = len(gm.graph.nodes)
+    samples = {"py_full": [], "py_copy": [], "ls_full": [], "ls_copy": []}
+    ran = 0
+    time_python(gm, example, 1)  # warm-up
+    for _ in range(args.repeat):
+        full, copy = time_python(gm, example, args.passes)
+        samples["py_full"].append(full / (args.passes * py_nodes))
+        samples["py_copy"].append(copy / (args.passes * py_nodes))
+        t, ran = run_cli(args.cli, args.graph, "full=--no-skip --no-fast-copy")
+        samples["ls_full"].append(t / (ran * ours_nodes))
+        t, ran = run_cli(args.cli, args.graph, "copy=--no-skip")
+        samples["ls_copy"].append(t / (ran * ours_nodes))
+    med = {k: statistics.median(v) * 1e9 for k, v in samples.items()}
+    print(f"model {args.model}: Python graph {py_nodes} nodes, ours {ours_nodes} nodes; "
+          f"{args.repeat} interleaved samples, medians; lowerscope tosa pipeline ran {ran} passes (--no-skip)")
+    print("| per node and pass | Python torch.fx | lowerscope | ratio |")
+    print("|---|---:|---:|---:|")
+    print(f"| full retrace (ExportPass / --no-skip --no-fast-copy) | {med['py_full']:.0f} ns | "
+          f"{med['ls_full']:.0f} ns | {med['py_full'] / med['ls_full']:.0f}x |")
+    print(f"| fast copy (node_copy / --no-skip) | {med['py_copy']:.0f} ns | {med['ls_copy']:.0f} ns | "
+          f"{med['py_copy'] / med['ls_copy']:.0f}x |")
+    print(f"| Python full retrace vs lowerscope --no-skip | {med['py_full']:.0f} ns | {med['ls_copy']:.0f} ns | "
+          f"{med['py_full'] / med['ls_copy']:.0f}x |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
