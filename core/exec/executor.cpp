@@ -25,11 +25,8 @@ Tensor ConstantCache::get(const ir::Constant& c) {
     return it->second;
   }
   ++misses_;
-  Tensor t;
-  if (c.hasData() && c.data->bytes.size() == size_t(c.numel()) * size_t(ir::dtypeSize(c.dtype)))
-    t = Tensor::fromBytes(c.dtype, c.shape, c.data->bytes);
-  else
-    t = synthesizeConstant(c);
+  Tensor t = constantDataView(c);  // no copy: kernels never write into their inputs
+  if (!t.defined()) t = synthesizeConstant(c);
   if (it == map_.end()) map_.emplace(key, t);
   return t;
 }

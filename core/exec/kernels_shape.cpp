@@ -14,43 +14,53 @@ namespace ls::exec {
 
 namespace {
 
-/// Steps the multi-index idx[0..last] (the last fastest) to the next element, moving the source
-/// and destination offsets along their strides.
-void nextIndex(int last, const ir::Shape& shape, int64_t* idx, const int64_t* sStr, int64_t& so, const int64_t* dStr,
-               int64_t& dof) {
-  for (int dd = last; dd >= 0; --dd) {
+/// Steps the multi-index `idx` over dims [0, top] except `skip` (an odometer, dim `top` fastest),
+/// moving the source and destination offsets with it; false when it wraps past the last index.
+inline bool nextIndex(const ir::Shape& shape, int top, int skip, int64_t* idx, const int64_t* sStr, const int64_t* dStr,
+               int64_t& so, int64_t& dof) {
+  for (int dd = top; dd >= 0; --dd) {
+    if (dd == skip) continue;
     if (++idx[dd] < shape[dd]) {
       so += sStr[dd];
       dof += dStr[dd];
-      return;
+      return true;
     }
     so -= sStr[dd] * (shape[dd] - 1);
     dof -= dStr[dd] * (shape[dd] - 1);
     idx[dd] = 0;
   }
+  return false;
 }
 
-/// copyTyped where the last two dimensions are transposed (the source walks the last one with a
-/// stride and the one before contiguously: t_copy, a permute of the innermost axes): square
-/// tiles, so the strided reads of a large matrix stay in cache.
+/// Side of the square tiles copyTiled moves (64 x 64 elements of up to 8 bytes: 32 kB).
+constexpr int64_t kTile = 64;
+/// Source bytes spanned by one destination row above which copyTyped copies in tiles.
+constexpr int64_t kTileMinSpan = 256 * 1024;
+
+/// copyTyped for a transpose: the destination's innermost dim is contiguous but the source
+/// reads it with a stride, while source dim `k` is contiguous. Copies square tiles of
+/// (dim k, innermost dim), so both sides stay in cache lines already loaded (a plain loop
+/// touches a new source line per element).
 template <typename T>
-void transposeTiles(const ir::Shape& shape, const T* src, int64_t sOff, const int64_t* sStr, T* dst, int64_t dOff,
-                    const int64_t* dStr) {
-  constexpr int64_t kTile = 32;
-  const int rank = shape.rank();
-  const int64_t rows = shape[rank - 2], cols = shape[rank - 1];
-  const int64_t sr = sStr[rank - 2], sc = sStr[rank - 1], dr = dStr[rank - 2], dc = dStr[rank - 1];
-  const int64_t outer = shape.numel() / (rows * cols);
+void copyTiled(const ir::Shape& shape, int k, const T* src, int64_t sOff, const int64_t* sStr, T* dst, int64_t dOff,
+               const int64_t* dStr) {
+  const int last = shape.rank() - 1;
+  const int64_t K = shape[k], N = shape[last], si = sStr[last], dk = dStr[k];
   int64_t idx[ir::kMaxRank] = {};
   int64_t so = sOff, dof = dOff;
-  for (int64_t o = 0; o < outer; ++o) {
-    for (int64_t r0 = 0; r0 < rows; r0 += kTile)
-      for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
-        const int64_t r1 = std::min(rows, r0 + kTile), c1 = std::min(cols, c0 + kTile);
-        for (int64_t r = r0; r < r1; ++r)
-          for (int64_t c = c0; c < c1; ++c) dst[dof + r * dr + c * dc] = src[so + r * sr + c * sc];
+  for (;;) {
+    for (int64_t a0 = 0; a0 < K; a0 += kTile) {
+      const int64_t a1 = std::min(K, a0 + kTile);
+      for (int64_t b0 = 0; b0 < N; b0 += kTile) {
+        const int64_t b1 = std::min(N, b0 + kTile);
+        for (int64_t a = a0; a < a1; ++a) {
+          const T* s = src + so + a;
+          T* d = dst + dof + a * dk;
+          for (int64_t b = b0; b < b1; ++b) d[b] = s[b * si];
+        }
       }
-    nextIndex(rank - 3, shape, idx, sStr, so, dStr, dof);
+    }
+    if (!nextIndex(shape, last - 1, k, idx, sStr, dStr, so, dof)) return;
   }
 }
 
@@ -63,9 +73,18 @@ void copyTyped(const ir::Shape& shape, const T* src, int64_t sOff, const int64_t
     dst[dOff] = src[sOff];
     return;
   }
+  // Tiles pay only when one destination row's source span no longer stays in cache (measured:
+  // a [3072, 768] transpose 3.3x faster; a 48 kB span, as a conv1d weight's, ~30% slower).
+  if (rank >= 2 && dStr[rank - 1] == 1 && sStr[rank - 1] > 1 && shape[rank - 1] >= 8 &&
+      shape[rank - 1] * sStr[rank - 1] * int64_t(sizeof(T)) > kTileMinSpan) {
+    for (int k = rank - 2; k >= 0; --k) {
+      if (sStr[k] == 1 && shape[k] >= 8) {
+        copyTiled(shape, k, src, sOff, sStr, dst, dOff, dStr);
+        return;
+      }
+    }
+  }
   const int64_t inner = shape[rank - 1], si = sStr[rank - 1], di = dStr[rank - 1];
-  if (rank >= 2 && si != 1 && di == 1 && sStr[rank - 2] == 1 && shape[rank - 2] > 1)
-    return transposeTiles(shape, src, sOff, sStr, dst, dOff, dStr);
   const int64_t outer = shape.numel() / inner;
   int64_t idx[ir::kMaxRank] = {};
   int64_t so = sOff, dof = dOff;
@@ -77,7 +96,7 @@ void copyTyped(const ir::Shape& shape, const T* src, int64_t sOff, const int64_t
     } else {
       for (int64_t j = 0; j < inner; ++j) d[j * di] = s[j * si];
     }
-    nextIndex(rank - 2, shape, idx, sStr, so, dStr, dof);
+    nextIndex(shape, rank - 2, -1, idx, sStr, dStr, so, dof);
   }
 }
 

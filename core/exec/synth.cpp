@@ -1,9 +1,12 @@
 // Deterministic constant and input synthesis (see synth.h for the value scheme).
 #include "core/exec/synth.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 
+#include "core/exec/parallel.h"
 #include "core/util/hash.h"
 
 namespace ls::exec {
@@ -28,26 +31,79 @@ ConstantRole constantRole(const ir::Constant& c) {
 
 namespace {
 
-void fillInts(Tensor& t, SplitMix64& rng) {
-  int64_t lo = 0, hi = 3;
+/// Cost of one synthesised element for parallelFor (a mix, a conversion, a store).
+constexpr int64_t kSynthCostPerElement = 4;
+
+/// out[i] = f(splitmix64At(seed, i)) for i in [0, n), on up to `threads` threads.
+template <typename T, typename F>
+void fillCounter(T* out, int64_t n, uint64_t seed, int threads, F f) {
+  parallelFor(threads, n, kSynthCostPerElement, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) out[i] = f(splitmix64At(seed, uint64_t(i)));
+  });
+}
+
+/// Integers uniform in [lo, hi] (bool: 0/1), as the dtype stores them. Complex stays zero.
+void fillInts(Tensor& t, uint64_t seed, int64_t lo, int64_t hi, int threads) {
+  const uint64_t range = uint64_t(hi - lo + 1);
+  auto draw = [lo, range](uint64_t bits) { return lo + int64_t(bits % range); };
+  const int64_t n = t.numel();
   switch (t.dtype()) {
-    case DType::Bool: hi = 1; break;
-    case DType::Int8:
-    case DType::Int16: lo = -8, hi = 8; break;
-    case DType::UInt8:
-    case DType::UInt16: hi = 16; break;
+    case DType::Bool: fillCounter(t.data<uint8_t>(), n, seed, threads, [&](uint64_t b) { return uint8_t(draw(b) != 0); }); break;
+    case DType::UInt8: fillCounter(t.data<uint8_t>(), n, seed, threads, [&](uint64_t b) { return uint8_t(draw(b)); }); break;
+    case DType::Int8: fillCounter(t.data<int8_t>(), n, seed, threads, [&](uint64_t b) { return int8_t(draw(b)); }); break;
+    case DType::UInt16: fillCounter(t.data<uint16_t>(), n, seed, threads, [&](uint64_t b) { return uint16_t(draw(b)); }); break;
+    case DType::Int16: fillCounter(t.data<int16_t>(), n, seed, threads, [&](uint64_t b) { return int16_t(draw(b)); }); break;
+    case DType::Int32: fillCounter(t.data<int32_t>(), n, seed, threads, [&](uint64_t b) { return int32_t(draw(b)); }); break;
+    case DType::Int64: fillCounter(t.data<int64_t>(), n, seed, threads, draw); break;
     default: break;
   }
-  for (int64_t i = 0; i < t.numel(); ++i) t.setInt(i, rng.uniformInt(lo, hi));
+}
+
+/// The integer range fillInts draws a synthesised constant of dtype `t` from.
+std::pair<int64_t, int64_t> constantIntRange(DType t) {
+  switch (t) {
+    case DType::Bool: return {0, 1};
+    case DType::Int8:
+    case DType::Int16: return {-8, 8};
+    case DType::UInt8:
+    case DType::UInt16: return {0, 16};
+    default: return {0, 3};
+  }
+}
+
+/// Floats uniform in [lo, hi), drawn in double and rounded to the dtype (f16/bf16 via float,
+/// as Tensor::setDouble rounds).
+void fillUniform(Tensor& t, uint64_t seed, double lo, double hi, int threads) {
+  const double scale = hi - lo;
+  auto draw = [lo, scale](uint64_t bits) { return lo + scale * unitDouble(bits); };
+  const int64_t n = t.numel();
+  switch (t.dtype()) {
+    case DType::Float32: fillCounter(t.data<float>(), n, seed, threads, [&](uint64_t b) { return float(draw(b)); }); break;
+    case DType::Float64: fillCounter(t.data<double>(), n, seed, threads, draw); break;
+    case DType::Float16:
+      fillCounter(t.data<uint16_t>(), n, seed, threads, [&](uint64_t b) { return floatToHalf(float(draw(b))); });
+      break;
+    case DType::BFloat16:
+      fillCounter(t.data<uint16_t>(), n, seed, threads, [&](uint64_t b) { return floatToBfloat16(float(draw(b))); });
+      break;
+    default: break;
+  }
 }
 
 }  // namespace
 
-Tensor synthesizeConstant(const ir::Constant& c) {
+Tensor constantDataView(const ir::Constant& c) {
+  if (!c.hasData() || c.data->bytes.size() != size_t(c.numel()) * size_t(ir::dtypeSize(c.dtype))) return {};
+  return Tensor::view(c.dtype, c.shape, std::shared_ptr<const std::vector<uint8_t>>(c.data, &c.data->bytes));
+}
+
+Tensor synthesizeConstant(const ir::Constant& c, int threads) {
+  threads = resolveThreads(threads);
   Tensor t(c.dtype, c.shape);
-  SplitMix64 rng(hashString(c.name, 0x5eedc0de57ull));
+  const uint64_t seed = hashString(c.name, 0x5eedc0de57ull);
   if (!ir::isFloating(c.dtype)) {
-    fillInts(t, rng);
+    auto [lo, hi] = constantIntRange(c.dtype);
+    fillInts(t, seed, lo, hi, threads);
     return t;
   }
   double lo = -1.0, hi = 1.0;
@@ -66,12 +122,7 @@ Tensor synthesizeConstant(const ir::Constant& c) {
     case ConstantRole::Bias: lo = -0.1, hi = 0.1; break;
     default: break;
   }
-  if (c.dtype == DType::Float32) {
-    float* p = t.data<float>();
-    for (int64_t i = 0; i < t.numel(); ++i) p[i] = float(rng.uniform(lo, hi));
-  } else {
-    for (int64_t i = 0; i < t.numel(); ++i) t.setDouble(i, rng.uniform(lo, hi));
-  }
+  fillUniform(t, seed, lo, hi, threads);
   return t;
 }
 
@@ -117,17 +168,9 @@ Tensor synthesizeInput(const ir::TensorMeta& meta, uint64_t seed) {
     return quantizePerTensor(synthesizeInput(f, seed), *meta.quant);
   }
   Tensor t(meta.dtype, meta.shape);
-  SplitMix64 rng(seed);
-  if (!ir::isFloating(meta.dtype)) {
-    for (int64_t i = 0; i < t.numel(); ++i) t.setInt(i, rng.uniformInt(0, meta.dtype == DType::Bool ? 1 : 3));
-    return t;
-  }
-  if (meta.dtype == DType::Float32) {
-    float* p = t.data<float>();
-    for (int64_t i = 0; i < t.numel(); ++i) p[i] = float(rng.uniform(-1.0, 1.0));
-  } else {
-    for (int64_t i = 0; i < t.numel(); ++i) t.setDouble(i, rng.uniform(-1.0, 1.0));
-  }
+  const int threads = resolveThreads(0);
+  if (!ir::isFloating(meta.dtype)) fillInts(t, seed, 0, meta.dtype == DType::Bool ? 1 : 3, threads);
+  else fillUniform(t, seed, -1.0, 1.0, threads);
   return t;
 }
 
@@ -143,21 +186,28 @@ std::vector<Tensor> synthesizeInputs(const ir::Graph& g, uint64_t seed) {
   return out;
 }
 
-void materializeConstants(ir::Graph& g) {
+void materializeConstants(ir::Graph& g, int threads) {
+  threads = resolveThreads(threads);
   std::vector<ir::Constant> updated;
-  for (const auto& [name, c] : g.constants()) {
-    if (c.hasData()) continue;
-    Tensor t = synthesizeConstant(c);
-    ir::Constant nc = c;
-    nc.data = g.store().intern(std::vector<uint8_t>(t.bytes(), t.bytes() + t.nbytes()));
-    nc.contentHash = ir::constantContentHash(nc);
-    updated.push_back(std::move(nc));
-  }
+  for (const auto& [name, c] : g.constants())
+    if (!c.hasData()) updated.push_back(c);
+  // Largest first, each constant on one thread (the store interns under its own lock); fewer
+  // constants than threads: the threads split each constant instead.
+  const int perConstant = int64_t(updated.size()) >= threads ? 1 : threads;
+  std::stable_sort(updated.begin(), updated.end(), [](const ir::Constant& a, const ir::Constant& b) {
+    return a.numel() * ir::dtypeSize(a.dtype) > b.numel() * ir::dtypeSize(b.dtype);
+  });
+  ir::ConstantStore& store = g.store();
+  parallelForEach(threads, int64_t(updated.size()), [&](int64_t i) {
+    ir::Constant& c = updated[size_t(i)];
+    c.data = store.intern(synthesizeConstant(c, perConstant).releaseBytes());
+    c.contentHash = ir::constantContentHash(c);
+  });
   for (ir::Constant& c : updated) g.setConstant(std::move(c));
   for (auto& [name, sub] : g.subgraphs()) {
     if (!sub) continue;
     auto copy = std::make_shared<ir::Graph>(*sub);  // subgraphs may be shared with other graph versions
-    materializeConstants(*copy);
+    materializeConstants(*copy, threads);
     sub = std::move(copy);
   }
 }

@@ -9,19 +9,30 @@
 
 namespace ls::exec {
 
+/// The splitmix64 output function (Steele, Lea, Flood 2014): a bijective 64-bit mix with good
+/// avalanche.
+inline uint64_t splitmix64Mix(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+/// Element i of the splitmix64 stream seeded with `seed` (what the (i+1)-th SplitMix64::next()
+/// returns), computed from (seed, i) alone: counter-based, so any part of a tensor can be
+/// filled first, by any thread, with the same values.
+inline uint64_t splitmix64At(uint64_t seed, uint64_t i) { return splitmix64Mix(seed + (i + 1) * 0x9E3779B97F4A7C15ull); }
+
+/// A 64-bit draw as a double uniform in [0, 1) (its top 53 bits).
+inline double unitDouble(uint64_t bits) { return double(bits >> 11) * 0x1.0p-53; }
+
 /// splitmix64: a small, fast, well-mixed 64-bit PRNG (Steele, Lea, Flood 2014). Same sequence
-/// on every platform.
+/// on every platform; next() after k calls equals splitmix64At(seed, k).
 class SplitMix64 {
  public:
   explicit SplitMix64(uint64_t seed) : state_(seed) {}
-  uint64_t next() {
-    uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
+  uint64_t next() { return splitmix64Mix(state_ += 0x9E3779B97F4A7C15ull); }
   /// Uniform in [0, 1) with 53 random bits.
-  double uniform() { return double(next() >> 11) * 0x1.0p-53; }
+  double uniform() { return unitDouble(next()); }
   /// Uniform in [lo, hi).
   double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
   /// Uniform integer in [lo, hi] (inclusive; tiny modulo bias is irrelevant here).
@@ -44,6 +55,10 @@ enum class ConstantRole : uint8_t {
 std::string_view constantRoleName(ConstantRole r);
 /// Role from the constant's fqn (or its name when the fqn is empty) and rank.
 ConstantRole constantRole(const ir::Constant& c);
+
+/// A read-only view (Tensor::view, no copy) of the data of a constant whose bytes match its
+/// dtype and shape; an undefined tensor otherwise (shape-only, or bytes of the wrong size).
+Tensor constantDataView(const ir::Constant& c);
 
 /// Deterministic values for a constant, seeded by a hash of its name (ir::Constant::name), so
 /// the same constant gets the same values in every run, process and snapshot.
@@ -70,7 +85,11 @@ ConstantRole constantRole(const ir::Constant& c);
 ///                             indices, and small values stay in range)
 /// Floats are drawn in double and rounded to the dtype. Constants with data are not
 /// synthesised (the executor uses their bytes).
-Tensor synthesizeConstant(const ir::Constant& c);
+///
+/// Element i is a function of (name seed, i) only (splitmix64At): large constants are filled
+/// by up to `threads` threads (0: one per hardware thread) with the same values as one thread.
+/// Thread-safe.
+Tensor synthesizeConstant(const ir::Constant& c, int threads = 0);
 
 /// Values for a graph input: floats uniform [-1, 1), bool 0/1, integers in [0, 3]; seeded
 /// by `seed` only (the caller derives one seed per input, e.g. with inputSeed()). A quantized
@@ -112,7 +131,8 @@ std::vector<Tensor> synthesizeInputs(const ir::Graph& g, uint64_t seed);
 /// Gives every shape-only constant of `g` (and of its subgraphs) the synthesised values as
 /// real data, interned in the graph's constant store, so passes that transform weights (e.g.
 /// permute them) see the same values the executor would have made up. Content hashes change
-/// to the data hash. Call once, before any pass, on the source graph.
-void materializeConstants(ir::Graph& g);
+/// to the data hash. Call once, before any pass, on the source graph. The constants are
+/// synthesised and interned on up to `threads` threads (0: one per hardware thread).
+void materializeConstants(ir::Graph& g, int threads = 0);
 
 }  // namespace ls::exec

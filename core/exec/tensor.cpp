@@ -113,6 +113,27 @@ Tensor Tensor::fromBytes(DType dtype, const ir::Shape& shape, std::span<const ui
   return t;
 }
 
+Tensor Tensor::fromVector(DType dtype, const ir::Shape& shape, std::vector<uint8_t> bytes) {
+  assert(bytes.size() == size_t(shape.numel()) * size_t(ir::dtypeSize(dtype)));
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = shape;
+  t.storage_ = std::make_shared<std::vector<uint8_t>>(std::move(bytes));
+  return t;
+}
+
+Tensor Tensor::view(DType dtype, const ir::Shape& shape, std::shared_ptr<const std::vector<uint8_t>> bytes) {
+  assert(bytes && bytes->size() == size_t(shape.numel()) * size_t(ir::dtypeSize(dtype)));
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = shape;
+  // Shares ownership with the owner of the bytes; view_ stops writable()/releaseBytes() from
+  // handing them out for writing.
+  t.storage_ = std::const_pointer_cast<std::vector<uint8_t>>(std::move(bytes));
+  t.view_ = true;
+  return t;
+}
+
 // ---------------------------------------------------------------- element access
 
 double Tensor::getDouble(int64_t i) const {
@@ -252,6 +273,19 @@ Tensor Tensor::clone() const {
   Tensor t(dtype_, shape_);
   std::memcpy(t.bytes(), bytes(), nbytes());
   return t;
+}
+
+Tensor Tensor::writable() && {
+  if (!defined() || view_ || sharesStorage()) return clone();
+  return std::move(*this);
+}
+
+std::vector<uint8_t> Tensor::releaseBytes() && {
+  std::vector<uint8_t> out;
+  if (storage_ && !view_ && !sharesStorage()) out = std::move(*storage_);
+  else if (storage_) out.assign(bytes(), bytes() + nbytes());
+  *this = Tensor();
+  return out;
 }
 
 std::string Tensor::toString(int maxElements) const {

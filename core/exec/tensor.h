@@ -45,6 +45,12 @@ class Tensor {
   static Tensor scalar(ir::DType dtype, double value);
   /// Wraps existing little-endian bytes (copied). Size must equal numel * element size.
   static Tensor fromBytes(ir::DType dtype, const ir::Shape& shape, std::span<const uint8_t> bytes);
+  /// Takes `bytes` as storage (no copy, no zero fill). Size must equal numel * element size.
+  static Tensor fromVector(ir::DType dtype, const ir::Shape& shape, std::vector<uint8_t> bytes);
+  /// A read-only view of bytes owned elsewhere (e.g. an interned constant blob): no copy; the
+  /// view keeps them alive. Never write into it (see the mutation rule); writable() and
+  /// releaseBytes() copy it. Size must equal numel * element size.
+  static Tensor view(ir::DType dtype, const ir::Shape& shape, std::shared_ptr<const std::vector<uint8_t>> bytes);
 
   bool defined() const { return dtype_ != ir::DType::Undefined; }
   ir::DType dtype() const { return dtype_; }
@@ -71,6 +77,8 @@ class Tensor {
   const uint8_t* bytes() const { return storage_ ? storage_->data() : nullptr; }
   /// True when more than one Tensor shares this storage.
   bool sharesStorage() const { return storage_ && storage_.use_count() > 1; }
+  /// True for a view() of bytes owned elsewhere.
+  bool isView() const { return view_; }
 
   /// Element i (flat, row-major) converted to double / int64 (floats truncate toward zero).
   double getDouble(int64_t i) const;
@@ -91,6 +99,12 @@ class Tensor {
   Tensor to(ir::DType dtype) const;
   /// A deep copy with its own storage.
   Tensor clone() const;
+  /// This tensor when it alone owns its storage (not shared, not a view), else clone(): a
+  /// tensor the caller may write into, copied only when it has to be.
+  Tensor writable() &&;
+  /// The storage as a vector, moved out when this tensor alone owns it (else copied); leaves
+  /// this tensor undefined. For handing values to ir::ConstantStore::intern without a copy.
+  std::vector<uint8_t> releaseBytes() &&;
 
   /// "f32[2,3] {1, 2, 3, ...}" with at most `maxElements` values.
   std::string toString(int maxElements = 16) const;
@@ -99,6 +113,7 @@ class Tensor {
   ir::DType dtype_ = ir::DType::Undefined;
   ir::Shape shape_;
   std::shared_ptr<std::vector<uint8_t>> storage_;
+  bool view_ = false;  ///< storage_ is owned elsewhere and read-only
 };
 
 /// Row-major strides (in elements) of a shape.

@@ -145,7 +145,7 @@ Status FuseBatchNormPass::transform(passes::GraphEditor& ed) {
       keep();
       continue;
     }
-    exec::Tensor w = constantValues(*wc).clone();
+    exec::Tensor w = constantValues(*wc).writable();
     const int64_t per = w.numel() / std::max<int64_t>(C, 1);
     if (w.dtype() == ir::DType::Float32) {
       float* wd = w.data<float>();
@@ -162,8 +162,10 @@ Status FuseBatchNormPass::transform(passes::GraphEditor& ed) {
     const std::string pname = p->name, wFqn = wc->fqn, bFqn = bc ? bc->fqn : "";  // copies: edits below
     passes::NodeBuilder build(ed, pid);
     build.setDerivedFrom({pid, id});
-    ir::ValueRef nw = build.constant(makeConstant(g.store(), w, ir::ConstantKind::Parameter, wFqn), pname + "_fused_weight");
-    ir::ValueRef nb = build.constant(makeConstant(g.store(), bt, ir::ConstantKind::Parameter, bFqn), pname + "_fused_bias");
+    ir::ValueRef nw =
+        build.constant(makeConstant(g.store(), std::move(w), ir::ConstantKind::Parameter, wFqn), pname + "_fused_weight");
+    ir::ValueRef nb =
+        build.constant(makeConstant(g.store(), std::move(bt), ir::ConstantKind::Parameter, bFqn), pname + "_fused_bias");
     std::vector<ir::Arg> args = g.node(pid).args;
     args[1] = nw;
     if (args.size() > 2) args[2] = nb;

@@ -47,10 +47,16 @@ Result<exec::Tensor> evaluateOnConstants(const ir::Graph& g, const ir::Node& n, 
   out.args.push_back(ir::Arg(ir::RefList{res}));
   out.outputs.push_back(n.outputs.at(0));
   mini.append(std::move(out));
-  exec::Executor ex(exec::ExecOptions{.threads = 1});
-  LS_ASSIGN_OR_RETURN(values, ex.run(mini, {}));
+  std::vector<exec::Tensor> values;
+  {
+    // The executor (and its constant cache) goes first, so a result that shares storage with
+    // a synthesised input (a view op) owns it alone and writable() needs no copy.
+    exec::Executor ex(exec::ExecOptions{.threads = 1});
+    LS_ASSIGN_OR_RETURN(run, ex.run(mini, {}));
+    values = std::move(run);
+  }
   if (values.empty()) return Status::error(fmt::format("'{}': evaluation gave no value", n.name));
-  return values[0].clone();
+  return std::move(values[0]).writable();
 }
 
 FoldConstantsPass::FoldConstantsPass(std::string name, std::string desc, std::vector<std::string> targetOps,
@@ -125,7 +131,7 @@ Status FoldConstantsPass::transform(passes::GraphEditor& ed) {
     auto values = evaluateOnConstants(g, n, opts_.argLessProducers);
     if (!values) return values.status().withContext(fmt::format("{}: folding failed: ", name()));
     const ir::Constant& sc = *g.constant(src->target);
-    ir::Constant c = makeConstant(g.store(), *values, sc.kind, sc.fqn);
+    ir::Constant c = makeConstant(g.store(), std::move(*values), sc.kind, sc.fqn);
     const std::string base = (opts_.nameAfterInput ? src->name : n.name) + "_folded";
     passes::NodeBuilder build(ed, id);
     build.setDerivedFrom({id, src->id});
@@ -171,7 +177,7 @@ Status FoldConstantsRetracePass::rewrite(passes::Rewriter& rw) {
   auto values = evaluateOnConstants(g, n, opts_.argLessProducers);
   if (!values) return values.status().withContext(fmt::format("{}: folding failed: ", name()));
   const ir::Constant& sc = *g.constant(src->target);
-  ir::Constant c = makeConstant(*g.storePtr(), *values, sc.kind, sc.fqn);
+  ir::Constant c = makeConstant(*g.storePtr(), std::move(*values), sc.kind, sc.fqn);
   rw.replaceWith(passes::NodeBuilder(rw).constant(std::move(c), (opts_.nameAfterInput ? src->name : n.name) + "_folded"));
   bump(folded_);
   return Status::ok();

@@ -6,9 +6,8 @@
 namespace ls::transforms {
 
 exec::Tensor constantValues(const ir::Constant& c) {
-  if (c.hasData() && c.data->bytes.size() == size_t(c.numel()) * size_t(ir::dtypeSize(c.dtype)))
-    return exec::Tensor::fromBytes(c.dtype, c.shape, c.data->bytes);
-  return exec::synthesizeConstant(c);
+  exec::Tensor t = exec::constantDataView(c);
+  return t.defined() ? t : exec::synthesizeConstant(c);
 }
 
 const ir::Constant* constantBehind(const ir::Graph& g, ir::ValueRef r) {
@@ -23,13 +22,13 @@ std::optional<exec::Tensor> valueOfConstant(const ir::Graph& g, ir::ValueRef r) 
   return constantValues(*c);
 }
 
-ir::Constant makeConstant(ir::ConstantStore& store, const exec::Tensor& t, ir::ConstantKind kind, std::string fqn) {
+ir::Constant makeConstant(ir::ConstantStore& store, exec::Tensor t, ir::ConstantKind kind, std::string fqn) {
   ir::Constant c;
   c.kind = kind;
   c.fqn = std::move(fqn);
   c.dtype = t.dtype();
   c.shape = t.shape();
-  c.data = store.intern(std::vector<uint8_t>(t.bytes(), t.bytes() + t.nbytes()));
+  c.data = store.intern(std::move(t).releaseBytes());
   return c;
 }
 

@@ -11,14 +11,16 @@
 
 namespace ls::transforms {
 
-/// Values of a constant: its data, or exec::synthesizeConstant() (what the executor uses).
+/// Values of a constant: a read-only view of its data (Tensor::view, no copy), or
+/// exec::synthesizeConstant() (what the executor uses). Take writable() to modify them.
 exec::Tensor constantValues(const ir::Constant& c);
 /// The constant behind a get_attr value, or null.
 const ir::Constant* constantBehind(const ir::Graph& g, ir::ValueRef r);
 /// Values of a value produced by a get_attr constant; nullopt otherwise.
 std::optional<exec::Tensor> valueOfConstant(const ir::Graph& g, ir::ValueRef r);
 /// A constant holding `t`'s bytes, interned in `store` (its name is given when it is added).
-ir::Constant makeConstant(ir::ConstantStore& store, const exec::Tensor& t,
+/// The bytes move into the store when `t` alone owns them (pass a temporary or std::move).
+ir::Constant makeConstant(ir::ConstantStore& store, exec::Tensor t,
                           ir::ConstantKind kind = ir::ConstantKind::Constant, std::string fqn = {});
 
 }  // namespace ls::transforms

@@ -26,7 +26,7 @@ ValueRef Builder::scalar(ir::DType t, double v, int rank, std::string_view hint)
   return tensor(x, hint);
 }
 
-ValueRef Builder::tensor(const exec::Tensor& t, std::string_view hint) { return constant(makeConstant(store(), t), hint); }
+ValueRef Builder::tensor(exec::Tensor t, std::string_view hint) { return constant(makeConstant(store(), std::move(t)), hint); }
 
 Result<ValueRef> Builder::transpose(ValueRef x, std::vector<int64_t> perms) {
   return op("tosa.TRANSPOSE", {x}, {{"perms", Arg(ir::IntList(std::move(perms)))}});
@@ -54,8 +54,8 @@ exec::Tensor constantValues(const ir::Constant& c) { return transforms::constant
 
 std::optional<exec::Tensor> valueOfConstant(const ir::Graph& g, ValueRef r) { return transforms::valueOfConstant(g, r); }
 
-ir::Constant makeConstant(ir::ConstantStore& store, const exec::Tensor& t, std::string fqn) {
-  return transforms::makeConstant(store, t, ir::ConstantKind::Constant, std::move(fqn));
+ir::Constant makeConstant(ir::ConstantStore& store, exec::Tensor t, std::string fqn) {
+  return transforms::makeConstant(store, std::move(t), ir::ConstantKind::Constant, std::move(fqn));
 }
 
 exec::Tensor permuteTensor(const exec::Tensor& t, const std::vector<int64_t>& perm) {

@@ -39,7 +39,8 @@ class Builder : public passes::NodeBuilder {
   Result<ValueRef> constShape(std::vector<int64_t> values);
   /// A constant of `rank` ones-shape ([1] when rank is 0) holding `v`.
   ValueRef scalar(ir::DType t, double v, int rank, std::string_view hint = "scalar");
-  ValueRef tensor(const exec::Tensor& t, std::string_view hint);
+  /// A constant holding `t` (its bytes move into the store when `t` alone owns them).
+  ValueRef tensor(exec::Tensor t, std::string_view hint);
   /// Zero point for an operand of dtype t (shape [1], value zp).
   ValueRef zeroPoint(ir::DType t, int64_t zp = 0) { return scalar(t, double(zp), 1, "zp"); }
   /// MUL shift operand (int8 [1]).
@@ -57,7 +58,7 @@ exec::Tensor constantValues(const ir::Constant& c);
 /// Values of a value produced by a get_attr constant; nullopt otherwise.
 std::optional<exec::Tensor> valueOfConstant(const ir::Graph& g, ValueRef r);
 /// Bytes of a tensor interned as a new constant (name set by the builder).
-ir::Constant makeConstant(ir::ConstantStore& store, const exec::Tensor& t, std::string fqn = {});
+ir::Constant makeConstant(ir::ConstantStore& store, exec::Tensor t, std::string fqn = {});
 /// Permutes a tensor: out dim i = in dim perm[i].
 exec::Tensor permuteTensor(const exec::Tensor& t, const std::vector<int64_t>& perm);
 

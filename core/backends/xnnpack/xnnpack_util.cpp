@@ -17,8 +17,8 @@ const ir::Constant* constantOf(const ir::Graph& g, ir::ValueRef r) { return tran
 
 exec::Tensor constantValues(const ir::Constant& c) { return transforms::constantValues(c); }
 
-ir::Constant makeConstant(ir::Graph& g, const exec::Tensor& t, ir::ConstantKind kind, std::string fqn) {
-  return transforms::makeConstant(g.store(), t, kind, std::move(fqn));
+ir::Constant makeConstant(ir::Graph& g, exec::Tensor t, ir::ConstantKind kind, std::string fqn) {
+  return transforms::makeConstant(g.store(), std::move(t), kind, std::move(fqn));
 }
 
 const ir::Arg* argOr(const ir::Node& n, size_t i, std::string_view name) {

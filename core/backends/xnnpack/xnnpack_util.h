@@ -21,7 +21,7 @@ const ir::Constant* constantOf(const ir::Graph& g, ir::ValueRef r);
 /// shape-only constant (seeded by its name), so weight transforms see what execution sees.
 exec::Tensor constantValues(const ir::Constant& c);
 /// A constant holding `t`'s values (name assigned by GraphEditor::addConstant).
-ir::Constant makeConstant(ir::Graph& g, const exec::Tensor& t, ir::ConstantKind kind, std::string fqn);
+ir::Constant makeConstant(ir::Graph& g, exec::Tensor t, ir::ConstantKind kind, std::string fqn);
 /// Positional arg i, else keyword `name`, else null.
 const ir::Arg* argOr(const ir::Node& n, size_t i, std::string_view name);
 /// Numeric value of argOr(n, i, name) or `def` when absent/None.

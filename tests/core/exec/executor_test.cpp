@@ -9,6 +9,7 @@
 #include "core/exec/compare.h"
 #include "core/exec/kernel.h"
 #include "core/exec/synth.h"
+#include "support/constants.h"
 #include "support/graph_builder.h"
 
 namespace ls::exec {
@@ -18,15 +19,7 @@ using ir::DType;
 using ir::Shape;
 using ir::ValueRef;
 
-ir::Constant makeConstant(const std::string& name, const std::string& fqn, Shape s, DType t = DType::Float32) {
-  ir::Constant c;
-  c.name = name;
-  c.fqn = fqn;
-  c.shape = s;
-  c.dtype = t;
-  c.contentHash = ir::constantContentHash(c);
-  return c;
-}
+using test::shapeOnlyConstant;
 
 ValueRef getAttr(test::GraphBuilder& b, const ir::Constant& c) {
   b.g.setConstant(c);
@@ -41,7 +34,7 @@ ValueRef getAttr(test::GraphBuilder& b, const ir::Constant& c) {
 // ---------------------------------------------------------------- synthesis
 
 TEST(Synth, DeterministicBySeedNameAndRoleRanges) {
-  ir::Constant w = makeConstant("layer1_0_conv1_weight", "layer1.0.conv1.weight", {64, 64, 3, 3});
+  ir::Constant w = shapeOnlyConstant("layer1_0_conv1_weight", "layer1.0.conv1.weight", {64, 64, 3, 3});
   Tensor a = synthesizeConstant(w), b = synthesizeConstant(w);
   ASSERT_EQ(a.numel(), 64 * 64 * 9);
   EXPECT_EQ(std::memcmp(a.bytes(), b.bytes(), a.nbytes()), 0);  // same name -> same values
@@ -61,7 +54,7 @@ TEST(Synth, DeterministicBySeedNameAndRoleRanges) {
   EXPECT_LE(whi, bound);
   EXPECT_GT(whi, 0.9 * bound);  // uses the range
   auto check = [&](const std::string& fqn, Shape s, double lo, double hi) {
-    ir::Constant k = makeConstant(fqn, fqn, s);
+    ir::Constant k = shapeOnlyConstant(fqn, fqn, s);
     auto [l, h] = range(synthesizeConstant(k));
     EXPECT_GE(l, lo) << fqn;
     EXPECT_LE(h, hi) << fqn;
@@ -71,10 +64,10 @@ TEST(Synth, DeterministicBySeedNameAndRoleRanges) {
   check("bn.weight", {256}, 0.8, 1.2);
   check("fc.bias", {256}, -0.1, 0.1);
   check("pos_embedding", {1, 197, 192}, -1, 1);
-  EXPECT_EQ(constantRole(makeConstant("x", "ln.weight", {192})), ConstantRole::NormWeight);
-  EXPECT_EQ(constantRole(makeConstant("x", "fc.weight", {10, 20})), ConstantRole::Weight);
+  EXPECT_EQ(constantRole(shapeOnlyConstant("x", "ln.weight", {192})), ConstantRole::NormWeight);
+  EXPECT_EQ(constantRole(shapeOnlyConstant("x", "fc.weight", {10, 20})), ConstantRole::Weight);
   // Integer constants get small non-negative integers (index-like), bools 0/1.
-  Tensor idx = synthesizeConstant(makeConstant("rel_index", "rel_index", {100}, DType::Int64));
+  Tensor idx = synthesizeConstant(shapeOnlyConstant("rel_index", "rel_index", {100}, DType::Int64));
   for (int64_t v : idx.toInts()) EXPECT_TRUE(v >= 0 && v <= 3);
 
   Tensor in1 = synthesizeInput(ir::TensorMeta(DType::Float32, {1000}), 5);
@@ -90,13 +83,13 @@ TEST(Synth, DeterministicBySeedNameAndRoleRanges) {
 TEST(Executor, ConstantsUseDataElseSynthesisAndAreCachedAcrossGraphVersions) {
   test::GraphBuilder b;
   auto x = b.input("x", {2});
-  ir::Constant withData = makeConstant("w", "w", {2});
+  ir::Constant withData = shapeOnlyConstant("w", "w", {2});
   std::vector<float> wv = {10, 20};
   withData.data = b.g.store().intern(std::vector<uint8_t>(reinterpret_cast<uint8_t*>(wv.data()),
                                                           reinterpret_cast<uint8_t*>(wv.data()) + 8));
   withData.contentHash = ir::constantContentHash(withData);
   auto w = getAttr(b, withData);
-  auto v = getAttr(b, makeConstant("v", "block.bias", {2}));
+  auto v = getAttr(b, shapeOnlyConstant("v", "block.bias", {2}));
   auto s = b.call("aten.add.Tensor", {x, w});
   auto t = b.call("aten.add.Tensor", {s, v});
   b.output({t});

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "transforms_test_util.h"
 
 namespace ls::transforms {
@@ -98,6 +100,42 @@ TEST(BatchNorm, FoldIntoLinearOnlyWhenAsked) {
   EXPECT_EQ(countOp(g, "aten.native_batch_norm.default"), 0u);
   EXPECT_EQ(countOp(g, "aten.linear.default"), 1u);
   EXPECT_LT(test::maxRelDiff(before, g), 1e-5);
+}
+
+TEST(BatchNorm, FoldOfShapeOnlyWeightsEqualsANaiveReferenceByteForByte) {
+  // Weights and statistics without data (synthesised, as in the bundled models): the folded
+  // weight is w[o, i] * gamma[o] / sqrt(var[o] + eps) rounded to float, element by element.
+  test::GraphBuilder b;
+  auto x = b.input("x", {1, 8, 5, 5});
+  auto w = b.parameter("conv_weight", {16, 8, 3, 3}, "conv.weight");
+  auto conv = b.call("aten.convolution.default",
+                     {x, w, ir::Arg(), IntList{1, 1}, IntList{1, 1}, IntList{1, 1}, false, IntList{0, 0}, int64_t(1)},
+                     {}, "conv");
+  auto gw = b.parameter("bn_weight", {16}, "bn.weight");
+  auto gb = b.parameter("bn_bias", {16}, "bn.bias");
+  auto rm = b.parameter("bn_running_mean", {16}, "bn.running_mean");
+  auto rv = b.parameter("bn_running_var", {16}, "bn.running_var");
+  auto bn = b.call("aten.native_batch_norm.default", {conv, gw, gb, rm, rv, false, 0.1, 1e-5}, {}, "bn");
+  b.output({b.call("operator.getitem", {bn, int64_t(0)}, {}, "bn_0")});
+  const ir::Graph before = b.g;
+  FuseBatchNormPass p("FuseBatchNorm2dPass", {});
+  ASSERT_EQ(runPassOn(p, b.g).status, PassStatus::Changed);
+  const ir::Constant* fused = b.g.constant("conv_fused_weight");
+  ASSERT_TRUE(fused && fused->hasData());
+  auto values = [&](const char* name) { return exec::synthesizeConstant(*before.constant(name)); };
+  exec::Tensor w0 = values("conv_weight"), gamma = values("bn_weight"), var = values("bn_running_var");
+  std::vector<float> expected(size_t(w0.numel()));
+  const int64_t per = w0.numel() / 16;
+  for (int64_t i = 0; i < w0.numel(); ++i) {
+    const int64_t o = i / per;
+    const double scale = gamma.getDouble(o) / std::sqrt(var.getDouble(o) + 1e-5);
+    expected[size_t(i)] = float(double(w0.data<float>()[i]) * scale);
+  }
+  ASSERT_EQ(fused->data->bytes.size(), expected.size() * sizeof(float));
+  EXPECT_EQ(std::memcmp(fused->data->bytes.data(), expected.data(), fused->data->bytes.size()), 0);
+  // The source graph's constants are untouched (the fold wrote into its own copy).
+  EXPECT_FALSE(before.constant("conv_weight")->hasData());
+  EXPECT_LT(test::maxRelDiff(before, b.g), 1e-5);
 }
 
 TEST(BatchNorm, DecompositionForms) {
