@@ -39,19 +39,19 @@ CanvasData CanvasData::build(const ir::Graph& g, std::shared_ptr<const graph_lay
   d.graph = &g;
   d.layout = std::move(lay);
   d.nsByPos.resize(g.size());
-  d.labels.resize(g.size());
   const graph_layout::Layout& L = *d.layout;
-  d.badges.resize(g.size());
   d.stubUsers.assign(g.size(), 0);
-  auto isBadge = [&](ir::NodeId id) {
-    const graph_layout::NodeBox* b = L.find(id);
-    return b && b->badge;
-  };
-  const bool anyBadge = L.stats.badges > 0;
+  // Namespaces: call nodes by op (one classification per distinct op), the others one by one.
+  std::vector<int16_t> nsByOp;
   for (size_t i = 0; i < g.size(); ++i) {
-    d.nsByPos[i] = uint8_t(viewmodel::classifyNode(g, g.at(i)));
-    d.labels[i] = viewmodel::nodeLabel(g.at(i));
-    if (anyBadge) d.badges[i] = viewmodel::badgeLine(viewmodel::nodeBadges(g, g.at(i), isBadge));
+    const ir::Node& n = g.at(i);
+    if (!n.isCall() || n.hasFlag(ir::kFlagOpaque)) {
+      d.nsByPos[i] = uint8_t(viewmodel::classifyNode(g, n));
+      continue;
+    }
+    if (n.op >= nsByOp.size()) nsByOp.resize(size_t(n.op) + 1, -1);
+    if (nsByOp[n.op] < 0) nsByOp[n.op] = int16_t(viewmodel::classifyNode(g, n));
+    d.nsByPos[i] = uint8_t(nsByOp[n.op]);
   }
   // Producers with stub edges: the number of all their users (stubs and routed edges).
   auto posOf = [&](ir::NodeId id) -> int64_t {
@@ -71,6 +71,7 @@ CanvasData CanvasData::build(const ir::Graph& g, std::shared_ptr<const graph_lay
     }
     d.edgeBoxes.push_back(b);
   }
+  d.text_.resize(g.size());
   float w = std::max(L.width, 1.f), h = std::max(L.height, 1.f);
   if (w >= h) {
     d.minimapCols = kMinimapCells;
@@ -86,6 +87,24 @@ CanvasData CanvasData::build(const ir::Graph& g, std::shared_ptr<const graph_lay
     ++d.minimapCells[size_t(cy) * size_t(d.minimapCols) + size_t(cx)];
   }
   return d;
+}
+
+const CanvasData::Text& CanvasData::text(size_t pos) const {
+  Text& t = text_[pos];
+  if (t.done) return t;
+  const ir::Node& n = graph->at(pos);
+  t.label = viewmodel::nodeLabel(n);
+  if (viewmodel::isFoldNode(n)) {
+    t.badges = viewmodel::foldOpSummary(n);
+  } else if (layout->stats.badges > 0) {
+    auto isBadge = [&](ir::NodeId id) {
+      const graph_layout::NodeBox* b = layout->find(id);
+      return b && b->badge;
+    };
+    t.badges = viewmodel::badgeLine(viewmodel::nodeBadges(*graph, n, isBadge));
+  }
+  t.done = true;
+  return t;
 }
 
 CanvasStats drawCanvas(ImDrawList* dl, const CanvasFrame& f, const Camera& cam, ImVec2 origin, ImVec2 size) {
@@ -182,8 +201,10 @@ CanvasStats drawCanvas(ImDrawList* dl, const CanvasFrame& f, const Camera& cam, 
       const ir::NodeId id = gb.id;
       const bool visible = !(gb.x > vx1 || gb.x + gb.w < vx0 || gb.y > vy1 || gb.y + gb.h < vy0);
       // Links to the replacements (drawn even when only the replacement is on screen).
-      for (const auto& [from, to] : f.diff->replacedBy) {
-        if (from != id) continue;
+      const auto links = std::equal_range(f.diff->replacedBy.begin(), f.diff->replacedBy.end(), std::pair{id, ir::NodeId(0)},
+                                          [](const auto& a, const auto& b) { return a.first < b.first; });
+      for (auto it = links.first; it != links.second; ++it) {
+        const ir::NodeId to = it->second;
         const graph_layout::NodeBox* r = L.find(to);
         if (!r || r->w <= 0) continue;
         const bool linkSel = f.selected == id || f.selected == to;
@@ -243,6 +264,7 @@ CanvasStats drawCanvas(ImDrawList* dl, const CanvasFrame& f, const Camera& cam, 
     }
     dl->AddRectFilled(p0, p1, fill, rounding);
     ++st.nodes;
+    if (d.nsByPos[i] == uint8_t(viewmodel::OpNamespace::Module)) ++st.folds;
     bool selected = b.id == f.selected;
     bool hit = f.hitById && b.id < f.hitById->size() && (*f.hitById)[b.id];
     if (selected) dl->AddRect(p0, p1, theme::kSelected, rounding, 0, 2.5f);
@@ -253,8 +275,9 @@ CanvasStats drawCanvas(ImDrawList* dl, const CanvasFrame& f, const Camera& cam, 
       dl->AddRect(ImVec2(p0.x - 4, p0.y - 4), ImVec2(p1.x + 4, p1.y + 4), theme::kCulprit, rounding, 0, 3.f);
     if (drawLabels) {
       // Lines by priority: op and type, the badge line (parameters), the node name.
-      const std::string& lab = d.labels[i];
-      const std::string& badge = d.badges[i];
+      const CanvasData::Text& text = d.text(i);
+      const std::string& lab = text.label;
+      const std::string& badge = text.badges;
       const std::string& name = d.graph->at(i).name;
       const std::string* lines[3] = {&lab, nullptr, nullptr};
       ImU32 colours[3] = {err && err->exceeds ? IM_COL32(20, 20, 20, 255) : IM_COL32(240, 240, 240, 255),
@@ -286,6 +309,11 @@ CanvasStats drawCanvas(ImDrawList* dl, const CanvasFrame& f, const Camera& cam, 
 bool GraphView::layoutPending(const ViewState& s) const {
   GraphPtr g = s.shownGraph();
   if (!g) return false;
+  if (foldingActive(s)) {
+    // The folded graph of the shown one (made on the next frame when it is not yet).
+    if (!foldShown_.graph || foldShownReal_ != g) return true;
+    g = foldShown_.graph;
+  }
   auto state = cache_.state(g.get());
   return state == graph_layout::LayoutCache::State::Queued || state == graph_layout::LayoutCache::State::Absent;
 }
@@ -299,15 +327,17 @@ void GraphView::refreshData(const ViewState& s, const GraphPtr& shown, const Gra
     dataKey_ = {};
     shownHold_.reset();
   }
+  auto [drawn, drawnCompared] = drawnGraphs(s, shown, compared);
   shownKey_ = s.shownKey();
+  shownKey_.fold = folding_ ? foldGen_ : 0;
   if (!shown) {
     data_.reset();
     dataKey_ = {};
     shownHold_.reset();
     return;
   }
-  auto lay = cache_.get(shown.get());
-  auto cmpRaw = compared ? cache_.get(compared.get()) : nullptr;
+  auto lay = cache_.get(drawn.get());
+  auto cmpRaw = drawnCompared ? cache_.get(drawnCompared.get()) : nullptr;
   if (lay && (!data_ || dataKey_ != shownKey_ || rawLayout_ != lay || rawCompared_ != cmpRaw ||
               dataSpec_.layersPerColumn != wrapSpec_.layersPerColumn)) {
     // Drawn layouts: without the layers empty in both the shown and the compared layout (so
@@ -323,9 +353,9 @@ void GraphView::refreshData(const ViewState& s, const GraphPtr& shown, const Gra
     }
     compact_ = std::make_shared<const graph_layout::Layout>(graph_layout::compactLayers(*lay, keep));
     comparedLayout_ = cmpRaw ? wrapped(std::make_shared<const graph_layout::Layout>(graph_layout::compactLayers(*cmpRaw, keep))) : nullptr;
-    data_ = std::make_unique<CanvasData>(CanvasData::build(*shown, wrapped(compact_)));
+    data_ = std::make_unique<CanvasData>(CanvasData::build(*drawn, wrapped(compact_)));
     dataKey_ = shownKey_;
-    shownHold_ = shown;
+    shownHold_ = drawn;
     nsCount_.assign(size_t(viewmodel::OpNamespace::COUNT), 0);
     for (uint8_t ns : data_->nsByPos) ++nsCount_[ns];
   }
@@ -333,6 +363,7 @@ void GraphView::refreshData(const ViewState& s, const GraphPtr& shown, const Gra
   // shared between passes) with a "laying out" note.
   // Diff
   GraphKey comparedKey = s.comparedKey();
+  comparedKey.fold = shownKey_.fold;
   if (shownKey_ != diffShown_ || comparedKey != diffCompared_) {
     diffShown_ = shownKey_;
     diffCompared_ = std::move(comparedKey);
@@ -340,6 +371,8 @@ void GraphView::refreshData(const ViewState& s, const GraphPtr& shown, const Gra
     changeCursor_ = -1;
     if (hasDiff_) diff_ = viewmodel::prepareDiff(trace::diffGraphs(*compared, *shown), *shown);
     else diff_ = {};
+    // Folded: a fold is marked when a node inside changed; links point at folds.
+    if (hasDiff_ && folding_) viewmodel::foldDiff(diff_, foldShown_, drawnCompared ? &foldCompared_ : nullptr);
     comparedHold_ = compared;
   }
   // Removed nodes in space of their own, for the drawn layouts and this diff.
@@ -360,8 +393,9 @@ void GraphView::refreshData(const ViewState& s, const GraphPtr& shown, const Gra
     searchCached_ = search_;
     searchGraph_ = shownKey_;
     hits_ = viewmodel::searchNodes(*shown, search_);
-    hitById_.assign(shown->nextId(), 0);
-    for (ir::NodeId id : hits_) hitById_[id] = 1;
+    // Hits by drawn id: a hit inside a folded module marks its fold.
+    hitById_.assign(std::max(shown->nextId(), drawn->nextId()), 0);
+    for (ir::NodeId id : hits_) hitById_[folding_ ? foldShown_.drawnId(id) : id] = 1;
     hitCursor_ = -1;
   }
 }
@@ -436,8 +470,9 @@ bool GraphView::changeStep(ViewState& s, int dir) {
     if (b) items.push_back({{b->x, b->y}, id});
   };
   const graph_layout::Layout* cur = data_ && dataKey_ == shownKey_ ? data_->layout.get() : nullptr;
-  for (size_t i = 0; i < shown->size(); ++i)
-    if (diff_.mark(shown->at(i).id) != viewmodel::DiffMark::None) add(shown->at(i).id, cur);
+  const ir::Graph& drawn = cur ? *data_->graph : *shown;  // folds stand for their nodes
+  for (size_t i = 0; i < drawn.size(); ++i)
+    if (diff_.mark(drawn.at(i).id) != viewmodel::DiffMark::None) add(drawn.at(i).id, cur);
   for (const viewmodel::GhostBox& g : ghosts_) items.push_back({{g.x, g.y}, g.id});
   if (items.empty()) return false;
   std::sort(items.begin(), items.end(), [](const auto& a, const auto& b) {
@@ -473,6 +508,27 @@ void GraphView::drawToolbar(ViewState& s, const GraphPtr& shown) {
   ImGui::SameLine();
   if (ImGui::Checkbox("wrap", &wrap_)) fitPending_ = true;
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("At Fit, wrap long graphs into side-by-side columns of layers");
+  ImGui::SameLine();
+  bool fold = foldingActive(s);
+  if (ImGui::Checkbox("modules", &fold)) setFoldMode(fold ? FoldMode::On : FoldMode::Off);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("Fold each module (meta.module) into one box; double-click a box to expand it (M)\n"
+                      "Default: folded above %zu nodes", kFoldAbove);
+  if (folding_) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("%zu folds", foldShown_.folds.size());
+    // Fold back the expanded module the selected node is in (the innermost one).
+    const ir::Node* sel = shown ? shown->find(s.selectedNode) : nullptr;
+    std::string open;
+    if (sel)
+      for (const std::string& p : viewmodel::modulePrefixes(sel->module))
+        if (expanded_.count(p)) open = p;
+    if (!open.empty()) {
+      ImGui::SameLine();
+      if (ImGui::SmallButton(fmt::format("fold {}", open).c_str())) collapseModule(open);
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("Fold the module the selected node is in back into one box");
+    }
+  }
   ImGui::SameLine();
   double pct = double(cam_.zoom) * 100.0;
   ImGui::Text(pct >= 10 ? "%.0f%%" : pct >= 1 ? "%.1f%%" : "%.2f%%", pct);
@@ -637,9 +693,11 @@ void GraphView::draw(ViewState& s) {
   GraphPtr shown = s.shownGraph();
   GraphPtr compared = s.comparedGraph();
   if (shown) {
-    // Nested graphs are laid out on demand; main snapshots were requested as a chain.
-    cache_.request(shown, compared);
-    if (compared) cache_.request(compared);
+    // Nested graphs are laid out on demand; main snapshots were requested as a chain. Folded
+    // graphs are made here and laid out like any other.
+    auto [drawn, drawnCompared] = drawnGraphs(s, shown, compared);
+    cache_.request(drawn, drawnCompared);
+    if (drawnCompared) cache_.request(drawnCompared);
   }
   refreshData(s, shown, compared);
   drawToolbar(s, shown);
@@ -671,7 +729,7 @@ void GraphView::draw(ViewState& s) {
 
   // Camera requests, once the shown graph's own layout is ready (a fit against the previous
   // pass's layout would frame the wrong graph).
-  if ((fitPending_ || s.fitRequested) && dataKey_ == shownKey_ && compact_) {
+  if ((fitPending_ || s.fitRequested || foldRefit_) && dataKey_ == shownKey_ && compact_) {
     // Fit: long graphs wrap into columns so the whole graph fills the canvas. A new trace:
     // the same, but never below a zoom that keeps labels legible; then the view starts at the
     // graph's inputs (top left) and the minimap shows the rest.
@@ -699,7 +757,7 @@ void GraphView::draw(ViewState& s) {
             break;
           }
     }
-    fitPending_ = s.fitRequested = false;
+    fitPending_ = s.fitRequested = foldRefit_ = false;
   }
   auto zoomAround = [&](float factor, ImVec2 screen) {
     float nz = std::clamp(cam_.zoom * factor, kMinZoom, kMaxZoom);
@@ -713,8 +771,11 @@ void GraphView::draw(ViewState& s) {
     zoomRequest_ = 1.f;
   }
   if (s.centerRequested) {
-    centerOn(s.selectedNode, 0.6f);
-    s.centerRequested = false;
+    // A node inside a folded module: open the folds around it, centre once laid out.
+    if (!revealSelected(s) && dataKey_ == shownKey_) {
+      centerOn(s.selectedNode, 0.6f);
+      s.centerRequested = false;
+    }
   }
 
   // Input.
@@ -734,7 +795,11 @@ void GraphView::draw(ViewState& s) {
   }
   if (hovered && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) {
     ir::NodeId id = pick(mouseCanvas);
-    if (id != ir::kInvalidNode) {
+    const viewmodel::Fold* fold = folding_ ? foldShown_.fold(id) : nullptr;
+    if (fold) {
+      // A folded module opens one level.
+      expandModule(fold->path);
+    } else if (id != ir::kInvalidNode) {
       s.selectedNode = id;
       // A delegate/control-flow node opens its nested graph in place; others are centred.
       std::vector<std::string> nested;
@@ -753,6 +818,8 @@ void GraphView::draw(ViewState& s) {
   // Key indices are the platform backend's (GLFW: letters are their ASCII upper-case codes).
   if (ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) && !io.WantTextInput && ImGui::IsKeyPressed('F', false))
     fitPending_ = true;
+  if (ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) && !io.WantTextInput && ImGui::IsKeyPressed('M', false))
+    setFoldMode(foldingActive(s) ? FoldMode::Off : FoldMode::On);
 
   dl->PushClipRect(origin, ImVec2(origin.x + size.x, origin.y + size.y), true);
   CanvasFrame f;
@@ -763,7 +830,7 @@ void GraphView::draw(ViewState& s) {
   refreshTints(s);
   f.tints = s.partitionColours && !tints_.empty() && s.subgraphPath.empty() ? &tints_ : nullptr;
   f.compared = comparedHold_.get();
-  f.selected = s.selectedNode;
+  f.selected = folding_ ? foldShown_.drawnId(s.selectedNode) : s.selectedNode;
   f.hitById = search_.empty() ? nullptr : &hitById_;
   refreshErrorOverlay(s);
   f.errors = errors_.active() ? &errors_ : nullptr;
@@ -779,7 +846,15 @@ void GraphView::draw(ViewState& s) {
   // Tooltip for the hovered node.
   if (hovered && !panning) {
     ir::NodeId id = pick(mouseCanvas);
-    if (id != ir::kInvalidNode) {
+    if (const viewmodel::Fold* fold = folding_ ? foldShown_.fold(id) : nullptr) {
+      const ir::Node& fn = foldShown_.graph->node(id);
+      ImGui::BeginTooltip();
+      ImGui::Text("module %s  (%zu nodes, folded)", fold->path.c_str(), fold->members.size());
+      ImGui::TextDisabled("%s", viewmodel::foldOpSummary(fn, 8).c_str());
+      if (hasDiff_ && diff_.mark(id) != viewmodel::DiffMark::None) ImGui::Text("nodes inside changed in this pass");
+      ImGui::TextDisabled("double-click to expand");
+      ImGui::EndTooltip();
+    } else if (id != ir::kInvalidNode) {
       const ir::Node* n = shown->find(id);
       bool removed = false;
       if (!n && comparedHold_) n = comparedHold_->find(id), removed = true;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "core/graph_layout/layout_cache.h"
 #include "viewers/model/error_overlay.h"
 #include "viewers/model/graph_model.h"
+#include "viewers/model/module_folds.h"
 #include "viewers/view_state.h"
 
 namespace ls::viewers {
@@ -22,14 +24,23 @@ struct CanvasData {
   const ir::Graph* graph = nullptr;
   std::shared_ptr<const graph_layout::Layout> layout;
   std::vector<uint8_t> nsByPos;        ///< OpNamespace per graph position (= layout node index)
-  std::vector<std::string> labels;     ///< op + shape per graph position
-  std::vector<std::string> badges;     ///< badge line per graph position ("" without badges)
+  /// What a box says, built the first time it is drawn with labels (zoomed in, few are).
+  struct Text {
+    std::string label;   ///< op + shape
+    std::string badges;  ///< badge line ("" without badges)
+    bool done = false;
+  };
+  /// The text of the node at graph position `pos` (UI thread: filled on first use).
+  const Text& text(size_t pos) const;
   std::vector<uint32_t> stubUsers;     ///< users of a producer with stub edges (0: none), per graph position
   std::vector<ImVec4> edgeBoxes;       ///< (minX, minY, maxX, maxY) per layout edge
   std::vector<uint32_t> minimapCells;  ///< node count per minimap cell
   int minimapCols = 0, minimapRows = 0;
 
   static CanvasData build(const ir::Graph& g, std::shared_ptr<const graph_layout::Layout> layout);
+
+ private:
+  mutable std::vector<Text> text_;
 };
 
 /// Camera: the canvas point shown at the top-left corner of the canvas rect, and the scale.
@@ -46,6 +57,7 @@ struct CanvasStats {
   int badges = 0;  ///< badge lines drawn
   int stubs = 0;   ///< edges drawn as stubs (a producer with many users)
   int errors = 0;  ///< nodes drawn with an error above tolerance (error overlay)
+  int folds = 0;   ///< folded modules drawn (one box each)
   bool truncated = false;  ///< detail dropped to stay under 64k vertices (no VtxOffset support)
 };
 
@@ -96,8 +108,29 @@ class GraphView {
   int columns() const { return data_ && compact_ ? wrapSpec_.columns(*compact_) : 1; }
   const CanvasStats& lastStats() const { return stats_; }
 
+  // ---- module folding (viewmodel::foldModules): modules drawn as one box until expanded
+  enum class FoldMode : uint8_t { Auto, On, Off };
+  /// Auto: folded when the graph has more than kFoldAbove nodes and module paths.
+  void setFoldMode(FoldMode m);
+  FoldMode foldMode() const { return foldMode_; }
+  /// Whether the shown graph is drawn folded now.
+  bool foldingActive(const ViewState& s) const;
+  /// Expands the folded module `path` one level (its submodules become folds) / folds it
+  /// again with everything below it. False when `path` is not a drawn fold / expanded module.
+  bool expandModule(const std::string& path);
+  bool collapseModule(const std::string& path);
+  /// Folds in the drawn graph (0 when not folding).
+  size_t foldCount() const { return folding_ ? foldShown_.folds.size() : 0; }
+  static constexpr size_t kFoldAbove = 2000;   ///< Auto folds graphs with more nodes
+  static constexpr size_t kFoldBudget = 400;   ///< boxes the first folded view aims at (at most)
+
  private:
   void refreshData(const ViewState& s, const GraphPtr& shown, const GraphPtr& compared);
+  /// The graphs to lay out and draw for the real shown / compared graphs: folded while folding
+  /// is active (cached by key and folding generation), else the graphs themselves.
+  std::pair<GraphPtr, GraphPtr> drawnGraphs(const ViewState& s, const GraphPtr& shown, const GraphPtr& compared);
+  /// Opens the folds around the selected node so it is drawn itself; true if anything opened.
+  bool revealSelected(const ViewState& s);
   void centerOn(ir::NodeId id, float minZoom);
   ir::NodeId pick(ImVec2 canvasPoint) const;
   void drawToolbar(ViewState& s, const GraphPtr& shown);
@@ -153,6 +186,17 @@ class GraphView {
   int tintsPass_ = -2;
   bool runHasDelegates_ = false;
   void refreshTints(const ViewState& s);
+
+  FoldMode foldMode_ = FoldMode::Auto;
+  bool folding_ = false;  ///< the last drawnGraphs folded
+  bool foldRefit_ = false;  ///< folding switched: frame the new graph as a new trace is (legibly, at its inputs)
+  std::set<std::string, std::less<>> expanded_;
+  uint64_t foldGen_ = 1;  ///< bumped whenever expanded_ or the mode changes
+  GraphKey expandedFor_;  ///< (trace generation, nested path) expanded_ was initialised for
+  viewmodel::FoldIds foldIds_;
+  viewmodel::FoldedGraph foldShown_, foldCompared_;
+  GraphKey foldShownKey_, foldComparedKey_;
+  GraphPtr foldShownReal_;  ///< the real graph foldShown_ was made from
 
   viewmodel::ErrorOverlay errors_;
   uint64_t errorsGeneration_ = 0;

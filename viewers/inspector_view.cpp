@@ -36,11 +36,22 @@ void refButton(ViewState& s, const ir::Graph& g, const ir::ValueRef& r, int uid)
   ImGui::PopID();
 }
 
-void argRow(ViewState& s, const ir::Graph& g, const std::string& label, const ir::Arg& a, int& uid) {
+/// "was: OLD" under a changed field, in the changed colour's dim variant.
+void wasLine(const viewmodel::FieldChange* ch) {
+  if (!ch) return;
+  ImGui::PushTextWrapPos(0.f);
+  ImGui::TextColored(ImVec4(0.75f, 0.62f, 0.35f, 1.f), "was: %s", ch->before.c_str());
+  ImGui::PopTextWrapPos();
+}
+
+void argRow(ViewState& s, const ir::Graph& g, const std::string& label, const ir::Arg& a, int& uid,
+            const viewmodel::FieldChange* ch = nullptr) {
   ImGui::TableNextRow();
   ImGui::TableSetColumnIndex(0);
-  ImGui::TextDisabled("%s", label.c_str());
+  if (ch) ImGui::TextColored(theme::toVec(theme::kChanged), "%s", label.c_str());
+  else ImGui::TextDisabled("%s", label.c_str());
   ImGui::TableSetColumnIndex(1);
+  if (ch) ImGui::TableSetBgColor(ImGuiTableBgTarget_CellBg, (theme::kChanged & 0x00ffffff) | 0x30000000);
   if (const ir::ValueRef* r = a.ref()) {
     refButton(s, g, *r, uid++);
   } else if (const ir::RefList* l = a.asRefList()) {
@@ -56,14 +67,19 @@ void argRow(ViewState& s, const ir::Graph& g, const std::string& label, const ir
     std::string t = ir::printArg(g, a);
     ImGui::TextWrapped("%s", t.c_str());
   }
+  wasLine(ch);
 }
 
-void metaBlock(const ir::TensorMeta& m, size_t i) {
+void metaBlock(const ir::TensorMeta& m, size_t i, const viewmodel::FieldChange* ch = nullptr) {
   if (!m.isTensor()) {
     ImGui::BulletText("out %zu: (not a tensor)", i);
+    wasLine(ch);
     return;
   }
+  if (ch) ImGui::PushStyleColor(ImGuiCol_Text, theme::toVec(theme::kChanged));
   ImGui::BulletText("out %zu: %s %s", i, std::string(ir::dtypeName(m.dtype)).c_str(), ir::toString(m.shape).c_str());
+  if (ch) ImGui::PopStyleColor();
+  wasLine(ch);
   ImGui::Indent();
   std::string order;
   for (int d = 0; d < m.dimOrder.rank(); ++d) order += fmt::format("{}{}", d ? "," : "", m.dimOrder[d]);
@@ -143,11 +159,17 @@ void InspectorView::draw(ViewState& s) {
     }
     ImGui::TextDisabled("%s", std::string(ir::nodeKindName(n->kind)).c_str());
     viewmodel::OpNamespace ns = viewmodel::classifyNode(*g, *n);
-    ImGui::TextColored(theme::toVec(theme::kNamespaceFill[size_t(ns)] | 0xff404040), "%s",
+    // What the selected pass (or the pinned comparison) changed in this node, field by field.
+    const std::vector<viewmodel::FieldChange> changes = removedHere ? std::vector<viewmodel::FieldChange>{} : changedFields(s);
+    using Field = viewmodel::FieldChange::Field;
+    const viewmodel::FieldChange* opChange = viewmodel::findChange(changes, Field::Op, 0);
+    ImGui::TextColored(theme::toVec(opChange ? theme::kChanged : theme::kNamespaceFill[size_t(ns)] | 0xff404040), "%s",
                        n->isCall() ? n->target.c_str() : n->target.empty() ? "-" : n->target.c_str());
     ImGui::SameLine();
     ImGui::TextDisabled("[%s]", std::string(viewmodel::opNamespaceName(ns)).c_str());
+    wasLine(opChange);
     if (!n->module.empty()) ImGui::TextDisabled("module %s", n->module.c_str());
+    wasLine(viewmodel::findChange(changes, Field::Module, 0));
     if (n->hasFlag(ir::kFlagOpaque)) ImGui::TextColored(theme::toVec(theme::kRemoved), "opaque op (unknown to the registry)");
     if (n->hasFlag(ir::kFlagDisallowTransform)) ImGui::TextDisabled("flag: disallow transform");
 
@@ -160,7 +182,28 @@ void InspectorView::draw(ViewState& s) {
       } else if (!bp) {
         ImGui::TextColored(theme::toVec(theme::kAdded), "added by this pass");
       } else if (ap && *bp != *ap) {
-        if (ImGui::CollapsingHeader("Before / after", ImGuiTreeNodeFlags_DefaultOpen)) {
+        if (ImGui::CollapsingHeader("Changed in this pass", ImGuiTreeNodeFlags_DefaultOpen)) {
+          if (changes.empty()) ImGui::TextDisabled("a new version with the same fields");
+          else if (ImGui::BeginTable("##changes", 3, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) {
+            ImGui::TableSetupColumn("field", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 5);
+            ImGui::TableSetupColumn("before");
+            ImGui::TableSetupColumn("after");
+            ImGui::TableHeadersRow();
+            for (const viewmodel::FieldChange& c : changes) {
+              ImGui::TableNextRow();
+              ImGui::TableSetColumnIndex(0);
+              ImGui::TextUnformatted(c.name.c_str());
+              ImGui::TableSetColumnIndex(1);
+              ImGui::PushTextWrapPos(0.f);
+              ImGui::TextDisabled("%s", c.before.c_str());
+              ImGui::TableSetColumnIndex(2);
+              ImGui::TextColored(theme::toVec(theme::kChanged), "%s", c.after.c_str());
+              ImGui::PopTextWrapPos();
+            }
+            ImGui::EndTable();
+          }
+        }
+        if (ImGui::CollapsingHeader("Before / after (printed)")) {
           ImGui::PushTextWrapPos(0.f);
           ImGui::TextDisabled("before:");
           ImGui::TextUnformatted(ir::printNode(*before, **bp).c_str());
@@ -184,8 +227,9 @@ void InspectorView::draw(ViewState& s) {
         ImGui::TableSetupColumn("k", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 5);
         ImGui::TableSetupColumn("v", ImGuiTableColumnFlags_WidthStretch);
         int uid = 0;
-        for (size_t i = 0; i < n->args.size(); ++i) argRow(s, *g, viewmodel::argName(*n, i), n->args[i], uid);
-        for (const ir::Kwarg& k : n->kwargs) argRow(s, *g, k.name, k.value, uid);
+        for (size_t i = 0; i < n->args.size(); ++i)
+          argRow(s, *g, viewmodel::argName(*n, i), n->args[i], uid, viewmodel::findChange(changes, Field::Arg, i));
+        for (const ir::Kwarg& k : n->kwargs) argRow(s, *g, k.name, k.value, uid, viewmodel::findChange(changes, Field::Kwarg, 0, k.name));
         ImGui::EndTable();
       }
     }
@@ -193,6 +237,11 @@ void InspectorView::draw(ViewState& s) {
       ImGui::Text("%s %s%s", std::string(ir::dtypeName(c->dtype)).c_str(), ir::toString(c->shape).c_str(),
                   c->fqn.empty() || c->fqn == c->name ? "" : fmt::format("   ({})", c->fqn).c_str());
       ImGui::TextDisabled("%s, %s", std::string(ir::constantKindName(c->kind)).c_str(), viewmodel::constantSource(*c).c_str());
+      if (auto recipe = viewmodel::constantRecipe(*c)) {
+        ImGui::PushTextWrapPos(0.f);
+        ImGui::Text("Recipe: %s", recipe->c_str());
+        ImGui::PopTextWrapPos();
+      }
       if (valuesGeneration_ != generationOf(s.trace) || valuesNode_ != n->id) {
         valuesGeneration_ = generationOf(s.trace);
         valuesNode_ = n->id;
@@ -220,7 +269,7 @@ void InspectorView::draw(ViewState& s) {
     }
     if (ImGui::CollapsingHeader("Outputs (TensorMeta)", ImGuiTreeNodeFlags_DefaultOpen)) {
       if (n->outputs.empty()) ImGui::TextDisabled("none");
-      for (size_t i = 0; i < n->outputs.size(); ++i) metaBlock(n->outputs[i], i);
+      for (size_t i = 0; i < n->outputs.size(); ++i) metaBlock(n->outputs[i], i, viewmodel::findChange(changes, Field::Output, i));
     }
     if (ImGui::CollapsingHeader("Users", ImGuiTreeNodeFlags_DefaultOpen)) {
       auto users = g->users(n->id);
@@ -255,12 +304,7 @@ void InspectorView::draw(ViewState& s) {
     }
   }
   if (s.trace && ImGui::CollapsingHeader("History across passes", ImGuiTreeNodeFlags_DefaultOpen)) {
-    if (histGeneration_ != generationOf(s.trace) || histNode_ != s.selectedNode || histPath_ != s.subgraphPath) {
-      histGeneration_ = generationOf(s.trace);
-      histNode_ = s.selectedNode;
-      histPath_ = s.subgraphPath;
-      history_ = viewmodel::nodeHistory(*s.trace, s.selectedNode, s.subgraphPath);
-    }
+    lineage(s);  // refreshes history_ and lineage_
     const trace::Trace& t = *s.trace;
     if (history_.first == -2) {
       ImGui::TextDisabled("not in any snapshot");
@@ -279,6 +323,61 @@ void InspectorView::draw(ViewState& s) {
       ImGui::PopID();
     }
   }
+  // The value followed through the nodes that replaced this one or that it was fused from.
+  if (s.trace && ImGui::CollapsingHeader("Lineage (through replacements)", ImGuiTreeNodeFlags_DefaultOpen)) {
+    const std::vector<viewmodel::LineageEntry>& lin = lineage(s);
+    if (lin.empty()) ImGui::TextDisabled("no lineage (the node is not in this graph)");
+    for (size_t i = 0; i < lin.size(); ++i) {
+      const viewmodel::LineageEntry& e = lin[i];
+      ImGui::PushID(int(10000 + i));
+      using K = viewmodel::LineageEntry::Kind;
+      const ImU32 col = e.kind == K::ReplacedBy || e.kind == K::FusedFrom ? theme::kLinked
+                        : e.kind == K::Removed                           ? theme::kRemoved
+                        : e.kind == K::Changed                           ? theme::kChanged
+                                                                         : theme::rgb(220, 220, 220);
+      ImGui::PushStyleColor(ImGuiCol_Text, theme::toVec(e.selected ? col : (col & 0x00ffffff) | 0xb0000000));
+      const bool here = s.selectedPass == e.pass && s.selectedNode == e.node;
+      if (ImGui::Selectable(e.text.c_str(), here)) followLineage(s, i);
+      ImGui::PopStyleColor();
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("show this pass and node");
+      ImGui::PopID();
+    }
+  }
+}
+
+std::vector<viewmodel::FieldChange> InspectorView::changedFields(const ViewState& s) const {
+  GraphPtr shown = s.shownGraph(), before = s.comparedGraph();
+  const ir::Node* a = before ? before->find(s.selectedNode) : nullptr;
+  const ir::Node* b = shown ? shown->find(s.selectedNode) : nullptr;
+  if (!a || !b || a == b) return {};
+  return viewmodel::nodeFieldChanges(*before, *a, *shown, *b);
+}
+
+const std::vector<viewmodel::LineageEntry>& InspectorView::lineage(const ViewState& s) {
+  if (!s.trace) {
+    lineage_.clear();
+    return lineage_;
+  }
+  if (histGeneration_ != generationOf(s.trace) || histNode_ != s.selectedNode || histPath_ != s.subgraphPath ||
+      histPass_ != s.selectedPass) {
+    histGeneration_ = generationOf(s.trace);
+    histNode_ = s.selectedNode;
+    histPath_ = s.subgraphPath;
+    histPass_ = s.selectedPass;
+    history_ = viewmodel::nodeHistory(*s.trace, s.selectedNode, s.subgraphPath);
+    lineage_ = viewmodel::nodeLineage(*s.trace, s.selectedNode, s.selectedPass, s.subgraphPath);
+  }
+  return lineage_;
+}
+
+bool InspectorView::followLineage(ViewState& s, size_t index) {
+  const std::vector<viewmodel::LineageEntry>& lin = lineage(s);
+  if (index >= lin.size()) return false;
+  const viewmodel::LineageEntry e = lin[index];
+  s.selectPass(e.pass);
+  s.selectedNode = e.node;
+  s.centerRequested = true;
+  return true;
 }
 
 }  // namespace ls::viewers

@@ -24,24 +24,27 @@ GraphPtr topGraphAfter(const trace::Trace& t, int pass) {
 }  // namespace
 
 void PanesView::refresh(const ViewState& s) {
-  const trace::Trace& t = *s.trace;
-  bool same = generation_ == t.generation && panes_.size() == s.panes.size();
-  for (size_t i = 0; same && i < panes_.size(); ++i) same = panes_[i].pass == s.panes[i];
+  bool same = generation_ == generationOf(s.trace) && generationB_ == generationOf(s.compareTrace) && panes_.size() == s.panes.size();
+  for (size_t i = 0; same && i < panes_.size(); ++i) same = panes_[i].ref == s.panes[i];
   if (!same) {
-    const int last = int(t.records.size()) - 1;
     std::vector<Pane> next;
-    for (int p : s.panes) {
+    for (const ViewState::PaneRef& r : s.panes) {
       Pane pane;
-      pane.pass = std::clamp(p, -1, last);
-      pane.graph = topGraphAfter(t, pane.pass);
+      pane.ref = r;
+      pane.trace = s.paneTrace(r);
+      if (pane.trace) {
+        pane.pass = std::clamp(r.pass, -1, int(pane.trace->records.size()) - 1);
+        pane.graph = topGraphAfter(*pane.trace, pane.pass);
+      }
       // Keep what was built for a pass that stays.
       for (Pane& old : panes_)
         if (old.pass == pane.pass && old.graph == pane.graph) pane.data = std::move(old.data);
       next.push_back(std::move(pane));
     }
     panes_ = std::move(next);
-    generation_ = t.generation;
-    refPass_ = -2;  // recompute the highlights
+    generation_ = generationOf(s.trace);
+    generationB_ = generationOf(s.compareTrace);
+    highlightRef_ = {};  // recompute the highlights
     fitPending_ = true;
   }
   for (Pane& p : panes_) {
@@ -65,7 +68,8 @@ void PanesView::draw(ViewState& s) {
     return;
   }
   refresh(s);
-  const trace::Trace& t = *s.trace;
+  bool anyB = false;
+  for (const Pane& p : panes_) anyB |= p.ref.runB;
 
   // Toolbar.
   if (ImGui::Button("Fit")) fitPending_ = true;
@@ -75,23 +79,43 @@ void PanesView::draw(ViewState& s) {
     return;
   }
   ImGui::SameLine();
-  const ir::Node* sel = nullptr;
-  for (const Pane& p : panes_)
-    if (p.graph && (sel = p.graph->find(s.selectedNode))) break;
-  if (!sel && s.trace->source) sel = s.trace->graphAfter(s.selectedPass).find(s.selectedNode);
-  ImGui::TextDisabled("%zu panes, one camera | selected: %s", panes_.size(), sel ? sel->name.c_str() : "(none)");
+  // Run B's passes (after compare / compare-trace): two runs side by side.
+  if (s.compareTrace) {
+    const trace::Trace& b = *s.compareTrace;
+    ImGui::SetNextItemWidth(260);
+    const std::string hint = fmt::format("+ pass of run B ({})", b.pipeline);
+    if (ImGui::BeginCombo("##addB", hint.c_str())) {
+      const int last = int(b.records.size()) - 1;
+      for (int p = -1; p <= last; ++p) {
+        if (p >= 0 && p != last && b.records[size_t(p)].status != passes::PassStatus::Changed) continue;
+        const std::string label = p < 0 ? std::string("source graph") : fmt::format("#{} {}", p, b.records[size_t(p)].name);
+        if (ImGui::Selectable(label.c_str())) s.addPane(p, true);
+      }
+      ImGui::EndCombo();
+    }
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Show a pass of the comparison run (%s) next to run A's", s.labelB.c_str());
+    ImGui::SameLine();
+  }
+  // The selection: made elsewhere (a node of run A at the selected pass), or in a pane.
+  if (s.selectedNode != written_.node || s.selectedPass != written_.pass) {
+    ref_ = {false, s.selectedPass, s.selectedNode};
+    written_ = {false, s.selectedPass, s.selectedNode};
+  }
+  const viewmodel::TracePtr& refTrace = ref_.runB ? s.compareTrace : s.trace;
+  const ir::Node* sel = refTrace && ref_.node != ir::kInvalidNode ? refTrace->graphAfter(ref_.pass).find(ref_.node) : nullptr;
+  ImGui::TextDisabled("%zu panes, one camera | selected: %s%s", panes_.size(), anyB ? (ref_.runB ? "B " : "A ") : "",
+                      sel ? sel->name.c_str() : "(none)");
 
-  // Counterparts of the selection, from the pass it was selected at.
-  // (Selecting in a pane selects its pass too, so the selected pass is where the node is.)
-  const int refPass = s.selectedPass;
+  // Counterparts of the selection in every pane: by NodeId and provenance within a run, through
+  // the shared source graph across runs.
   bool newSelection = false;
-  if (highlightedFor_ != s.selectedNode || refPass_ != refPass) {
-    newSelection = highlightedFor_ != s.selectedNode && s.selectedNode != ir::kInvalidNode;
-    highlightedFor_ = s.selectedNode;
-    refPass_ = refPass;
+  if (!(highlightRef_ == ref_)) {
+    newSelection = highlightRef_.node != ref_.node && ref_.node != ir::kInvalidNode;
+    highlightRef_ = ref_;
     for (Pane& p : panes_)
-      p.highlight = s.selectedNode == ir::kInvalidNode ? std::vector<ir::NodeId>{}
-                                                       : viewmodel::counterparts(t, refPass, p.pass, {s.selectedNode});
+      p.highlight = ref_.node == ir::kInvalidNode || !refTrace || !p.trace
+                        ? std::vector<ir::NodeId>{}
+                        : viewmodel::crossCounterparts(*refTrace, ref_.pass, *p.trace, p.pass, {ref_.node});
   }
 
   ImVec2 origin = ImGui::GetCursorScreenPos();
@@ -130,7 +154,7 @@ void PanesView::draw(ViewState& s) {
   // in the pane that holds the node (the camera is shared, so the others follow).
   if ((newSelection || s.centerRequested) && !fitPending_) {
     for (const Pane& p : panes_)
-      if (const graph_layout::NodeBox* b = p.data && p.data->layout ? p.data->layout->find(s.selectedNode) : nullptr) {
+      if (const graph_layout::NodeBox* b = p.data && p.data->layout && !p.highlight.empty() ? p.data->layout->find(p.highlight.front()) : nullptr) {
         cam_.zoom = std::max(cam_.zoom, 0.8f);
         cam_.x = b->centerX() - paneW * 0.5f / cam_.zoom;
         cam_.y = b->y + b->h * 0.5f - paneH * 0.5f / cam_.zoom;
@@ -173,9 +197,14 @@ void PanesView::draw(ViewState& s) {
     const Pane& p = panes_[i];
     ImVec2 o = paneOrigin(i);
     ImVec2 hdr(o.x, origin.y);
-    std::string title = p.pass < 0 ? std::string("source graph") : fmt::format("#{} {}", p.pass, t.records[size_t(p.pass)].name);
+    std::string title = !p.trace      ? std::string("run B is not loaded")
+                        : p.pass < 0 ? std::string("source graph")
+                                     : fmt::format("#{} {}", p.pass, p.trace->records[size_t(p.pass)].name);
+    // With panes of both runs, each title names its run and pipeline.
+    if (anyB && p.trace) title = fmt::format("{} {}: {}", p.ref.runB ? "B" : "A", p.trace->pipeline, title);
     dl->PushClipRect(hdr, ImVec2(hdr.x + paneW, o.y), true);
-    dl->AddText(ImVec2(hdr.x + 4, hdr.y + 3), p.pass == s.selectedPass ? theme::kSelected : IM_COL32(200, 200, 200, 255),
+    dl->AddText(ImVec2(hdr.x + 4, hdr.y + 3),
+                p.pass == s.selectedPass && !p.ref.runB ? theme::kSelected : p.ref.runB ? theme::kRunB : IM_COL32(200, 200, 200, 255),
                 title.c_str());
     dl->PopClipRect();
     dl->PushClipRect(o, ImVec2(o.x + paneW, o.y + paneH), true);
@@ -200,7 +229,7 @@ void PanesView::draw(ViewState& s) {
         drawn = true;
       }
     if (drawn) ++synced_;
-    if (s.selectedNode != ir::kInvalidNode && p.highlight.empty())
+    if (ref_.node != ir::kInvalidNode && p.highlight.empty())
       dl->AddText(ImVec2(o.x + 6, o.y + paneH - 20), IM_COL32(255, 200, 120, 255), "no counterpart at this pass");
     dl->PopClipRect();
     if (i + 1 < n)
@@ -210,9 +239,25 @@ void PanesView::draw(ViewState& s) {
 }
 
 void PanesView::selectIn(ViewState& s, size_t pane, ir::NodeId id) {
-  s.selectedNode = id;
-  // The inspector follows the pane's pass, so the node it shows exists there.
-  s.selectPass(panes_[pane].pass);
+  const Pane& p = panes_[pane];
+  ref_ = {p.ref.runB, p.pass, id};
+  if (!p.ref.runB) {
+    s.selectedNode = id;
+    // The inspector follows the pane's pass, so the node it shows exists there.
+    s.selectPass(p.pass);
+  } else if (s.trace && p.trace) {
+    // The inspector shows run A: the node's counterpart in the first pane of run A.
+    int passA = s.selectedPass;
+    for (const Pane& q : panes_)
+      if (!q.ref.runB) {
+        passA = q.pass;
+        break;
+      }
+    std::vector<ir::NodeId> a = viewmodel::crossCounterparts(*p.trace, p.pass, *s.trace, passA, {id});
+    s.selectPass(passA);
+    s.selectedNode = a.empty() ? ir::kInvalidNode : a.front();
+  }
+  written_ = {false, s.selectedPass, s.selectedNode};
 }
 
 }  // namespace ls::viewers

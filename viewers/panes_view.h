@@ -1,6 +1,8 @@
 // Side by side: up to four passes' graphs in panes with one camera and one selection. A node
 // selected in any pane is outlined in every pane, or its counterparts are (the nodes that
 // replaced it or that it came from, by provenance), so a rewrite can be followed across passes.
+// A pane can show a pass of run B (the comparison run, e.g. tosa-permute next to tosa): its
+// nodes are matched through the shared source graph (viewmodel::crossCounterparts).
 #pragma once
 
 #include <memory>
@@ -26,6 +28,8 @@ class PanesView {
 
  private:
   struct Pane {
+    ViewState::PaneRef ref;
+    viewmodel::TracePtr trace;  ///< the run shown (null: run B is gone)
     int pass = -1;
     GraphPtr graph;
     std::unique_ptr<CanvasData> data;
@@ -37,11 +41,19 @@ class PanesView {
 
   graph_layout::LayoutCache& cache_;
   std::vector<Pane> panes_;
-  uint64_t generation_ = 0;
+  uint64_t generation_ = 0, generationB_ = 0;
+  /// The selection the highlights follow: a node of a pass of run A or B. Selections made
+  /// elsewhere (graph view, inspector, scripts) are run A's; `written_` is what this view last
+  /// wrote to the shared selection, to tell them apart.
+  struct SelectionRef {
+    bool runB = false;
+    int pass = -2;
+    ir::NodeId node = ir::kInvalidNode;
+    bool operator==(const SelectionRef&) const = default;
+  };
+  SelectionRef ref_, highlightRef_, written_;
   Camera cam_;
   bool fitPending_ = true;
-  ir::NodeId highlightedFor_ = ir::kInvalidNode;
-  int refPass_ = -2;  ///< the pass highlight was computed from
   size_t synced_ = 0;
 };
 

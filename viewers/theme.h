@@ -22,6 +22,7 @@ inline constexpr std::array<ImU32, size_t(viewmodel::OpNamespace::COUNT)> kNames
     rgb(52, 56, 60),    // constant
     rgb(90, 90, 96),    // output
     rgb(120, 60, 60),   // unknown
+    rgb(64, 70, 120),   // module (folded)
 };
 static_assert(kNamespaceFill.size() == size_t(viewmodel::OpNamespace::COUNT));
 

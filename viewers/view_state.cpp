@@ -45,14 +45,27 @@ GraphKey ViewState::comparedKey() const {
   return p ? graphKeyAt(*p) : GraphKey{};
 }
 
-void ViewState::addPane(int pass) {
-  if (std::find(panes.begin(), panes.end(), pass) != panes.end()) return;
+void ViewState::addPane(int pass, bool runB) {
+  const PaneRef p{pass, runB};
+  if (std::find(panes.begin(), panes.end(), p) != panes.end()) return;
   if (panes.size() >= kMaxPanes) panes.erase(panes.begin());
-  panes.push_back(pass);
+  panes.push_back(p);
 }
 
 void ViewState::selectPass(int pass) {
   selectedPass = std::clamp(pass, -1, std::max(-1, passCount() - 1));
+}
+
+void requestLineageLayouts(graph_layout::LayoutCache& cache, const ViewState& s) {
+  if (!s.trace) return;
+  const trace::Trace& tr = *s.trace;
+  GraphPtr prev = tr.source;
+  if (prev) cache.request(prev);
+  for (const auto& snap : tr.snapshots) {
+    cache.request(snap, prev);
+    prev = snap;
+  }
+  if (GraphPtr shown = s.shownGraph()) cache.request(shown, s.graphAt(s.selectedPass - 1));
 }
 
 }  // namespace ls::viewers

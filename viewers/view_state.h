@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/graph_layout/layout_cache.h"
 #include "core/ir/graph.h"
 #include "viewers/model/pass_list.h"
 #include "viewers/model/run_job.h"
@@ -29,6 +30,8 @@ struct GraphKey {
   uint64_t generation = 0;
   int snapshot = -1;
   std::vector<std::string> path;
+  /// Drawn as folded modules (the graph view's folding generation; 0: not folded).
+  uint64_t fold = 0;
   bool operator==(const GraphKey&) const = default;
 };
 
@@ -50,12 +53,21 @@ struct ViewState {
   int selectedPass = -1;  ///< record index; -1 = the source graph
   ir::NodeId selectedNode = ir::kInvalidNode;
   int pinnedPass = kNoPin;  ///< diff against this pass instead of the previous one
-  /// Passes shown side by side in the Panes tab (at most kMaxPanes; -1 = the source graph), in
-  /// the order they were added. Selection and camera are shared by the panes.
-  std::vector<int> panes;
+  /// One side-by-side pane: a pass (-1 = the source graph) of run A, or of run B (compareTrace).
+  struct PaneRef {
+    int pass = -1;
+    bool runB = false;
+    bool operator==(const PaneRef&) const = default;
+  };
+  /// Passes shown side by side in the Panes tab (at most kMaxPanes), in the order they were
+  /// added. Selection and camera are shared by the panes.
+  std::vector<PaneRef> panes;
   static constexpr size_t kMaxPanes = 4;
-  /// Adds `pass` as a pane (no-op if present; the oldest pane goes when there are kMaxPanes).
-  void addPane(int pass);
+  /// Adds a pass of run A (or B) as a pane (no-op if present; the oldest pane goes when there
+  /// are kMaxPanes).
+  void addPane(int pass, bool runB = false);
+  /// The run a pane shows (null: run B is gone).
+  const viewmodel::TracePtr& paneTrace(const PaneRef& p) const { return p.runB ? compareTrace : trace; }
   std::vector<std::string> subgraphPath;  ///< nested graph open in the canvas ("" = main)
   viewmodel::PassFilter filter;
   CenterTab tab = CenterTab::Graph;
@@ -87,5 +99,9 @@ struct ViewState {
   void selectPass(int pass);
   int passCount() const { return trace ? int(trace->records.size()) : 0; }
 };
+
+/// Requests the layouts of run A's lineage in order (each snapshot incremental from the one
+/// before it), then the shown graph, so it is laid out first.
+void requestLineageLayouts(graph_layout::LayoutCache& cache, const ViewState& s);
 
 }  // namespace ls::viewers

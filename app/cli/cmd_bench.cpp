@@ -15,6 +15,7 @@
 #include "core/io/lsg.h"
 #include "core/passes/pass_manager.h"
 #include "core/util/atomic_file.h"
+#include "core/util/clock.h"
 #include "core/util/json_writer.h"
 #include "core/util/progress.h"
 
@@ -54,7 +55,7 @@ Result<Config> parseConfig(const std::string& spec) {
 /// What the report needs of one (graph, configuration): the measured runs and their stats.
 struct Samples {
   std::vector<session::RunSample> runs;
-  session::SampleStats pm, e2e;
+  session::SampleStats pm, e2e, cpu;  ///< cpu: the run's thread CPU time (RunSample::cpuNs)
   int ran = 0, skipped = 0;  ///< of the last run
   uint64_t fastCopied = 0, reinferred = 0, hits = 0, misses = 0;
   std::string failure;
@@ -64,6 +65,9 @@ struct Samples {
     std::vector<int64_t> e;
     for (const session::RunSample& s : runs) e.push_back(s.e2eNs);
     e2e = session::sampleStats(std::move(e));
+    std::vector<int64_t> c;
+    for (const session::RunSample& s : runs) c.push_back(s.cpuNs);
+    cpu = session::sampleStats(std::move(c));
     if (runs.empty()) return;
     const session::RunSample& last = runs.back();
     for (const auto& r : last.records) {
@@ -78,11 +82,6 @@ struct Samples {
       if (!s.failure.empty()) failure = s.failure;
   }
 };
-
-int64_t nowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 }  // namespace
 
@@ -135,7 +134,7 @@ int runBench(const BenchCommand& cmd) {
     // --profile int lowers a quantized program: a float graph is quantized once, before the
     // timed runs (as PT2E's prepare/convert happen before to_edge), and every run then loads
     // that program from .lsg bytes in memory.
-    std::string quantized;
+    session::RunInput input = session::RunInput::fromFile(cmd.graphs[gi]);
     session::SessionConfig base;
     base.pipeline = cmd.pipeline;
     base.profile = *passes::parseProfile(cmd.profile);
@@ -144,9 +143,9 @@ int runBench(const BenchCommand& cmd) {
     if (base.profile == passes::Profile::INT && !exec::hasQuantOps(*probe)) {
       auto prep = session::LoweringSession(base).prepare(std::move(probe).value());
       if (!prep) return fail(fmt::format("{}: {}", cmd.graphs[gi], prep.message()));
-      auto bytes = io::serializeLsg(prep->graph);
-      if (!bytes) return fail(bytes.message());
-      quantized = std::move(bytes).value();
+      auto quantized = session::RunInput::fromGraph(prep->graph, cmd.graphs[gi] + " (quantized)");
+      if (!quantized) return fail(quantized.message());
+      input = std::move(quantized).value();
       fmt::print(stderr, "{}: quantized once before timing: {}\n", models.back(), prep->quantizeSummary);
     }
     base.quantize = false;  // done once above
@@ -160,7 +159,7 @@ int runBench(const BenchCommand& cmd) {
     // E2E = load + lower + serialize; the pass-manager time is the lowering's own.
     auto body = [&](size_t ci, int) -> Result<session::RunSample> {
       int64_t t0 = nowNs();
-      auto g = quantized.empty() ? io::loadGraphFile(cmd.graphs[gi]) : io::loadLsgBytes(quantized, cmd.graphs[gi] + " (quantized)");
+      auto g = input.load();
       if (!g) return Status::error(g.message());
       ir::Graph finalGraph;
       auto s = session::timedRun(sessions[ci], std::move(g).value(), models.back(), &finalGraph);
@@ -223,16 +222,17 @@ int runBench(const BenchCommand& cmd) {
       }
   } else if (cmd.format == "csv") {
     text = "model,config,e2e_ms_median,e2e_ms_min,e2e_ms_max,pm_ms_median,pm_ms_min,pm_ms_max,passes_ran,passes_skipped,"
-           "fast_copied,reinferred,cache_hit_rate,e2e_speedup,pm_speedup\n";
+           "fast_copied,reinferred,cache_hit_rate,e2e_speedup,pm_speedup,cpu_ms_median,cpu_ms_min,cpu_ms_max\n";
     for (size_t gi = 0; gi < models.size(); ++gi)
       for (size_t ci = 0; ci < configs.size(); ++ci) {
         const Samples& s = samples[{gi, ci}];
         auto [elo, ehi] = minmax(s.e2e);
         auto [plo, phi] = minmax(s.pm);
         double hr = s.hits + s.misses ? double(s.hits) / double(s.hits + s.misses) : 0.0;
-        text += fmt::format("{},{},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{},{},{},{},{:.4f},{:.4f},{:.4f}\n", models[gi],
-                            configs[ci].label, s.e2e.median / 1e6, elo, ehi, s.pm.median / 1e6, plo, phi, s.ran, s.skipped,
-                            s.fastCopied, s.reinferred, hr, speedup(gi, ci, true), speedup(gi, ci, false));
+        text += fmt::format("{},{},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{},{},{},{},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f}\n",
+                            models[gi], configs[ci].label, s.e2e.median / 1e6, elo, ehi, s.pm.median / 1e6, plo, phi, s.ran,
+                            s.skipped, s.fastCopied, s.reinferred, hr, speedup(gi, ci, true), speedup(gi, ci, false),
+                            s.cpu.median / 1e6, s.cpu.min / 1e6, s.cpu.max / 1e6);
       }
   } else {
     JsonWriter w;
@@ -247,6 +247,7 @@ int runBench(const BenchCommand& cmd) {
         w.beginObject().field("model", models[gi]).field("config", configs[ci].label);
         w.field("e2e_ms_median", s.e2e.median / 1e6).field("e2e_ms_min", elo).field("e2e_ms_max", ehi);
         w.field("pm_ms_median", s.pm.median / 1e6).field("pm_ms_min", plo).field("pm_ms_max", phi);
+        w.field("cpu_ms_median", s.cpu.median / 1e6).field("cpu_ms_min", s.cpu.min / 1e6).field("cpu_ms_max", s.cpu.max / 1e6);
         w.field("passes_ran", s.ran).field("passes_skipped", s.skipped);
         w.field("fast_copied", s.fastCopied).field("reinferred", s.reinferred);
         w.field("cache_hits", s.hits).field("cache_misses", s.misses);

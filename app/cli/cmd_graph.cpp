@@ -34,9 +34,15 @@ int cmdImport(const std::string& in, const std::string& out) {
   return 0;
 }
 
-int cmdPrint(const std::string& in, bool modules) {
+int cmdPrint(const std::string& in, bool modules, bool constants) {
   auto g = load(in);
   if (!g) return fail(g.message());
+  if (constants) {  // one line per constant: dtype, shape, kind, and its bytes, synthesis or recipe
+    std::string text;
+    for (const auto& [name, c] : g->constants()) text += ir::printConstant(c) + "\n";
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return 0;
+  }
   if (!modules) {
     std::string text = ir::printGraph(g.value());
     std::fwrite(text.data(), 1, text.size(), stdout);

@@ -21,7 +21,7 @@ Result<ir::Graph> load(const std::string& path, bool quiet = false);
 
 
 int cmdImport(const std::string& in, const std::string& out);
-int cmdPrint(const std::string& in, bool modules);
+int cmdPrint(const std::string& in, bool modules, bool constants);
 /// Lists the registered passes (description, target ops, applicability, pipelines).
 int cmdPasses(bool json, bool namesOnly);
 /// The op coverage table of a pipeline (session::opCoverage), as text or as docs/OPS.md.

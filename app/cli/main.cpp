@@ -46,6 +46,10 @@ int main(int argc, char** argv) {
   print->add_option("input", in, "graph (.fxjson.json or .lsg)")->required();
   bool printModules = false;
   print->add_flag("--modules", printModules, "group the lines by the module that produced each node (meta.module)");
+  bool printConstants = false;
+  print->add_flag("--constants", printConstants,
+                  "print the constants instead: dtype, shape, kind and where the values come from (bytes, "
+                  "synthesis, or the recipe of a derived constant)");
 
   auto* passesCmd = app.add_subcommand("passes", "List every registered pass: description, target ops, profiles/targets, pipelines");
   bool namesOnly = false;
@@ -79,7 +83,7 @@ int main(int argc, char** argv) {
   if (const ls::Status& reg = ls::registerBuiltins(); !reg) return fail(reg.message());
   if (*imp) return cmdImport(in, out);
   if (*info) return cmdInfo(in, json, checkShapes, jsonOut);
-  if (*print) return cmdPrint(in, printModules);
+  if (*print) return cmdPrint(in, printModules, printConstants);
   if (*passesCmd) return cmdPasses(json, namesOnly);
   if (*opsCmd) return cmdOps(opsPipeline, opsMarkdown);
   if (*tosaCheck) return cmdTosaCheck(in, tcProfile, tcLevel, tcExtensions, json);

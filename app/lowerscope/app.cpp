@@ -122,17 +122,21 @@ void App::openFile(const std::string& path) {
     return;
   }
   currentPath_ = abs;
-  jobA_.startFile(abs, config_);
+  // The loaded graph is drawn before its run starts (showLoaded, then release in frame()).
+  jobA_.startFile(abs, config_, /*holdAfterLoad=*/true);
+  syncLayoutPause();
 }
 
 void App::startRun() {
   if (!source_) {
-    if (!currentPath_.empty()) jobA_.startFile(currentPath_, config_);
+    if (!currentPath_.empty()) jobA_.startFile(currentPath_, config_, /*holdAfterLoad=*/true);
+    syncLayoutPause();
     return;
   }
   if (jobA_.busy()) return;
   std::string model = state_.trace ? state_.trace->model : source_->modelName;
   jobA_.startGraph(source_, model, config_);
+  syncLayoutPause();
 }
 
 void App::startCompare(const viewmodel::RunConfig& cfg) {
@@ -146,6 +150,7 @@ void App::startCompare(const viewmodel::RunConfig& cfg) {
   std::string model = state_.trace ? state_.trace->model : source_->modelName;
   // B's trace, then A and B timed in interleaved repeats as `lowerscope-cli bench` does.
   jobB_.startCompare(source_, model, config_, cfg, session::RepeatOptions{state_.compareRepeat, 1});
+  syncLayoutPause();
 }
 
 void App::openCompareTrace(const std::string& path) {
@@ -161,6 +166,7 @@ void App::openCompareTrace(const std::string& path) {
   state_.compareTrace.reset();
   state_.compareRepeats.reset();
   jobB_.startFile(path, config_);
+  syncLayoutPause();
 }
 
 void App::adoptTrace(viewmodel::TracePtr t) {
@@ -171,19 +177,40 @@ void App::adoptTrace(viewmodel::TracePtr t) {
   showRun(std::move(t));
 }
 
+void App::showLoaded(std::shared_ptr<const ir::Graph> source) {
+  // Until its run finishes, the loaded graph is shown as a run without passes.
+  auto t = std::make_shared<trace::Trace>();
+  t->model = source->modelName.empty() ? currentPath_ : source->modelName;
+  t->pipeline = config_.pipeline;
+  t->profile = config_.profile;
+  t->target = config_.target;
+  t->source = std::move(source);
+  if (!loadedPass_) loadedPass_ = state_.selectedPass;
+  adoptTrace(std::move(t));
+  state_.statusMessage = fmt::format("{}: {} nodes loaded; running {}", state_.trace->model, state_.trace->source->size(),
+                                     viewmodel::describe(config_));
+}
+
 void App::showRun(viewmodel::TracePtr t) {
+  // The same source graph as shown (the loaded graph drawn while its run ran): its layout and the
+  // camera stay.
+  const bool sameSource = state_.trace && t && state_.trace->source && state_.trace->source == t->source;
   state_.trace = std::move(t);
   state_.pinnedPass = viewers::kNoPin;
   state_.subgraphPath.clear();
-  state_.fitRequested = true;
+  if (!sameSource) state_.fitRequested = true;
   // Keep the selection when re-running the same model; else start at the last changed pass
   // (what the user most likely wants to see), or the source.
   state_.selectPass(state_.selectedPass);
   if (auto shown = state_.shownGraph(); !shown || !shown->find(state_.selectedNode)) state_.selectedNode = ir::kInvalidNode;
-  layouts_->clear();
+  layouts_->clear(sameSource ? state_.trace->source.get() : nullptr);
   requestLineageLayouts();
   const trace::Trace& tr = *state_.trace;
   glfwSetWindowTitle(window_, fmt::format("Lowerscope - {} ({})", tr.model, state_.labelA).c_str());
+}
+
+void App::syncLayoutPause() {
+  if (layouts_->paused() != measuring()) layouts_->setPaused(measuring());
 }
 
 void App::pollJobs() {
@@ -193,8 +220,12 @@ void App::pollJobs() {
     pendingOpen_.reset();
     openFile(path);
   }
+  if (auto src = jobA_.takeLoaded()) showLoaded(std::move(src));
   if (auto o = jobA_.take()) {
     if (o->source) source_ = o->source;
+    // Selection as before the loaded graph was shown (re-opening keeps the pass).
+    if (loadedPass_) state_.selectedPass = *loadedPass_;
+    loadedPass_.reset();
     if (!o->path.empty()) {
       settings_.addRecent(o->path);
       if (o->fromTraceFile) config_ = o->config;
@@ -240,6 +271,7 @@ void App::pollJobs() {
     startCompare(*pendingCompare_);
     pendingCompare_.reset();
   }
+  syncLayoutPause();
 }
 
 bool App::idle() const {
@@ -270,6 +302,9 @@ void App::onDrop(const std::vector<std::string>& paths) {
 
 void App::frame() {
   pollJobs();
+  // A held open (startFile with holdAfterLoad) runs its pipeline once the loaded graph has been
+  // drawn: its layout was ready when the panels below were drawn (or it is not on screen).
+  const bool loadedDrawn = !graphView_->layoutPending(state_) || state_.tab != viewers::CenterTab::Graph;
   handleGlobalKeys();
   drawMenu();
   ImGuiViewport* vp = ImGui::GetMainViewport();
@@ -286,6 +321,10 @@ void App::frame() {
   ImGui::End();
   drawDialogs();
   if (showHelp_) drawHelp();
+  if (jobA_.holding() && loadedDrawn) {
+    jobA_.release();
+    syncLayoutPause();
+  }
   if (scriptRunning() && !exit_) {
     const size_t errorsBefore = script_->errors().size();
     script_->step(*this);
@@ -597,6 +636,7 @@ void App::drawHelp() {
       {"D", "text IR diff of the pass (printed graphs, unified) / back to the graph"},
       {"S", "add the selected pass to the side-by-side panes (up to 4, one camera and selection)"},
       {"F", "fit the graph (graph view focused)"},
+      {"M", "fold modules into boxes / unfold (graph view focused; double-click a fold to expand it)"},
       {"B", "constants and CONST_SHAPE as badges on their users / as nodes"},
       {"mouse wheel / drag", "zoom / pan the graph; drag the minimap to move"},
       {"click / double-click", "select node / centre it (opens nested graphs)"},
@@ -655,32 +695,10 @@ void App::afterRender() {
 }
 
 graph_layout::LayoutOptions App::layoutOptions() const {
-  graph_layout::LayoutOptions lo;
-  lo.hideConstants = settings_.hideConstants;
-  lo.constantBadges = settings_.constantBadges;
-  // Badges take a line of their own: op and type, badges, name.
-  lo.nodeHeight = settings_.constantBadges ? 52.f : 36.f;
-  // A value used by more than 6 nodes further down is drawn as stubs ("N users").
-  lo.maxFanout = 6;
-  // Box width from the label and badges (runs on the layout worker: pure string work, no ImGui).
-  const bool badges = settings_.constantBadges;
-  lo.measureWidth = [badges](const ir::Graph& g, const ir::Node& n) { return viewmodel::measureNodeWidth(g, n, badges); };
-  return lo;
+  return viewmodel::canvasLayoutOptions(settings_.hideConstants, settings_.constantBadges);
 }
 
-void App::requestLineageLayouts() {
-  if (!state_.trace) return;
-  // Lay out the lineage in order so every snapshot is incremental from its predecessor.
-  const trace::Trace& tr = *state_.trace;
-  std::shared_ptr<const ir::Graph> prev = tr.source;
-  if (prev) layouts_->request(prev);
-  for (const auto& snap : tr.snapshots) {
-    layouts_->request(snap, prev);
-    prev = snap;
-  }
-  // The shown graph first.
-  if (auto shown = state_.shownGraph()) layouts_->request(shown, state_.graphAt(state_.selectedPass - 1));
-}
+void App::requestLineageLayouts() { viewers::requestLineageLayouts(*layouts_, state_); }
 
 void App::setConstantBadges(bool on) {
   if (settings_.constantBadges == on) return;

@@ -52,9 +52,10 @@ class App final : private ScriptHost {
   void beforeNewFrame();
   /// Work is in flight (run, layout, script): the loop should not sleep.
   bool busy() const;
-  /// The comparison run and its timed repeats are in flight: the loop renders only a few frames
-  /// a second so drawing does not compete with what is measured (the job wakes the loop).
-  bool measuring() const { return jobB_.busy(); }
+  /// A pipeline run (A, or the comparison run and its timed repeats) is in flight: its pass times
+  /// are being measured, so the loop renders only a few frames a second and the layout worker
+  /// waits (syncLayoutPause), and drawing does not compete with the passes (the job wakes the loop).
+  bool measuring() const { return (jobA_.busy() && !jobA_.holding()) || jobB_.busy(); }
   bool wantsExit() const { return exit_; }
   int exitCode() const { return exitCode_; }
   void saveSettings();
@@ -75,7 +76,11 @@ class App final : private ScriptHost {
   void openCompareTrace(const std::string& path) override;
   void startCompare(const viewmodel::RunConfig& cfg);
   void pollJobs();
+  /// Pauses the layout worker while a job measures pass times, resumes it after.
+  void syncLayoutPause();
   void adoptTrace(viewmodel::TracePtr t);
+  /// Shows a graph jobA loaded while its run is still to come (the first frame of an open).
+  void showLoaded(std::shared_ptr<const ir::Graph> source);
   /// Makes `t` the stepped run (selection clamped, layouts requested, window title); keeps the
   /// comparison. adoptTrace = a new run A; showPreparation swaps with the preparation run.
   void showRun(viewmodel::TracePtr t);
@@ -99,11 +104,12 @@ class App final : private ScriptHost {
   void setRunConfig(const viewmodel::RunConfig& c) override { config_ = c; }
   void requestCompare(const viewmodel::RunConfig& b, int repeat) override;
   viewmodel::TracePtr trace() const override { return state_.trace; }
+  viewmodel::TracePtr compareTrace() const override { return state_.compareTrace; }
   int selectedPass() const override { return state_.selectedPass; }
   void selectPass(int pass) override { state_.selectPass(pass); }
   void stepPass(viewmodel::StepKey key) override;
   void setPin(std::optional<int> pass) override;
-  void addPane(int pass) override;
+  void addPane(int pass, bool runB) override;
   void clearPanes() override;
   viewmodel::PassFilter passFilter() const override { return state_.filter; }
   void setPassFilter(const viewmodel::PassFilter& f) override { state_.filter = f; }
@@ -121,6 +127,9 @@ class App final : private ScriptHost {
   bool changeStep(int dir) override;
   void fitGraph() override;
   void setGraphOption(const std::string& name, bool on) override;
+  bool foldModule(const std::string& path, bool expand) override;
+  std::vector<std::string> inspectorLines(const std::string& what) override;
+  bool followLineage(size_t index) override;
   void zoomGraph(float factor) override;
   Status exportComparison(const std::string& format, const std::string& path) override;
   Status exportChart(const std::string& path) override;
@@ -144,6 +153,7 @@ class App final : private ScriptHost {
   viewmodel::RunJob jobA_, jobB_;
   std::optional<viewmodel::RunConfig> pendingCompare_;
   std::optional<std::string> pendingOpen_;  // opened while a run was being cancelled
+  std::optional<int> loadedPass_;  // the selected pass before showLoaded, restored with the run
   std::unique_ptr<graph_layout::LayoutCache> layouts_;
 
   viewers::ViewState state_;

@@ -18,8 +18,8 @@ void App::requestCompare(const viewmodel::RunConfig& b, int repeat) {
 void App::stepPass(viewmodel::StepKey key) { pipelineView_.step(state_, key); }
 
 void App::setPin(std::optional<int> pass) { state_.pinnedPass = pass ? *pass : viewers::kNoPin; }
-void App::addPane(int pass) {
-  state_.addPane(pass);
+void App::addPane(int pass, bool runB) {
+  state_.addPane(pass, runB);
   panesView_->requestFit();
 }
 void App::clearPanes() { state_.panes.clear(); }
@@ -77,6 +77,20 @@ void App::setGraphOption(const std::string& name, bool on) {
   if (name == "badges") setConstantBadges(on);
   else if (name == "wrap") graphView_->setWrap(on);
   else if (name == "partitions") state_.partitionColours = on, state_.diffEnabled = on ? false : state_.diffEnabled;
+  else if (name == "folds") graphView_->setFoldMode(on ? viewers::GraphView::FoldMode::On : viewers::GraphView::FoldMode::Off);
+}
+std::vector<std::string> App::inspectorLines(const std::string& what) {
+  std::vector<std::string> out;
+  if (what == "lineage")
+    for (const viewmodel::LineageEntry& e : inspectorView_.lineage(state_)) out.push_back(e.text);
+  else
+    for (const viewmodel::FieldChange& c : inspectorView_.changedFields(state_))
+      out.push_back(fmt::format("{}: {} -> {}", c.name, c.before, c.after));
+  return out;
+}
+bool App::followLineage(size_t index) { return inspectorView_.followLineage(state_, index); }
+bool App::foldModule(const std::string& path, bool expand) {
+  return expand ? graphView_->expandModule(path) : graphView_->collapseModule(path);
 }
 void App::zoomGraph(float factor) { graphView_->zoomBy(factor); }
 
@@ -135,6 +149,10 @@ int64_t App::viewCount(ViewCount what) {
     case ViewCount::DrawnLinks: return graphView_->lastStats().links;
     case ViewCount::DrawnTinted: return graphView_->lastStats().tinted;
     case ViewCount::DrawnErrors: return graphView_->lastStats().errors;
+    case ViewCount::DrawnFolds: return graphView_->lastStats().folds;
+    case ViewCount::Folds: return int64_t(graphView_->foldCount());
+    case ViewCount::ChangedFields: return int64_t(inspectorView_.changedFields(state_).size());
+    case ViewCount::LineageEntries: return int64_t(inspectorView_.lineage(state_).size());
     case ViewCount::Columns: return graphView_->columns();
     case ViewCount::CompareRows: return int64_t(timingView_.comparisonRows(state_));
     case ViewCount::TimingBars: return int64_t(timingView_.barCount(state_));

@@ -159,7 +159,16 @@ Status ScriptRunner::execute(ScriptHost& host, const ScriptCommand& c) {
       std::optional<int> p = findPass(*trace, c);
       if (!p) return Status::error(fmt::format("no pass '{}'", c.arg));
       if (c.op == ScriptOp::Pin) host.setPin(*p);
-      else host.addPane(*p);
+      else host.addPane(*p, false);
+      return Status::ok();
+    }
+    case ScriptOp::PaneAddB: {
+      LS_RETURN_IF_ERROR(needTrace());
+      viewmodel::TracePtr b = host.compareTrace();
+      if (!b) return Status::error("no run B (compare or compare-trace first)");
+      std::optional<int> p = findPass(*b, c);
+      if (!p) return Status::error(fmt::format("run B has no pass '{}'", c.arg));
+      host.addPane(*p, true);
       return Status::ok();
     }
     case ScriptOp::Unpin: host.setPin(std::nullopt); return Status::ok();
@@ -208,6 +217,16 @@ Status ScriptRunner::execute(ScriptHost& host, const ScriptCommand& c) {
       return Status::ok();
     case ScriptOp::Fit: host.fitGraph(); return Status::ok();
     case ScriptOp::GraphOption: host.setGraphOption(c.arg, c.arg2 == "on"); return Status::ok();
+    case ScriptOp::FollowLineage:
+      LS_RETURN_IF_ERROR(needTrace());
+      if (!host.followLineage(size_t(c.number))) return Status::error(fmt::format("the selected node has no lineage entry {}", c.number));
+      return Status::ok();
+    case ScriptOp::Expand:
+    case ScriptOp::Collapse:
+      LS_RETURN_IF_ERROR(needTrace());
+      if (!host.foldModule(c.arg, c.op == ScriptOp::Expand))
+        return Status::error(fmt::format("the graph shows no {} module '{}'", c.op == ScriptOp::Expand ? "folded" : "expanded", c.arg));
+      return Status::ok();
     case ScriptOp::Zoom: host.zoomGraph(float(c.factor)); return Status::ok();
     case ScriptOp::ExportComparison: return wrote(host.exportComparison(c.arg, c.arg2), c.arg2);
     case ScriptOp::ExportRun: return wrote(host.exportRun(c.arg, c.arg2), c.arg2);
@@ -247,6 +266,12 @@ Status ScriptRunner::expect(ScriptHost& host, const ScriptCommand& c) {
     for (const std::string& l : lines)
       if (l.find(c.arg2) != std::string::npos) return Status::ok();
     return fail(fmt::format("a summary without it:\n  {}", fmt::join(lines, "\n  ")));
+  }
+  if (c.arg == "lineage" || c.arg == "changed") {
+    std::vector<std::string> lines = host.inspectorLines(c.arg);
+    for (const std::string& l : lines)
+      if (l.find(c.arg2) != std::string::npos) return Status::ok();
+    return fail(lines.empty() ? std::string("nothing") : fmt::format("\n  {}", fmt::join(lines, "\n  ")));
   }
   if (c.arg == "synced") {
     std::shared_ptr<const ir::Graph> g = host.shownGraph();
@@ -307,6 +332,10 @@ Status ScriptRunner::expect(ScriptHost& host, const ScriptCommand& c) {
       if (what == "visible-passes") return int64_t(viewmodel::visiblePasses(*trace, host.passFilter()).size());
       if (what == "pane-count") return host.viewCount(ViewCount::PaneCount);
       if (what == "synced-panes") return host.viewCount(ViewCount::SyncedPanes);
+      if (what == "drawn-folds") return host.viewCount(ViewCount::DrawnFolds);
+      if (what == "folds") return host.viewCount(ViewCount::Folds);
+      if (what == "changed-fields") return host.viewCount(ViewCount::ChangedFields);
+      if (what == "lineage-entries") return host.viewCount(ViewCount::LineageEntries);
       if (what == "ir-diff-added" || what == "ir-diff-removed") {
         std::shared_ptr<const ir::Graph> a = host.comparedGraph(), b = host.shownGraph();
         if (!a || !b) return 0;

@@ -22,6 +22,7 @@ namespace ls::app {
 enum class ViewCount : uint8_t {
   DrawnNodes, DrawnLabels, DrawnEdges, DrawnBadges, DrawnStubs, DrawnErrors, DrawnGhosts, DrawnLinks, DrawnTinted, Columns, CompareRows,
   TimingBars, TimelinePasses, TimelineTicks, TimelineVisible, AbRows, AbRepeats, AbNoise, OpDiffs, PaneCount, SyncedPanes,
+  DrawnFolds, Folds, ChangedFields, LineageEntries,
   COUNT
 };
 
@@ -51,14 +52,15 @@ class ScriptHost {
 
   // ---- run A and the selection
   virtual viewmodel::TracePtr trace() const = 0;  ///< null before the first run
+  virtual viewmodel::TracePtr compareTrace() const = 0;  ///< run B (compare / compare-trace), or null
   virtual int selectedPass() const = 0;           ///< -1 = the source graph
   virtual void selectPass(int pass) = 0;          ///< clamped to the passes
   /// Steps as the pipeline view's keys do (respecting its filters).
   virtual void stepPass(viewmodel::StepKey key) = 0;
   /// Diff against `pass` instead of the previous pass; nullopt: unpin.
   virtual void setPin(std::optional<int> pass) = 0;
-  /// Side-by-side panes: adds a pass (-1: the source graph) / removes them all.
-  virtual void addPane(int pass) = 0;
+  /// Side-by-side panes: adds a pass (-1: the source graph) of run A or B / removes them all.
+  virtual void addPane(int pass, bool runB) = 0;
   virtual void clearPanes() = 0;
   virtual viewmodel::PassFilter passFilter() const = 0;
   virtual void setPassFilter(const viewmodel::PassFilter& f) = 0;
@@ -86,6 +88,14 @@ class ScriptHost {
   virtual void fitGraph() = 0;
   /// Graph view options: "badges" (constants drawn on their users), "wrap" (columns at Fit).
   virtual void setGraphOption(const std::string& name, bool on) = 0;
+  /// Opens the folded module `path` one level (expand) or folds it again; false when the graph
+  /// view shows no such fold / expanded module.
+  virtual bool foldModule(const std::string& path, bool expand) = 0;
+  /// What the inspector shows for the selected node: "lineage" (one line per lineage entry) or
+  /// "changed" (one "NAME: BEFORE -> AFTER" line per field the selected pass changed).
+  virtual std::vector<std::string> inspectorLines(const std::string& what) = 0;
+  /// Jumps to lineage entry `index` of the selected node (pass and node); false if none.
+  virtual bool followLineage(size_t index) = 0;
   virtual void zoomGraph(float factor) = 0;
 
   // ---- exports (format names as in script.h)

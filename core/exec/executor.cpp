@@ -6,9 +6,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <stdexcept>
 #include <thread>
 
 #include "core/exec/kernel.h"
+#include "core/exec/materialize.h"
 #include "core/exec/synth.h"
 #include "core/ops/registry.h"
 
@@ -16,19 +18,29 @@ namespace ls::exec {
 
 // ---------------------------------------------------------------- ConstantCache
 
-Tensor ConstantCache::get(const ir::Constant& c) {
+Result<Tensor> ConstantCache::fetch(const ir::Constant& c) {
   uint64_t key = c.contentHash != 0 ? c.contentHash : ir::constantContentHash(c);
-  std::lock_guard lock(mu_);
-  auto it = map_.find(key);
-  if (it != map_.end() && it->second.dtype() == c.dtype && it->second.shape() == c.shape) {
-    ++hits_;
-    return it->second;
+  {
+    std::lock_guard lock(mu_);
+    auto it = map_.find(key);
+    if (it != map_.end() && it->second.dtype() == c.dtype && it->second.shape() == c.shape) {
+      ++hits_;
+      return it->second;
+    }
+    ++misses_;
   }
-  ++misses_;
-  Tensor t = constantDataView(c);  // no copy: kernels never write into their inputs
-  if (!t.defined()) t = synthesizeConstant(c);
-  if (it == map_.end()) map_.emplace(key, t);
+  // A view of the bytes (kernels never write into their inputs), or made once by materialize;
+  // kept here too, so a run never loses a value to the shared cache's eviction.
+  LS_ASSIGN_OR_RETURN(t, materialize(c));
+  std::lock_guard lock(mu_);
+  map_.emplace(key, t);
   return t;
+}
+
+Tensor ConstantCache::get(const ir::Constant& c) {
+  auto t = fetch(c);
+  if (!t) throw std::runtime_error(t.message());
+  return std::move(*t);
 }
 
 size_t ConstantCache::size() const {
@@ -210,7 +222,9 @@ Status Executor::execute(const ir::Graph& g, const std::vector<Tensor>& inputs, 
       case ir::NodeKind::GetAttr: {
         const ir::Constant* c = g.constant(node.target);
         if (!c) return Status::error(fmt::format("{}: no constant named '{}'", where(node), node.target));
-        Tensor t = constants_->get(*c);
+        auto fetched = constants_->fetch(*c);
+        if (!fetched) return fetched.status().withContext(where(node) + ": ");
+        Tensor t = std::move(*fetched);
         if (options_.checkMetadata) LS_RETURN_IF_ERROR(checkAgainstMeta(t, node.meta(0), "constant").withContext(where(node) + ": "));
         values[node.id] = {std::move(t)};
         break;

@@ -23,8 +23,11 @@ namespace ls::exec {
 /// Share one cache across the runs of a pipeline (Executor takes a shared_ptr). Thread-safe.
 class ConstantCache {
  public:
-  /// The values of `c`. A cached entry whose dtype or shape differs from `c` (a hash
-  /// collision) is never returned: the values are then recomputed.
+  /// The values of `c` (exec::materialize). A cached entry whose dtype or shape differs from
+  /// `c` (a hash collision) is never returned: the values are then recomputed. An error when a
+  /// recipe cannot be evaluated.
+  Result<Tensor> fetch(const ir::Constant& c);
+  /// fetch(), throwing std::runtime_error on an error.
   Tensor get(const ir::Constant& c);
   size_t size() const;
   void clear();

@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
+#include "core/exec/materialize.h"
 #include "core/exec/parallel.h"
 #include "core/util/hash.h"
 
@@ -190,7 +192,7 @@ void materializeConstants(ir::Graph& g, int threads) {
   threads = resolveThreads(threads);
   std::vector<ir::Constant> updated;
   for (const auto& [name, c] : g.constants())
-    if (!c.hasData()) updated.push_back(c);
+    if (!c.valuesKnown()) updated.push_back(c);
   // Largest first, each constant on one thread (the store interns under its own lock); fewer
   // constants than threads: the threads split each constant instead.
   const int perConstant = int64_t(updated.size()) >= threads ? 1 : threads;
@@ -198,11 +200,23 @@ void materializeConstants(ir::Graph& g, int threads) {
     return a.numel() * ir::dtypeSize(a.dtype) > b.numel() * ir::dtypeSize(b.dtype);
   });
   ir::ConstantStore& store = g.store();
+  std::vector<std::string> errors(updated.size());
   parallelForEach(threads, int64_t(updated.size()), [&](int64_t i) {
     ir::Constant& c = updated[size_t(i)];
-    c.data = store.intern(synthesizeConstant(c, perConstant).releaseBytes());
+    if (c.recipe) {  // derived from synthesised values: those values, made through the shared cache
+      auto t = materialize(c);
+      if (!t) {
+        errors[size_t(i)] = t.message();
+        return;
+      }
+      c.data = store.intern(std::vector<uint8_t>(t->bytes(), t->bytes() + t->nbytes()));
+    } else {
+      c.data = store.intern(synthesizeConstant(c, perConstant).releaseBytes());
+    }
     c.contentHash = ir::constantContentHash(c);
   });
+  for (const std::string& e : errors)
+    if (!e.empty()) throw std::runtime_error(e);
   for (ir::Constant& c : updated) g.setConstant(std::move(c));
   for (auto& [name, sub] : g.subgraphs()) {
     if (!sub) continue;

@@ -132,7 +132,10 @@ std::vector<Tensor> synthesizeInputs(const ir::Graph& g, uint64_t seed);
 /// real data, interned in the graph's constant store, so passes that transform weights (e.g.
 /// permute them) see the same values the executor would have made up. Content hashes change
 /// to the data hash. Call once, before any pass, on the source graph. The constants are
-/// synthesised and interned on up to `threads` threads (0: one per hardware thread).
+/// synthesised and interned on up to `threads` threads (0: one per hardware thread). A derived
+/// constant (recipe) over any shape-only source gets its materialised values as data (its
+/// recipe stays, for display); one over sources with data is left lazy. Throws
+/// std::runtime_error when a recipe cannot be evaluated.
 void materializeConstants(ir::Graph& g, int threads = 0);
 
 }  // namespace ls::exec

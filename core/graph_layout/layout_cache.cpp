@@ -2,6 +2,8 @@
 // the threading rules).
 #include "core/graph_layout/layout_cache.h"
 
+#include <optional>
+
 #include <algorithm>
 #include <exception>
 
@@ -105,11 +107,18 @@ void LayoutCache::setOnReady(std::function<void(const ir::Graph*)> callback) {
   onReady_ = std::move(callback);
 }
 
-void LayoutCache::clear() {
+void LayoutCache::clear(const ir::Graph* keep) {
   std::lock_guard<std::mutex> lk(mu_);
+  ++epoch_;
+  std::optional<Entry> kept;
+  if (auto it = keep ? entries_.find(keep) : entries_.end(); it != entries_.end() && it->second.state == State::Ready) {
+    kept = std::move(it->second);
+    kept->previous.reset();
+    kept->epoch = epoch_;
+  }
   entries_.clear();
   queue_.clear();
-  ++epoch_;
+  if (kept) entries_.emplace(keep, std::move(*kept));
 }
 
 void LayoutCache::setOptions(LayoutOptions options) {
@@ -135,10 +144,23 @@ size_t LayoutCache::computedCount() const {
   return computed_;
 }
 
+void LayoutCache::setPaused(bool paused) {
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    paused_ = paused;
+  }
+  wake_.notify_all();
+}
+
+bool LayoutCache::paused() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  return paused_;
+}
+
 void LayoutCache::workerLoop() {
   std::unique_lock<std::mutex> lk(mu_);
   for (;;) {
-    wake_.wait(lk, [&] { return stop_ || !queue_.empty(); });
+    wake_.wait(lk, [&] { return stop_ || (!paused_ && !queue_.empty()); });
     if (stop_) return;
 
     // Newest request first, but a queued predecessor before its successor.

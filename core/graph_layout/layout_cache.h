@@ -70,8 +70,15 @@ class LayoutCache {
   /// Called on the worker thread after each layout is published (also after a failure).
   void setOnReady(std::function<void(const ir::Graph*)> callback);
 
-  /// Drops every entry and queued request (a running computation finishes and is discarded).
-  void clear();
+  /// While paused the worker starts no computation (the running one finishes); requests queue
+  /// up and wait() waits. The app pauses layouts while a pipeline run is timed, so they do not
+  /// compete with the passes for the cores.
+  void setPaused(bool paused);
+  bool paused() const;
+
+  /// Drops every entry and queued request (a running computation finishes and is discarded),
+  /// except the ready layout of `keep` (e.g. a graph a new run shares with the old one).
+  void clear(const ir::Graph* keep = nullptr);
   /// New options for every later layout: clears the cache (as clear()).
   void setOptions(LayoutOptions options);
 
@@ -106,6 +113,7 @@ class LayoutCache {
   uint64_t epoch_ = 0;
   size_t computed_ = 0;
   bool stop_ = false;
+  bool paused_ = false;
   std::thread worker_;  // last: starts after everything above is initialised
 };
 

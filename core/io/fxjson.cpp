@@ -12,10 +12,12 @@
 #include <functional>
 #include <limits>
 #include <queue>
+#include <stdexcept>
 #include <type_traits>
 #include <unordered_map>
 #include <variant>
 
+#include "core/exec/materialize.h"
 #include "core/ops/registry.h"
 #include "core/util/atomic_file.h"
 
@@ -1274,6 +1276,12 @@ class Writer {
     if (c.data) {
       s_ += ", \"data_b64\": \"";
       s_ += encodeBase64(c.data->bytes.data(), c.data->bytes.size());
+      s_ += '"';
+    } else if (c.recipe) {  // a derived constant: its materialised values (a name would reseed them)
+      auto t = exec::materialize(c);
+      if (!t) throw std::runtime_error(t.message());
+      s_ += ", \"data_b64\": \"";
+      s_ += encodeBase64(t->bytes(), t->nbytes());
       s_ += '"';
     }
     s_ += '}';

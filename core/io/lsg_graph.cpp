@@ -10,6 +10,7 @@
 #include <optional>
 #include <string_view>
 
+#include "core/exec/materialize.h"
 #include "core/util/hash.h"
 
 namespace ls::io {
@@ -143,6 +144,19 @@ int32_t BlobTableWriter::add(const std::shared_ptr<const ir::Blob>& blob) {
   return it->second;
 }
 
+Result<std::shared_ptr<const ir::Blob>> BlobTableWriter::bytesOf(const ir::Constant& c) {
+  if (c.data || !c.recipe) return c.data;
+  auto& slot = derived_[c.contentHash];
+  if (!slot || slot->bytes.size() != size_t(c.numel()) * size_t(ir::dtypeSize(c.dtype))) {
+    LS_ASSIGN_OR_RETURN(t, exec::materialize(c));
+    auto blob = std::make_shared<ir::Blob>();
+    blob->bytes.assign(t.bytes(), t.bytes() + t.nbytes());
+    blob->hash = hashBytes(blob->bytes.data(), blob->bytes.size());
+    slot = std::move(blob);
+  }
+  return slot;
+}
+
 Offset<Vector<Offset<fb::Blob>>> BlobTableWriter::finish() { return b_.CreateVector(offsets_); }
 
 BlobTableReader::BlobTableReader(const Vector<Offset<fb::Blob>>* blobs, std::shared_ptr<ir::ConstantStore> store)
@@ -232,21 +246,33 @@ class GraphWriter {
       if (c.data && uint64_t(c.data->bytes.size()) != uint64_t(byteSize))
         return Status::error(fmt::format("constant '{}': has {} bytes of data, expected {}", key,
                                          c.data->bytes.size(), byteSize));
-      int32_t data = c.data ? blobs_.add(c.data) : -1;
+      // A derived constant is saved with its materialised bytes (and its recipe's description).
+      auto bytes = blobs_.bytesOf(c);
+      if (!bytes) return bytes.status().withContext(fmt::format("constant '{}': ", key));
+      const std::shared_ptr<const ir::Blob>& blob = *bytes;
+      int32_t data = blob ? blobs_.add(blob) : -1;
       if (blobs_.full())
         return Status::error(fmt::format("constant '{}': the graph has more than {} bytes of constant data, the "
                                          ".lsg limit", key, kMaxBlobBytes));
       auto name = b_.CreateString(c.name);
       auto fqn = c.fqn.empty() ? 0 : b_.CreateSharedString(c.fqn);
       auto shape = b_.CreateVector(c.shape.begin(), size_t(c.shape.rank()));
+      auto recipe = c.recipe ? b_.CreateString(c.recipe->describe()) : 0;
+      uint64_t contentHash = c.contentHash;
+      if (blob && !c.data) {  // the hash of the bytes written, as the loaded constant holds them
+        ir::Constant saved = c;
+        saved.data = blob;
+        contentHash = ir::constantContentHash(saved);
+      }
       fb::ConstantBuilder cb(b_);
       cb.add_name(name);
       if (!fqn.IsNull()) cb.add_fqn(fqn);
       cb.add_kind(fb::ConstantKind(c.kind));
       cb.add_dtype(fb::DType(c.dtype));
       cb.add_shape(shape);
-      cb.add_content_hash(c.contentHash);
+      cb.add_content_hash(contentHash);
       cb.add_data(data);
+      if (!recipe.IsNull()) cb.add_recipe(recipe);
       constants.push_back(cb.Finish());
     }
 
@@ -860,6 +886,7 @@ class GraphReader {
         c.data = blobs_.get(size_t(data));
       }
       c.contentHash = fc->content_hash();
+      if (fc->recipe()) c.recipe = ir::describedRecipe(fc->recipe()->str(), c.dtype, c.shape);
       // The writer stores constants sorted by name: one comparison proves uniqueness.
       bool sorted = i > 0 && prevName < name;
       if (!sorted && i > 0 && g.constant(c.name)) return fail("duplicate constant name");

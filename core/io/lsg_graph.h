@@ -41,6 +41,10 @@ class BlobTableWriter {
   /// full() turns true) once the table would exceed kMaxBlobBytes. Must not be called while a
   /// table is being built in `b`.
   int32_t add(const std::shared_ptr<const ir::Blob>& blob);
+  /// The bytes of a constant: its data, or for a recipe without data its materialised values
+  /// (exec::materialize), made once per recipe hash for this table (a trace's snapshots share
+  /// them); null for a shape-only constant.
+  Result<std::shared_ptr<const ir::Blob>> bytesOf(const ir::Constant& c);
   flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::Blob>>> finish();
   size_t size() const { return offsets_.size(); }
   bool full() const { return full_; }
@@ -49,6 +53,7 @@ class BlobTableWriter {
   flatbuffers::FlatBufferBuilder& b_;
   std::vector<flatbuffers::Offset<fb::Blob>> offsets_;
   std::unordered_map<const ir::Blob*, int32_t> index_;
+  std::unordered_map<uint64_t, std::shared_ptr<const ir::Blob>> derived_;  // by recipe hash
   uint64_t bytes_ = 0;
   bool full_ = false;
 };

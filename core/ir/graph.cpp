@@ -58,7 +58,72 @@ size_t ConstantStore::totalBytes() const {
 uint64_t constantContentHash(const Constant& c) {
   uint64_t h = hashCombine(uint64_t(c.dtype) + 1, hashBytes(c.shape.begin(), sizeof(int64_t) * c.shape.rank()));
   if (c.data) return hashCombine(h, c.data->hash);
+  if (c.recipe) return c.recipe->hash();
   return hashCombine(h, hashString(c.name, 0x5eed));
+}
+
+bool sameContent(const Constant& a, const Constant& b) {
+  if (a.dtype != b.dtype || !(a.shape == b.shape)) return false;
+  if (a.data || b.data) return a.data && b.data && (a.data == b.data || a.data->bytes == b.data->bytes);
+  return a.recipe && b.recipe && a.recipe->sameAs(*b.recipe);
+}
+
+// ---------------------------------------------------------------- ConstantRecipe
+
+ConstantRecipe::ConstantRecipe(std::string op, std::string attrs, std::vector<Constant> inputs, DType dtype,
+                               Shape shape, std::string label)
+    : op_(std::move(op)),
+      attrs_(std::move(attrs)),
+      label_(label.empty() ? op_ : std::move(label)),
+      inputs_(std::move(inputs)),
+      dtype_(dtype),
+      shape_(std::move(shape)) {
+  uint64_t h = hashCombine(hashString(op_, 0x7ec1be), hashString(attrs_, 0xa77));
+  h = hashCombine(h, hashCombine(uint64_t(dtype_) + 1, hashBytes(shape_.begin(), sizeof(int64_t) * shape_.rank())));
+  valuesKnown_ = true;
+  for (Constant& c : inputs_) {
+    if (c.contentHash == 0) c.contentHash = constantContentHash(c);
+    h = hashCombine(h, c.contentHash);
+    valuesKnown_ = valuesKnown_ && c.valuesKnown();
+  }
+  hash_ = h == 0 ? 1 : h;  // 0 means "not computed" in Constant::contentHash
+}
+
+std::string ConstantRecipe::describeInput(const Constant& c) {
+  if (c.recipe) return c.recipe->describe();
+  return c.fqn.empty() ? c.name : c.fqn;
+}
+
+std::string ConstantRecipe::describe() const {
+  if (inputs_.size() == 1) return describeInput(inputs_[0]) + " -> " + label_;
+  std::string s = label_ + "(";
+  for (size_t i = 0; i < inputs_.size(); ++i) s += (i ? ", " : "") + describeInput(inputs_[i]);
+  return s + ")";
+}
+
+namespace {
+class DescribedRecipe : public ConstantRecipe {
+ public:
+  DescribedRecipe(std::string description, DType dtype, Shape shape)
+      : ConstantRecipe("described", description, {}, dtype, std::move(shape)), description_(std::move(description)) {}
+  std::string describe() const override { return description_; }
+
+ private:
+  std::string description_;
+};
+}  // namespace
+
+std::shared_ptr<const ConstantRecipe> describedRecipe(std::string description, DType dtype, Shape shape) {
+  return std::make_shared<DescribedRecipe>(std::move(description), dtype, std::move(shape));
+}
+
+bool ConstantRecipe::sameAs(const ConstantRecipe& o) const {
+  if (hash_ != o.hash_ || op_ != o.op_ || attrs_ != o.attrs_ || dtype_ != o.dtype_ || !(shape_ == o.shape_) ||
+      inputs_.size() != o.inputs_.size())
+    return false;
+  for (size_t i = 0; i < inputs_.size(); ++i)
+    if (inputs_[i].contentHash != o.inputs_[i].contentHash) return false;
+  return true;
 }
 
 // ---------------------------------------------------------------- Graph

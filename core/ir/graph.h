@@ -26,9 +26,15 @@ struct Blob {
   uint64_t hash = 0;
 };
 
-/// A named constant. `data` is null for shape-only constants (weights not in the file);
-/// their content hash is derived from (name, dtype, shape), because values synthesised for
-/// them are seeded by name: two shape-only constants never count as equal data.
+class ConstantRecipe;
+
+/// A named constant: a value in a content-addressed DAG. A source carries bytes (`data`) or
+/// nothing (shape-only: weights not in the file, whose values the executor synthesises seeded
+/// by name; their content hash is derived from (name, dtype, shape), so two shape-only
+/// constants never count as equal data). A derived constant carries a `recipe` (an operation
+/// over input constants) instead of bytes: its hash is the recipe's, and its bytes are made on
+/// demand by exec::materialize (one bounded cache). When both are set, `data` holds the
+/// recipe's values (materialised) and is what readers use.
 struct Constant {
   std::string name;
   std::string fqn;
@@ -37,10 +43,62 @@ struct Constant {
   Shape shape;
   uint64_t contentHash = 0;
   std::shared_ptr<const Blob> data;
+  std::shared_ptr<const ConstantRecipe> recipe;
 
+  /// Bytes are held (the file's, or materialised).
   bool hasData() const { return data != nullptr; }
+  /// The values are the file's: bytes are held, or a recipe over sources that all hold bytes.
+  /// False for shape-only constants and recipes over any of them (synthesised values).
+  bool valuesKnown() const;
   int64_t numel() const { return shape.numel(); }
 };
+
+/// How a derived constant is computed: an operation (`op`, with canonical attributes `attrs`)
+/// over input constants, giving a `dtype`/`shape` value. Immutable and shared between graph
+/// versions. Its hash comes from (op, attrs, the inputs' content hashes, dtype, shape), never
+/// from bytes, so equal recipes are equal constants without computing anything. The ir layer
+/// only describes recipes; exec::TensorRecipe adds the evaluation and exec::materialize makes
+/// the bytes.
+class ConstantRecipe {
+ public:
+  virtual ~ConstantRecipe() = default;
+  const std::string& op() const { return op_; }
+  const std::string& attrs() const { return attrs_; }
+  const std::vector<Constant>& inputs() const { return inputs_; }
+  DType dtype() const { return dtype_; }
+  const Shape& shape() const { return shape_; }
+  uint64_t hash() const { return hash_; }
+  /// Every source under this recipe holds bytes (Constant::valuesKnown).
+  bool valuesKnown() const { return valuesKnown_; }
+  /// Human-readable derivation, e.g. "fold_bn(conv1.weight, bn1.*) -> permute OHWI": a
+  /// one-input recipe as "<input> -> <label>", others as "<label>(<inputs>)", where an input
+  /// is its own recipe's description or its fqn (name when it has none).
+  virtual std::string describe() const;
+  /// Same operation over inputs with the same content hashes (what equal hashes promise).
+  bool sameAs(const ConstantRecipe& o) const;
+  /// How an input constant reads in a description.
+  static std::string describeInput(const Constant& c);
+
+ protected:
+  /// `label`: the operation as shown (defaults to `op`).
+  ConstantRecipe(std::string op, std::string attrs, std::vector<Constant> inputs, DType dtype, Shape shape,
+                 std::string label = {});
+  const std::string& label() const { return label_; }
+
+ private:
+  std::string op_, attrs_, label_;
+  std::vector<Constant> inputs_;
+  DType dtype_;
+  Shape shape_;
+  uint64_t hash_ = 0;
+  bool valuesKnown_ = false;
+};
+
+/// A recipe that only describes (`description` as describe(), no inputs): what a file records
+/// of a derived constant saved with its bytes.
+std::shared_ptr<const ConstantRecipe> describedRecipe(std::string description, DType dtype, Shape shape);
+
+inline bool Constant::valuesKnown() const { return data != nullptr || (recipe && recipe->valuesKnown()); }
 
 /// Content-addressed storage of constant bytes, shared by every graph version that uses it.
 /// Thread-safe.
@@ -57,8 +115,14 @@ class ConstantStore {
   size_t bytes_ = 0;
 };
 
-/// Content hash for a constant: hash of its bytes, or of (name, dtype, shape) when shape-only.
+/// Content hash for a constant: hash of its bytes, else its recipe's hash, else of (name, dtype,
+/// shape) when shape-only.
 uint64_t constantContentHash(const Constant& c);
+
+/// Same values for sure, without computing any: both hold bytes and they are equal, or both
+/// are recipes (without bytes) of the same operation over the same inputs
+/// (ConstantRecipe::sameAs). Shape-only constants are never the same (seeded by name).
+bool sameContent(const Constant& a, const Constant& b);
 
 /// Who is who among the graph's boundary values.
 struct GraphSignature {

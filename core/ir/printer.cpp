@@ -133,3 +133,16 @@ std::string printGraph(const Graph& g) {
 }
 
 }  // namespace ls::ir
+
+namespace ls::ir {
+
+std::string printConstant(const Constant& c) {
+  std::string s = fmt::format("{}: {}{} {}", c.name, dtypeName(c.dtype), toString(c.shape), constantKindName(c.kind));
+  if (!c.fqn.empty()) s += " fqn=" + c.fqn;
+  if (c.recipe) s += ", recipe: " + c.recipe->describe();
+  else if (c.hasData()) s += fmt::format(", {} bytes", c.data->bytes.size());
+  else s += ", shape-only (synthesised)";
+  return s;
+}
+
+}  // namespace ls::ir

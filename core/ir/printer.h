@@ -17,5 +17,8 @@ std::string printArgs(const Graph& g, const Node& n);
 /// One line per node in order, then nested subgraphs (`subgraph NAME {` ... `}`) sorted by name.
 std::string printGraph(const Graph& g);
 std::string printArg(const Graph& g, const Arg& a);
+/// `name: f32[64,3,7,7] parameter fqn=conv1.weight, <source>`, the source being
+/// `37632 bytes`, `shape-only (synthesised)` or `recipe: fold_bn(conv1.weight, bn1.*) -> permute OHWI`.
+std::string printConstant(const Constant& c);
 
 }  // namespace ls::ir

@@ -59,6 +59,9 @@ ir::ValueRef GraphEditor::addConstant(ir::NodeId anchor, ir::Constant c, std::st
   n.outputs.push_back(ir::TensorMeta(c.dtype, c.shape));
   n.provenance.createdBy = pass_.name();
   n.provenance.derivedFrom = std::move(derivedFrom);
+  // As every node a pass builds: the module of what it derives from.
+  if (!n.provenance.derivedFrom.empty())
+    if (const ir::Node* src = g_.find(n.provenance.derivedFrom[0])) n.module = src->module;
   g_.setConstant(std::move(c));
   ir::NodeId id = g_.insertAt(g_.position(anchor), std::move(n));
   changed_ = true;

@@ -210,6 +210,7 @@ class RetraceEngine {
     n.name = name;
     n.target = name;
     n.outputs.push_back(ir::TensorMeta(c.dtype, c.shape));
+    n.module = origin.module;  // a constant a rewrite makes belongs to the module it rewrites
     n.provenance.createdBy = pass_ ? pass_->name() : "";
     n.provenance.derivedFrom = {origin.id};
     out_.setConstant(std::move(c));

@@ -19,6 +19,7 @@
 #include "core/passes/pass_manager.h"
 #include "core/quant/tfa_passes.h"
 #include "core/transforms/batch_norm.h"
+#include "core/transforms/constant_values.h"
 
 namespace ls::quant {
 
@@ -104,19 +105,20 @@ bool isCompare(std::string_view op) {
 
 bool isFloatTensor(const ir::TensorMeta& m) { return m.dtype == DType::Float32; }
 
-/// The constant a value is read from (a get_attr node with data), or null.
+/// The constant a value is read from (a get_attr node whose values are known: data, or a
+/// recipe over data such as a folded batch norm), or null.
 const ir::Constant* constantOf(const ir::Graph& g, const ir::Arg& a, NodeId* getattr = nullptr) {
   const ValueRef* r = a.ref();
   if (!r) return nullptr;
   const ir::Node* n = g.find(r->node);
   if (!n || n->kind != ir::NodeKind::GetAttr) return nullptr;
   const ir::Constant* c = g.constant(n->target);
-  if (!c || !c->hasData()) return nullptr;
+  if (!c || !c->valuesKnown()) return nullptr;
   if (getattr) *getattr = n->id;
   return c;
 }
 
-exec::Tensor valuesOf(const ir::Constant& c) { return exec::Tensor::fromBytes(c.dtype, c.shape, c.data->bytes); }
+exec::Tensor valuesOf(const ir::Constant& c) { return transforms::constantValues(c); }
 
 ir::Arg dtypeArg(DType t) { return ir::Arg(ir::EnumArg{ir::EnumKind::DType, int32_t(t)}); }
 
@@ -1008,7 +1010,7 @@ Status annotateCalibrateConvert(ir::Graph& g, const QuantizeOptions& o, Quantize
     const ir::Node& vn = g.node(v);
     const ir::Constant* c = vn.kind == ir::NodeKind::GetAttr ? g.constant(vn.target) : nullptr;
     ValueRef qv;
-    if (o.foldWeightQuantize && c && c->hasData() && c->dtype == DType::Float32) {
+    if (o.foldWeightQuantize && c && c->valuesKnown() && c->dtype == DType::Float32) {
       qv = rb.constant(c->name + "_int8", c->fqn.empty() ? c->name : c->fqn,
                        quantizeTensor(valuesOf(*c), p, o.spec.actQmin, o.spec.actQmax), v);
       ++report.foldedConstants;

@@ -34,6 +34,9 @@ struct RepeatOptions {
 /// One measured run of one configuration.
 struct RunSample {
   int64_t pmNs = 0;   ///< pass-manager wall time (RunResult::totalNs)
+  /// CPU time of the calling thread over the run (timedRun: LoweringSession::run): unlike the
+  /// wall times it does not grow while other threads or processes hold the cores.
+  int64_t cpuNs = 0;
   int64_t e2eNs = 0;  ///< the whole timed body (timedRun: the run; bench: load + run + serialize)
   std::vector<passes::PassRecord> records;
   uint64_t cacheHits = 0, cacheMisses = 0;
@@ -52,6 +55,24 @@ using RepeatProgress = std::function<void(size_t done, size_t total, size_t conf
 Result<std::vector<std::vector<RunSample>>> runInterleaved(size_t configs, const RepeatOptions& opts, const RunBody& body,
                                                            const RepeatProgress& progress = {},
                                                            const std::atomic<bool>* cancel = nullptr);
+
+/// The graph of repeated runs, loaded afresh for every run: each run gets nodes and a constant
+/// store of its own, shared with no earlier run and no caller (a pass that edits a shared node
+/// version in place copies it first, which a freshly loaded graph never needs). `lowerscope-cli
+/// bench` loads its file this way for every run, and the app's A/B repeats load their prepared
+/// graph so, from .lsg bytes made once, so both time the same work.
+class RunInput {
+ public:
+  static RunInput fromFile(std::string path);
+  /// `g` as .lsg bytes (`name` for load errors).
+  static Result<RunInput> fromGraph(const ir::Graph& g, std::string name);
+  Result<ir::Graph> load() const;
+
+ private:
+  std::string path_;   ///< a graph file, or
+  std::string lsg_;    ///< .lsg bytes
+  std::string name_;
+};
 
 /// The session configuration of a timed run: no trace recording and no statistics, as bench
 /// measures (the rest of `c` unchanged).

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/exec/materialize.h"
 #include "core/ops/registry.h"
 #include "core/passes/node_builder.h"
 #include "core/transforms/constant_values.h"
@@ -86,13 +87,116 @@ Result<std::optional<EvalBatchNorm>> matchEvalBatchNorm(const ir::Graph& g, cons
     if (*idx == 0) m.getitems.push_back(u);
     else if (!g.users(u).empty()) return none;  // the saved mean / invstd are used
   }
-  m.scale.resize(size_t(C));
-  m.shift.resize(size_t(C));
-  for (size_t c = 0; c < size_t(C); ++c) {
-    m.scale[c] = v[0][c] / std::sqrt(v[3][c] + *eps);
-    m.shift[c] = v[1][c] - v[2][c] * m.scale[c];
-  }
+  m.eps = *eps;
+  for (int i = 0; i < 4; ++i)
+    if (const ir::ValueRef* r = ops::schemaArg(n, i + 1).ref()) m.params[size_t(i)] = *constantBehind(g, *r);
+  batchNormScaleShift(v, m.eps, m.scale, m.shift);
   return std::optional<EvalBatchNorm>(std::move(m));
+}
+
+void batchNormScaleShift(const std::vector<double> (&v)[4], double eps, std::vector<double>& scale,
+                         std::vector<double>& shift) {
+  const size_t C = v[0].size();
+  scale.resize(C);
+  shift.resize(C);
+  for (size_t c = 0; c < C; ++c) {
+    scale[c] = v[0][c] / std::sqrt(v[3][c] + eps);
+    shift[c] = v[1][c] - v[2][c] * scale[c];
+  }
+}
+
+exec::Tensor foldBatchNormWeight(exec::Tensor w, const std::vector<double>& scale) {
+  const int64_t C = int64_t(scale.size());
+  const int64_t per = w.numel() / std::max<int64_t>(C, 1);
+  if (w.dtype() == ir::DType::Float32) {
+    float* wd = w.data<float>();
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t i = 0; i < per; ++i) wd[c * per + i] = float(double(wd[c * per + i]) * scale[size_t(c)]);
+  } else {
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t i = 0; i < per; ++i) w.setDouble(c * per + i, w.getDouble(c * per + i) * scale[size_t(c)]);
+  }
+  return w;
+}
+
+exec::Tensor foldBatchNormBias(const exec::Tensor* b, ir::DType dtype, const std::vector<double>& scale,
+                               const std::vector<double>& shift) {
+  const size_t C = scale.size();
+  std::vector<double> bias = b ? b->toDoubles() : std::vector<double>(C, 0.0);
+  for (size_t c = 0; c < C; ++c) bias[c] = bias[c] * scale[c] + shift[c];
+  return exec::Tensor::fromDoubles(dtype, ir::Shape{int64_t(C)}, bias);
+}
+
+namespace {
+
+/// Recipe "fold_bn": a conv/linear weight (part "weight") or bias (part "bias", none: zeros)
+/// with an eval batch norm folded in (foldBatchNormWeight / foldBatchNormBias over
+/// batchNormScaleShift of the batch norm's weight, bias, running mean and var; a missing one
+/// counts as 1, 0, 0, 1).
+class FoldBatchNormRecipe : public exec::TensorRecipe {
+ public:
+  FoldBatchNormRecipe(bool weight, const ir::Constant* target, const EvalBatchNorm& m, ir::DType dtype,
+                      ir::Shape shape)
+      : TensorRecipe("fold_bn", attrsOf(weight, target != nullptr, m), inputsOf(target, m), dtype, std::move(shape)),
+        weight_(weight),
+        hasTarget_(target != nullptr),
+        eps_(m.eps) {
+    for (size_t i = 0; i < 4; ++i) present_[i] = m.params[i].has_value();
+  }
+
+  Result<exec::Tensor> compute(const std::vector<exec::Tensor>& in) const override {
+    const size_t C = size_t(shape()[0]);
+    const double defaults[4] = {1.0, 0.0, 0.0, 1.0};
+    std::vector<double> v[4];
+    size_t next = hasTarget_ ? 1 : 0;
+    for (size_t i = 0; i < 4; ++i) {
+      if (present_[i]) v[i] = in.at(next++).toDoubles();
+      else v[i].assign(C, defaults[i]);
+    }
+    std::vector<double> scale, shift;
+    batchNormScaleShift(v, eps_, scale, shift);
+    if (weight_) return foldBatchNormWeight(exec::Tensor(in.at(0)).clone(), scale);
+    return foldBatchNormBias(hasTarget_ ? &in.at(0) : nullptr, dtype(), scale, shift);
+  }
+
+  /// "fold_bn(conv1.weight, bn1.*)"
+  std::string describe() const override {
+    std::string bn = "bn";
+    for (size_t i = 0, k = hasTarget_ ? 1 : 0; i < 4; ++i) {
+      if (!present_[i]) continue;
+      std::string d = describeInput(inputs()[k++]);
+      auto dot = d.rfind('.');
+      if (dot == std::string::npos) dot = d.rfind('_');
+      bn = dot == std::string::npos ? d : d.substr(0, dot) + ".*";
+      break;
+    }
+    return fmt::format("fold_bn({}, {})", hasTarget_ ? describeInput(inputs()[0]) : "zeros", bn);
+  }
+
+ private:
+  static std::string attrsOf(bool weight, bool hasTarget, const EvalBatchNorm& m) {
+    std::string s = fmt::format("part={};target={};eps={:a};params=", weight ? "weight" : "bias", hasTarget, m.eps);
+    for (const auto& p : m.params) s += p ? '1' : '0';
+    return s;
+  }
+  static std::vector<ir::Constant> inputsOf(const ir::Constant* target, const EvalBatchNorm& m) {
+    std::vector<ir::Constant> in;
+    if (target) in.push_back(*target);
+    for (const auto& p : m.params)
+      if (p) in.push_back(*p);
+    return in;
+  }
+  bool weight_, hasTarget_;
+  double eps_;
+  bool present_[4] = {};
+};
+
+}  // namespace
+
+std::shared_ptr<const exec::TensorRecipe> foldBatchNormRecipe(bool weight, const ir::Constant* target,
+                                                              const EvalBatchNorm& m, ir::DType dtype) {
+  ir::Shape shape = weight ? target->shape : ir::Shape{int64_t(m.scale.size())};
+  return std::make_shared<FoldBatchNormRecipe>(weight, target, m, dtype, std::move(shape));
 }
 
 // ---------------------------------------------------------------- FuseBatchNormPass
@@ -145,27 +249,15 @@ Status FuseBatchNormPass::transform(passes::GraphEditor& ed) {
       keep();
       continue;
     }
-    exec::Tensor w = constantValues(*wc).writable();
-    const int64_t per = w.numel() / std::max<int64_t>(C, 1);
-    if (w.dtype() == ir::DType::Float32) {
-      float* wd = w.data<float>();
-      for (int64_t c = 0; c < C; ++c)
-        for (int64_t i = 0; i < per; ++i) wd[c * per + i] = float(double(wd[c * per + i]) * m->scale[size_t(c)]);
-    } else {
-      for (int64_t c = 0; c < C; ++c)
-        for (int64_t i = 0; i < per; ++i) w.setDouble(c * per + i, w.getDouble(c * per + i) * m->scale[size_t(c)]);
-    }
-    std::vector<double> bias = bc ? constantValues(*bc).toDoubles() : std::vector<double>(size_t(C), 0.0);
-    for (int64_t c = 0; c < C; ++c) bias[size_t(c)] = bias[size_t(c)] * m->scale[size_t(c)] + m->shift[size_t(c)];
-    exec::Tensor bt = exec::Tensor::fromDoubles(wc->dtype, ir::Shape{C}, bias);
+    ir::Constant nwc = exec::recipeConstant(foldBatchNormRecipe(true, wc, *m, wc->dtype), ir::ConstantKind::Parameter, wc->fqn);
+    ir::Constant nbc = exec::recipeConstant(foldBatchNormRecipe(false, bc, *m, wc->dtype), ir::ConstantKind::Parameter,
+                                            bc ? bc->fqn : "");
     const ir::NodeId pid = p->id;
-    const std::string pname = p->name, wFqn = wc->fqn, bFqn = bc ? bc->fqn : "";  // copies: edits below
+    const std::string pname = p->name;  // a copy: edits below
     passes::NodeBuilder build(ed, pid);
     build.setDerivedFrom({pid, id});
-    ir::ValueRef nw =
-        build.constant(makeConstant(g.store(), std::move(w), ir::ConstantKind::Parameter, wFqn), pname + "_fused_weight");
-    ir::ValueRef nb =
-        build.constant(makeConstant(g.store(), std::move(bt), ir::ConstantKind::Parameter, bFqn), pname + "_fused_bias");
+    ir::ValueRef nw = build.constant(std::move(nwc), pname + "_fused_weight");
+    ir::ValueRef nb = build.constant(std::move(nbc), pname + "_fused_bias");
     std::vector<ir::Arg> args = g.node(pid).args;
     args[1] = nw;
     if (args.size() > 2) args[2] = nb;

@@ -5,11 +5,13 @@
 // differences.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "core/exec/materialize.h"
 #include "core/passes/editor.h"
 
 namespace ls::transforms {
@@ -41,7 +43,26 @@ struct EvalBatchNorm {
   ir::ValueRef input;
   std::vector<ir::NodeId> getitems;  ///< getitem(bn, 0) nodes
   std::vector<double> scale, shift;
+  double eps = 0;
+  /// The batch norm's weight, bias, running mean and running var constants (none: 1, 0, 0, 1).
+  std::array<std::optional<ir::Constant>, 4> params;
 };
+
+/// scale = weight / sqrt(var + eps), shift = bias - mean * scale per channel, from the values
+/// of (weight, bias, running mean, running var).
+void batchNormScaleShift(const std::vector<double> (&v)[4], double eps, std::vector<double>& scale,
+                         std::vector<double>& shift);
+/// `w` (writable; dim 0 the output channels) times scale per output channel.
+exec::Tensor foldBatchNormWeight(exec::Tensor w, const std::vector<double>& scale);
+/// b * scale + shift per channel (b null: zeros), as `dtype`.
+exec::Tensor foldBatchNormBias(const exec::Tensor* b, ir::DType dtype, const std::vector<double>& scale,
+                               const std::vector<double>& shift);
+/// Recipe "fold_bn" of a conv/linear weight (`weight`, target: the weight constant) or bias
+/// (target: the bias constant, or null for none) with the batch norm `m` folded in:
+/// foldBatchNormWeight / foldBatchNormBias when materialised. Shown as
+/// "fold_bn(conv1.weight, bn1.*)".
+std::shared_ptr<const exec::TensorRecipe> foldBatchNormRecipe(bool weight, const ir::Constant* target,
+                                                              const EvalBatchNorm& m, ir::DType dtype);
 
 /// `n` as an EvalBatchNorm under `o`; nullopt when it is not one (or must stay), an error for a
 /// training-mode batch norm when o.rejectTraining.

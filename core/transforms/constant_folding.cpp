@@ -8,55 +8,132 @@
 
 #include "core/exec/executor.h"
 #include "core/exec/kernel.h"
+#include "core/exec/materialize.h"
+#include "core/ir/printer.h"
 #include "core/passes/node_builder.h"
 #include "core/passes/pass_manager.h"
 #include "core/transforms/constant_values.h"
 
 namespace ls::transforms {
 
-Result<exec::Tensor> evaluateOnConstants(const ir::Graph& g, const ir::Node& n, bool argLessProducers) {
-  // A one-op graph over copies of the constant inputs, run by the reference executor.
+namespace {
+
+/// Recipe "fold": one call node (plus the arg-less calls it reads, e.g. tosa.CONST_SHAPE) over
+/// input constants, evaluated by the reference executor on a one-op graph whose placeholders
+/// take the inputs' values. Its attributes are that graph printed (op, scalar arguments,
+/// metadata; nodes named canonically), so the same op over the same constants is one recipe.
+class FoldRecipe : public exec::TensorRecipe {
+ public:
+  FoldRecipe(std::string op, std::string attrs, std::vector<ir::Constant> inputs, ir::Graph mini, ir::DType dtype,
+             ir::Shape shape, std::string args)
+      : TensorRecipe(std::move(op), std::move(attrs), std::move(inputs), dtype, std::move(shape)),
+        mini_(std::move(mini)),
+        args_(std::move(args)) {
+    mini_.buildIndices();  // concurrent compute() calls only read it
+  }
+
+  Result<exec::Tensor> compute(const std::vector<exec::Tensor>& inputs) const override {
+    exec::Executor ex(exec::ExecOptions{.threads = 1});
+    LS_ASSIGN_OR_RETURN(values, ex.run(mini_, inputs));
+    if (values.empty()) return Status::error("evaluation gave no value");
+    return std::move(values[0]);
+  }
+
+  /// "add(conv1.bias, c_3)": the op's short name over its printed arguments, each input
+  /// placeholder replaced by the input's description.
+  std::string describe() const override {
+    std::string s = args_;
+    for (size_t i = inputs().size(); i-- > 0;) {
+      const std::string key = fmt::format("%in{}", i);
+      for (size_t at = s.find(key); at != std::string::npos; at = s.find(key, at)) {
+        const std::string d = describeInput(inputs()[i]);
+        s.replace(at, key.size(), d);
+        at += d.size();
+      }
+    }
+    std::string_view op = this->op();
+    if (auto dot = op.find('.'); dot != std::string_view::npos) op = op.substr(dot + 1);
+    if (auto dot = op.rfind('.'); dot != std::string_view::npos) op = op.substr(0, dot);
+    return fmt::format("{}({})", op, s);
+  }
+
+ private:
+  ir::Graph mini_;
+  std::string args_;
+};
+
+}  // namespace
+
+Result<std::shared_ptr<const exec::TensorRecipe>> foldRecipe(const ir::Graph& g, const ir::Node& n,
+                                                             bool argLessProducers) {
+  // A one-op graph: a placeholder per distinct constant input, copies of arg-less producers.
   ir::Graph mini;
-  mini.shareStore(g.storePtr());
+  std::vector<ir::Constant> inputs;
   std::map<ir::NodeId, ir::NodeId> remap;
   Status bad = Status::ok();
   ir::Node call = n;
   call.id = ir::kInvalidNode;
+  call.name = "op";
+  call.provenance = {};
+  int producers = 0;
+  auto kernelFor = [&](const ir::Node& x) {
+    if (exec::KernelRegistry::instance().find(x.op) == nullptr && bad.isOk())
+      bad = Status::error(fmt::format("'{}': no reference kernel for {}", n.name, x.target));
+  };
+  kernelFor(n);
   call.forEachInputMutable([&](ir::ValueRef& r) {
     auto it = remap.find(r.node);
     if (it == remap.end()) {
       const ir::Node* src = g.find(r.node);
-      const bool constant = src && src->kind == ir::NodeKind::GetAttr && g.constant(src->target);
-      if (!constant && !(argLessProducers && src && src->isCall() && src->args.empty())) {
+      const ir::Constant* c = src && src->kind == ir::NodeKind::GetAttr ? g.constant(src->target) : nullptr;
+      if (!c && !(argLessProducers && src && src->isCall() && src->args.empty())) {
         if (bad.isOk()) bad = Status::error(fmt::format("'{}': an input is not a constant", n.name));
         return;
       }
-      if (constant) mini.setConstant(*g.constant(src->target));
-      ir::Node copy = *src;
-      copy.id = ir::kInvalidNode;
+      ir::Node copy;
+      if (c) {
+        copy.kind = ir::NodeKind::Placeholder;
+        copy.name = copy.target = fmt::format("in{}", inputs.size());
+        copy.outputs = src->outputs;
+        inputs.push_back(*c);
+      } else {
+        kernelFor(*src);
+        copy = *src;
+        copy.id = ir::kInvalidNode;
+        copy.name = fmt::format("p{}", producers++);
+        copy.provenance = {};
+      }
       it = remap.emplace(r.node, mini.append(std::move(copy))).first;
     }
     r.node = it->second;
   });
   LS_RETURN_IF_ERROR(bad);
-  ir::ValueRef res{mini.append(std::move(call)), 0};
+  const ir::NodeId callId = mini.append(std::move(call));
   ir::Node out;
   out.kind = ir::NodeKind::Output;
   out.name = "output";
   out.target = "output";
-  out.args.push_back(ir::Arg(ir::RefList{res}));
+  out.args.push_back(ir::Arg(ir::RefList{ir::ValueRef{callId, 0}}));
   out.outputs.push_back(n.outputs.at(0));
   mini.append(std::move(out));
-  std::vector<exec::Tensor> values;
-  {
-    // The executor (and its constant cache) goes first, so a result that shares storage with
-    // a synthesised input (a view op) owns it alone and writable() needs no copy.
-    exec::Executor ex(exec::ExecOptions{.threads = 1});
-    LS_ASSIGN_OR_RETURN(run, ex.run(mini, {}));
-    values = std::move(run);
-  }
-  if (values.empty()) return Status::error(fmt::format("'{}': evaluation gave no value", n.name));
-  return std::move(values[0]).writable();
+  std::string args = ir::printArgs(mini, mini.node(callId));
+  std::string attrs = ir::printGraph(mini);
+  const ir::TensorMeta& om = n.outputs.at(0);
+  return std::shared_ptr<const exec::TensorRecipe>(std::make_shared<FoldRecipe>(
+      n.target, std::move(attrs), std::move(inputs), std::move(mini), om.dtype, om.shape, std::move(args)));
+}
+
+Result<ir::Constant> foldedConstant(const ir::Graph& g, const ir::Node& n, bool argLessProducers,
+                                    ir::ConstantKind kind, std::string fqn) {
+  LS_ASSIGN_OR_RETURN(r, foldRecipe(g, n, argLessProducers));
+  return exec::recipeConstant(r, kind, std::move(fqn));
+}
+
+Result<exec::Tensor> evaluateOnConstants(const ir::Graph& g, const ir::Node& n, bool argLessProducers) {
+  LS_ASSIGN_OR_RETURN(c, foldedConstant(g, n, argLessProducers));
+  c.name = n.name;
+  LS_ASSIGN_OR_RETURN(v, exec::materialize(c));
+  return std::move(v).writable();
 }
 
 FoldConstantsPass::FoldConstantsPass(std::string name, std::string desc, std::vector<std::string> targetOps,
@@ -67,6 +144,20 @@ FoldConstantsPass::FoldConstantsPass(std::string name, std::string desc, std::ve
   skippedNoData_ = stat("skipped_no_data", "candidates left alone because a constant has no data");
   skippedLarge_ = stat("skipped_large", "candidates left alone because the result is too large");
 }
+
+namespace {
+
+/// Every constant input's values are the file's (Constant::valuesKnown), for requireData.
+bool inputValuesKnown(const ir::Graph& g, const ir::Node& n) {
+  bool known = true;
+  n.forEachInput([&](const ir::ValueRef& r) {
+    const ir::Constant* c = constantBehind(g, r);
+    known = known && (!c || c->valuesKnown());
+  });
+  return known;
+}
+
+}  // namespace
 
 const ir::Node* constantInputsOf(const ir::Graph& g, const ir::Node& n, bool argLessProducers) {
   const ir::Node* first = nullptr;
@@ -113,29 +204,21 @@ Status FoldConstantsPass::transform(passes::GraphEditor& ed) {
     const ir::Node& n = g.node(id);
     const ir::Node* src = foldable(g, n);
     if (!src || !allowedToTransform(n)) continue;
-    if (opts_.requireData) {
-      bool allData = true;
-      n.forEachInput([&](const ir::ValueRef& r) {
-        const ir::Constant* c = constantBehind(g, r);
-        allData = allData && (!c || c->hasData());
-      });
-      if (!allData) {
-        bump(skippedNoData_);
-        continue;
-      }
+    if (opts_.requireData && !inputValuesKnown(g, n)) {
+      bump(skippedNoData_);
+      continue;
     }
     if (opts_.maxElements > 0 && n.outputs[0].numel() > opts_.maxElements) {
       bump(skippedLarge_);
       continue;
     }
-    auto values = evaluateOnConstants(g, n, opts_.argLessProducers);
-    if (!values) return values.status().withContext(fmt::format("{}: folding failed: ", name()));
     const ir::Constant& sc = *g.constant(src->target);
-    ir::Constant c = makeConstant(g.store(), std::move(*values), sc.kind, sc.fqn);
+    auto c = foldedConstant(g, n, opts_.argLessProducers, sc.kind, sc.fqn);
+    if (!c) return c.status().withContext(fmt::format("{}: folding failed: ", name()));
     const std::string base = (opts_.nameAfterInput ? src->name : n.name) + "_folded";
     passes::NodeBuilder build(ed, id);
     build.setDerivedFrom({id, src->id});
-    ir::ValueRef v = build.constant(std::move(c), base);
+    ir::ValueRef v = build.constant(std::move(*c), base);
     ed.replaceAllUses({id, 0}, v);
     LS_RETURN_IF_ERROR(ed.erase(id));
     bump(folded_);
@@ -159,26 +242,18 @@ Status FoldConstantsRetracePass::rewrite(passes::Rewriter& rw) {
   if (n.outputs.size() != 1 || !n.outputs[0].isTensor() || !allowedToTransform(n)) return Status::ok();
   const ir::Node* src = constantInputsOf(g, n, opts_.argLessProducers);
   if (!src) return Status::ok();
-  if (opts_.requireData) {
-    bool allData = true;
-    n.forEachInput([&](const ir::ValueRef& r) {
-      const ir::Constant* c = constantBehind(g, r);
-      allData = allData && (!c || c->hasData());
-    });
-    if (!allData) {
-      bump(skippedNoData_);
-      return Status::ok();
-    }
+  if (opts_.requireData && !inputValuesKnown(g, n)) {
+    bump(skippedNoData_);
+    return Status::ok();
   }
   if (opts_.maxElements > 0 && n.outputs[0].numel() > opts_.maxElements) {
     bump(skippedLarge_);
     return Status::ok();
   }
-  auto values = evaluateOnConstants(g, n, opts_.argLessProducers);
-  if (!values) return values.status().withContext(fmt::format("{}: folding failed: ", name()));
   const ir::Constant& sc = *g.constant(src->target);
-  ir::Constant c = makeConstant(*g.storePtr(), std::move(*values), sc.kind, sc.fqn);
-  rw.replaceWith(passes::NodeBuilder(rw).constant(std::move(c), (opts_.nameAfterInput ? src->name : n.name) + "_folded"));
+  auto c = foldedConstant(g, n, opts_.argLessProducers, sc.kind, sc.fqn);
+  if (!c) return c.status().withContext(fmt::format("{}: folding failed: ", name()));
+  rw.replaceWith(passes::NodeBuilder(rw).constant(std::move(*c), (opts_.nameAfterInput ? src->name : n.name) + "_folded"));
   bump(folded_);
   return Status::ok();
 }

@@ -1,5 +1,6 @@
-// Constant folding, written once: a call node whose inputs are all constants is evaluated by
-// the reference executor into a new constant (constants without data count with the values
+// Constant folding, written once: a call node whose inputs are all constants becomes a new
+// constant whose recipe is that node (evaluated by the reference executor when its bytes are
+// needed) (constants without data count with the values
 // the executor synthesises for them, so the folded graph computes what the source computed).
 // The Arm pipeline's FuseConstantArgsPass, XNNPACK's ConstProp and the generic
 // FoldConstantViewsPass are this pass with their targets and ConstantFoldingOptions.
@@ -9,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/exec/materialize.h"
 #include "core/exec/tensor.h"
 #include "core/passes/editor.h"
 #include "core/passes/retrace.h"
@@ -32,8 +34,16 @@ struct ConstantFoldingOptions {
   bool nameAfterInput = false;
 };
 
-/// Values of `n` evaluated by the reference executor over its inputs, which must all be
-/// get_attr constants of `g` (or arg-less calls when `argLessProducers`): the first output.
+/// The recipe of `n`'s first output over its inputs, which must all be get_attr constants of
+/// `g` (or arg-less calls when `argLessProducers`): evaluated by the reference executor when
+/// materialised (exec::materialize), never here. An error when an input is not a constant or
+/// an op has no reference kernel.
+Result<std::shared_ptr<const exec::TensorRecipe>> foldRecipe(const ir::Graph& g, const ir::Node& n,
+                                                             bool argLessProducers = false);
+/// A constant holding foldRecipe(g, n) (name set when it is added).
+Result<ir::Constant> foldedConstant(const ir::Graph& g, const ir::Node& n, bool argLessProducers = false,
+                                    ir::ConstantKind kind = ir::ConstantKind::Constant, std::string fqn = {});
+/// Values of `n` evaluated now (foldRecipe materialised), as a tensor the caller may write.
 Result<exec::Tensor> evaluateOnConstants(const ir::Graph& g, const ir::Node& n, bool argLessProducers = false);
 
 /// Folds every foldable call of a target op (no targets: of any op with a reference kernel,

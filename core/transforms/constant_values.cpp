@@ -1,13 +1,16 @@
 // Values of graph constants for the shared transforms (see constant_values.h).
 #include "core/transforms/constant_values.h"
 
-#include "core/exec/synth.h"
+#include <stdexcept>
+
+#include "core/exec/materialize.h"
 
 namespace ls::transforms {
 
 exec::Tensor constantValues(const ir::Constant& c) {
-  exec::Tensor t = exec::constantDataView(c);
-  return t.defined() ? t : exec::synthesizeConstant(c);
+  auto t = exec::materialize(c);
+  if (!t) throw std::runtime_error(t.message());
+  return std::move(*t);
 }
 
 const ir::Constant* constantBehind(const ir::Graph& g, ir::ValueRef r) {

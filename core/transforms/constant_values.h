@@ -11,8 +11,10 @@
 
 namespace ls::transforms {
 
-/// Values of a constant: a read-only view of its data (Tensor::view, no copy), or
-/// exec::synthesizeConstant() (what the executor uses). Take writable() to modify them.
+/// Values of a constant: exec::materialize (a read-only view of its data, no copy; or its
+/// synthesised or recipe values, made once and cached: what the executor uses). Take
+/// writable() to modify them. Throws std::runtime_error when a recipe cannot be evaluated (a
+/// pass that throws fails with the message).
 exec::Tensor constantValues(const ir::Constant& c);
 /// The constant behind a get_attr value, or null.
 const ir::Constant* constantBehind(const ir::Graph& g, ir::ValueRef r);

@@ -26,6 +26,7 @@ class FakeHost : public ScriptHost {
   std::vector<std::string> calls;
   bool busy = false;
   viewmodel::TracePtr run;  ///< what trace() returns
+  viewmodel::TracePtr runB;  ///< what compareTrace() returns
   viewmodel::TracePtr next = std::make_shared<const trace::Trace>(test::syntheticTrace("cusc"));  ///< what a run/open produces
   viewmodel::RunConfig config;
   int selected = -1;
@@ -58,6 +59,7 @@ class FakeHost : public ScriptHost {
         busy = true;
   }
   viewmodel::TracePtr trace() const override { return run; }
+  viewmodel::TracePtr compareTrace() const override { return runB; }
   int selectedPass() const override { return selected; }
   void selectPass(int p) override {
     selected = std::clamp(p, -1, int(run->records.size()) - 1);
@@ -72,7 +74,7 @@ class FakeHost : public ScriptHost {
     pin = p;
     log(p ? fmt::format("pin {}", *p) : "unpin");
   }
-  void addPane(int p) override { log(fmt::format("pane {}", p)); }
+  void addPane(int p, bool runB) override { log(fmt::format("pane {}{}", runB ? "B " : "", p)); }
   void clearPanes() override { log("panes cleared"); }
   viewmodel::PassFilter passFilter() const override { return filter; }
   void setPassFilter(const viewmodel::PassFilter& f) override {
@@ -102,6 +104,18 @@ class FakeHost : public ScriptHost {
   bool changeStep(int dir) override { return log(fmt::format("change step {}", dir)), diff > 0; }
   void fitGraph() override { log("fit"); }
   void setGraphOption(const std::string& name, bool on) override { log("graph-option " + name + (on ? " on" : " off")); }
+  std::vector<std::string> inspectorLines(const std::string& what) override {
+    log("inspector " + what);
+    return {what + " line"};
+  }
+  bool followLineage(size_t index) override {
+    log("follow lineage " + std::to_string(index));
+    return index < 3;
+  }
+  bool foldModule(const std::string& path, bool expand) override {
+    log((expand ? "expand " : "collapse ") + path);
+    return path != "missing";
+  }
   void zoomGraph(float f) override { log(fmt::format("zoom {}", f)); }
   Status exportComparison(const std::string& f, const std::string& p) override { return log("export comparison " + f + " " + p), Status::ok(); }
   Status exportRun(const std::string& f, const std::string& p) override {
@@ -205,6 +219,39 @@ TEST(ScriptRunner, AbVerdictExpectationComparesTheHostsAnswer) {
       EXPECT_NE(r.error().find("expectation failed"), std::string::npos) << r.error();
     }
   }
+}
+
+TEST(ScriptRunner, FoldingAndLineageGoThroughTheHost) {
+  ScriptRunner r = parse("open m.fxjson.json\ngraph-option folds on\nexpand encoder\ncollapse encoder\nfollow lineage 1\n"
+                         "expect lineage lineage line\nexpect changed changed line\n");
+  FakeHost h;
+  runToEnd(r, h);
+  ASSERT_FALSE(r.failed()) << r.error();
+  ASSERT_GE(h.calls.size(), 6u);
+  const std::vector<std::string> want = {"graph-option folds on", "expand encoder", "collapse encoder", "follow lineage 1",
+                                         "inspector lineage", "inspector changed"};
+  EXPECT_EQ(std::vector<std::string>(h.calls.end() - 6, h.calls.end()), want);
+  // A module the host does not show, a lineage entry it does not have, text no line has: errors.
+  for (const char* bad : {"expand missing\n", "follow lineage 7\n", "expect lineage nowhere\n"}) {
+    ScriptRunner b = parse(std::string("open m.fxjson.json\n") + bad);
+    FakeHost hb;
+    runToEnd(b, hb);
+    EXPECT_TRUE(b.failed()) << bad;
+  }
+}
+
+TEST(ScriptRunner, PaneAddBNeedsRunBAndFindsItsPass) {
+  ScriptRunner none = parse("open m.fxjson.json\npane add-b 1\n");
+  FakeHost h0;
+  runToEnd(none, h0);
+  ASSERT_TRUE(none.failed());
+  EXPECT_NE(none.error().find("no run B"), std::string::npos) << none.error();
+  ScriptRunner r = parse("open m.fxjson.json\npane add 0\npane add-b Pass2\n");
+  FakeHost h;
+  h.runB = std::make_shared<const trace::Trace>(test::syntheticTrace("ccuc"));
+  runToEnd(r, h);
+  ASSERT_FALSE(r.failed()) << r.error();
+  EXPECT_EQ(std::vector<std::string>(h.calls.end() - 2, h.calls.end()), (std::vector<std::string>{"pane 0", "pane B 2"}));
 }
 
 TEST(ScriptRunner, WaitsForIdleThenTwoFramesAndCountsFrames) {

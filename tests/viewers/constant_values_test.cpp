@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/exec/materialize.h"
 #include "core/exec/synth.h"
 #include "tests/support/graph_builder.h"
 
@@ -79,6 +80,24 @@ TEST(ConstantValues, OnlyConstantReadersHaveAConstant) {
   ir::Node r = b.makeCall("aten.relu.default", {x}, {}, "r");
   EXPECT_EQ(constantOf(b.g, r), nullptr);
   EXPECT_EQ(constantOf(b.g, b.g.node(x.node)), nullptr);  // a graph input, not a constant
+}
+
+TEST(ConstantValues, DerivedConstantsShowTheirRecipeAndMaterialisedValues) {
+  test::GraphBuilder b;
+  ir::ValueRef p = b.parameter("conv.weight", {8, 3, 3, 3});
+  const ir::Constant* w = constantOf(b.g, b.g.node(p.node));
+  ASSERT_NE(w, nullptr);
+  EXPECT_FALSE(constantRecipe(*w).has_value());
+  ir::Constant d = exec::recipeConstant(exec::permuteRecipe(*w, {0, 2, 3, 1}, "permute OHWI"));
+  d.name = "weight_ohwi";
+  EXPECT_EQ(constantRecipe(d), std::optional<std::string>("conv.weight -> permute OHWI"));
+  EXPECT_NE(constantSource(d).find("derived"), std::string::npos);
+  auto v = constantValues(d, 1000);
+  ASSERT_TRUE(v.isOk()) << v.message();
+  EXPECT_TRUE(v->synthesized);  // over a shape-only weight
+  exec::Tensor t = exec::permuteTensor(exec::synthesizeConstant(*w), {0, 2, 3, 1});
+  ASSERT_EQ(v->numel, t.numel());
+  for (int64_t i = 0; i < t.numel(); ++i) EXPECT_EQ(v->first[size_t(i)], t.getDouble(i)) << i;
 }
 
 }  // namespace

@@ -45,5 +45,49 @@ TEST(Counterparts, ConvolutionForwardToConv2dAndBack) {
     if (ir::opName(t.source->node(id).op) == "aten.convolution.default") EXPECT_EQ(id, conv);
 }
 
+TEST(Counterparts, AcrossTwoRunsOfTheSameModel) {
+  // tosa and tosa-permute start from the same graph: a CONV2D of one run's final graph maps to
+  // the other run's CONV2D of the same convolution, through the source.
+  viewmodel::TracePtr a = test::pipelineRun("mobilenet_v2.fxjson.json", "tosa");
+  viewmodel::TracePtr b = test::pipelineRun("mobilenet_v2.fxjson.json", "tosa-permute");
+  ASSERT_TRUE(a && b);
+  EXPECT_TRUE(sharedLineage(*a, *b));  // loaded twice: same ids and names
+  const int lastA = int(a->records.size()) - 1, lastB = int(b->records.size()) - 1;
+  const ir::NodeId conv = a->source->findByName("convolution");
+  ASSERT_NE(conv, ir::kInvalidNode);
+  ir::NodeId conv2dA = ir::kInvalidNode;
+  for (ir::NodeId id : counterparts(*a, -1, lastA, {conv}))
+    if (ir::opName(a->finalGraph().node(id).op) == "tosa.CONV2D") conv2dA = id;
+  ASSERT_NE(conv2dA, ir::kInvalidNode);
+  std::vector<ir::NodeId> inB = crossCounterparts(*a, lastA, *b, lastB, {conv2dA});
+  ASSERT_FALSE(inB.empty());
+  bool conv2dB = false;
+  for (ir::NodeId id : inB) {
+    ASSERT_NE(b->finalGraph().find(id), nullptr);
+    conv2dB |= ir::opName(b->finalGraph().node(id).op) == "tosa.CONV2D";
+    // ... and each of them comes from that same convolution.
+    std::vector<ir::NodeId> back = counterparts(*b, lastB, -1, {id});
+    EXPECT_TRUE(std::find(back.begin(), back.end(), conv) != back.end());
+  }
+  EXPECT_TRUE(conv2dB);
+  // The same trace: plain counterparts.
+  EXPECT_EQ(crossCounterparts(*a, -1, *a, lastA, {conv}), counterparts(*a, -1, lastA, {conv}));
+}
+
+TEST(Counterparts, UnrelatedRunsMatchByName) {
+  viewmodel::TracePtr a = test::realRun("resnet18.fxjson.json");
+  viewmodel::TracePtr b = test::realRun("mobilenet_v2.fxjson.json");
+  ASSERT_TRUE(a && b);
+  EXPECT_FALSE(sharedLineage(*a, *b));
+  const ir::NodeId xa = a->source->findByName("x"), xb = b->source->findByName("x");
+  ASSERT_NE(xa, ir::kInvalidNode);
+  ASSERT_NE(xb, ir::kInvalidNode);
+  EXPECT_EQ(crossCounterparts(*a, -1, *b, -1, {xa}), std::vector<ir::NodeId>{xb});
+  // A name only one graph has: nothing.
+  const ir::NodeId only = a->source->findByName("layer4_1_conv2_weight");
+  ASSERT_NE(only, ir::kInvalidNode);
+  EXPECT_TRUE(crossCounterparts(*a, -1, *b, -1, {only}).empty());
+}
+
 }  // namespace
 }  // namespace ls::viewmodel

@@ -1,6 +1,8 @@
 // Graph view model: namespaces, labels, diff marks, search, nested-graph references.
 #include "viewers/model/graph_model.h"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "core/graph_layout/graph_layout.h"
@@ -129,25 +131,39 @@ TEST(GraphModel, SearchByNameOrOp) {
 }
 
 TEST(GraphModel, SearchByModulePathSelectsTheModuleAndItsChildren) {
-  // Module paths as tools/export_fxjson.py records them (fxjson meta.module).
+  // The bundled resnet18 carries its module paths (fxjson meta.module, tools/export_fxjson.py).
   auto t = test::realRun("resnet18.fxjson.json");
   ASSERT_TRUE(t);
   ir::Graph g = *t->source;
-  std::vector<std::string> paths = {"layer1.0.conv1", "layer1.0.bn1", "layer1.1.conv1", "layer10.conv", "layer1"};
-  std::vector<ir::NodeId> ids;
-  size_t k = 0;
-  for (const ir::NodePtr& p : g.nodes()) {
-    if (!p->isCall() || k == paths.size()) continue;
-    g.mutableNode(p->id).module = paths[k++];
-    ids.push_back(p->id);
-  }
-  ASSERT_EQ(k, paths.size());
-  // layer1 and everything below it, but not layer10 (a prefix of the text, not of the path).
-  EXPECT_EQ(searchNodes(g, "module:layer1"), (std::vector<ir::NodeId>{ids[0], ids[1], ids[2], ids[4]}));
-  EXPECT_EQ(searchNodes(g, "module:layer1.0"), (std::vector<ir::NodeId>{ids[0], ids[1]}));
-  EXPECT_EQ(searchNodes(g, "module:layer1.0.bn1"), (std::vector<ir::NodeId>{ids[1]}));
-  EXPECT_EQ(searchNodes(g, "module:").size(), paths.size());  // every node that has a module
-  EXPECT_TRUE(searchNodes(g, "module:layer2").empty());
+  // One node moved to "layer10.conv": "layer1" is a prefix of its text, not of its path.
+  ir::NodeId moved = ir::kInvalidNode;
+  for (const ir::NodePtr& p : g.nodes())
+    if (p->isCall() && p->module == "conv1") {
+      moved = p->id;
+      break;
+    }
+  ASSERT_NE(moved, ir::kInvalidNode);
+  g.mutableNode(moved).module = "layer10.conv";
+  auto under = [&](const std::string& path) {
+    std::vector<ir::NodeId> out;
+    for (const ir::NodePtr& p : g.nodes())
+      if (p->module == path || p->module.rfind(path + ".", 0) == 0) out.push_back(p->id);
+    return out;
+  };
+  const std::vector<ir::NodeId> layer1 = searchNodes(g, "module:layer1");
+  EXPECT_EQ(layer1, under("layer1"));
+  EXPECT_GT(layer1.size(), 20u);  // two blocks: convolutions, batch norms, relus, adds, weights
+  EXPECT_TRUE(std::find(layer1.begin(), layer1.end(), moved) == layer1.end());
+  EXPECT_EQ(searchNodes(g, "module:layer1.0"), under("layer1.0"));
+  const std::vector<ir::NodeId> bn1 = searchNodes(g, "module:layer1.0.bn1");
+  EXPECT_EQ(bn1, under("layer1.0.bn1"));
+  ASSERT_FALSE(bn1.empty());
+  for (ir::NodeId id : bn1) EXPECT_EQ(g.node(id).module, "layer1.0.bn1");
+  EXPECT_EQ(searchNodes(g, "module:layer10"), std::vector<ir::NodeId>{moved});
+  size_t withModule = 0;
+  for (const ir::NodePtr& p : g.nodes()) withModule += !p->module.empty();
+  EXPECT_EQ(searchNodes(g, "module:").size(), withModule);  // every node that has a module
+  EXPECT_TRUE(searchNodes(g, "module:layer5").empty());
 }
 
 TEST(GraphModel, NestedGraphRefsByNameAndGetAttr) {

@@ -1,6 +1,8 @@
 // Node inspector model: a node's history across the passes of a real run.
 #include "viewers/model/node_history.h"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "core/trace/diff.h"
@@ -127,6 +129,66 @@ TEST(NodeHistory, NestedGraphNodesAreLookedUpInTheNestedGraph) {
   EXPECT_EQ(h.events[0].kind, NodeEvent::Kind::Changed);
   EXPECT_EQ(h.events[0].what, trace::kMetaChanged);
   EXPECT_EQ(nodeHistory(t, 0, {"missing"}).first, -2);
+}
+
+TEST(NodeFieldChanges, ChangedNodesNameTheFieldsWithBothValues) {
+  auto t = test::realRun("deit_tiny_vit.fxjson.json");
+  ASSERT_TRUE(t);
+  size_t checked = 0;
+  for (const trace::PassRecord& r : t->records) {
+    if (r.status != passes::PassStatus::Changed) continue;
+    const ir::Graph& a = t->graphBefore(r.index);
+    const ir::Graph& b = t->graphAfter(r.index);
+    for (const trace::ChangedNode& c : trace::diffGraphs(a, b).changed) {
+      std::vector<FieldChange> f = nodeFieldChanges(a, a.node(c.id), b, b.node(c.id));
+      ASSERT_FALSE(f.empty()) << b.node(c.id).name << " changed (" << changeBitsText(c.what) << ") in " << r.name;
+      for (const FieldChange& x : f) EXPECT_NE(x.before, x.after) << x.name;
+      // The diff's bits and the fields agree.
+      auto has = [&](FieldChange::Field k) {
+        return std::any_of(f.begin(), f.end(), [&](const FieldChange& x) { return x.field == k; });
+      };
+      EXPECT_EQ(bool(c.what & trace::kOpChanged), has(FieldChange::Field::Op));
+      EXPECT_EQ(bool(c.what & trace::kMetaChanged), has(FieldChange::Field::Output));
+      EXPECT_EQ(bool(c.what & trace::kArgsChanged), has(FieldChange::Field::Arg) || has(FieldChange::Field::Kwarg));
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 0u);
+  // Equal versions: nothing.
+  const ir::Graph& src = *t->source;
+  EXPECT_TRUE(nodeFieldChanges(src, src.at(5), src, src.at(5)).empty());
+}
+
+TEST(NodeLineage, ConvolutionFollowedToItsTosaReplacementAndBack) {
+  viewmodel::TracePtr run = test::pipelineRun("mobilenet_v2.fxjson.json", "tosa");
+  ASSERT_TRUE(run);
+  const trace::Trace& t = *run;
+  const ir::NodeId conv = t.source->findByName("convolution");
+  ASSERT_NE(conv, ir::kInvalidNode);
+  std::vector<LineageEntry> fwd = nodeLineage(t, conv, -1);
+  ASSERT_GE(fwd.size(), 2u);
+  EXPECT_EQ(fwd.front().kind, LineageEntry::Kind::Source);
+  EXPECT_TRUE(fwd.front().selected);
+  // Pipeline order, and a replacement step that moves to another node at a later pass.
+  for (size_t i = 1; i < fwd.size(); ++i) EXPECT_LE(fwd[i - 1].pass, fwd[i].pass);
+  auto step = std::find_if(fwd.begin(), fwd.end(), [](const LineageEntry& e) { return e.kind == LineageEntry::Kind::ReplacedBy; });
+  ASSERT_NE(step, fwd.end());
+  EXPECT_NE(step->node, conv);
+  EXPECT_NE(step->text.find("%convolution replaced by"), std::string::npos) << step->text;
+  // Every entry's node exists where the entry jumps (after the pass; a removal: before it).
+  for (const LineageEntry& e : fwd) {
+    const ir::Graph& g = e.kind == LineageEntry::Kind::Removed ? t.graphAfter(e.pass - 1) : t.graphAfter(e.pass);
+    EXPECT_NE(g.find(e.node), nullptr) << e.text;
+  }
+  // The last node of the lineage, asked from the final graph, leads back to the convolution.
+  const LineageEntry& last = fwd.back();
+  const int lastPass = int(t.records.size()) - 1;
+  if (t.finalGraph().contains(last.node)) {
+    std::vector<LineageEntry> back = nodeLineage(t, last.node, lastPass);
+    ASSERT_FALSE(back.empty());
+    EXPECT_EQ(back.front().kind, LineageEntry::Kind::Source);
+    EXPECT_EQ(back.front().node, conv);
+  }
 }
 
 }  // namespace

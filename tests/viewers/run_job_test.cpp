@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <thread>
 
 #include "core/io/lstrace.h"
 #include "core/passes/pass_manager.h"
@@ -190,6 +191,45 @@ TEST(RunJob, CancelStopsBeforeTheNextPass) {
     EXPECT_EQ(t.records[i].status, passes::PassStatus::Skipped);
   }
   EXPECT_EQ(calls, 2u);
+}
+
+TEST(RunJob, HeldOpenShowsTheLoadedGraphBeforeItsRun) {
+  // As the app opens a file: the loaded graph is published, the job waits until the caller has
+  // drawn it (release), then runs; the run's trace keeps that very graph as its source, so its
+  // layout stays valid.
+  RunJob job;
+  ASSERT_TRUE(job.startFile(test::assetGraph("deit_tiny_vit.fxjson.json"), generic(), /*holdAfterLoad=*/true));
+  std::shared_ptr<const ir::Graph> loaded;
+  for (int i = 0; i < 6000 && !(loaded = job.takeLoaded()); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_TRUE(loaded);
+  EXPECT_FALSE(job.takeLoaded());  // once
+  for (int i = 0; i < 6000 && !job.holding(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_TRUE(job.holding());
+  EXPECT_TRUE(job.busy());
+  EXPECT_FALSE(job.take().has_value());
+  job.release();
+  job.join();
+  EXPECT_FALSE(job.holding());
+  auto o = job.take();
+  ASSERT_TRUE(o.has_value());
+  ASSERT_TRUE(o->trace.isOk()) << o->trace.message();
+  EXPECT_EQ(o->trace.value()->source, loaded);
+  EXPECT_EQ(o->source, loaded);
+  EXPECT_GT(o->trace.value()->totals().changed, 0);
+}
+
+TEST(RunJob, CancelEndsAHeldOpen) {
+  RunJob job;
+  ASSERT_TRUE(job.startFile(test::assetGraph("deit_tiny_vit.fxjson.json"), generic(), /*holdAfterLoad=*/true));
+  for (int i = 0; i < 6000 && !job.holding(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_TRUE(job.holding());
+  const auto t0 = std::chrono::steady_clock::now();
+  job.cancel();
+  job.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, RunJob::kHoldTimeout);  // woken, not timed out
+  auto o = job.take();
+  ASSERT_TRUE(o.has_value());
+  EXPECT_TRUE(o->cancelled);
 }
 
 TEST(RunJob, DefaultPipelineIsRegistered) {

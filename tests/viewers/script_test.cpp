@@ -173,6 +173,32 @@ TEST(Script, ParsesLocalisationExpectations) {
   EXPECT_NE(bad.message().find("culprit NAME|none"), std::string::npos) << bad.message();
 }
 
+TEST(Script, ParsesFoldingAndInspectorCommands) {
+  auto r = parseScript(
+      "graph-option folds on\nexpand encoder.layers.encoder_layer_3\ncollapse encoder\nexpect min drawn-folds 200\n"
+      "expect max folds 400\nfollow lineage 2\nexpect lineage replaced by %conv2d\nexpect changed out 0: f32\n"
+      "expect min changed-fields 1\nexpect min lineage-entries 3\n",
+      "s.txt");
+  ASSERT_TRUE(r.isOk()) << r.message();
+  ASSERT_EQ(r->size(), 10u);
+  EXPECT_EQ((*r)[0].op, ScriptOp::GraphOption);
+  EXPECT_EQ((*r)[0].arg, "folds");
+  EXPECT_EQ((*r)[1].op, ScriptOp::Expand);
+  EXPECT_EQ((*r)[1].arg, "encoder.layers.encoder_layer_3");
+  EXPECT_EQ((*r)[2].op, ScriptOp::Collapse);
+  EXPECT_EQ((*r)[3].arg2, "drawn-folds");
+  EXPECT_EQ((*r)[4].arg2, "folds");
+  EXPECT_EQ((*r)[5].op, ScriptOp::FollowLineage);
+  EXPECT_EQ((*r)[5].number, 2);
+  EXPECT_EQ((*r)[6].arg, "lineage");
+  EXPECT_EQ((*r)[6].arg2, "replaced by %conv2d");
+  EXPECT_EQ((*r)[7].arg2, "out 0: f32");
+  EXPECT_EQ((*r)[8].arg2, "changed-fields");
+  EXPECT_EQ((*r)[9].arg2, "lineage-entries");
+  for (const char* bad : {"expand\n", "follow lineage\n", "follow lineage -1\n", "graph-option folds maybe\n"})
+    EXPECT_FALSE(parseScript(bad, "s.txt").isOk()) << bad;
+}
+
 TEST(Script, OverridesApplyOnlyWhatWasGiven) {
   RunConfig base;
   base.pipeline = "generic";

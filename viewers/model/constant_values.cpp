@@ -16,8 +16,16 @@ const ir::Constant* constantOf(const ir::Graph& g, const ir::Node& n) {
 }
 
 std::string constantSource(const ir::Constant& c) {
-  if (c.hasData()) return fmt::format("{} bytes in the file", c.data->bytes.size());
+  if (c.hasData()) return fmt::format("{} bytes{}", c.data->bytes.size(), c.recipe ? ", derived" : " in the file");
+  if (c.recipe)
+    return c.valuesKnown() ? "derived: computed on demand from the file's values"
+                           : "derived: computed on demand from synthesised values";
   return "shape-only: values synthesised from its name (seeded), as the reference executor does";
+}
+
+std::optional<std::string> constantRecipe(const ir::Constant& c) {
+  if (!c.recipe) return std::nullopt;
+  return c.recipe->describe();
 }
 
 Result<ConstantValues> constantValues(const ir::Constant& c, size_t maxShown) {
@@ -30,9 +38,14 @@ Result<ConstantValues> constantValues(const ir::Constant& c, size_t maxShown) {
       return Status::error(fmt::format("constant '{}': {} bytes, expected {} for {} {}", c.name, c.data->bytes.size(), want,
                                        ir::dtypeName(c.dtype), ir::toString(c.shape)));
   }
-  const exec::Tensor t = transforms::constantValues(c);  // the file's bytes, or what the executor synthesises
+  exec::Tensor t;
+  try {
+    t = transforms::constantValues(c);  // the file's bytes, or what the executor synthesises or derives
+  } catch (const std::exception& e) {
+    return Status::error(e.what());
+  }
   ConstantValues v;
-  v.synthesized = !c.hasData();
+  v.synthesized = !c.valuesKnown();
   v.numel = t.numel();
   double sum = 0;
   int64_t finite = 0;

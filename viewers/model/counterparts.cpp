@@ -66,4 +66,29 @@ std::vector<ir::NodeId> counterparts(const trace::Trace& t, int fromPass, int to
   return ids;
 }
 
+bool sharedLineage(const trace::Trace& a, const trace::Trace& b) {
+  if (!a.source || !b.source) return false;
+  if (a.source == b.source) return true;
+  const ir::Graph& x = *a.source;
+  const ir::Graph& y = *b.source;
+  if (x.size() != y.size()) return false;
+  for (size_t i = 0; i < x.size(); ++i)
+    if (x.at(i).id != y.at(i).id || x.at(i).name != y.at(i).name) return false;
+  return true;
+}
+
+std::vector<ir::NodeId> crossCounterparts(const trace::Trace& from, int fromPass, const trace::Trace& to, int toPass,
+                                          std::vector<ir::NodeId> ids) {
+  if (&from == &to) return counterparts(from, fromPass, toPass, std::move(ids));
+  if (sharedLineage(from, to)) return counterparts(to, -1, toPass, counterparts(from, fromPass, -1, std::move(ids)));
+  const ir::Graph& a = from.graphAfter(fromPass);
+  const ir::Graph& b = to.graphAfter(toPass);
+  std::vector<ir::NodeId> out;
+  for (ir::NodeId id : ids)
+    if (const ir::Node* n = a.find(id))
+      if (ir::NodeId m = b.findByName(n->name); m != ir::kInvalidNode) out.push_back(m);
+  normalise(out);
+  return out;
+}
+
 }  // namespace ls::viewmodel

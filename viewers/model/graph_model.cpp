@@ -3,22 +3,26 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstring>
+#include <unordered_map>
 #include <optional>
 
 #include <fmt/format.h>
 
+#include "core/exec/materialize.h"
 #include "core/graph_layout/graph_layout.h"
 #include "core/ir/printer.h"
 #include "core/ir/tensor_meta.h"
 #include "core/ops/registry.h"
 #include "viewers/model/pass_list.h"
+#include "viewers/model/module_folds.h"
 
 namespace ls::viewmodel {
 
 namespace {
 constexpr std::array<std::string_view, size_t(OpNamespace::COUNT)> kNsNames = {
-    "aten", "tosa", "quantized", "delegate", "input", "constant", "output", "unknown"};
+    "aten", "tosa", "quantized", "delegate", "input", "constant", "output", "unknown", "module"};
 static_assert(kNsNames.size() == size_t(OpNamespace::COUNT));
 constexpr std::array<std::string_view, size_t(DiffMark::COUNT)> kMarkNames = {"none", "added", "changed"};
 static_assert(kMarkNames.size() == size_t(DiffMark::COUNT));
@@ -39,6 +43,7 @@ OpNamespace classifyNode(const ir::Graph& g, const ir::Node& n) {
     default: break;
   }
   std::string_view op = n.target;
+  if (op == kFoldTarget) return OpNamespace::Module;
   if (op.find("delegate") != std::string_view::npos) return OpNamespace::Delegate;
   if (n.hasFlag(ir::kFlagOpaque)) return OpNamespace::Unknown;
   if (startsWith(op, "aten.") || startsWith(op, "operator.") || startsWith(op, "_operator.")) return OpNamespace::Aten;
@@ -61,7 +66,10 @@ std::string shortOpName(const ir::Node& n) {
   return std::string(op);
 }
 
+bool isFoldNode(const ir::Node& n) { return n.isCall() && n.target == kFoldTarget; }
+
 std::string nodeLabel(const ir::Node& n) {
+  if (isFoldNode(n)) return foldLabel(n);
   std::string s = shortOpName(n);
   const ir::TensorMeta& m = n.meta(0);
   if (m.isTensor()) {
@@ -90,10 +98,17 @@ std::string dims(const ir::Shape& s) {
   }
   return out;
 }
-/// The value of a one-element constant, when its bytes are present.
+/// The value of a one-element constant, when its bytes are present or it is derived (a recipe,
+/// materialised through the shared cache).
 std::optional<std::string> scalarValue(const ir::Constant& c) {
-  if (!c.hasData() || c.numel() != 1) return std::nullopt;
-  const std::vector<uint8_t>& b = c.data->bytes;
+  if ((!c.hasData() && !c.recipe) || c.numel() != 1) return std::nullopt;
+  std::vector<uint8_t> derived;
+  if (!c.hasData()) {
+    auto t = exec::materialize(c);
+    if (!t) return std::nullopt;
+    derived.assign(t->bytes(), t->bytes() + t->nbytes());
+  }
+  const std::vector<uint8_t>& b = c.hasData() ? c.data->bytes : derived;
   auto get = [&](auto zero) -> std::optional<std::string> {
     if (b.size() < sizeof(zero)) return std::nullopt;
     std::memcpy(&zero, b.data(), sizeof(zero));
@@ -157,7 +172,8 @@ std::string badgeLine(const std::vector<Badge>& badges) {
 
 float measureNodeWidth(const ir::Graph& g, const ir::Node& n, bool badges) {
   size_t glyphs = std::max(nodeLabel(n).size(), n.name.size());
-  if (badges) {
+  if (isFoldNode(n)) glyphs = std::max(glyphs, foldOpSummary(n).size());
+  else if (badges) {
     auto isParam = [&](ir::NodeId id) {
       const ir::Node* p = g.find(id);
       return p && graph_layout::isParameterNode(g, *p);
@@ -165,6 +181,19 @@ float measureNodeWidth(const ir::Graph& g, const ir::Node& n, bool badges) {
     glyphs = std::max(glyphs, badgeLine(nodeBadges(g, n, isParam)).size());
   }
   return std::min(12.f + 8.2f * float(glyphs), 480.f);
+}
+
+graph_layout::LayoutOptions canvasLayoutOptions(bool hideConstants, bool constantBadges) {
+  graph_layout::LayoutOptions lo;
+  lo.hideConstants = hideConstants;
+  lo.constantBadges = constantBadges;
+  // Badges take a line of their own: op and type, badges, name.
+  lo.nodeHeight = constantBadges ? 52.f : 36.f;
+  // A value used by more than 6 nodes further down is drawn as stubs ("N users").
+  lo.maxFanout = 6;
+  // Box width from the label and badges (runs on the layout worker: pure string work).
+  lo.measureWidth = [constantBadges](const ir::Graph& g, const ir::Node& n) { return measureNodeWidth(g, n, constantBadges); };
+  return lo;
 }
 
 DrawDiff prepareDiff(const trace::GraphDiff& d, const ir::Graph& shown) {
@@ -180,6 +209,7 @@ DrawDiff prepareDiff(const trace::GraphDiff& d, const ir::Graph& shown) {
   for (const trace::ProvenanceLink& l : d.links)
     for (ir::NodeId from : l.from)
       for (ir::NodeId to : l.to) out.replacedBy.emplace_back(from, to);
+  std::sort(out.replacedBy.begin(), out.replacedBy.end());  // by removed node: looked up by equal_range
   out.added = d.added.size();
   out.changed = d.changed.size();
   out.unchanged = d.unchanged;
@@ -188,33 +218,53 @@ DrawDiff prepareDiff(const trace::GraphDiff& d, const ir::Graph& shown) {
 
 std::vector<GhostBox> placeGhosts(const graph_layout::Layout& shown, const graph_layout::Layout& compared,
                                   const std::vector<ir::NodeId>& removed, float gap) {
-  // Occupied intervals per row, keyed by the box's top (rows share a y in a layered layout;
-  // boxes of other heights overlap by the y test below).
+  // Occupied rectangles, in the order they were taken (a ghost moves past the first one it
+  // overlaps, in this order), and an index of them by horizontal band of the canvas, so a ghost
+  // is tested only against rectangles of the rows it covers (linear in the boxes, not
+  // boxes x removed nodes).
   struct Span {
     float x0, x1, y0, y1;
   };
   std::vector<Span> taken;
   taken.reserve(shown.nodes.size() + removed.size());
+  float bandH = 1.f;
+  for (const graph_layout::NodeBox& b : shown.nodes) bandH = std::max(bandH, b.h);
+  const float top = shown.minY;
+  auto band = [&](float y) { return int64_t(std::floor((y - top) / bandH)); };
+  std::unordered_map<int64_t, std::vector<uint32_t>> bands;
+  auto take = [&](const Span& sp) {
+    const auto idx = uint32_t(taken.size());
+    taken.push_back(sp);
+    for (int64_t k = band(sp.y0), last = band(sp.y1); k <= last; ++k) bands[k].push_back(idx);
+  };
   for (const graph_layout::NodeBox& b : shown.nodes)
-    if (b.w > 0 && b.h > 0) taken.push_back({b.x, b.x + b.w, b.y, b.y + b.h});
+    if (b.w > 0 && b.h > 0) take({b.x, b.x + b.w, b.y, b.y + b.h});
   std::vector<GhostBox> out;
+  std::vector<uint32_t> near;
   for (ir::NodeId id : removed) {
     const graph_layout::NodeBox* b = compared.find(id);
     if (!b || b->w <= 0 || b->h <= 0) continue;
     GhostBox g{id, b->x, b->y, b->w, b->h};
+    near.clear();
+    for (int64_t k = band(g.y), last = band(g.y + g.h); k <= last; ++k)
+      if (auto it = bands.find(k); it != bands.end()) near.insert(near.end(), it->second.begin(), it->second.end());
+    std::sort(near.begin(), near.end());
+    near.erase(std::unique(near.begin(), near.end()), near.end());
     // Move left past whatever it overlaps, until it overlaps nothing (each step clears one box,
-    // so this ends after at most |taken| steps).
-    for (size_t guard = 0; guard <= taken.size(); ++guard) {
+    // so this ends after at most |near| steps).
+    for (size_t guard = 0; guard <= near.size(); ++guard) {
       const Span* hit = nullptr;
-      for (const Span& s : taken)
-        if (g.x < s.x1 + gap * 0.5f && g.x + g.w > s.x0 - gap * 0.5f && g.y < s.y1 && g.y + g.h > s.y0) {
-          hit = &s;
+      for (uint32_t i : near) {
+        const Span& sp = taken[i];
+        if (g.x < sp.x1 + gap * 0.5f && g.x + g.w > sp.x0 - gap * 0.5f && g.y < sp.y1 && g.y + g.h > sp.y0) {
+          hit = &sp;
           break;
         }
+      }
       if (!hit) break;
       g.x = hit->x0 - gap - g.w;
     }
-    taken.push_back({g.x, g.x + g.w, g.y, g.y + g.h});
+    take({g.x, g.x + g.w, g.y, g.y + g.h});
     out.push_back(g);
   }
   return out;

@@ -25,17 +25,22 @@ enum class OpNamespace : uint8_t {
   Constant,   ///< get_attr and constant placeholders
   Output,     ///< the output node
   Unknown,    ///< ops the registry does not know (opaque) or of any other namespace
+  Module,     ///< a folded module (viewmodel::foldModules): many nodes drawn as one box
   COUNT
 };
 std::string_view opNamespaceName(OpNamespace ns);
 
 OpNamespace classifyNode(const ir::Graph& g, const ir::Node& n);
 
+/// The target of the nodes that stand for a folded module (module_folds.h).
+inline constexpr std::string_view kFoldTarget = "lowerscope.fold";
+bool isFoldNode(const ir::Node& n);
+
 /// The short op of a node for labels: "aten.convolution.default" -> "convolution",
 /// "aten.add.Tensor" -> "add.Tensor", placeholders "input", get_attr "const", output "output".
 std::string shortOpName(const ir::Node& n);
 /// Label drawn in a box: short op, then the first output's type and shape
-/// ("convolution f32[1,32,112,112]").
+/// ("convolution f32[1,32,112,112]"); a folded module's path and node count.
 std::string nodeLabel(const ir::Node& n);
 
 /// A parameter input of a node drawn as a badge on it (graph_layout constantBadges).
@@ -52,6 +57,11 @@ std::string badgeLine(const std::vector<Badge>& badges);
 /// Box width (canvas units) for the label and the badge line of `n`, for
 /// graph_layout::LayoutOptions::measureWidth: about 8.2 units per glyph, at most 480.
 float measureNodeWidth(const ir::Graph& g, const ir::Node& n, bool badges);
+/// The graph canvas's layout options (the app's, and ls_gui_bench's so it measures the same
+/// layouts): constants beside their single user (`hideConstants`) or as badges on every user
+/// (`constantBadges`, boxes one line taller), producers with more than 6 users drawn as stubs,
+/// box widths from measureNodeWidth.
+graph_layout::LayoutOptions canvasLayoutOptions(bool hideConstants, bool constantBadges);
 /// The name of argument `k` of `n` from its op schema ("#k" when unknown).
 std::string argName(const ir::Node& n, size_t k);
 
@@ -65,7 +75,7 @@ struct DrawDiff {
   std::vector<uint8_t> markById;  ///< DiffMark by NodeId of the shown graph
   std::vector<ir::NodeId> removed;
   /// (removed node, node of the shown graph that replaced it or was fused from it), from the
-  /// diff's provenance links.
+  /// diff's provenance links; sorted.
   std::vector<std::pair<ir::NodeId, ir::NodeId>> replacedBy;
   size_t added = 0, changed = 0, unchanged = 0;
   DiffMark mark(ir::NodeId id) const { return id < markById.size() ? DiffMark(markById[id]) : DiffMark::None; }

@@ -92,6 +92,27 @@ void RunJob::join() {
   if (thread_.joinable()) thread_.join();
 }
 
+std::shared_ptr<const ir::Graph> RunJob::takeLoaded() {
+  std::lock_guard lock(mu_);
+  return std::move(loaded_);
+}
+
+void RunJob::cancel() {
+  {
+    std::lock_guard lock(mu_);  // a held job checks the flag under the lock: no lost wake-up
+    cancel_.store(true);
+  }
+  released_.notify_all();
+}
+
+void RunJob::release() {
+  {
+    std::lock_guard lock(mu_);
+    release_ = true;
+  }
+  released_.notify_all();
+}
+
 void RunJob::launch(std::function<Outcome()> body, std::string what) {
   if (thread_.joinable()) thread_.join();
   cancel_.store(false);
@@ -99,6 +120,8 @@ void RunJob::launch(std::function<Outcome()> body, std::string what) {
   {
     std::lock_guard lock(mu_);
     outcome_.reset();
+    loaded_.reset();
+    release_ = false;
     progress_ = Progress{Phase::Loading, 0, 0, {}, std::move(what)};
   }
   thread_ = std::thread([this, body = std::move(body)] {
@@ -116,7 +139,7 @@ void RunJob::launch(std::function<Outcome()> body, std::string what) {
 RunJob::Outcome RunJob::runNow(std::shared_ptr<const ir::Graph> source, const std::string& model, const RunConfig& cfg,
                                const std::atomic<bool>* cancel,
                                const std::function<void(size_t, size_t, const std::string&)>& progress,
-                               const StageProgressFn& stage) {
+                               const StageProgressFn& stage, const std::vector<passes::Instrumentation*>& extra) {
   Outcome o;
   o.config = cfg;
   o.source = source;
@@ -135,14 +158,24 @@ RunJob::Outcome RunJob::runNow(std::shared_ptr<const ir::Graph> source, const st
       o.trace = Status::error(prepared.message());
       return o;
     }
-    if (prepared->quantized) o.quantized = prepared->quantizeSummary;
+    const bool quantized = prepared->quantized;
+    if (quantized) o.quantized = prepared->quantizeSummary;
     session::RunHooks hooks;
     hooks.cancel = cancel;
     hooks.progress = progress;
+    hooks.instrumentations = extra;
     auto outcome = lowering.run(std::move(*prepared), model, hooks);
     if (!outcome) {
       o.trace = Status::error(outcome.message());
       return o;
+    }
+    if (!quantized && outcome->trace && outcome->trace->source && outcome->trace->source->size() == source->size()) {
+      // Nothing prepared the graph: the recorded source is a copy of the loaded graph (the same
+      // node versions). Keep the loaded graph itself, so what was laid out and drawn before the
+      // run stays valid (layouts are kept per graph).
+      auto same = std::make_shared<trace::Trace>(*outcome->trace);
+      same->source = source;
+      outcome->trace = std::move(same);
     }
     const trace::Trace& t = *outcome->trace;
     if (t.source) buildAllIndices(*t.source);
@@ -178,7 +211,7 @@ Result<AbRepeats> RunJob::runRepeats(const ir::Graph& source, const std::string&
   // The worker thread's boundary: nothing a run throws reaches the UI loop.
   try {
     std::vector<session::LoweringSession> sessions;
-    std::vector<ir::Graph> prepared;
+    std::vector<session::RunInput> prepared;
     for (const RunConfig& cfg : {a, b}) {
       session::SessionConfig sc = session::timingConfig(sessionConfig(cfg));
       const session::LoweringSession prep(sc);
@@ -186,11 +219,18 @@ Result<AbRepeats> RunJob::runRepeats(const ir::Graph& source, const std::string&
       // Quantized once before the timed runs, as `lowerscope-cli bench --profile int`.
       auto p = prep.prepare(source);
       if (!p) return Status::error(p.message());
-      prepared.push_back(std::move(p->graph));
+      // Every run loads it afresh, as bench loads its file for every run (RunInput).
+      auto input = session::RunInput::fromGraph(p->graph, model);
+      if (!input) return Status::error(input.message());
+      prepared.push_back(std::move(input).value());
       sc.quantize = false;
       sessions.emplace_back(sc);
     }
-    auto body = [&](size_t ci, int) { return session::timedRun(sessions[ci], prepared[ci], model); };
+    auto body = [&](size_t ci, int) -> Result<session::RunSample> {
+      auto g = prepared[ci].load();
+      if (!g) return Status::error(g.message());
+      return session::timedRun(sessions[ci], std::move(g).value(), model);
+    };
     auto runs = session::runInterleaved(
         2, opts, body,
         [&](size_t done, size_t total, size_t ci, int rep) {
@@ -246,10 +286,10 @@ bool RunJob::startGraph(std::shared_ptr<const ir::Graph> source, std::string mod
   return true;
 }
 
-bool RunJob::startFile(std::string path, RunConfig cfg) {
+bool RunJob::startFile(std::string path, RunConfig cfg, bool holdAfterLoad) {
   if (busy()) return false;
   launch(
-      [this, path, cfg] {
+      [this, path, cfg, holdAfterLoad] {
         Outcome o;
         o.path = path;
         o.config = cfg;
@@ -279,9 +319,16 @@ bool RunJob::startFile(std::string path, RunConfig cfg) {
           return o;
         }
         auto src = std::make_shared<const ir::Graph>(std::move(g).value());
+        buildAllIndices(*src);
         std::string model = src->modelName.empty() ? path : src->modelName;
         {
-          std::lock_guard lock(mu_);
+          std::unique_lock lock(mu_);
+          loaded_ = src;
+          if (holdAfterLoad) {
+            holding_.store(true);
+            released_.wait_for(lock, kHoldTimeout, [&] { return release_ || cancel_.load(); });
+            holding_.store(false);
+          }
           progress_.phase = Phase::Running;
           progress_.what = model;
         }

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -90,15 +92,26 @@ class RunJob {
   RunJob& operator=(const RunJob&) = delete;
 
   /// Loads `path` (a .lstrace is loaded as is; a graph is loaded and run with `cfg`).
-  /// Returns false when a job is still running.
-  bool startFile(std::string path, RunConfig cfg);
+  /// Returns false when a job is still running. A loaded graph is published before the run
+  /// (takeLoaded); with `holdAfterLoad` the worker then waits until release() (or cancel, or
+  /// kHoldTimeout) before it runs, so the caller can lay the graph out and draw it first
+  /// without competing with the timed passes for the cores.
+  bool startFile(std::string path, RunConfig cfg, bool holdAfterLoad = false);
+  static constexpr std::chrono::milliseconds kHoldTimeout{5000};
+  /// The graph startFile loaded, once, while its run is still to come or in flight (null
+  /// otherwise). Its lazy indices are built, so the UI thread may read it.
+  std::shared_ptr<const ir::Graph> takeLoaded();
+  /// Lets a held startFile job run its pipeline.
+  void release();
+  /// The job waits for release().
+  bool holding() const { return holding_.load(); }
   /// Runs `cfg` over an already loaded graph.
   bool startGraph(std::shared_ptr<const ir::Graph> source, std::string model, RunConfig cfg);
   /// Comparison run B: one recorded run of `b` (the trace shown as B), then `opts.repeat`
   /// timed runs each of `a` and `b` interleaved (after `opts.warmup` unmeasured ones).
   bool startCompare(std::shared_ptr<const ir::Graph> source, std::string model, RunConfig a, RunConfig b,
                     session::RepeatOptions opts);
-  void cancel() { cancel_.store(true); }
+  void cancel();
   bool busy() const;
   Progress progress() const;
   /// The outcome of the finished job, once; nullopt while running or when already taken.
@@ -113,9 +126,11 @@ class RunJob {
                                       const session::RepeatOptions& opts, const std::atomic<bool>* cancel,
                                       const std::function<void(size_t, size_t, const std::string&)>& progress);
   /// Runs a pipeline synchronously on the calling thread (the worker's body; also used by tests).
+  /// `stage`: progress of long stages (quantisation); `extra`: instrumentations added to the run
+  /// (tests time the passes with them).
   static Outcome runNow(std::shared_ptr<const ir::Graph> source, const std::string& model, const RunConfig& cfg,
                         const std::atomic<bool>* cancel, const std::function<void(size_t, size_t, const std::string&)>& progress,
-                        const StageProgressFn& stage = {});
+                        const StageProgressFn& stage = {}, const std::vector<passes::Instrumentation*>& extra = {});
 
  private:
   void launch(std::function<Outcome()> body, std::string what);
@@ -123,6 +138,10 @@ class RunJob {
   void publish(size_t index, size_t count, std::string_view name, double fraction);
 
   mutable std::mutex mu_;
+  std::condition_variable released_;
+  bool release_ = false;       ///< guarded by mu_
+  std::atomic<bool> holding_{false};
+  std::shared_ptr<const ir::Graph> loaded_;  ///< guarded by mu_
   std::thread thread_;
   std::atomic<bool> cancel_{false};
   std::atomic<bool> running_{false};

@@ -16,7 +16,7 @@ constexpr std::array<std::string_view, size_t(ScriptOp::COUNT)> kOpNames = {
     "open", "pipeline", "profile", "target", "run", "wait",
     "select pass", "next pass", "prev pass", "next changed", "prev changed", "first pass", "last pass",
     "select node", "pin pass", "unpin", "view", "filter", "search", "search next", "search prev",
-    "compare", "fit", "zoom", "export comparison", "export chart", "frames", "next change", "prev change", "expect", "key", "export run", "enter", "leave", "compare-trace", "stage", "graph-option", "timing-option", "pane add", "pane clear"};
+    "compare", "fit", "zoom", "export comparison", "export chart", "frames", "next change", "prev change", "expect", "key", "export run", "enter", "leave", "compare-trace", "stage", "graph-option", "timing-option", "pane add", "pane clear", "expand", "collapse", "follow lineage", "pane add-b"};
 static_assert(kOpNames.size() == size_t(ScriptOp::COUNT));
 
 std::vector<std::string> splitWords(std::string_view line) {
@@ -45,7 +45,8 @@ bool isCounterName(std::string_view s) {
          s == "drawn-errors" || s == "drawn-ghosts" || s == "drawn-links" || s == "drawn-tinted" || s == "columns" || s == "compare-rows" || s == "visible-passes" || s == "delegates" || s == "delegated-nodes" ||
          s == "undelegated-ops" || s == "ir-diff-added" || s == "ir-diff-removed" || s == "timing-bars" ||
          s == "timeline-passes" || s == "timeline-ticks" || s == "timeline-visible" || s == "ab-rows" || s == "ab-repeats" || s == "ab-noise" ||
-         s == "op-diffs" || s == "pane-count" || s == "synced-panes";
+         s == "op-diffs" || s == "pane-count" || s == "synced-panes" || s == "drawn-folds" || s == "folds" ||
+         s == "changed-fields" || s == "lineage-entries";
 }
 
 bool parseInt(std::string_view s, int& v) {
@@ -199,8 +200,8 @@ Result<std::vector<ScriptCommand>> parseScript(std::string_view text, std::strin
       if (w1 == "clear" && need(2)) {
         c.op = ScriptOp::PaneClear;
       } else {
-        if (w.size() < 3 || w1 != "add") return err("expected: pane add N|NAME, or pane clear");
-        c.op = ScriptOp::PaneAdd;
+        if (w.size() < 3 || (w1 != "add" && w1 != "add-b")) return err("expected: pane add|add-b N|NAME, or pane clear");
+        c.op = w1 == "add" ? ScriptOp::PaneAdd : ScriptOp::PaneAddB;
         c.arg = rest(w, 2);
         c.numeric = parseInt(c.arg, c.number);
       }
@@ -242,6 +243,13 @@ Result<std::vector<ScriptCommand>> parseScript(std::string_view text, std::strin
       c.arg = rest(w, 1);
     } else if (w0 == "leave") {
       c.op = ScriptOp::Leave;
+    } else if (w0 == "follow") {
+      if (!need(3) || w1 != "lineage" || !parseInt(w[2], c.number) || c.number < 0) return err("expected: follow lineage N");
+      c.op = ScriptOp::FollowLineage;
+    } else if (w0 == "expand" || w0 == "collapse") {
+      if (!need(2)) return err(fmt::format("expected: {} MODULE-PATH", w0));
+      c.op = w0 == "expand" ? ScriptOp::Expand : ScriptOp::Collapse;
+      c.arg = w1;
     } else if (w0 == "stage") {
       if (!need(2) || (w1 != "quantizer" && w1 != "pipeline")) return err("expected: stage quantizer|pipeline");
       c.op = ScriptOp::Stage;
@@ -291,6 +299,7 @@ Result<std::vector<ScriptCommand>> parseScript(std::string_view text, std::strin
       else if (w1 == "synced" && w.size() >= 3) c.arg2 = rest(w, 2);
       else if (w1 == "ab-verdict" && need(4) && isVerdictName(w[3])) c.arg2 = w[2], c.arg3 = w[3];
       else if (w1 == "culprit" && w.size() >= 3) c.arg2 = rest(w, 2);
+      else if ((w1 == "lineage" || w1 == "changed") && w.size() >= 3) c.arg2 = rest(w, 2);
       else if ((w1 == "error" || w1 == "help") && need(2)) {
       } else if ((w1 == "min" || w1 == "max") && w.size() >= 4 && isCounterName(w[2]) &&
                  ((need(4) && parseInt(w[3], c.number)) ||
@@ -301,15 +310,15 @@ Result<std::vector<ScriptCommand>> parseScript(std::string_view text, std::strin
       } else {
         return err(
             "expected: expect pass-status S | diff empty|nonempty | node NAME | min|max WHAT N | min|max WHAT Kx OTHER | "
-            "graph NAME | pipeline NAME | summary TEXT | synced NODE | ab-verdict PASS|total A|B|noise|saved-A|saved-B|only-A|only-B | "
+            "graph NAME | pipeline NAME | summary TEXT | lineage TEXT | changed TEXT | synced NODE | ab-verdict PASS|total A|B|noise|saved-A|saved-B|only-A|only-B | "
             "culprit NAME|none | error | help (WHAT: drawn-nodes, drawn-labels, drawn-edges, drawn-badges, drawn-stubs, "
             "drawn-errors, drawn-ghosts, drawn-links, drawn-tinted, columns, compare-rows, visible-passes, delegates, delegated-nodes, undelegated-ops, "
             "ir-diff-added, ir-diff-removed, timing-bars, timeline-passes, timeline-ticks, timeline-visible, ab-rows, ab-repeats, ab-noise, "
-            "op-diffs, pane-count, synced-panes)");
+            "op-diffs, pane-count, synced-panes, drawn-folds, folds, changed-fields, lineage-entries)");
       }
     } else if (w0 == "graph-option") {
-      if (!need(3) || (w1 != "badges" && w1 != "wrap" && w1 != "partitions") || (w[2] != "on" && w[2] != "off"))
-        return err("expected: graph-option badges|wrap|partitions on|off");
+      if (!need(3) || (w1 != "badges" && w1 != "wrap" && w1 != "partitions" && w1 != "folds") || (w[2] != "on" && w[2] != "off"))
+        return err("expected: graph-option badges|wrap|partitions|folds on|off");
       c.op = ScriptOp::GraphOption;
       c.arg = w1;
       c.arg2 = w[2];

@@ -13,6 +13,8 @@
 //   pin pass N|NAME | unpin      diff against a pinned pass instead of the previous one
 //   view pipeline|graph|inspector|timing|delegation|ir-diff|panes
 //   pane add N|NAME | pane clear  side-by-side panes (at most 4; shared camera and selection)
+//   pane add-b N|NAME            a pane with a pass of run B (compare / compare-trace): two runs
+//                                side by side, nodes matched through their shared source graph
 //   filter hide-skipped on|off | filter hide-unchanged on|off | filter search TEXT
 //   search TEXT | search next | search prev      node search in the graph view
 //   next change | prev change    select and centre the next/previous node of the diff
@@ -21,6 +23,10 @@
 //                                as `lowerscope-cli bench`); the timing view shows A vs B
 //   compare-trace PATH           load a saved run (.lstrace) as B
 //   fit | zoom FACTOR            graph view camera
+//   follow lineage N             jump to entry N (0-based) of the inspector's lineage of the
+//                                selected node (its pass and node), as a click on it does
+//   expand MODULE | collapse MODULE   open a folded module one level / fold a module again
+//                                (graph-option folds on; e.g. expand encoder.layers.encoder_layer_3)
 //   enter NAME | leave           open a nested graph of the shown graph in place / go back
 //   stage quantizer|pipeline     show the run that prepared the pipeline's source (the
 //                                quantizer's passes, INT profile) / the pipeline run again
@@ -44,12 +50,15 @@
 //                                ir-diff-added, ir-diff-removed (text IR diff lines of the pass)
 //                                timing-bars, timeline-passes, timeline-ticks, timeline-visible
 //                                (passes and ticks in the zoomed window), ab-rows, ab-repeats,
-//                                ab-noise, op-diffs, pane-count, synced-panes
+//                                ab-noise, op-diffs, pane-count, synced-panes, drawn-folds (folded
+//                                modules drawn), folds (folded modules in the drawn graph), changed-fields,
+//                                lineage-entries (inspector: the selected node)
 //   expect ab-verdict PASS|total A|B|noise|saved-A|saved-B|only-A|only-B   the A/B verdict of a
 //                                pass (first of that name) or of the total
 //   expect min|max WHAT Kx OTHER the same against K times another counter
 //                                (e.g. expect max drawn-edges 2x drawn-nodes)
-//   graph-option badges|wrap|partitions on|off   constants as badges on their users / wrap at Fit
+//   graph-option badges|wrap|partitions|folds on|off   constants as badges on their users / wrap
+//                                at Fit / partition colours / modules folded into boxes
 //   expect error                 an error dialog is showing (e.g. a corrupt file)
 //   expect help                  the Help/Keys overlay is showing
 //   expect graph NAME            the graph view shows nested graph NAME (main: the top graph)
@@ -58,6 +67,9 @@
 //                                a counterpart (the nodes that replaced it / it came from)
 //   expect summary TEXT          the selected pass's summary (title, reason, target ops, change
 //                                groups, statistics; one line each) has a line containing TEXT
+//   expect lineage TEXT          an entry of the selected node's lineage (inspector) contains TEXT
+//   expect changed TEXT          a field the selected pass changed in the selected node, as the
+//                                inspector shows it ("NAME: BEFORE -> AFTER"), contains TEXT
 //   expect culprit NAME          the shown pass is the localised one (verify --localize) and
 //                                its culprit is node NAME ("none": localised, nothing exceeds)
 // RUN-OPTIONS: --no-skip --no-fast-copy --no-cache --skip --fast-copy --no-quantize --quantize --pipeline NAME
@@ -79,7 +91,7 @@ enum class ScriptOp : uint8_t {
   SelectPass, NextPass, PrevPass, NextChanged, PrevChanged, FirstPass, LastPass,
   SelectNode, Pin, Unpin, View, Filter, Search, SearchNext, SearchPrev,
   Compare, Fit, Zoom, ExportComparison, ExportChart, Frames, NextChange, PrevChange, Expect, Key, ExportRun, Enter, Leave, CompareTrace, Stage,
-  GraphOption, TimingOption, PaneAdd, PaneClear,
+  GraphOption, TimingOption, PaneAdd, PaneClear, Expand, Collapse, FollowLineage, PaneAddB,
   COUNT
 };
 std::string_view scriptOpName(ScriptOp op);

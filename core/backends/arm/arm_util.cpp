@@ -28,6 +28,11 @@ ValueRef Builder::scalar(ir::DType t, double v, int rank, std::string_view hint)
 
 ValueRef Builder::tensor(exec::Tensor t, std::string_view hint) { return constant(makeConstant(store(), std::move(t)), hint); }
 
+ValueRef Builder::permuted(const ir::Constant& c, std::vector<int64_t> perm, std::string label, std::string_view hint,
+                           std::optional<ir::Shape> view) {
+  return constant(exec::recipeConstant(exec::permuteRecipe(c, std::move(perm), std::move(label), std::move(view))), hint);
+}
+
 Result<ValueRef> Builder::transpose(ValueRef x, std::vector<int64_t> perms) {
   return op("tosa.TRANSPOSE", {x}, {{"perms", Arg(ir::IntList(std::move(perms)))}});
 }
@@ -56,15 +61,6 @@ std::optional<exec::Tensor> valueOfConstant(const ir::Graph& g, ValueRef r) { re
 
 ir::Constant makeConstant(ir::ConstantStore& store, exec::Tensor t, std::string fqn) {
   return transforms::makeConstant(store, std::move(t), ir::ConstantKind::Constant, std::move(fqn));
-}
-
-exec::Tensor permuteTensor(const exec::Tensor& t, const std::vector<int64_t>& perm) {
-  exec::Tensor o(t.dtype(), permuteShape(t.shape(), perm));
-  std::vector<int64_t> in = exec::contiguousStrides(t.shape()), src(perm.size());
-  for (size_t i = 0; i < perm.size(); ++i) src[i] = in[size_t(perm[i])];
-  std::vector<int64_t> dst = exec::contiguousStrides(o.shape());
-  exec::copyStrided(t.elementSize(), o.shape(), t.bytes(), 0, src.data(), o.bytes(), 0, dst.data());
-  return o;
 }
 
 ArmRewritePass::ArmRewritePass(std::string name, std::string desc, std::vector<std::string> targetOps, Fn fn, Gate gate)

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/backends/arm/tosa/tosa_ops.h"
+#include "core/exec/materialize.h"
 #include "core/exec/tensor.h"
 #include "core/passes/node_builder.h"
 
@@ -41,6 +42,10 @@ class Builder : public passes::NodeBuilder {
   ValueRef scalar(ir::DType t, double v, int rank, std::string_view hint = "scalar");
   /// A constant holding `t` (its bytes move into the store when `t` alone owns them).
   ValueRef tensor(exec::Tensor t, std::string_view hint);
+  /// A constant whose recipe is `c` (viewed as `view` when given) permuted by `perm`, shown
+  /// as `label` ("permute OHWI"): no bytes are made here (exec::permuteRecipe).
+  ValueRef permuted(const ir::Constant& c, std::vector<int64_t> perm, std::string label, std::string_view hint,
+                    std::optional<ir::Shape> view = {});
   /// Zero point for an operand of dtype t (shape [1], value zp).
   ValueRef zeroPoint(ir::DType t, int64_t zp = 0) { return scalar(t, double(zp), 1, "zp"); }
   /// MUL shift operand (int8 [1]).
@@ -59,8 +64,7 @@ exec::Tensor constantValues(const ir::Constant& c);
 std::optional<exec::Tensor> valueOfConstant(const ir::Graph& g, ValueRef r);
 /// Bytes of a tensor interned as a new constant (name set by the builder).
 ir::Constant makeConstant(ir::ConstantStore& store, exec::Tensor t, std::string fqn = {});
-/// Permutes a tensor: out dim i = in dim perm[i].
-exec::Tensor permuteTensor(const exec::Tensor& t, const std::vector<int64_t>& perm);
+using exec::permuteTensor;
 
 /// Applicability of a pass by TOSA profile and target (data on the base Pass).
 using Gate = passes::Applicability;

@@ -12,6 +12,7 @@
 
 #include "core/backends/arm/arm_passes.h"
 #include "core/backends/arm/arm_util.h"
+#include "core/transforms/constant_values.h"
 #include "core/backends/arm/tosa/tosa_validate.h"
 
 namespace ls::arm {
@@ -89,8 +90,8 @@ const char* accType(DType t) { return t == DType::Int8 ? "INT32" : t == DType::I
 Status rewriteConv3d(ArmRewritePass& self, Rewriter& rw, ValueRef x, ValueRef wref) {
   const ir::Node& n = rw.node();
   const ir::TensorMeta& xm = rw.meta(x);
-  auto wv = valueOfConstant(rw.graph(), wref);
-  if (!wv) return Status::error("convolution weight must be a constant for TOSA");
+  const ir::Constant* wc = transforms::constantBehind(rw.graph(), wref);
+  if (!wc) return Status::error("convolution weight must be a constant for TOSA");
   auto stride = sints(n, 3, 3), pad = sints(n, 4, 3), dil = sints(n, 5, 3);
   auto groups = sarg(n, 8).asInt();
   const ir::Arg& trA = sarg(n, 6);
@@ -103,7 +104,7 @@ Status rewriteConv3d(ArmRewritePass& self, Rewriter& rw, ValueRef x, ValueRef wr
   Builder b(rw);
   ValueRef bias;
   if (const ir::ValueRef* br = sarg(n, 2).ref()) {
-    if (!valueOfConstant(rw.graph(), *br)) return Status::error("convolution bias must be a constant for TOSA");
+    if (!transforms::constantBehind(rw.graph(), *br)) return Status::error("convolution bias must be a constant for TOSA");
     bias = *br;
   } else {
     bias = b.tensor(exec::Tensor(xm.dtype, Shape{OC}), "zero_bias");
@@ -113,7 +114,7 @@ Status rewriteConv3d(ArmRewritePass& self, Rewriter& rw, ValueRef x, ValueRef wr
   ValueRef xt = xt0;
   ir::IntList padAttr;
   for (int i = 0; i < 3; ++i) {
-    Fit f = fitPadding(xm.shape[2 + i], (*pad)[size_t(i)], wv->dim(2 + i), (*dil)[size_t(i)], (*stride)[size_t(i)],
+    Fit f = fitPadding(xm.shape[2 + i], (*pad)[size_t(i)], wc->shape[2 + i], (*dil)[size_t(i)], (*stride)[size_t(i)],
                        om.shape[2 + i]);
     if (f.trim) {
       LS_ASSIGN_OR_RETURN(sl, b.op("aten.slice_copy.Tensor", {xt, int64_t(1 + i), int64_t(0), xm.shape[2 + i] - f.trim, int64_t(1)}));
@@ -122,8 +123,8 @@ Status rewriteConv3d(ArmRewritePass& self, Rewriter& rw, ValueRef x, ValueRef wr
     padAttr.push_back((*pad)[size_t(i)]);
     padAttr.push_back(f.padEnd);
   }
-  ValueRef w = b.tensor(permuteTensor(*wv, toCl), "weight_odhwi");
-  LS_ASSIGN_OR_RETURN(c, b.op("tosa.CONV3D", {xt, w, bias, b.zeroPoint(xm.dtype), b.zeroPoint(wv->dtype())},
+  ValueRef w = b.permuted(*wc, toCl, "permute ODHWI", "weight_odhwi");
+  LS_ASSIGN_OR_RETURN(c, b.op("tosa.CONV3D", {xt, w, bias, b.zeroPoint(xm.dtype), b.zeroPoint(wc->dtype)},
                               {{"pad", padAttr}, {"stride", ir::IntList(*stride)}, {"dilation", ir::IntList(*dil)},
                                {"acc_type", accType(xm.dtype)}}));
   LS_ASSIGN_OR_RETURN(y, b.op("aten.permute_copy.default", {c, ir::IntList(toCf)}, {}, "permute_ncdhw"));
@@ -140,8 +141,8 @@ Status rewriteConv(ArmRewritePass& self, Rewriter& rw) {
   if (xm.rank() == 5) return rewriteConv3d(self, rw, x, wref);
   if (xm.rank() != 4)
     return Status::error(fmt::format("expected a 2-D or 3-D convolution (rank-4 or rank-5 input), got {}", ir::toString(xm)));
-  auto wv = valueOfConstant(rw.graph(), wref);
-  if (!wv) return Status::error("convolution weight must be a constant for TOSA");
+  const ir::Constant* wc = transforms::constantBehind(rw.graph(), wref);
+  if (!wc) return Status::error("convolution weight must be a constant for TOSA");
   auto stride = sints(n, 3, 2), pad = sints(n, 4, 2), dil = sints(n, 5, 2), opad = sints(n, 7, 2);
   auto groups = sarg(n, 8).asInt();
   const ir::Arg& trA = sarg(n, 6);
@@ -153,25 +154,24 @@ Status rewriteConv(ArmRewritePass& self, Rewriter& rw) {
   Builder b(rw);
   ValueRef bias;
   if (const ir::ValueRef* br = sarg(n, 2).ref()) {
-    auto bv = valueOfConstant(rw.graph(), *br);
-    if (!bv) return Status::error("convolution bias must be a constant for TOSA");
+    if (!transforms::constantBehind(rw.graph(), *br)) return Status::error("convolution bias must be a constant for TOSA");
     bias = *br;
   } else {
     bias = b.tensor(exec::Tensor(xm.dtype, Shape{OC}), "zero_bias");
   }
-  ValueRef izp = b.zeroPoint(xm.dtype), wzp = b.zeroPoint(wv->dtype());
+  ValueRef izp = b.zeroPoint(xm.dtype), wzp = b.zeroPoint(wc->dtype);
   LS_ASSIGN_OR_RETURN(xt, toNhwc(b, x));
   ValueRef out;
   if (transposed) {
     if (*groups != 1 || (*dil)[0] != 1 || (*dil)[1] != 1)
       return Status::error("transposed convolution with groups or dilation is not supported");
-    ValueRef w = b.tensor(permuteTensor(*wv, {1, 2, 3, 0}), "weight_ohwi");
+    ValueRef w = b.permuted(*wc, {1, 2, 3, 0}, "permute OHWI", "weight_ohwi");
     ir::IntList outPad{-(*pad)[0], -(*pad)[0] + (*opad)[0], -(*pad)[1], -(*pad)[1] + (*opad)[1]};
     LS_ASSIGN_OR_RETURN(c, b.op("tosa.TRANSPOSE_CONV2D", {xt, w, bias, izp, wzp},
                     {{"out_pad", outPad}, {"stride", ir::IntList(*stride)}, {"acc_type", accType(xm.dtype)}}));
     out = c;
   } else {
-    int64_t kh = wv->dim(2), kw = wv->dim(3);
+    int64_t kh = wc->shape[2], kw = wc->shape[3];
     Fit fh = fitPadding(xm.shape[2], (*pad)[0], kh, (*dil)[0], (*stride)[0], om.shape[2]);
     Fit fw = fitPadding(xm.shape[3], (*pad)[1], kw, (*dil)[1], (*stride)[1], om.shape[3]);
     LS_ASSIGN_OR_RETURN(xin, trimNhwc(b, xt, fh.trim, fw.trim));
@@ -180,13 +180,12 @@ Status rewriteConv(ArmRewritePass& self, Rewriter& rw) {
                                     {"dilation", ir::IntList(*dil)},
                                     {"acc_type", accType(xm.dtype)}};
     if (*groups == 1) {
-      ValueRef w = b.tensor(permuteTensor(*wv, kToNhwc), "weight_ohwi");
+      ValueRef w = b.permuted(*wc, kToNhwc, "permute OHWI", "weight_ohwi");
       LS_ASSIGN_OR_RETURN(c, b.op("tosa.CONV2D", {xin, w, bias, izp, wzp}, std::move(attrs)));
       out = c;
-    } else if (*groups == C && wv->dim(1) == 1) {
+    } else if (*groups == C && wc->shape[1] == 1) {
       const int64_t M = OC / C;
-      exec::Tensor w4 = wv->reshaped(Shape{C, M, kh, kw});
-      ValueRef w = b.tensor(permuteTensor(w4, {2, 3, 0, 1}), "weight_hwcm");
+      ValueRef w = b.permuted(*wc, {2, 3, 0, 1}, "permute HWCM", "weight_hwcm", Shape{C, M, kh, kw});
       LS_ASSIGN_OR_RETURN(c, b.op("tosa.DEPTHWISE_CONV2D", {xin, w, bias, izp, wzp}, std::move(attrs)));
       out = c;
     } else {

@@ -55,8 +55,9 @@ Status FuseEqualPlaceholdersPass::transform(passes::GraphEditor& ed) {
   std::unordered_map<NodeId, NodeId> into;
   for (auto& [key, ids] : byMeta) {
     if (ids.size() < 2) continue;
-    // Content: the constant's content hash (bytes for data; name-derived for shape-only
-    // constants, whose synthesised values differ by name), confirmed byte by byte.
+    // Content: the constant's content hash (bytes for data; the recipe's for derived
+    // constants; name-derived for shape-only constants, whose synthesised values differ by
+    // name), confirmed byte by byte for data and operation by operation for recipes.
     std::map<uint64_t, std::vector<NodeId>> byHash;
     for (NodeId id : ids) byHash[g.constant(g.node(id).target)->contentHash].push_back(id);
     for (auto& [h, same] : byHash) {
@@ -68,7 +69,7 @@ Status FuseEqualPlaceholdersPass::transform(passes::GraphEditor& ed) {
         NodeId to = ir::kInvalidNode;
         for (NodeId k : keepers) {
           const ir::Constant* kc = g.constant(g.node(k).target);
-          if (c->hasData() && kc->hasData() && c->data->bytes == kc->data->bytes) {
+          if (ir::sameContent(*c, *kc)) {
             to = k;
             break;
           }

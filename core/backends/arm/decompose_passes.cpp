@@ -16,6 +16,7 @@
 #include "core/passes/pass_manager.h"
 #include "core/transforms/batch_norm.h"
 #include "core/transforms/constant_folding.h"
+#include "core/transforms/constant_values.h"
 
 namespace ls::arm {
 
@@ -537,9 +538,9 @@ Status decomposeWeightNorm(ArmRewritePass& self, Rewriter& rw) {
   Builder b(rw);
   ValueRef v = ref(rw, 0);
   std::optional<ValueRef> constW;  // constant v and g: w computed here (the weight of a convolution)
-  if (valueOfConstant(rw.graph(), v) && valueOfConstant(rw.graph(), ref(rw, 1))) {
-    LS_ASSIGN_OR_RETURN(wt, transforms::evaluateOnConstants(rw.graph(), n));
-    constW = b.tensor(wt, "weight_normed");
+  if (transforms::constantBehind(rw.graph(), v) && transforms::constantBehind(rw.graph(), ref(rw, 1))) {
+    LS_ASSIGN_OR_RETURN(wc, transforms::foldedConstant(rw.graph(), n));
+    constW = b.constant(std::move(wc), "weight_normed");
   }
   LS_ASSIGN_OR_RETURN(sq, b.op("aten.mul.Tensor", {v, v}));
   ValueRef s = sq;
@@ -1494,8 +1495,8 @@ Status decomposeFactories(ArmRewritePass& self, Rewriter& rw) {
   if (!readsTensor) {
     // zeros / ones / full / empty / scalar_tensor / arange / linspace: no tensor inputs, so
     // the reference executor's values are the constant (empty's unspecified values: zeros).
-    LS_ASSIGN_OR_RETURN(v, transforms::evaluateOnConstants(rw.graph(), n));
-    rw.replaceWith(b.tensor(v, "factory"));
+    LS_ASSIGN_OR_RETURN(c, transforms::foldedConstant(rw.graph(), n));
+    rw.replaceWith(b.constant(std::move(c), "factory"));
   } else if (op == "aten.new_zeros.default" || op == "aten.zeros_like.default" || op == "aten.new_empty.default" ||
              op == "aten.zero.default") {
     rw.replaceWith(b.tensor(exec::Tensor(om.dtype, om.shape), "zeros"));

@@ -8,6 +8,7 @@
 
 #include "core/backends/arm/arm_passes.h"
 #include "core/backends/arm/arm_util.h"
+#include "core/transforms/constant_values.h"
 
 namespace ls::arm {
 
@@ -129,10 +130,10 @@ std::optional<ir::ValueRef> permuteConstantOperand(Builder& b, ir::ValueRef v, c
   const ir::TensorMeta& m = b.meta(v);
   if (m.rank() != int(perm.size())) return std::nullopt;
   if (permuteShape(m.shape, perm) == m.shape && onlyUnitDimsMove(m.shape, perm)) return v;  // e.g. [1,1,1,1]
-  auto t = valueOfConstant(b.graph(), v);
-  if (!t) return std::nullopt;
+  const ir::Constant* c = transforms::constantBehind(b.graph(), v);
+  if (!c) return std::nullopt;
   if (constCounter) ++*constCounter;
-  return b.tensor(permuteTensor(*t, perm), "permuted_const");
+  return b.permuted(*c, perm, {}, "permuted_const");
 }
 
 }  // namespace

@@ -101,6 +101,29 @@ TEST(NodeBuilder, InPlaceAfterAnchorKeepsEmissionOrderAndRecordsDerivedFrom) {
   }
 }
 
+TEST(NodeBuilder, BuiltNodesAndConstantsTakeTheModuleOfTheirOrigin) {
+  // What a pass builds belongs to the module of the node it rewrites (the app folds by module).
+  for (bool retrace : {true, false}) {
+    ir::Graph g = reluGraph();
+    const ir::NodeId relu = g.nodesOfOp(ir::internOp("aten.relu.default"))[0];
+    g.mutableNode(relu).module = "block.act";
+    PassContext ctx;
+    if (retrace) {
+      RetraceBuild p;
+      ASSERT_EQ(p.run(g, ctx).status, PassStatus::Changed);
+      for (const char* name : {"scaled", "relu_again", "one"}) {
+        const ir::NodeId id = g.findByName(name);
+        ASSERT_NE(id, ir::kInvalidNode) << name;
+        EXPECT_EQ(g.node(id).module, "block.act") << name;
+      }
+    } else {
+      InPlaceBuild p;
+      ASSERT_EQ(p.run(g, ctx).status, PassStatus::Changed);
+      for (const char* name : {"neg1", "neg2"}) EXPECT_EQ(g.node(g.findByName(name)).module, "block.act") << name;
+    }
+  }
+}
+
 TEST(NodeBuilder, UnknownOpOrBadArgsAreErrorsNamingTheOp) {
   for (std::string op : {"aten.no_such_op.default", "aten.mul.Tensor"}) {  // mul: one arg short
     ir::Graph g = reluGraph();

@@ -170,6 +170,7 @@ TEST(GraphView, WithoutVtxOffsetDetailIsLimitedBelow64kVertices) {
   Laid l = layOut("large/vit_tiny_deep200.fxjson.json");
   Offscreen ctx(/*vtxOffset=*/false);
   GraphView v(*l.cache);
+  v.setFoldMode(GraphView::FoldMode::Off);  // every node (module folding is on above 2000 nodes)
   ViewState s;
   s.trace = l.trace;
   v.requestFit();
@@ -178,6 +179,7 @@ TEST(GraphView, WithoutVtxOffsetDetailIsLimitedBelow64kVertices) {
   EXPECT_GT(v.lastStats().nodes + v.lastStats().edges, 1000);
   Offscreen big;
   GraphView w(*l.cache);
+  w.setFoldMode(GraphView::FoldMode::Off);
   w.requestFit();
   big.frame(w, s);
   EXPECT_FALSE(w.lastStats().truncated);

@@ -12,6 +12,7 @@
 #include <set>
 
 #include "core/backends/arm/tosa/tosa_ops.h"
+#include "core/exec/materialize.h"
 #include <cstring>
 
 namespace ls::arm {
@@ -376,7 +377,15 @@ std::optional<std::vector<int64_t>> intValues(const ir::Graph& g, ir::ValueRef r
   if (auto shape = constShapeValues(g, r)) return shape;
   if (n->kind != ir::NodeKind::GetAttr) return std::nullopt;
   const ir::Constant* c = g.constant(n->target);
-  if (!c || !c->hasData() || ir::isFloating(c->dtype) || c->numel() > 4096) return std::nullopt;
+  if (!c || (!c->hasData() && !c->recipe) || ir::isFloating(c->dtype) || c->numel() > 4096) return std::nullopt;
+  if (!c->hasData()) {  // a derived constant (e.g. a folded shape): its values, made once
+    auto t = exec::materialize(*c);
+    if (!t) return std::nullopt;
+    if (t->dtype() != ir::DType::Bool && t->dtype() != ir::DType::UInt8 && t->dtype() != ir::DType::Int8 &&
+        t->dtype() != ir::DType::Int16 && t->dtype() != ir::DType::Int32 && t->dtype() != ir::DType::Int64)
+      return std::nullopt;
+    return t->toInts();
+  }
   const auto& b = c->data->bytes;
   const size_t es = size_t(ir::dtypeSize(c->dtype));
   if (es == 0 || b.size() != size_t(c->numel()) * es) return std::nullopt;

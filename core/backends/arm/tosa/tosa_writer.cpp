@@ -18,6 +18,7 @@
 #include <unordered_set>
 
 #include "core/backends/arm/tosa/tosa_ops.h"
+#include "core/exec/materialize.h"
 #include "core/exec/synth.h"
 #include "core/exec/tensor.h"
 #include "core/backends/arm/tosa/schema/tosa_generated.h"
@@ -294,9 +295,9 @@ class TosaWriter {
 
   // ---------------------------------------------------------------- constants
 
-  /// Bytes of graph constant `c` as read by node `n` (synthesised into `holder` when allowed
+  /// Bytes of graph constant `c` as read by node `n` (materialised into `holder`, no copy, when allowed
   /// and absent; otherwise a view of the constant's blob, no copy).
-  std::span<const uint8_t> constantBytes(const ir::Node& n, const ir::Constant& c, std::vector<uint8_t>& holder) {
+  std::span<const uint8_t> constantBytes(const ir::Node& n, const ir::Constant& c, exec::Tensor& holder) {
     const ir::TensorMeta& m = n.meta();
     if (m.dtype != c.dtype)
       raise(fmt::format("{}: constant '{}' is {} but the node's metadata says {}", where(n), c.name,
@@ -311,14 +312,17 @@ class TosaWriter {
                           c.data->bytes.size(), want, ir::dtypeName(c.dtype), ir::toString(c.shape)));
       return c.data->bytes;
     }
-    if (!opts_.synthesizeMissingData)
+    if (!c.recipe && !opts_.synthesizeMissingData)
       raise(fmt::format("{}: constant '{}' has no data (shape-only weight); a TOSA CONST needs its values "
                         "(materialise constants first, or allow synthesised values)",
                         where(n), c.name));
-    exec::Tensor t = exec::synthesizeConstant(c);
-    report_.synthesized.push_back(c.name);
-    holder.assign(t.bytes(), t.bytes() + t.nbytes());
-    return holder;
+    // A recipe's values (derived in the pipeline, as a folded constant's bytes always were
+    // written) or synthesised ones, made once through the shared cache.
+    auto t = exec::materialize(c);
+    if (!t) raise(fmt::format("{}: {}", where(n), t.message()));
+    if (!c.recipe) report_.synthesized.push_back(c.name);
+    holder = std::move(*t);
+    return {holder.bytes(), holder.nbytes()};
   }
 
   void emitConst(const ir::Node& n, std::span<const uint8_t> bytes) {
@@ -329,8 +333,8 @@ class TosaWriter {
 
   void placeholder(const ir::Node& n) {
     // A placeholder that stands for a constant with data (lifted parameter) is a CONST.
-    if (const ir::Constant* c = g_.constant(n.target); c && c->hasData()) {
-      std::vector<uint8_t> holder;
+    if (const ir::Constant* c = g_.constant(n.target); c && c->valuesKnown()) {
+      exec::Tensor holder;
       if (!g_.users(n.id).empty()) emitConst(n, constantBytes(n, *c, holder));
       return;
     }
@@ -341,7 +345,7 @@ class TosaWriter {
     if (g_.users(n.id).empty()) return;  // dead constant: nothing reads it
     const ir::Constant* c = g_.constant(n.target);
     if (!c) raise(fmt::format("{}: get_attr target '{}' is not a constant of the graph", where(n), n.target));
-    std::vector<uint8_t> holder;
+    exec::Tensor holder;
     emitConst(n, constantBytes(n, *c, holder));
   }
 

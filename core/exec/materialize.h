@@ -1,0 +1,81 @@
+// Lazy constants: recipes the executor can evaluate, and the ONE function that turns a constant
+// into values (a view of its bytes, or synthesised / evaluated once and kept in a bounded cache).
+#pragma once
+
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/exec/tensor.h"
+#include "core/ir/graph.h"
+#include "core/util/status.h"
+
+namespace ls::exec {
+
+/// An ir::ConstantRecipe with its evaluation: compute() gets the input constants' values (in
+/// inputs() order) and returns the value (dtype and shape of the recipe). Deterministic: the
+/// same inputs give the same bytes, so a value can be dropped and recomputed at any time.
+class TensorRecipe : public ir::ConstantRecipe {
+ public:
+  using ir::ConstantRecipe::ConstantRecipe;
+  virtual Result<Tensor> compute(const std::vector<Tensor>& inputs) const = 0;
+};
+
+/// A constant holding `recipe` (dtype, shape and content hash from it; name set when added).
+ir::Constant recipeConstant(std::shared_ptr<const TensorRecipe> recipe,
+                            ir::ConstantKind kind = ir::ConstantKind::Constant, std::string fqn = {});
+
+/// The values of a constant, made once: a read-only view of its bytes (no copy, not cached), or
+/// for a shape-only constant synthesizeConstant(), for a recipe its inputs materialised and
+/// compute(); both kept in MaterializeCache under the content hash. Never write into the result
+/// (Tensor::writable() copies). Thread-safe. An error names the constant and the recipe.
+Result<Tensor> materialize(const ir::Constant& c);
+
+/// The bounded cache behind materialize(): least recently used values go first when the bytes
+/// held exceed the capacity (a value larger than the capacity is returned but not kept).
+/// Evicted values are recomputed identically on the next request. Thread-safe.
+class MaterializeCache {
+ public:
+  static MaterializeCache& instance();
+  /// Default 1 GiB; LS_MATERIALIZE_CACHE_MB overrides it at start-up.
+  void setCapacity(size_t bytes);
+  /// One consistent reading of the cache's state and counters.
+  struct Stats {
+    size_t capacity = 0, bytes = 0, entries = 0;
+    uint64_t hits = 0, misses = 0, evictions = 0;
+  };
+  Stats stats() const;
+  void clear();
+
+  /// A cached value of `key` with this dtype and shape, or an undefined tensor.
+  Tensor find(uint64_t key, ir::DType dtype, const ir::Shape& shape);
+  void put(uint64_t key, const Tensor& t);
+
+ private:
+  MaterializeCache();
+  void evictLocked();
+  struct Entry {
+    uint64_t key;
+    Tensor value;
+  };
+  mutable std::mutex mu_;
+  std::list<Entry> lru_;  // most recent first
+  std::unordered_map<uint64_t, std::list<Entry>::iterator> map_;
+  size_t capacity_, bytes_ = 0;
+  uint64_t hits_ = 0, misses_ = 0, evictions_ = 0;
+};
+
+/// Permutes a tensor: out dim i = in dim perm[i] (copyStrided, tiled for large transposes).
+Tensor permuteTensor(const Tensor& t, const std::vector<int64_t>& perm);
+
+/// Recipe "permute": `in` (first viewed as `view` when given, same numel) permuted by `perm`,
+/// shown as `label` (e.g. "permute OHWI"; default "permute [p0, p1, ...]").
+std::shared_ptr<const TensorRecipe> permuteRecipe(const ir::Constant& in, std::vector<int64_t> perm,
+                                                  std::string label = {}, std::optional<ir::Shape> view = {});
+
+}  // namespace ls::exec
