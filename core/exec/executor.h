@@ -65,6 +65,14 @@ struct ExecOptions {
   /// accumulation of an integer lowering does, instead of flipping ties that float32
   /// summation order moved (INT verification turns it on).
   bool exactAccumulation = false;
+  /// Evaluate float32 values in float64: float32 graph inputs and constants are widened,
+  /// every float32 value the metadata inference gives a node is produced as float64 by its
+  /// kernel, and the graph outputs (and runAll's values) come back rounded to float32. A
+  /// quantised q/dq graph then rounds to quantisation steps the exact value an integer
+  /// lowering computes (its dequantize, sums, bias add and x / scale no longer round to
+  /// float32), so near-ties decide as the integer graph does (INT verification turns it on).
+  /// A kernel without a float64 path fails with an error naming node and op.
+  bool float64 = false;
 };
 
 class Executor;

@@ -67,23 +67,47 @@ double* grown(std::vector<double>& buf, int64_t n) {
 }
 
 /// C = 0 (or unchanged with accumulate) for K = 0, where BLAS need not touch C.
-void emptyProduct(int64_t M, int64_t N, float* C, int64_t ldc, bool accumulate) {
+template <typename T>
+void emptyProduct(int64_t M, int64_t N, T* C, int64_t ldc, bool accumulate) {
   if (accumulate) return;
-  for (int64_t i = 0; i < M; ++i) std::fill(C + i * ldc, C + i * ldc + N, 0.0f);
+  for (int64_t i = 0; i < M; ++i) std::fill(C + i * ldc, C + i * ldc + N, T(0));
+}
+
+/// One sgemm / dgemm call for the block of C at (m0, n0) of m x n.
+void blasBlock(int64_t m, int64_t n, int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb, bool transB,
+               float* C, int64_t ldc, bool accumulate) {
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, transB ? CblasTrans : CblasNoTrans, int(m), int(n), int(K), 1.0f, A,
+              int(lda), B, int(ldb), accumulate ? 1.0f : 0.0f, C, int(ldc));
+}
+void blasBlock(int64_t m, int64_t n, int64_t K, const double* A, int64_t lda, const double* B, int64_t ldb,
+               bool transB, double* C, int64_t ldc, bool accumulate) {
+  cblas_dgemm(CblasRowMajor, CblasNoTrans, transB ? CblasTrans : CblasNoTrans, int(m), int(n), int(K), 1.0, A,
+              int(lda), B, int(ldb), accumulate ? 1.0 : 0.0, C, int(ldc));
+}
+
+/// The product in T's precision (float: sgemm, double: dgemm), blocks shared over threads.
+template <typename T>
+void gemmIn(int64_t M, int64_t N, int64_t K, const T* A, int64_t lda, const T* B, int64_t ldb, bool transB, T* C,
+            int64_t ldc, bool accumulate, int threads) {
+  if (M <= 0 || N <= 0) return;
+  if (K <= 0) return emptyProduct(M, N, C, ldc, accumulate);
+  singleThreadedBlas();
+  forEachBlock(M, N, K, threads, [&](int64_t m0, int64_t m, int64_t n0, int64_t n) {
+    blasBlock(m, n, K, A + m0 * lda, lda, columnsOf(B, ldb, transB, n0), ldb, transB, C + m0 * ldc + n0, ldc,
+              accumulate);
+  });
 }
 
 }  // namespace
 
 void gemm(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb, bool transB,
           float* C, int64_t ldc, bool accumulate, int threads) {
-  if (M <= 0 || N <= 0) return;
-  if (K <= 0) return emptyProduct(M, N, C, ldc, accumulate);
-  singleThreadedBlas();
-  forEachBlock(M, N, K, threads, [&](int64_t m0, int64_t m, int64_t n0, int64_t n) {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, transB ? CblasTrans : CblasNoTrans, int(m), int(n), int(K), 1.0f,
-                A + m0 * lda, int(lda), columnsOf(B, ldb, transB, n0), int(ldb), accumulate ? 1.0f : 0.0f,
-                C + m0 * ldc + n0, int(ldc));
-  });
+  gemmIn(M, N, K, A, lda, B, ldb, transB, C, ldc, accumulate, threads);
+}
+
+void gemm(int64_t M, int64_t N, int64_t K, const double* A, int64_t lda, const double* B, int64_t ldb, bool transB,
+          double* C, int64_t ldc, bool accumulate, int threads) {
+  gemmIn(M, N, K, A, lda, B, ldb, transB, C, ldc, accumulate, threads);
 }
 
 void gemmExact(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb,
@@ -107,9 +131,8 @@ void gemmExact(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, con
   if (accumulate)
     for (int64_t i = 0; i < M; ++i) std::copy(C + i * ldc, C + i * ldc + N, c + i * N);
   forEachBlock(M, N, K, threads, [&](int64_t m0, int64_t m, int64_t n0, int64_t n) {
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, transB ? CblasTrans : CblasNoTrans, int(m), int(n), int(K), 1.0,
-                a + m0 * K, int(K), columnsOf<double>(b, bCols, transB, n0), int(bCols), accumulate ? 1.0 : 0.0,
-                c + m0 * N + n0, int(N));
+    blasBlock(m, n, K, a + m0 * K, K, columnsOf<double>(b, bCols, transB, n0), bCols, transB, c + m0 * N + n0, N,
+              accumulate);
     for (int64_t i = m0; i < m0 + m; ++i)
       for (int64_t j = n0; j < n0 + n; ++j) C[i * ldc + j] = float(c[size_t(i * N + j)]);
   });

@@ -25,11 +25,21 @@ void gemm(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const fl
 void gemmExact(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb,
                bool transB, float* C, int64_t ldc, bool accumulate, int threads);
 
+/// The same product in float64 (OpenBLAS dgemm), for kernels evaluated in float64
+/// (ExecOptions::float64). Same thread and determinism rules.
+void gemm(int64_t M, int64_t N, int64_t K, const double* A, int64_t lda, const double* B, int64_t ldb, bool transB,
+          double* C, int64_t ldc, bool accumulate, int threads);
+
 /// gemm or gemmExact.
 inline void gemmFor(bool exact, int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B,
                     int64_t ldb, bool transB, float* C, int64_t ldc, bool accumulate, int threads) {
   if (exact) gemmExact(M, N, K, A, lda, B, ldb, transB, C, ldc, accumulate, threads);
   else gemm(M, N, K, A, lda, B, ldb, transB, C, ldc, accumulate, threads);
+}
+/// In float64 every product accumulates in double already: `exact` changes nothing.
+inline void gemmFor(bool /*exact*/, int64_t M, int64_t N, int64_t K, const double* A, int64_t lda, const double* B,
+                    int64_t ldb, bool transB, double* C, int64_t ldc, bool accumulate, int threads) {
+  gemm(M, N, K, A, lda, B, ldb, transB, C, ldc, accumulate, threads);
 }
 
 }  // namespace ls::exec

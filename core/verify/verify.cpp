@@ -61,7 +61,7 @@ Result<Reference> Reference::compute(const ir::Graph& source, const VerifyOption
   r.opts_ = opts;
   r.constants_ = constants ? std::move(constants) : std::make_shared<ConstantCache>();
   r.inputs_ = synthesizeInputs(source, opts.seed);
-  Executor ex(ExecOptions{.threads = opts.threads, .exactAccumulation = opts.quantSteps}, r.constants_);
+  Executor ex(ExecOptions{.threads = opts.threads, .exactAccumulation = opts.quantSteps, .float64 = opts.quantSteps}, r.constants_);
   if (opts.progress)
     ex.setProgress([&](size_t done, size_t total) {
       opts.progress("verify: reference run", double(done) / double(std::max<size_t>(total, 1)));
