@@ -91,6 +91,20 @@ void quantizeAll(const Tensor& x, Tensor& out, int64_t qmin, int64_t qmax, Param
   for (int64_t i = 0; i < out.numel(); ++i) out.setInt(i, quantizeOne(xd[i], paramOf(i), qmin, qmax));
 }
 
+/// The input of a quantize. A float32 graph input that ExecOptions::float64 widened is given
+/// back as float32: its values come from outside, not from any arithmetic, and the boundary
+/// quantize of a deployed model (and exec::adaptInputs, which feeds lowered graphs) computes
+/// x * (1 / scale) in float32.
+Result<Tensor> quantizeInput(KernelCtx& c) {
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  const ir::ValueRef* r = c.arg(0).ref();
+  const ir::Node* producer = r ? c.graph().find(r->node) : nullptr;
+  if (x->dtype() == DType::Float64 && producer && producer->kind == ir::NodeKind::Placeholder &&
+      producer->meta(0).dtype == DType::Float32)
+    return x->to(DType::Float32);
+  return *x;
+}
+
 /// out[i] = dequantize(q[i], params(i)): in double into a float64 output, else in float32.
 template <typename ParamOf>
 void dequantizeAll(const Tensor& q, Tensor& out, ParamOf&& paramOf) {
@@ -138,12 +152,12 @@ Result<std::vector<QParam>> perChannelParams(KernelCtx& c, int scalesArg, int zp
 }
 
 Status quantizePerTensor(KernelCtx& c) {
-  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(x, quantizeInput(c));
   LS_ASSIGN_OR_RETURN(p, perTensorParams(c, 1, 2));
   LS_ASSIGN_OR_RETURN(qmin, c.getInt(3));
   LS_ASSIGN_OR_RETURN(qmax, c.getInt(4));
   Tensor& out = c.newOutput(0);
-  quantizeAll(*x, out, qmin, qmax, [&](int64_t) -> const QParam& { return p; });
+  quantizeAll(x, out, qmin, qmax, [&](int64_t) -> const QParam& { return p; });
   return Status::ok();
 }
 
@@ -169,15 +183,15 @@ ChannelOf channelOf(const Tensor& x, int axis) {
 }
 
 Status quantizePerChannel(KernelCtx& c) {
-  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(x, quantizeInput(c));
   LS_ASSIGN_OR_RETURN(axisArg, c.getInt(3));
   LS_ASSIGN_OR_RETURN(qmin, c.getInt(4));
   LS_ASSIGN_OR_RETURN(qmax, c.getInt(5));
-  const int axis = wrapDim(axisArg, x->rank());
-  ChannelOf co = channelOf(*x, axis);
+  const int axis = wrapDim(axisArg, x.rank());
+  ChannelOf co = channelOf(x, axis);
   LS_ASSIGN_OR_RETURN(ps, perChannelParams(c, 1, 2, co.channels));
   Tensor& out = c.newOutput(0);
-  quantizeAll(*x, out, qmin, qmax, [&](int64_t i) -> const QParam& { return ps[size_t(co(i))]; });
+  quantizeAll(x, out, qmin, qmax, [&](int64_t i) -> const QParam& { return ps[size_t(co(i))]; });
   return Status::ok();
 }
 
@@ -199,8 +213,11 @@ Tensor dequantizePerTensor(const Tensor& q, const ir::QuantParams& qp) {
   p.scale64 = qp.scales.empty() ? 1.0 : qp.scales[0];
   p.scale = float(p.scale64);
   p.zeroPoint = qp.zeroPoints.empty() ? 0 : qp.zeroPoints[0];
+  // (q - zero_point) * scale exact in double, rounded to float32 once: the float64 reference's
+  // dequantize narrowed to its graph's float32, and for a float32 scale the float32 kernel's.
   Tensor out(DType::Float32, q.shape());
-  dequantizeAll(q, out, [&](int64_t) -> const QParam& { return p; });
+  float* o = out.data<float>();
+  for (int64_t i = 0; i < out.numel(); ++i) o[i] = float(dequantizeOne<double>(q.getInt(i), p));
   return out;
 }
 

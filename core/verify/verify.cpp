@@ -61,7 +61,11 @@ Result<Reference> Reference::compute(const ir::Graph& source, const VerifyOption
   r.opts_ = opts;
   r.constants_ = constants ? std::move(constants) : std::make_shared<ConstantCache>();
   r.inputs_ = synthesizeInputs(source, opts.seed);
-  Executor ex(ExecOptions{.threads = opts.threads, .exactAccumulation = opts.quantSteps, .float64 = opts.quantSteps}, r.constants_);
+  // The INT reference evaluates the quantised source in float64: its q/dq arithmetic then
+  // rounds the exact values, as the integer lowering does (docs/DESIGN.md).
+  r.sourceQuantised_ = exec::hasQuantOps(source);
+  Executor ex(ExecOptions{.threads = opts.threads, .exactAccumulation = opts.quantSteps, .float64 = opts.quantSteps},
+              r.constants_);
   if (opts.progress)
     ex.setProgress([&](size_t done, size_t total) {
       opts.progress("verify: reference run", double(done) / double(std::max<size_t>(total, 1)));
@@ -103,8 +107,8 @@ CheckResult Reference::compare(const std::vector<Tensor>& actual) const {
     if (!intForFloat) continue;
     if (converted.empty()) converted = actual;
     Tensor f(outputs_[i].dtype(), actual[i].shape());
-    for (int64_t k = 0; k < f.numel(); ++k)
-      f.setDouble(k, double(float(actual[i].getInt(k) - zeroPoints_[i]) * float(steps_[i])));
+    // In the reference's arithmetic: the float64 dequantize, rounded to the output's dtype once.
+    for (int64_t k = 0; k < f.numel(); ++k) f.setDouble(k, double(actual[i].getInt(k) - zeroPoints_[i]) * steps_[i]);
     converted[i] = f;
   }
   if (!converted.empty()) act = &converted;
@@ -157,7 +161,11 @@ CheckResult Reference::compare(const std::vector<Tensor>& actual) const {
 
 CheckResult Reference::check(const ir::Graph& g) const {
   int64_t t0 = nowNs();
-  Executor ex(ExecOptions{.threads = opts_.threads, .exactAccumulation = opts_.quantSteps}, constants_);
+  // In float64 as the INT reference, and a quantised graph checked against a float reference
+  // (how far quantisation moved the model): its exact values are the quantised model's.
+  const bool float64 = opts_.quantSteps || (!sourceQuantised_ && exec::hasQuantOps(g));
+  Executor ex(ExecOptions{.threads = opts_.threads, .exactAccumulation = opts_.quantSteps || float64, .float64 = float64},
+              constants_);
   auto out = ex.run(g, adaptInputs(g, inputs_));  // quantized inputs get the source's values quantized
   CheckResult r;
   if (!out) {

@@ -73,7 +73,10 @@ class Reference {
   /// output compared in steps may also come back as the quantised integers themselves (a
   /// lowering that ends in int8): they are dequantised with the source's scale and zero point.
   CheckResult compare(const std::vector<Tensor>& actual) const;
-  /// Runs `g` on inputs() and compares. An execution error is a failed check.
+  /// Runs `g` on inputs() and compares. An execution error is a failed check. `g` runs in
+  /// float64 (ExecOptions::float64) when the reference did (quantSteps), and when it holds
+  /// quantize/dequantize ops while the source does not (a quantised model against its float
+  /// model: the quantised model's values are its exact ones, those of an integer lowering).
   CheckResult check(const ir::Graph& g) const;
 
  private:
@@ -81,6 +84,7 @@ class Reference {
   std::vector<Tensor> inputs_, outputs_;
   std::vector<double> steps_;
   std::vector<int64_t> zeroPoints_;
+  bool sourceQuantised_ = false;  ///< the source graph holds quantize/dequantize ops
   std::shared_ptr<ConstantCache> constants_;
 };
 

@@ -186,6 +186,50 @@ TEST(Executor, WrongInputsAndStaleMetadataAreErrors) {
   EXPECT_NE(r.message().find("stale"), std::string::npos) << r.message();
 }
 
+TEST(Executor, Float64ModeEvaluatesInDoubleAndReturnsTheGraphsFloat32) {
+  // (x + 2^-30) - x: float32 rounds the sum to x (0), float64 keeps it (2^-30, a float32 too).
+  test::GraphBuilder b;
+  auto x = b.input("x", {2});
+  auto c = b.constant("tiny", DType::Float32, {2}, {std::ldexp(1.0, -30), -std::ldexp(1.0, -30)});
+  auto s = b.call("aten.add.Tensor", {x, c}, {}, "s");
+  auto d = b.call("aten.sub.Tensor", {s, x}, {}, "d");
+  b.output({d, s});
+  const std::vector<Tensor> in = {Tensor::fromFloats({2}, {1, 1})};
+  auto f32 = Executor(ExecOptions{}).run(b.g, in);
+  ASSERT_TRUE(f32.isOk()) << f32.message();
+  EXPECT_EQ((*f32)[0].toFloats(), (std::vector<float>{0.0f, 0.0f}));
+  Executor ex(ExecOptions{.float64 = true});
+  auto all = ex.runAll(b.g, in);
+  ASSERT_TRUE(all.isOk()) << all.message();
+  // Outputs and every kept value come back as the graph's float32.
+  ASSERT_EQ(all->outputs[0].dtype(), DType::Float32);
+  EXPECT_EQ(all->outputs[0].toFloats(), (std::vector<float>{std::ldexp(1.0f, -30), -std::ldexp(1.0f, -30)}));
+  EXPECT_EQ(all->outputs[1].toFloats(), (std::vector<float>{1.0f, 1.0f}));
+  EXPECT_EQ(all->at(s).dtype(), DType::Float32);
+  EXPECT_EQ(all->at(x).dtype(), DType::Float32);
+}
+
+TEST(Executor, Float64ModeKernelWithoutTheDtypeNamesNodeAndOp) {
+  // A float kernel gets float32 or float64; any other input dtype is an error naming the arg,
+  // the node and the op (also with float64 on).
+  test::GraphBuilder b;
+  auto x = b.input("x", DType::Int32, {1, 1, 4, 4});
+  auto w = b.constant("w", DType::Int32, {1, 1, 1, 1}, {1});
+  auto y = b.call("aten.convolution.default",
+                  {x, w, ir::Arg(), std::vector<int64_t>{1, 1}, std::vector<int64_t>{0, 0},
+                   std::vector<int64_t>{1, 1}, false, std::vector<int64_t>{0, 0}, int64_t(1)},
+                  {}, "conv_int");
+  b.output({y});
+  for (bool f64 : {false, true}) {
+    Executor ex(ExecOptions{.float64 = f64});
+    auto r = ex.run(b.g, {Tensor::fromInts(DType::Int32, {1, 1, 4, 4}, std::vector<int64_t>(16, 1))});
+    ASSERT_FALSE(r.isOk());
+    EXPECT_NE(r.message().find("conv_int"), std::string::npos) << r.message();
+    EXPECT_NE(r.message().find("aten.convolution.default"), std::string::npos) << r.message();
+    EXPECT_NE(r.message().find("float32 or float64"), std::string::npos) << r.message();
+  }
+}
+
 TEST(Executor, KernelErrorsNameTheNode) {
   test::GraphBuilder b;
   auto x = b.input("x", {3});

@@ -1,6 +1,7 @@
 // The executor's matrix products (core/exec/gemm.h, OpenBLAS) against a direct definition in
 // double: float mode within the float32 summation error bound, exact mode bit-exact on
-// quantised (integer-valued) operands, results independent of the thread count.
+// quantised (integer-valued) operands, float64 products (ExecOptions::float64) within the
+// float64 bound, results independent of the thread count.
 #include "core/exec/gemm.h"
 
 #include <gtest/gtest.h>
@@ -57,6 +58,12 @@ struct Operands {
   std::vector<float> run(bool exact, int threads) const {
     std::vector<float> out = c0;
     gemmFor(exact, c.m, c.n, c.k, a.data(), lda, b.data(), ldb, c.transB, out.data(), ldc, c.accumulate, threads);
+    return out;
+  }
+  /// The float64 product (ExecOptions::float64) of the same operands widened.
+  std::vector<double> runDouble(int threads) const {
+    std::vector<double> a64(a.begin(), a.end()), b64(b.begin(), b.end()), out(c0.begin(), c0.end());
+    gemm(c.m, c.n, c.k, a64.data(), lda, b64.data(), ldb, c.transB, out.data(), ldc, c.accumulate, threads);
     return out;
   }
 };
@@ -131,6 +138,33 @@ TEST(Gemm, ResultsDoNotDependOnThreadsAndRepeat) {
         ASSERT_EQ(std::memcmp(one.data(), t.data(), one.size() * sizeof(float)), 0)
             << cs.m << "x" << cs.n << "x" << cs.k << (exact ? " exact" : " float") << ", " << threads << " threads";
       }
+    }
+  }
+}
+
+TEST(Gemm, Float64ModeWithinFloat64SummationBoundAndThreadIndependent) {
+  // The float64 product (dgemm) of kernels evaluated in float64: within 2 (K + 1) u sum
+  // |a_ik b_kj| (u = 2^-53) of the exact sum, the padding of C unwritten, and bit for bit the
+  // same for 1-4 threads.
+  SplitMix64 rng(15);
+  for (const Case& cs : kCases) {
+    Operands o(cs, rng, false);
+    std::vector<double> ref, absSum;
+    o.reference(ref, absSum);
+    const std::vector<double> out = o.runDouble(1);
+    for (int64_t i = 0; i < cs.m; ++i) {
+      for (int64_t j = 0; j < cs.n; ++j) {
+        const size_t r = size_t(i * cs.n + j);
+        const double bound = 2.0 * double(cs.k + 1) * std::ldexp(1.0, -53) * absSum[r];
+        ASSERT_LE(std::abs(out[size_t(i * o.ldc + j)] - ref[r]), bound)
+            << cs.m << "x" << cs.n << "x" << cs.k << " element " << i << "," << j;
+      }
+      for (int64_t j = cs.n; j < o.ldc; ++j) ASSERT_EQ(out[size_t(i * o.ldc + j)], double(o.c0[size_t(i * o.ldc + j)]));
+    }
+    for (int threads : {2, 3, 4}) {
+      const std::vector<double> t = o.runDouble(threads);
+      ASSERT_EQ(std::memcmp(out.data(), t.data(), out.size() * sizeof(double)), 0)
+          << cs.m << "x" << cs.n << "x" << cs.k << ", " << threads << " threads";
     }
   }
 }
