@@ -2,8 +2,8 @@
 // `verify --profile int` does) runs through the reference executor with exact accumulation, as
 // float32 (the reference before ExecOptions::float64) and as float64 (verify's INT reference),
 // side by side on the same inputs. docs/DESIGN.md quotes the figures.
-//   build/release/tests/ls_bench --benchmark_filter=IntReference --benchmark_repetitions=5 \
-//     --benchmark_report_aggregates_only=true
+//   build/release/tests/ls_bench --benchmark_filter=IntReference --benchmark_repetitions=5
+//     --benchmark_report_aggregates_only=true (one line)
 #include <benchmark/benchmark.h>
 
 #include <cstdio>

@@ -154,9 +154,8 @@ TEST_P(TosaIntLocalAgreement, IntegerOpsGiveTheSourceQuantisedValuesUpToNearTies
   // the integer graph resolves as it does: an element may differ only where x / scale lies
   // within RESCALE's own precision (2^-30 relative) of a .5 boundary. deit_tiny_vit: 1 of 18.6 M
   // elements (4e-9 steps from the tie; with float32, 8 elements up to 5e-5 steps away).
+  // (Both runs compare the same quantize nodes and elements, checked below.)
   const Agreement& exact = both[1];
-  EXPECT_GE(exact.matched * 2, exact.quantizes);
-  EXPECT_GT(exact.elements, 1'000'000);
   EXPECT_EQ(exact.notRescaleTie, 0);
   EXPECT_LE(exact.maxDiff, 1);
   EXPECT_LE(double(exact.flips), 1e-6 * double(exact.elements));
