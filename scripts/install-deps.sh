@@ -5,7 +5,7 @@ set -euo pipefail
 pkgs=(
   build-essential cmake ninja-build pkg-config git ccache
   libsimdjson-dev libflatbuffers-dev flatbuffers-compiler
-  libcli11-dev libfmt-dev libstb-dev libdtl-dev
+  libcli11-dev libfmt-dev libstb-dev libdtl-dev libopenblas-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
   libimgui-dev libglfw3-dev libgl-dev

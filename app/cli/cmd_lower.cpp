@@ -16,6 +16,7 @@
 #include "core/passes/pass_manager.h"
 #include "core/session/lowering_session.h"
 #include "core/util/atomic_file.h"
+#include "core/util/progress.h"
 
 namespace ls::cli {
 
@@ -94,13 +95,22 @@ int runLower(const LowerCommand& cmd) {
 
   session::LoweringSession lowering(sessionConfig(cmd));
   if (Status v = lowering.validate(); !v) return fail(v.message());
-  auto prepared = lowering.prepare(std::move(source));
+  // One redrawn line on stderr while quantizing and lowering (only on a terminal).
+  Progress line;
+  auto prepared = lowering.prepare(std::move(source), [&](std::string_view stage, double f) { line.stage(stage, f); });
+  line.finish();
   if (!prepared) return fail(prepared.message());
   reportQuantize(*prepared);
   const std::vector<passes::PassRecord> quantizePasses = prepared->quantizePasses;
   const std::string quantizeSummary = prepared->quantizeSummary;
   const int64_t quantizeNs = prepared->quantizeNs;
-  auto outcome = lowering.run(std::move(*prepared), model);
+  session::RunHooks hooks;
+  if (line.active())
+    hooks.progress = [&](size_t i, size_t n, const std::string& pass) {
+      line.stage("lower " + pass, double(i) / double(std::max<size_t>(n, 1)));
+    };
+  auto outcome = lowering.run(std::move(*prepared), model, hooks);
+  line.finish();
   if (!outcome) return fail(outcome.message());
   const passes::RunResult& res = outcome->result;
   ir::Graph& g = outcome->finalGraph;

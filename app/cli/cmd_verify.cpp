@@ -21,6 +21,7 @@
 #include "core/passes/pass_manager.h"
 #include "core/util/atomic_file.h"
 #include "core/util/json_writer.h"
+#include "core/util/progress.h"
 
 namespace ls::cli {
 
@@ -233,7 +234,12 @@ int runVerify(const VerifyCommand& cmd) {
   }
   session::LoweringSession probe(cfg);
   if (Status v = probe.validate(); !v) return usageError(v.message());
-  auto prepared = probe.prepare(std::move(g));
+  // One redrawn line on stderr while quantizing, computing the reference and checking passes
+  // (only on a terminal).
+  Progress line;
+  const StageProgressFn showProgress = [&](std::string_view stage, double f) { line.stage(stage, f); };
+  auto prepared = probe.prepare(std::move(g), showProgress);
+  line.finish();
   if (!prepared) return usageError(prepared.message());
   reportQuantize(*prepared);
   g = std::move(prepared->graph);
@@ -260,9 +266,11 @@ int runVerify(const VerifyCommand& cmd) {
   vo.quantSteps = cfg.profile == passes::Profile::INT;
   vo.stopOnFailure = cmd.stopOnFailure;
   vo.reuseValues = !cmd.noReuse;
+  if (line.active()) vo.progress = showProgress;
 
   auto sourceValues = std::make_shared<exec::RunValues>();
   auto refr = verify::Reference::compute(g, vo, nullptr, cmd.each && vo.reuseValues ? sourceValues.get() : nullptr);
+  line.finish();
   if (!refr) return usageError(refr.message());
   auto ref = std::make_shared<const verify::Reference>(std::move(refr).value());
   const ir::Graph source = g;
@@ -276,6 +284,7 @@ int runVerify(const VerifyCommand& cmd) {
   run.graph = std::move(g);
   run.preparation = std::move(preparation);
   auto outcome = lowering.run(std::move(run), model, hooks);
+  line.finish();
   if (!outcome) return usageError(outcome.message());
   const double runMs = msSince(tRun);
   const passes::RunResult& res = outcome->result;

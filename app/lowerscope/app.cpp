@@ -475,10 +475,10 @@ void App::drawToolbar() {
     viewmodel::RunJob::Progress p = jobA_.progress();
     if (ImGui::Button("Cancel")) jobA_.cancel();
     ImGui::SameLine();
-    float frac = p.count ? float(p.index) / float(p.count) : 0.f;
+    float frac = p.count ? float(p.index) / float(p.count) : float(p.fraction);
     std::string text = p.phase == viewmodel::RunJob::Phase::Loading
                            ? fmt::format("loading {}", std::filesystem::path(p.what).filename().string())
-                       : p.count == 0 ? p.passName
+                       : p.count == 0 ? fmt::format("{} {:.0f}%", p.passName, 100.0 * p.fraction)
                                       : fmt::format("pass {}/{} {}", p.index + 1, p.count, p.passName);
     ImGui::ProgressBar(frac, ImVec2(-1, 0), text.c_str());
   } else {

@@ -100,6 +100,19 @@ Status checkAgainstMeta(const Tensor& t, const ir::TensorMeta& m, const char* wh
   return Status::ok();
 }
 
+/// `m` with float32 read as float64 (ExecOptions::float64).
+ir::TensorMeta widened(const ir::TensorMeta& m) {
+  if (m.dtype != ir::DType::Float32) return m;
+  ir::TensorMeta w = m;
+  w.dtype = ir::DType::Float64;
+  return w;
+}
+
+/// A float64 value back to the float32 its metadata records (ExecOptions::float64).
+void narrowTo(Tensor& t, const ir::TensorMeta& m) {
+  if (t.defined() && t.dtype() == ir::DType::Float64 && m.dtype == ir::DType::Float32) t = t.to(ir::DType::Float32);
+}
+
 Result<std::vector<Tensor>> defaultDelegateRunner(Executor& ex, const ir::Node& callNode, const ir::Graph& sub,
                                                   const std::vector<Tensor>& inputs) {
   (void)callNode;
@@ -194,6 +207,7 @@ Status Executor::execute(const ir::Graph& g, const std::vector<Tensor>& inputs, 
 
   ops::InferenceCache inferCache;
   std::vector<ir::TensorMeta> metas;
+  auto wide = [&](const ir::TensorMeta& m) { return options_.float64 ? widened(m) : m; };
   const KernelRegistry& kernels = KernelRegistry::instance();
   size_t nextInput = 0;
   bool sawOutput = false;
@@ -206,6 +220,7 @@ Status Executor::execute(const ir::Graph& g, const std::vector<Tensor>& inputs, 
         values[node.id] = *given;
         if (!keepAll)
           for (ir::NodeId dead : dieAfter[pos]) values[dead].clear();
+        if (progress_ && depth_ == 0) progress_(pos + 1, n);
         continue;
       }
     switch (node.kind) {
@@ -213,9 +228,10 @@ Status Executor::execute(const ir::Graph& g, const std::vector<Tensor>& inputs, 
         if (nextInput >= inputs.size())
           return Status::error(fmt::format("{}: graph input #{} was not given ({} inputs passed)", where(node),
                                            nextInput, inputs.size()));
-        const Tensor& t = inputs[nextInput++];
-        if (options_.checkMetadata) LS_RETURN_IF_ERROR(checkAgainstMeta(t, node.meta(0), "input").withContext(where(node) + ": "));
-        values[node.id] = {t};
+        Tensor t = inputs[nextInput++];
+        if (options_.float64 && t.dtype() == ir::DType::Float32) t = t.to(ir::DType::Float64);
+        if (options_.checkMetadata) LS_RETURN_IF_ERROR(checkAgainstMeta(t, wide(node.meta(0)), "input").withContext(where(node) + ": "));
+        values[node.id] = {std::move(t)};
         break;
       }
       case ir::NodeKind::GetAttr: {
@@ -225,6 +241,7 @@ Status Executor::execute(const ir::Graph& g, const std::vector<Tensor>& inputs, 
         if (!fetched) return fetched.status().withContext(where(node) + ": ");
         Tensor t = std::move(*fetched);
         if (options_.checkMetadata) LS_RETURN_IF_ERROR(checkAgainstMeta(t, node.meta(0), "constant").withContext(where(node) + ": "));
+        if (options_.float64 && t.dtype() == ir::DType::Float32) t = t.to(ir::DType::Float64);
         values[node.id] = {std::move(t)};
         break;
       }
@@ -256,6 +273,8 @@ Status Executor::execute(const ir::Graph& g, const std::vector<Tensor>& inputs, 
                                            ir::opName(node.op)));
         Status st = ops::inferNode(g, node, metas, &inferCache);
         if (!st) return Status::error(fmt::format("{}: {}", where(node), st.message()));
+        if (options_.float64)
+          for (ir::TensorMeta& m : metas) m = widened(m);
         const ops::OpSchema* schema = ops::OpRegistry::instance().find(node.op);
         auto t0 = options_.profile ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
         KernelCtx ctx(*this, g, node, schema, values, metas, threads_);
@@ -271,7 +290,7 @@ Status Executor::execute(const ir::Graph& g, const std::vector<Tensor>& inputs, 
           std::string what = fmt::format("output #{}", k);
           LS_RETURN_IF_ERROR(checkAgainstMeta(ctx.outputs[k], metas[k], what.c_str()).withContext(where(node) + ": "));
           if (options_.checkMetadata && k < node.outputs.size())
-            LS_RETURN_IF_ERROR(checkAgainstMeta(ctx.outputs[k], node.outputs[k], what.c_str())
+            LS_RETURN_IF_ERROR(checkAgainstMeta(ctx.outputs[k], wide(node.outputs[k]), what.c_str())
                                    .withContext(where(node) + ": recorded metadata is stale: "));
         }
         values[node.id] = std::move(ctx.outputs);
@@ -282,11 +301,31 @@ Status Executor::execute(const ir::Graph& g, const std::vector<Tensor>& inputs, 
     if (observe && *observe && node.kind != ir::NodeKind::Output) (*observe)(node, values[node.id]);
     if (!keepAll)
       for (ir::NodeId dead : dieAfter[pos]) values[dead].clear();
+    if (progress_ && depth_ == 0) progress_(pos + 1, n);
   }
   if (nextInput != inputs.size())
     return Status::error(fmt::format("{}graph has {} inputs, {} were passed", model.empty() ? "" : model + ": ",
                                      nextInput, inputs.size()));
   if (!sawOutput) return Status::error(fmt::format("{}graph has no output node", model.empty() ? "" : model + ": "));
+  if (options_.float64 && depth_ == 0) {  // back to the graph's float32 at the boundary
+    if (const ir::Node* out = g.outputNode()) {
+      size_t k = 0;
+      for (const ir::Arg& a : out->args) {
+        auto narrowOut = [&](const ir::ValueRef& r) {
+          if (k < outputs.size() && !r.isNone()) narrowTo(outputs[k], g.meta(r));
+          ++k;
+        };
+        if (const ir::RefList* l = a.asRefList()) {
+          for (const ir::ValueRef& r : *l) narrowOut(r);
+        } else if (const ir::ValueRef* r = a.ref()) {
+          narrowOut(*r);
+        }
+      }
+    }
+    if (keepAll)
+      for (const ir::NodePtr& p : g.nodes())
+        for (size_t k = 0; k < values[p->id].size() && k < p->outputs.size(); ++k) narrowTo(values[p->id][k], p->outputs[k]);
+  }
   return Status::ok();
 }
 

@@ -65,6 +65,14 @@ struct ExecOptions {
   /// accumulation of an integer lowering does, instead of flipping ties that float32
   /// summation order moved (INT verification turns it on).
   bool exactAccumulation = false;
+  /// Evaluate float32 values in float64: float32 graph inputs and constants are widened,
+  /// every float32 value the metadata inference gives a node is produced as float64 by its
+  /// kernel, and the graph outputs (and runAll's values) come back rounded to float32. A
+  /// quantised q/dq graph then rounds to quantisation steps the exact value an integer
+  /// lowering computes (its dequantize, sums, bias add and x / scale no longer round to
+  /// float32), so near-ties decide as the integer graph does (INT verification turns it on).
+  /// A kernel without a float64 path fails with an error naming node and op.
+  bool float64 = false;
 };
 
 class Executor;
@@ -105,6 +113,10 @@ class Executor {
   Result<std::vector<Tensor>> runDelegate(const ir::Graph& parent, const ir::Node& callNode, std::string_view name,
                                           const std::vector<Tensor>& inputs);
   void setDelegateRunner(DelegateRunner runner) { delegateRunner_ = std::move(runner); }
+  /// Called after every node of a top-level run (not of delegate subgraphs) with the nodes done
+  /// and the graph's node count, on the running thread (progress reporting).
+  using NodeProgressFn = std::function<void(size_t done, size_t total)>;
+  void setProgress(NodeProgressFn progress) { progress_ = std::move(progress); }
 
   ConstantCache& constants() { return *constants_; }
   const ExecOptions& options() const { return options_; }
@@ -124,6 +136,7 @@ class Executor {
   int threads_ = 1;
   std::shared_ptr<ConstantCache> constants_;
   DelegateRunner delegateRunner_;
+  NodeProgressFn progress_;
   int depth_ = 0;  // nested delegate depth (guards against self-referencing subgraphs)
   std::unordered_map<std::string, double> profile_;
 };

@@ -1,9 +1,11 @@
-// Blocked SGEMM: B is packed into 8-column panels per (K block, N block); a 4x8 micro-kernel
-// keeps the C tile in registers (GCC/Clang vector extensions, 4 lanes: plain SSE2/NEON).
+// Matrix products through OpenBLAS (sgemm; dgemm for exact accumulation), cut into fixed blocks
+// that the executor's threads share. docs/DESIGN.md has the benchmark behind the choice.
 #include "core/exec/gemm.h"
 
+#include <cblas.h>
+
 #include <algorithm>
-#include <cstring>
+#include <mutex>
 #include <vector>
 
 #include "core/exec/parallel.h"
@@ -11,175 +13,128 @@
 namespace ls::exec {
 namespace {
 
-constexpr int64_t kMR = 4;    // rows of the register tile
-constexpr int64_t kNR = 8;    // columns of the register tile (two 4-lane vectors)
-constexpr int64_t kKC = 256;  // K block: a packed panel is kKC x kNR floats (8 KB)
-constexpr int64_t kNC = 512;  // N block: the packed B block is kKC x kNC floats (512 KB)
-
-typedef float V4 __attribute__((vector_size(16)));
-
-inline V4 load4(const float* p) {
-  V4 v;
-  std::memcpy(&v, p, sizeof(v));
-  return v;
-}
-inline void addStore4(float* p, V4 v) {
-  V4 o = load4(p);
-  o += v;
-  std::memcpy(p, &o, sizeof(o));
+/// OpenBLAS runs on the calling thread: the executor's parallelFor decides the threads (once,
+/// before the first product; the setting is process-wide).
+void singleThreadedBlas() {
+  static std::once_flag once;
+  std::call_once(once, [] { openblas_set_num_threads(1); });
 }
 
-// C[0..4, 0..8) += A[0..4, 0..kc) * panel[kc][8].
-void micro4x8(int64_t kc, const float* a, int64_t lda, const float* panel, float* c, int64_t ldc) {
-  V4 c00{}, c01{}, c10{}, c11{}, c20{}, c21{}, c30{}, c31{};
-  const float* a0 = a;
-  const float* a1 = a + lda;
-  const float* a2 = a + 2 * lda;
-  const float* a3 = a + 3 * lda;
-  for (int64_t k = 0; k < kc; ++k) {
-    V4 b0 = load4(panel + k * kNR), b1 = load4(panel + k * kNR + 4);
-    c00 += a0[k] * b0;
-    c01 += a0[k] * b1;
-    c10 += a1[k] * b0;
-    c11 += a1[k] * b1;
-    c20 += a2[k] * b0;
-    c21 += a2[k] * b1;
-    c30 += a3[k] * b0;
-    c31 += a3[k] * b1;
-  }
-  addStore4(c, c00);
-  addStore4(c + 4, c01);
-  addStore4(c + ldc, c10);
-  addStore4(c + ldc + 4, c11);
-  addStore4(c + 2 * ldc, c20);
-  addStore4(c + 2 * ldc + 4, c21);
-  addStore4(c + 3 * ldc, c30);
-  addStore4(c + 3 * ldc + 4, c31);
+/// How a product is cut: along the rows of C (`rows`) or its columns, into `count` blocks of
+/// `size` (the last may be shorter). A function of the shape alone, never of the thread count,
+/// so every element comes from the same sgemm call whatever the threads.
+struct Blocks {
+  bool rows = false;
+  int64_t count = 1, size = 0;
+};
+
+Blocks blocksFor(int64_t M, int64_t N) {
+  constexpr int64_t kMinBlock = 64;  // rows or columns per block at least
+  constexpr int64_t kMaxBlocks = 16;
+  Blocks b;
+  b.rows = M > N;
+  const int64_t dim = b.rows ? M : N;
+  b.count = std::clamp<int64_t>((dim + kMinBlock - 1) / kMinBlock, 1, kMaxBlocks);
+  b.size = (dim + b.count - 1) / b.count;
+  b.count = (dim + b.size - 1) / b.size;
+  return b;
 }
 
-// C[0, 0..8) += A[0, 0..kc) * panel[kc][8].
-void micro1x8(int64_t kc, const float* a, const float* panel, float* c) {
-  V4 c0{}, c1{};
-  for (int64_t k = 0; k < kc; ++k) {
-    c0 += a[k] * load4(panel + k * kNR);
-    c1 += a[k] * load4(panel + k * kNR + 4);
-  }
-  addStore4(c, c0);
-  addStore4(c + 4, c1);
-}
-
-// Packs B[0..kc, 0..nc) into ceil(nc/8) panels of kc x 8, zero-padding the last panel.
-void packB(int64_t kc, int64_t nc, const float* b, int64_t ldb, float* out) {
-  for (int64_t j = 0; j < nc; j += kNR) {
-    int64_t w = std::min(kNR, nc - j);
-    float* panel = out + (j / kNR) * kc * kNR;
-    for (int64_t k = 0; k < kc; ++k) {
-      const float* src = b + k * ldb + j;
-      float* dst = panel + k * kNR;
-      if (w == kNR) {
-        std::memcpy(dst, src, sizeof(float) * kNR);
-      } else {
-        for (int64_t x = 0; x < kNR; ++x) dst[x] = x < w ? src[x] : 0.0f;
-      }
+/// Calls fn(m0, m, n0, n) for every block of C, on up to `threads` threads.
+template <typename Fn>
+void forEachBlock(int64_t M, int64_t N, int64_t K, int threads, Fn&& fn) {
+  const Blocks b = blocksFor(M, N);
+  const int64_t other = b.rows ? N : M;
+  parallelFor(threads, b.count, 2 * b.size * other * K, [&](int64_t first, int64_t last) {
+    for (int64_t i = first; i < last; ++i) {
+      const int64_t d0 = i * b.size, d = std::min(b.size, (b.rows ? M : N) - d0);
+      if (b.rows) fn(d0, d, int64_t(0), N);
+      else fn(int64_t(0), M, d0, d);
     }
-  }
+  });
 }
 
-// Rows [m0, m1) x columns [n0, n1) of C.
-void gemmRange(int64_t m0, int64_t m1, int64_t n0, int64_t n1, int64_t K, const float* A, int64_t lda,
-               const float* B, int64_t ldb, float* C, int64_t ldc, bool accumulate) {
-  if (!accumulate)
-    for (int64_t i = m0; i < m1; ++i) std::fill(C + i * ldc + n0, C + i * ldc + n1, 0.0f);
-  if (m1 - m0 < kMR) {  // a few rows (e.g. a batch-1 linear layer): no packing, row axpy
-    for (int64_t i = m0; i < m1; ++i) {
-      float* c = C + i * ldc;
-      for (int64_t k = 0; k < K; ++k) {
-        const float a = A[i * lda + k];
-        const float* b = B + k * ldb;
-        for (int64_t j = n0; j < n1; ++j) c[j] += a * b[j];
-      }
-    }
-    return;
-  }
-  std::vector<float> pack(size_t(kKC * (kNC + kNR)));
-  float tile[kMR * kNR];
-  for (int64_t pc = 0; pc < K; pc += kKC) {
-    const int64_t kc = std::min(kKC, K - pc);
-    for (int64_t jc = n0; jc < n1; jc += kNC) {
-      const int64_t nc = std::min(kNC, n1 - jc);
-      packB(kc, nc, B + pc * ldb + jc, ldb, pack.data());
-      for (int64_t jr = 0; jr < nc; jr += kNR) {
-        const int64_t nr = std::min(kNR, nc - jr);
-        const float* panel = pack.data() + (jr / kNR) * kc * kNR;
-        float* cCol = C + jc + jr;
-        int64_t i = m0;
-        for (; i + kMR <= m1; i += kMR) {
-          const float* a = A + i * lda + pc;
-          if (nr == kNR) {
-            micro4x8(kc, a, lda, panel, cCol + i * ldc, ldc);
-          } else {
-            std::fill(tile, tile + kMR * kNR, 0.0f);
-            micro4x8(kc, a, lda, panel, tile, kNR);
-            for (int64_t r = 0; r < kMR; ++r)
-              for (int64_t x = 0; x < nr; ++x) cCol[(i + r) * ldc + x] += tile[r * kNR + x];
-          }
-        }
-        for (; i < m1; ++i) {
-          const float* a = A + i * lda + pc;
-          if (nr == kNR) {
-            micro1x8(kc, a, panel, cCol + i * ldc);
-          } else {
-            std::fill(tile, tile + kNR, 0.0f);
-            micro1x8(kc, a, panel, tile);
-            for (int64_t x = 0; x < nr; ++x) cCol[i * ldc + x] += tile[x];
-          }
-        }
-      }
-    }
-  }
+/// B's block of columns [n0, n0 + n) (B stored [K, N], or [N, K] when transposed).
+template <typename T>
+const T* columnsOf(const T* B, int64_t ldb, bool transB, int64_t n0) {
+  return transB ? B + n0 * ldb : B + n0;
+}
+
+/// `buf` with room for n elements (grown, never shrunk).
+double* grown(std::vector<double>& buf, int64_t n) {
+  if (buf.size() < size_t(n)) buf.resize(size_t(n));
+  return buf.data();
+}
+
+/// C = 0 (or unchanged with accumulate) for K = 0, where BLAS need not touch C.
+template <typename T>
+void emptyProduct(int64_t M, int64_t N, T* C, int64_t ldc, bool accumulate) {
+  if (accumulate) return;
+  for (int64_t i = 0; i < M; ++i) std::fill(C + i * ldc, C + i * ldc + N, T(0));
+}
+
+/// One sgemm / dgemm call for the block of C at (m0, n0) of m x n.
+void blasBlock(int64_t m, int64_t n, int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb, bool transB,
+               float* C, int64_t ldc, bool accumulate) {
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, transB ? CblasTrans : CblasNoTrans, int(m), int(n), int(K), 1.0f, A,
+              int(lda), B, int(ldb), accumulate ? 1.0f : 0.0f, C, int(ldc));
+}
+void blasBlock(int64_t m, int64_t n, int64_t K, const double* A, int64_t lda, const double* B, int64_t ldb,
+               bool transB, double* C, int64_t ldc, bool accumulate) {
+  cblas_dgemm(CblasRowMajor, CblasNoTrans, transB ? CblasTrans : CblasNoTrans, int(m), int(n), int(K), 1.0, A,
+              int(lda), B, int(ldb), accumulate ? 1.0 : 0.0, C, int(ldc));
+}
+
+/// The product in T's precision (float: sgemm, double: dgemm), blocks shared over threads.
+template <typename T>
+void gemmIn(int64_t M, int64_t N, int64_t K, const T* A, int64_t lda, const T* B, int64_t ldb, bool transB, T* C,
+            int64_t ldc, bool accumulate, int threads) {
+  if (M <= 0 || N <= 0) return;
+  if (K <= 0) return emptyProduct(M, N, C, ldc, accumulate);
+  singleThreadedBlas();
+  forEachBlock(M, N, K, threads, [&](int64_t m0, int64_t m, int64_t n0, int64_t n) {
+    blasBlock(m, n, K, A + m0 * lda, lda, columnsOf(B, ldb, transB, n0), ldb, transB, C + m0 * ldc + n0, ldc,
+              accumulate);
+  });
 }
 
 }  // namespace
 
-void gemm(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb, float* C,
-          int64_t ldc, bool accumulate, int threads) {
-  if (M <= 0 || N <= 0) return;
-  if (K <= 0) {
-    if (!accumulate)
-      for (int64_t i = 0; i < M; ++i) std::fill(C + i * ldc, C + i * ldc + N, 0.0f);
-    return;
-  }
-  const int64_t cost = M * K;  // per column
-  if (N >= 4 * kNR * threads || M < 2 * kMR) {
-    // Split columns (in whole panels) across threads.
-    int64_t panels = (N + kNR - 1) / kNR;
-    parallelFor(threads, panels, cost * kNR, [&](int64_t b, int64_t e) {
-      gemmRange(0, M, b * kNR, std::min(N, e * kNR), K, A, lda, B, ldb, C, ldc, accumulate);
-    });
-  } else {
-    int64_t tiles = (M + kMR - 1) / kMR;
-    parallelFor(threads, tiles, N * K * kMR, [&](int64_t b, int64_t e) {
-      gemmRange(b * kMR, std::min(M, e * kMR), 0, N, K, A, lda, B, ldb, C, ldc, accumulate);
-    });
-  }
+void gemm(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb, bool transB,
+          float* C, int64_t ldc, bool accumulate, int threads) {
+  gemmIn(M, N, K, A, lda, B, ldb, transB, C, ldc, accumulate, threads);
 }
 
-void gemmExact(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb, float* C,
-               int64_t ldc, bool accumulate, int threads) {
+void gemm(int64_t M, int64_t N, int64_t K, const double* A, int64_t lda, const double* B, int64_t ldb, bool transB,
+          double* C, int64_t ldc, bool accumulate, int threads) {
+  gemmIn(M, N, K, A, lda, B, ldb, transB, C, ldc, accumulate, threads);
+}
+
+void gemmExact(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb,
+               bool transB, float* C, int64_t ldc, bool accumulate, int threads) {
   if (M <= 0 || N <= 0) return;
-  parallelFor(threads, M, N * K, [&](int64_t m0, int64_t m1) {
-    std::vector<double> acc(static_cast<size_t>(N));
-    for (int64_t i = m0; i < m1; ++i) {
-      float* c = C + i * ldc;
-      for (int64_t j = 0; j < N; ++j) acc[size_t(j)] = accumulate ? double(c[j]) : 0.0;
-      for (int64_t k = 0; k < K; ++k) {
-        const double a = A[i * lda + k];
-        if (a == 0.0) continue;
-        const float* b = B + k * ldb;
-        for (int64_t j = 0; j < N; ++j) acc[size_t(j)] += a * double(b[j]);
-      }
-      for (int64_t j = 0; j < N; ++j) c[j] = float(acc[size_t(j)]);
-    }
+  if (K <= 0) return emptyProduct(M, N, C, ldc, accumulate);
+  singleThreadedBlas();
+  // Widen the operands (packed: leading dimension K, or for a transposed B, K too) into buffers
+  // kept per calling thread: fresh large allocations would cost a page fault per 4 KB each call.
+  thread_local std::vector<double> aBuf, bBuf, cBuf;
+  double* a = grown(aBuf, M * K);
+  double* b = grown(bBuf, K * N);
+  double* c = grown(cBuf, M * N);
+  const int64_t bRows = transB ? N : K, bCols = transB ? K : N;
+  parallelFor(threads, M, K, [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i) std::copy(A + i * lda, A + i * lda + K, a + i * K);
+  });
+  parallelFor(threads, bRows, bCols, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) std::copy(B + r * ldb, B + r * ldb + bCols, b + r * bCols);
+  });
+  if (accumulate)
+    for (int64_t i = 0; i < M; ++i) std::copy(C + i * ldc, C + i * ldc + N, c + i * N);
+  forEachBlock(M, N, K, threads, [&](int64_t m0, int64_t m, int64_t n0, int64_t n) {
+    blasBlock(m, n, K, a + m0 * K, K, columnsOf<double>(b, bCols, transB, n0), bCols, transB, c + m0 * N + n0, N,
+              accumulate);
+    for (int64_t i = m0; i < m0 + m; ++i)
+      for (int64_t j = n0; j < n0 + n; ++j) C[i * ldc + j] = float(c[size_t(i * N + j)]);
   });
 }
 

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "core/exec/kernel.h"
@@ -59,6 +60,41 @@ void forEachOffset(const ir::Shape& shape, const std::vector<const int64_t*>& st
       idx[size_t(d)] = 0;
     }
   }
+}
+
+/// The dtype of a kernel's element type (float: Float32, double: Float64).
+template <typename T>
+constexpr ir::DType floatDType() {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>);
+  return std::is_same_v<T, float> ? ir::DType::Float32 : ir::DType::Float64;
+}
+
+/// Float kernels are written once over their element type T (float, or double when the
+/// executor evaluates float32 in float64, ExecOptions::float64): calls fn.template
+/// operator()<T>() for the dtype of tensor arg `arg`, an error naming the arg for others.
+template <typename Fn>
+Status byFloatType(KernelCtx& c, int arg, Fn&& fn) {
+  LS_ASSIGN_OR_RETURN(t, c.tensor(arg));
+  if (t->dtype() == ir::DType::Float32) return fn.template operator()<float>();
+  if (t->dtype() == ir::DType::Float64) return fn.template operator()<double>();
+  return c.error("{} must be float32 or float64 for this kernel, got {}", c.argDesc(arg), ir::dtypeName(t->dtype()));
+}
+
+/// Error unless `t` has T's dtype (the other float operands of a kernel dispatched on one).
+template <typename T>
+Status requireDType(const KernelCtx& c, const Tensor& t, const char* what) {
+  if (t.dtype() != floatDType<T>())
+    return c.error("{} must be {} like the input, got {}", what, ir::dtypeName(floatDType<T>()), ir::dtypeName(t.dtype()));
+  return Status::ok();
+}
+
+/// Data of `t` as T (no copy when t has T's dtype; otherwise converted into `scratch`).
+template <typename T>
+const T* typedData(const Tensor& t, std::vector<T>& scratch) {
+  if (t.dtype() == floatDType<T>()) return t.data<T>();
+  scratch.resize(size_t(t.numel()));
+  for (int64_t i = 0; i < t.numel(); ++i) scratch[size_t(i)] = T(t.getDouble(i));
+  return scratch.data();
 }
 
 /// Float32 data of `t` (no copy when t is float32; otherwise converted into `scratch`).

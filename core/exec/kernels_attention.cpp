@@ -12,13 +12,15 @@ namespace ls::exec {
 namespace {
 
 /// softmax(q @ k^T * scale + mask) @ v over the last two dims, batch dims flattened. Scores
-/// and products accumulate in float (as bmm does), the softmax in double (as _softmax does).
-Status sdpa(KernelCtx& c) {
+/// and products accumulate in T (float32, as bmm does; float64 under ExecOptions::float64),
+/// the softmax in double (as _softmax does).
+template <typename T>
+Status sdpaIn(KernelCtx& c) {
   LS_ASSIGN_OR_RETURN(q, c.tensor(0));
   LS_ASSIGN_OR_RETURN(k, c.tensor(1));
   LS_ASSIGN_OR_RETURN(v, c.tensor(2));
-  if (q->dtype() != ir::DType::Float32 || k->dtype() != ir::DType::Float32 || v->dtype() != ir::DType::Float32)
-    return c.error("only float32 query/key/value are supported, got {}", ir::dtypeName(q->dtype()));
+  LS_RETURN_IF_ERROR(requireDType<T>(c, *k, "key"));
+  LS_RETURN_IF_ERROR(requireDType<T>(c, *v, "value"));
   LS_ASSIGN_OR_RETURN(dropout, c.getFloat(4));
   if (dropout != 0.0) return c.error("dropout_p must be 0 in inference, got {}", dropout);
   LS_ASSIGN_OR_RETURN(causal, c.getBool(5));
@@ -41,17 +43,14 @@ Status sdpa(KernelCtx& c) {
     mStr = broadcastStrides(m->shape(), scoresShape);
   }
   Tensor& out = c.newOutput(0);
-  const float* qd = q->data<float>();
-  const float* kd = k->data<float>();
-  const float* vd = v->data<float>();
-  float* od = out.data<float>();
-  std::vector<float> kt(size_t(E * S)), scores(size_t(L * S));
+  const T* qd = q->data<T>();
+  const T* kd = k->data<T>();
+  const T* vd = v->data<T>();
+  T* od = out.data<T>();
+  std::vector<T> scores(size_t(L * S));
   std::vector<double> row(static_cast<size_t>(S));
   for (int64_t b = 0; b < B; ++b) {
-    const float* kb = kd + b * S * E;
-    for (int64_t s = 0; s < S; ++s)
-      for (int64_t e = 0; e < E; ++e) kt[size_t(e * S + s)] = kb[s * E + e];
-    gemm(L, S, E, qd + b * L * E, E, kt.data(), S, scores.data(), S, false, c.threads());
+    gemm(L, S, E, qd + b * L * E, E, kd + b * S * E, E, /*transB=*/true, scores.data(), S, false, c.threads());
     // Multi-index of batch b (for mask broadcasting).
     int64_t maskBase = 0;
     if (mask) {
@@ -64,14 +63,14 @@ Status sdpa(KernelCtx& c) {
     for (int64_t i = 0; i < L; ++i) {
       double mx = -std::numeric_limits<double>::infinity();
       for (int64_t j = 0; j < S; ++j) {
-        double x = double(float(scores[size_t(i * S + j)] * float(scale)));
+        double x = double(T(scores[size_t(i * S + j)] * T(scale)));
         if (causal && j > i) x = -std::numeric_limits<double>::infinity();
         if (mask) {
           const int64_t mi = maskBase + i * mStr[size_t(r - 2)] + j * mStr[size_t(r - 1)];
           if (mask->dtype() == ir::DType::Bool) {
             if (mask->getInt(mi) == 0) x = -std::numeric_limits<double>::infinity();
           } else {
-            x = double(float(x + mask->getDouble(mi)));
+            x = double(T(x + mask->getDouble(mi)));
           }
         }
         row[size_t(j)] = x;
@@ -83,11 +82,15 @@ Status sdpa(KernelCtx& c) {
         sum += row[size_t(j)];
       }
       for (int64_t j = 0; j < S; ++j)
-        scores[size_t(i * S + j)] = sum > 0 ? float(row[size_t(j)] / sum) : std::numeric_limits<float>::quiet_NaN();
+        scores[size_t(i * S + j)] = sum > 0 ? T(row[size_t(j)] / sum) : std::numeric_limits<T>::quiet_NaN();
     }
-    gemm(L, Ev, S, scores.data(), S, vd + b * S * Ev, Ev, od + b * L * Ev, Ev, false, c.threads());
+    gemm(L, Ev, S, scores.data(), S, vd + b * S * Ev, Ev, false, od + b * L * Ev, Ev, false, c.threads());
   }
   return Status::ok();
+}
+
+Status sdpa(KernelCtx& c) {
+  return byFloatType(c, 0, [&]<typename T>() { return sdpaIn<T>(c); });
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // Neural-network kernels: convolution (1-D/2-D, grouped, depthwise, strided, padded,
 // dilated, transposed), matmul family (mm, addmm, bmm, linear), pooling, bilinear/nearest
-// upsampling, batch/layer/group norm and (log-)softmax. Float32 throughout (matmuls also
-// take f64 and integer inputs through a naive loop); index formulas follow PyTorch's CPU
+// upsampling, batch/layer/group norm and (log-)softmax. Float kernels are written once over
+// their element type: float32, or float64 when the executor evaluates float32 in float64
+// (ExecOptions::float64); matmuls also take integer inputs through a naive loop. Index formulas follow PyTorch's CPU
 // kernels so results match eager mode up to float rounding.
 #include <algorithm>
 #include <cmath>
@@ -17,12 +18,6 @@ namespace {
 using ir::DType;
 using ir::Shape;
 
-Status requireFloat32(const KernelCtx& c, const Tensor& t, const char* what) {
-  if (t.dtype() != DType::Float32)
-    return c.error("{} must be float32 for this kernel, got {}", what, ir::dtypeName(t.dtype()));
-  return Status::ok();
-}
-
 // ---------------------------------------------------------------- convolution
 
 struct Conv2dGeom {
@@ -34,29 +29,30 @@ struct Conv2dGeom {
 };
 
 /// Depthwise-style conv (one input channel per group): direct loops per output channel.
-void convDepthwise(const Conv2dGeom& g, const float* x, const float* w, float* out, int threads) {
+template <typename T>
+void convDepthwise(const Conv2dGeom& g, const T* x, const T* w, T* out, int threads) {
   const int64_t coutG = g.cout / g.groups;
   const int64_t planes = g.n * g.cout;
   parallelFor(threads, planes, g.oh * g.ow * g.kh * g.kw, [&](int64_t b, int64_t e) {
     for (int64_t p = b; p < e; ++p) {
       const int64_t n = p / g.cout, oc = p % g.cout, ic = oc / coutG;
-      const float* in = x + (n * g.cin + ic) * g.h * g.w;
-      const float* wk = w + oc * g.kh * g.kw;
-      float* o = out + p * g.oh * g.ow;
+      const T* in = x + (n * g.cin + ic) * g.h * g.w;
+      const T* wk = w + oc * g.kh * g.kw;
+      T* o = out + p * g.oh * g.ow;
       for (int64_t oh = 0; oh < g.oh; ++oh) {
-        float* orow = o + oh * g.ow;
+        T* orow = o + oh * g.ow;
         for (int64_t kh = 0; kh < g.kh; ++kh) {
           const int64_t ih = oh * g.sh - g.ph + kh * g.dh;
           if (ih < 0 || ih >= g.h) continue;
-          const float* irow = in + ih * g.w;
+          const T* irow = in + ih * g.w;
           for (int64_t kw = 0; kw < g.kw; ++kw) {
-            const float wv = wk[kh * g.kw + kw];
+            const T wv = wk[kh * g.kw + kw];
             const int64_t off = kw * g.dw - g.pw;  // iw = ow * sw + off
             // Valid ow: 0 <= ow*sw + off < W.
             int64_t lo = off >= 0 ? 0 : (-off + g.sw - 1) / g.sw;
             int64_t hi = g.w - off <= 0 ? 0 : std::min(g.ow, (g.w - off + g.sw - 1) / g.sw);
             if (g.sw == 1) {
-              const float* src = irow + off;
+              const T* src = irow + off;
               for (int64_t ow = lo; ow < hi; ++ow) orow[ow] += wv * src[ow];
             } else {
               for (int64_t ow = lo; ow < hi; ++ow) orow[ow] += wv * irow[ow * g.sw + off];
@@ -70,60 +66,62 @@ void convDepthwise(const Conv2dGeom& g, const float* x, const float* w, float* o
 
 /// General grouped conv: im2col per (image, group) + GEMM; 1x1 stride-1 unpadded convs
 /// multiply the input directly.
-void convIm2col(const Conv2dGeom& g, const float* x, const float* w, float* out, int threads, bool exact) {
+template <typename T>
+void convIm2col(const Conv2dGeom& g, const T* x, const T* w, T* out, int threads, bool exact) {
   const int64_t cinG = g.cin / g.groups, coutG = g.cout / g.groups;
   const int64_t K = cinG * g.kh * g.kw, P = g.oh * g.ow;
   const bool pointwise = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0;
-  std::vector<float> col(pointwise ? 0 : size_t(K * P));
+  std::vector<T> col(pointwise ? 0 : size_t(K * P));
   for (int64_t n = 0; n < g.n; ++n) {
     for (int64_t gr = 0; gr < g.groups; ++gr) {
-      const float* xg = x + (n * g.cin + gr * cinG) * g.h * g.w;
-      const float* wg = w + gr * coutG * K;
-      float* og = out + (n * g.cout + gr * coutG) * P;
+      const T* xg = x + (n * g.cin + gr * cinG) * g.h * g.w;
+      const T* wg = w + gr * coutG * K;
+      T* og = out + (n * g.cout + gr * coutG) * P;
       if (pointwise) {
-        gemmFor(exact, coutG, P, K, wg, K, xg, P, og, P, false, threads);
+        gemmFor(exact, coutG, P, K, wg, K, xg, P, false, og, P, false, threads);
         continue;
       }
       parallelFor(threads, K, P, [&](int64_t b, int64_t e) {
         for (int64_t row = b; row < e; ++row) {
           const int64_t ci = row / (g.kh * g.kw), kh = (row / g.kw) % g.kh, kw = row % g.kw;
-          const float* in = xg + ci * g.h * g.w;
-          float* dst = col.data() + row * P;
+          const T* in = xg + ci * g.h * g.w;
+          T* dst = col.data() + row * P;
           for (int64_t oh = 0; oh < g.oh; ++oh) {
             const int64_t ih = oh * g.sh - g.ph + kh * g.dh;
-            float* d = dst + oh * g.ow;
+            T* d = dst + oh * g.ow;
             if (ih < 0 || ih >= g.h) {
-              std::fill(d, d + g.ow, 0.0f);
+              std::fill(d, d + g.ow, T(0));
               continue;
             }
-            const float* irow = in + ih * g.w;
+            const T* irow = in + ih * g.w;
             for (int64_t ow = 0; ow < g.ow; ++ow) {
               const int64_t iw = ow * g.sw - g.pw + kw * g.dw;
-              d[ow] = (iw >= 0 && iw < g.w) ? irow[iw] : 0.0f;
+              d[ow] = (iw >= 0 && iw < g.w) ? irow[iw] : T(0);
             }
           }
         }
       });
-      gemmFor(exact, coutG, P, K, wg, K, col.data(), P, og, P, false, threads);
+      gemmFor(exact, coutG, P, K, wg, K, col.data(), P, false, og, P, false, threads);
     }
   }
 }
 
 /// Transposed conv as a scatter: every input element adds w * x to the outputs it reaches.
 /// weight is [Cin, Cout/groups, kh, kw].
-void convTransposed(const Conv2dGeom& g, const float* x, const float* w, float* out, int threads) {
+template <typename T>
+void convTransposed(const Conv2dGeom& g, const T* x, const T* w, T* out, int threads) {
   const int64_t cinG = g.cin / g.groups, coutG = g.cout / g.groups;
   parallelFor(threads, g.n * g.cout, g.h * g.w * cinG * g.kh * g.kw, [&](int64_t b, int64_t e) {
     for (int64_t p = b; p < e; ++p) {
       const int64_t n = p / g.cout, oc = p % g.cout, gr = oc / coutG, ocg = oc % coutG;
-      float* o = out + p * g.oh * g.ow;
+      T* o = out + p * g.oh * g.ow;
       for (int64_t icg = 0; icg < cinG; ++icg) {
         const int64_t ic = gr * cinG + icg;
-        const float* in = x + (n * g.cin + ic) * g.h * g.w;
-        const float* wk = w + (ic * coutG + ocg) * g.kh * g.kw;
+        const T* in = x + (n * g.cin + ic) * g.h * g.w;
+        const T* wk = w + (ic * coutG + ocg) * g.kh * g.kw;
         for (int64_t ih = 0; ih < g.h; ++ih)
           for (int64_t iw = 0; iw < g.w; ++iw) {
-            const float v = in[ih * g.w + iw];
+            const T v = in[ih * g.w + iw];
             for (int64_t kh = 0; kh < g.kh; ++kh) {
               const int64_t oh = ih * g.sh - g.ph + kh * g.dh;
               if (oh < 0 || oh >= g.oh) continue;
@@ -153,53 +151,55 @@ struct Conv3dGeom {
 };
 
 /// 3-D conv: im2col per (image, group) + GEMM.
-void conv3dIm2col(const Conv3dGeom& g, const float* x, const float* w, float* out, int threads, bool exact) {
+template <typename T>
+void conv3dIm2col(const Conv3dGeom& g, const T* x, const T* w, T* out, int threads, bool exact) {
   const int64_t cinG = g.cin / g.groups, coutG = g.cout / g.groups;
   const int64_t K = cinG * g.kVol(), P = g.outPlane();
-  std::vector<float> col(size_t(K * P));
+  std::vector<T> col(size_t(K * P));
   for (int64_t n = 0; n < g.n; ++n)
     for (int64_t gr = 0; gr < g.groups; ++gr) {
-      const float* xg = x + (n * g.cin + gr * cinG) * g.inPlane();
+      const T* xg = x + (n * g.cin + gr * cinG) * g.inPlane();
       parallelFor(threads, K, P, [&](int64_t b, int64_t e) {
         for (int64_t row = b; row < e; ++row) {
           const int64_t ci = row / g.kVol(), kk = row % g.kVol();
           const int64_t kd = kk / (g.k[1] * g.k[2]), kh = (kk / g.k[2]) % g.k[1], kw = kk % g.k[2];
-          const float* in = xg + ci * g.inPlane();
-          float* d = col.data() + row * P;
+          const T* in = xg + ci * g.inPlane();
+          T* d = col.data() + row * P;
           for (int64_t od = 0; od < g.out[0]; ++od) {
             const int64_t id = od * g.stride[0] - g.pad[0] + kd * g.dil[0];
             for (int64_t oh = 0; oh < g.out[1]; ++oh) {
               const int64_t ih = oh * g.stride[1] - g.pad[1] + kh * g.dil[1];
               const bool rowOk = id >= 0 && id < g.in[0] && ih >= 0 && ih < g.in[1];
-              const float* irow = rowOk ? in + (id * g.in[1] + ih) * g.in[2] : nullptr;
+              const T* irow = rowOk ? in + (id * g.in[1] + ih) * g.in[2] : nullptr;
               for (int64_t ow = 0; ow < g.out[2]; ++ow, ++d) {
                 const int64_t iw = ow * g.stride[2] - g.pad[2] + kw * g.dil[2];
-                *d = (rowOk && iw >= 0 && iw < g.in[2]) ? irow[iw] : 0.0f;
+                *d = (rowOk && iw >= 0 && iw < g.in[2]) ? irow[iw] : T(0);
               }
             }
           }
         }
       });
-      gemmFor(exact, coutG, P, K, w + gr * coutG * K, K, col.data(), P, out + (n * g.cout + gr * coutG) * P, P, false,
+      gemmFor(exact, coutG, P, K, w + gr * coutG * K, K, col.data(), P, false, out + (n * g.cout + gr * coutG) * P, P, false,
               threads);
     }
 }
 
 /// Transposed 3-D conv as a scatter (weight [Cin, Cout/groups, kd, kh, kw]).
-void conv3dTransposed(const Conv3dGeom& g, const float* x, const float* w, float* out, int threads) {
+template <typename T>
+void conv3dTransposed(const Conv3dGeom& g, const T* x, const T* w, T* out, int threads) {
   const int64_t cinG = g.cin / g.groups, coutG = g.cout / g.groups;
   parallelFor(threads, g.n * g.cout, g.inPlane() * cinG * g.kVol(), [&](int64_t b, int64_t e) {
     for (int64_t p = b; p < e; ++p) {
       const int64_t n = p / g.cout, oc = p % g.cout, gr = oc / coutG, ocg = oc % coutG;
-      float* o = out + p * g.outPlane();
+      T* o = out + p * g.outPlane();
       for (int64_t icg = 0; icg < cinG; ++icg) {
         const int64_t ic = gr * cinG + icg;
-        const float* in = x + (n * g.cin + ic) * g.inPlane();
-        const float* wk = w + (ic * coutG + ocg) * g.kVol();
+        const T* in = x + (n * g.cin + ic) * g.inPlane();
+        const T* wk = w + (ic * coutG + ocg) * g.kVol();
         for (int64_t id = 0; id < g.in[0]; ++id)
           for (int64_t ih = 0; ih < g.in[1]; ++ih)
             for (int64_t iw = 0; iw < g.in[2]; ++iw) {
-              const float v = in[(id * g.in[1] + ih) * g.in[2] + iw];
+              const T v = in[(id * g.in[1] + ih) * g.in[2] + iw];
               for (int64_t kd = 0; kd < g.k[0]; ++kd) {
                 const int64_t od = id * g.stride[0] - g.pad[0] + kd * g.dil[0];
                 if (od < 0 || od >= g.out[0]) continue;
@@ -219,19 +219,21 @@ void conv3dTransposed(const Conv3dGeom& g, const float* x, const float* w, float
   });
 }
 
-Status addConvBias(KernelCtx& c, float* o, int64_t n, int64_t cout, int64_t plane) {
+template <typename T>
+Status addConvBias(KernelCtx& c, T* o, int64_t n, int64_t cout, int64_t plane) {
   if (!c.has(2)) return Status::ok();
   LS_ASSIGN_OR_RETURN(b, c.tensor(2));
-  LS_RETURN_IF_ERROR(requireFloat32(c, *b, "bias"));
-  const float* bias = b->data<float>();
+  LS_RETURN_IF_ERROR(requireDType<T>(c, *b, "bias"));
+  const T* bias = b->data<T>();
   for (int64_t i = 0; i < n; ++i)
     for (int64_t oc = 0; oc < cout; ++oc) {
-      float* p = o + (i * cout + oc) * plane;
+      T* p = o + (i * cout + oc) * plane;
       for (int64_t j = 0; j < plane; ++j) p[j] += bias[oc];
     }
   return Status::ok();
 }
 
+template <typename T>
 Status convolution3d(KernelCtx& c, const Tensor& x, const Tensor& w) {
   LS_ASSIGN_OR_RETURN(stride, c.getIntList(3, 3));
   LS_ASSIGN_OR_RETURN(pad, c.getIntList(4, 3));
@@ -247,22 +249,20 @@ Status convolution3d(KernelCtx& c, const Tensor& x, const Tensor& w) {
   }
   if (g.groups <= 0 || g.cin % g.groups != 0 || g.cout % g.groups != 0)
     return c.error("channels ({} in, {} out) must be divisible by groups {}", g.cin, g.cout, g.groups);
-  float* o = out.data<float>();
-  if (transposed) conv3dTransposed(g, x.data<float>(), w.data<float>(), o, c.threads());
-  else conv3dIm2col(g, x.data<float>(), w.data<float>(), o, c.threads(), c.exactAccumulation());
+  T* o = out.data<T>();
+  if (transposed) conv3dTransposed(g, x.data<T>(), w.data<T>(), o, c.threads());
+  else conv3dIm2col(g, x.data<T>(), w.data<T>(), o, c.threads(), c.exactAccumulation());
   return addConvBias(c, o, g.n, g.cout, g.outPlane());
 }
 
-Status convolution(KernelCtx& c) {
+template <typename T>
+Status convolutionIn(KernelCtx& c) {
   LS_ASSIGN_OR_RETURN(x, c.tensor(0));
   LS_ASSIGN_OR_RETURN(w, c.tensor(1));
   const int k = w->rank() - 2;
   if (k < 1 || k > 3) return c.error("only 1-D, 2-D and 3-D convolutions are supported, weight is {}", ir::toString(w->meta()));
-  LS_RETURN_IF_ERROR(requireFloat32(c, *x, "input"));
-  LS_RETURN_IF_ERROR(requireFloat32(c, *w, "weight"));
-  if (k == 3) return convolution3d(c, *x, *w);
-  LS_RETURN_IF_ERROR(requireFloat32(c, *x, "input"));
-  LS_RETURN_IF_ERROR(requireFloat32(c, *w, "weight"));
+  LS_RETURN_IF_ERROR(requireDType<T>(c, *w, "weight"));
+  if (k == 3) return convolution3d<T>(c, *x, *w);
   LS_ASSIGN_OR_RETURN(stride, c.getIntList(3, k));
   LS_ASSIGN_OR_RETURN(pad, c.getIntList(4, k));
   LS_ASSIGN_OR_RETURN(dil, c.getIntList(5, k));
@@ -282,16 +282,20 @@ Status convolution(KernelCtx& c) {
   g.groups = groups;
   if (g.groups <= 0 || g.cin % g.groups != 0 || g.cout % g.groups != 0)
     return c.error("channels ({} in, {} out) must be divisible by groups {}", g.cin, g.cout, g.groups);
-  float* o = out.data<float>();
-  if (transposed) convTransposed(g, x->data<float>(), w->data<float>(), o, c.threads());
-  else if (g.cin / g.groups == 1 && g.groups > 1) convDepthwise(g, x->data<float>(), w->data<float>(), o, c.threads());
-  else convIm2col(g, x->data<float>(), w->data<float>(), o, c.threads(), c.exactAccumulation());
+  T* o = out.data<T>();
+  if (transposed) convTransposed(g, x->data<T>(), w->data<T>(), o, c.threads());
+  else if (g.cin / g.groups == 1 && g.groups > 1) convDepthwise(g, x->data<T>(), w->data<T>(), o, c.threads());
+  else convIm2col(g, x->data<T>(), w->data<T>(), o, c.threads(), c.exactAccumulation());
   return addConvBias(c, o, g.n, g.cout, g.oh * g.ow);
+}
+
+Status convolution(KernelCtx& c) {
+  return byFloatType(c, 0, [&]<typename T>() { return convolutionIn<T>(c); });
 }
 
 // ---------------------------------------------------------------- matmul family
 
-/// Naive C = A[M,K] B[K,N] for non-float32 dtypes (f64 in double, integers in int64).
+/// Naive C = A[M,K] B[K,N] for integer dtypes (in int64) and other floats (in double).
 void naiveMatmul(const Tensor& a, int64_t aOff, const Tensor& b, int64_t bOff, Tensor& out, int64_t oOff, int64_t M,
                  int64_t N, int64_t K) {
   const bool integral = ir::isIntegral(out.dtype(), true);
@@ -308,16 +312,32 @@ void naiveMatmul(const Tensor& a, int64_t aOff, const Tensor& b, int64_t bOff, T
     }
 }
 
+/// Calls fn.template operator()<T>() for float32 (T = float) or float64 (double) operand `a`,
+/// else returns `other()` (integer matmuls through naiveMatmul).
+template <typename Fn, typename Other>
+Status byMatmulType(const Tensor& a, Fn&& fn, Other&& other) {
+  if (a.dtype() == DType::Float32) return fn.template operator()<float>();
+  if (a.dtype() == DType::Float64) return fn.template operator()<double>();
+  return other();
+}
+
 Status mm(KernelCtx& c) {
   LS_ASSIGN_OR_RETURN(a, c.tensor(0));
   LS_ASSIGN_OR_RETURN(b, c.tensor(1));
   Tensor& out = c.newOutput(0);
   const int64_t M = a->dim(0), K = a->dim(1), N = b->dim(1);
-  if (a->dtype() == DType::Float32)
-    gemmFor(c.exactAccumulation(), M, N, K, a->data<float>(), K, b->data<float>(), N, out.data<float>(), N, false, c.threads());
-  else
-    naiveMatmul(*a, 0, *b, 0, out, 0, M, N, K);
-  return Status::ok();
+  return byMatmulType(
+      *a,
+      [&]<typename T>() {
+        LS_RETURN_IF_ERROR(requireDType<T>(c, *b, "mat2"));
+        gemmFor(c.exactAccumulation(), M, N, K, a->data<T>(), K, b->data<T>(), N, false, out.data<T>(), N, false,
+                c.threads());
+        return Status::ok();
+      },
+      [&] {
+        naiveMatmul(*a, 0, *b, 0, out, 0, M, N, K);
+        return Status::ok();
+      });
 }
 
 Status bmm(KernelCtx& c) {
@@ -325,13 +345,41 @@ Status bmm(KernelCtx& c) {
   LS_ASSIGN_OR_RETURN(b, c.tensor(1));
   Tensor& out = c.newOutput(0);
   const int64_t B = a->dim(0), M = a->dim(1), K = a->dim(2), N = b->dim(2);
-  for (int64_t i = 0; i < B; ++i) {
-    if (a->dtype() == DType::Float32)
-      gemmFor(c.exactAccumulation(), M, N, K, a->data<float>() + i * M * K, K, b->data<float>() + i * K * N, N,
-              out.data<float>() + i * M * N, N, false, c.threads());
-    else
-      naiveMatmul(*a, i * M * K, *b, i * K * N, out, i * M * N, M, N, K);
-  }
+  return byMatmulType(
+      *a,
+      [&]<typename T>() {
+        LS_RETURN_IF_ERROR(requireDType<T>(c, *b, "mat2"));
+        for (int64_t i = 0; i < B; ++i)
+          gemmFor(c.exactAccumulation(), M, N, K, a->data<T>() + i * M * K, K, b->data<T>() + i * K * N, N, false,
+                  out.data<T>() + i * M * N, N, false, c.threads());
+        return Status::ok();
+      },
+      [&] {
+        for (int64_t i = 0; i < B; ++i) naiveMatmul(*a, i * M * K, *b, i * K * N, out, i * M * N, M, N, K);
+        return Status::ok();
+      });
+}
+
+/// addmm in T: out = beta * self + alpha * (a b), self broadcast.
+template <typename T>
+Status addmmIn(KernelCtx& c, const Tensor& self, const Tensor& a, const Tensor& b, double alpha, double beta,
+               Tensor& out) {
+  LS_RETURN_IF_ERROR(requireDType<T>(c, b, "mat2"));
+  const int64_t M = a.dim(0), K = a.dim(1), N = b.dim(1);
+  T* o = out.data<T>();
+  std::vector<T> prod(size_t(M * N));
+  gemmFor(c.exactAccumulation(), M, N, K, a.data<T>(), K, b.data<T>(), N, false, prod.data(), N, false, c.threads());
+  std::vector<T> sbuf;
+  const T* s = typedData(self, sbuf);
+  std::vector<int64_t> ss = broadcastStrides(self.shape(), out.shape());
+  const T fa = T(alpha), fb = T(beta);
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
+      T p = prod[size_t(i * N + j)];
+      if (alpha != 1.0) p *= fa;
+      // beta == 0 ignores self entirely (nan/inf in self do not propagate), as in torch.
+      o[i * N + j] = beta == 0.0 ? p : (beta == 1.0 ? s[i * ss[0] + j * ss[1]] : fb * s[i * ss[0] + j * ss[1]]) + p;
+    }
   return Status::ok();
 }
 
@@ -343,56 +391,39 @@ Status addmm(KernelCtx& c) {
   LS_ASSIGN_OR_RETURN(alpha, c.getFloat(4));
   Tensor& out = c.newOutput(0);
   const int64_t M = a->dim(0), K = a->dim(1), N = b->dim(1);
-  if (a->dtype() != DType::Float32) {
-    naiveMatmul(*a, 0, *b, 0, out, 0, M, N, K);
-    std::vector<int64_t> ss = broadcastStrides(self->shape(), out.shape());
-    for (int64_t i = 0; i < M; ++i)
-      for (int64_t j = 0; j < N; ++j) {
-        int64_t o = i * N + j, s = i * ss[0] + j * ss[1];
-        double v = alpha * out.getDouble(o) + (beta != 0.0 ? beta * self->getDouble(s) : 0.0);
-        if (ir::isIntegral(out.dtype(), true)) out.setInt(o, int64_t(v));
-        else out.setDouble(o, v);
-      }
-    return Status::ok();
-  }
-  float* o = out.data<float>();
-  std::vector<float> prod(size_t(M * N));
-  gemmFor(c.exactAccumulation(), M, N, K, a->data<float>(), K, b->data<float>(), N, prod.data(), N, false, c.threads());
-  std::vector<float> sbuf;
-  const float* s = floatData(*self, sbuf);
-  std::vector<int64_t> ss = broadcastStrides(self->shape(), out.shape());
-  const float fa = float(alpha), fb = float(beta);
-  for (int64_t i = 0; i < M; ++i)
-    for (int64_t j = 0; j < N; ++j) {
-      float p = prod[size_t(i * N + j)];
-      if (alpha != 1.0) p *= fa;
-      // beta == 0 ignores self entirely (nan/inf in self do not propagate), as in torch.
-      o[i * N + j] = beta == 0.0 ? p : (beta == 1.0 ? s[i * ss[0] + j * ss[1]] : fb * s[i * ss[0] + j * ss[1]]) + p;
-    }
-  return Status::ok();
+  return byMatmulType(
+      *a, [&]<typename T>() { return addmmIn<T>(c, *self, *a, *b, alpha, beta, out); },
+      [&] {
+        naiveMatmul(*a, 0, *b, 0, out, 0, M, N, K);
+        std::vector<int64_t> ss = broadcastStrides(self->shape(), out.shape());
+        for (int64_t i = 0; i < M; ++i)
+          for (int64_t j = 0; j < N; ++j) {
+            int64_t o = i * N + j, s = i * ss[0] + j * ss[1];
+            double v = alpha * out.getDouble(o) + (beta != 0.0 ? beta * self->getDouble(s) : 0.0);
+            if (ir::isIntegral(out.dtype(), true)) out.setInt(o, int64_t(v));
+            else out.setDouble(o, v);
+          }
+        return Status::ok();
+      });
 }
 
-Status linear(KernelCtx& c) {
+template <typename T>
+Status linearIn(KernelCtx& c) {
   LS_ASSIGN_OR_RETURN(x, c.tensor(0));
   LS_ASSIGN_OR_RETURN(w, c.tensor(1));
-  LS_RETURN_IF_ERROR(requireFloat32(c, *x, "input"));
-  LS_RETURN_IF_ERROR(requireFloat32(c, *w, "weight"));
+  LS_RETURN_IF_ERROR(requireDType<T>(c, *w, "weight"));
   Tensor& out = c.newOutput(0);
   const int64_t in = x->dim(x->rank() - 1);
   const int64_t rows = x->numel() / std::max<int64_t>(in, 1);
   const int64_t outF = w->rank() == 2 ? w->dim(0) : 1;
-  // W^T as a row-major [in, out] matrix.
-  std::vector<float> wt(size_t(in * outF));
-  const float* wd = w->data<float>();
-  for (int64_t o = 0; o < outF; ++o)
-    for (int64_t i = 0; i < in; ++i) wt[size_t(i * outF + o)] = wd[o * in + i];
-  gemmFor(c.exactAccumulation(), rows, outF, in, x->data<float>(), in, wt.data(), outF, out.data<float>(), outF, false,
-          c.threads());
+  // x W^T with W [out, in] used in place.
+  gemmFor(c.exactAccumulation(), rows, outF, in, x->data<T>(), in, w->data<T>(), in, /*transB=*/true, out.data<T>(),
+          outF, false, c.threads());
   if (c.has(2)) {
     LS_ASSIGN_OR_RETURN(b, c.tensor(2));
-    std::vector<float> bbuf;
-    const float* bd = floatData(*b, bbuf);
-    float* o = out.data<float>();
+    std::vector<T> bbuf;
+    const T* bd = typedData(*b, bbuf);
+    T* o = out.data<T>();
     const bool scalarBias = b->numel() == 1;
     if (scalarBias || (b->rank() == 1 && b->dim(0) == outF)) {
       for (int64_t r = 0; r < rows; ++r)
@@ -403,6 +434,10 @@ Status linear(KernelCtx& c) {
     }
   }
   return Status::ok();
+}
+
+Status linear(KernelCtx& c) {
+  return byFloatType(c, 0, [&]<typename T>() { return linearIn<T>(c); });
 }
 
 // ---------------------------------------------------------------- pooling
@@ -428,21 +463,21 @@ Result<Pool2d> poolArgs(KernelCtx& c, bool hasDilation) {
 
 /// max_pool2d(_with_indices): the first maximum wins, NaN wins; indices are h * W + w within
 /// each input plane (PyTorch's CPU kernel).
+template <typename T>
 Status maxPoolImpl(KernelCtx& c, bool withIndices) {
   LS_ASSIGN_OR_RETURN(x, c.tensor(0));
-  LS_RETURN_IF_ERROR(requireFloat32(c, *x, "input"));
   LS_ASSIGN_OR_RETURN(p, poolArgs(c, true));
   Tensor& out = c.newOutput(0);
   Tensor* idx = withIndices ? &c.newOutput(1) : nullptr;
   const int r = x->rank();
   const int64_t H = x->dim(r - 2), W = x->dim(r - 1), OH = out.dim(r - 2), OW = out.dim(r - 1);
   const int64_t planes = x->numel() / (H * W);
-  const float* xd = x->data<float>();
-  float* od = out.data<float>();
+  const T* xd = x->data<T>();
+  T* od = out.data<T>();
   int64_t* id = idx ? idx->data<int64_t>() : nullptr;
   parallelFor(c.threads(), planes, OH * OW * p.kh * p.kw, [&](int64_t b, int64_t e) {
     for (int64_t pl = b; pl < e; ++pl) {
-      const float* in = xd + pl * H * W;
+      const T* in = xd + pl * H * W;
       for (int64_t oh = 0; oh < OH; ++oh)
         for (int64_t ow = 0; ow < OW; ++ow) {
           int64_t ih0 = oh * p.sh - p.ph, iw0 = ow * p.sw - p.pw;
@@ -451,10 +486,10 @@ Status maxPoolImpl(KernelCtx& c, bool withIndices) {
           while (ih0 < 0) ih0 += p.dh;
           while (iw0 < 0) iw0 += p.dw;
           int64_t best = ih0 * W + iw0;
-          float bestV = -std::numeric_limits<float>::infinity();
+          T bestV = -std::numeric_limits<T>::infinity();
           for (int64_t ih = ih0; ih < ih1; ih += p.dh)
             for (int64_t iw = iw0; iw < iw1; iw += p.dw) {
-              const float v = in[ih * W + iw];
+              const T v = in[ih * W + iw];
               if (v > bestV || std::isnan(v)) {
                 bestV = v;
                 best = ih * W + iw;
@@ -468,14 +503,18 @@ Status maxPoolImpl(KernelCtx& c, bool withIndices) {
   return Status::ok();
 }
 
-Status maxPoolWithIndices(KernelCtx& c) { return maxPoolImpl(c, true); }
-Status maxPool(KernelCtx& c) { return maxPoolImpl(c, false); }
+Status maxPoolWithIndices(KernelCtx& c) {
+  return byFloatType(c, 0, [&]<typename T>() { return maxPoolImpl<T>(c, true); });
+}
+Status maxPool(KernelCtx& c) {
+  return byFloatType(c, 0, [&]<typename T>() { return maxPoolImpl<T>(c, false); });
+}
 
 /// avg_pool2d with ceil_mode windows clipped to input + padding, count_include_pad and
 /// divisor_override as in PyTorch's CPU kernel.
-Status avgPool(KernelCtx& c) {
+template <typename T>
+Status avgPoolIn(KernelCtx& c) {
   LS_ASSIGN_OR_RETURN(x, c.tensor(0));
-  LS_RETURN_IF_ERROR(requireFloat32(c, *x, "input"));
   LS_ASSIGN_OR_RETURN(p, poolArgs(c, false));
   LS_ASSIGN_OR_RETURN(countIncludePad, c.getBool(5));
   std::optional<int64_t> divisor;
@@ -488,11 +527,11 @@ Status avgPool(KernelCtx& c) {
   const int r = x->rank();
   const int64_t H = x->dim(r - 2), W = x->dim(r - 1), OH = out.dim(r - 2), OW = out.dim(r - 1);
   const int64_t planes = x->numel() / (H * W);
-  const float* xd = x->data<float>();
-  float* od = out.data<float>();
+  const T* xd = x->data<T>();
+  T* od = out.data<T>();
   parallelFor(c.threads(), planes, OH * OW * p.kh * p.kw, [&](int64_t b, int64_t e) {
     for (int64_t pl = b; pl < e; ++pl) {
-      const float* in = xd + pl * H * W;
+      const T* in = xd + pl * H * W;
       for (int64_t oh = 0; oh < OH; ++oh)
         for (int64_t ow = 0; ow < OW; ++ow) {
           int64_t ih0 = oh * p.sh - p.ph, iw0 = ow * p.sw - p.pw;
@@ -500,28 +539,32 @@ Status avgPool(KernelCtx& c) {
           const int64_t poolSize = (ih1 - ih0) * (iw1 - iw0);
           ih0 = std::max<int64_t>(ih0, 0), iw0 = std::max<int64_t>(iw0, 0);
           ih1 = std::min(ih1, H), iw1 = std::min(iw1, W);
-          float& o = od[pl * OH * OW + oh * OW + ow];
+          T& o = od[pl * OH * OW + oh * OW + ow];
           if (ih0 >= ih1 || iw0 >= iw1) {
-            o = 0.0f;
+            o = T(0);
             continue;
           }
-          float sum = 0.0f;
+          T sum = T(0);
           for (int64_t ih = ih0; ih < ih1; ++ih)
             for (int64_t iw = iw0; iw < iw1; ++iw) sum += in[ih * W + iw];
           const int64_t div = divisor ? *divisor : countIncludePad ? poolSize : (ih1 - ih0) * (iw1 - iw0);
-          o = sum / float(div);
+          o = sum / T(div);
         }
     }
   });
   return Status::ok();
 }
 
+Status avgPool(KernelCtx& c) {
+  return byFloatType(c, 0, [&]<typename T>() { return avgPoolIn<T>(c); });
+}
+
 /// 3-D pools ([C,D,H,W] or [N,C,D,H,W]) with PyTorch's CPU semantics: max (first maximum, NaN
 /// wins; indices (d * H + h) * W + w within each input volume) and avg (windows clipped to input
 /// + padding, count_include_pad, divisor_override).
+template <typename T>
 Status pool3d(KernelCtx& c, bool isMax, bool withIndices) {
   LS_ASSIGN_OR_RETURN(x, c.tensor(0));
-  LS_RETURN_IF_ERROR(requireFloat32(c, *x, "input"));
   LS_ASSIGN_OR_RETURN(k, c.getIntList(1, 3));
   LS_ASSIGN_OR_RETURN(st, c.getIntList(2, 3));
   LS_ASSIGN_OR_RETURN(pd, c.getIntList(3, 3));
@@ -550,11 +593,11 @@ Status pool3d(KernelCtx& c, bool isMax, bool withIndices) {
   const int64_t on[3] = {out.dim(r - 3), out.dim(r - 2), out.dim(r - 1)};
   const int64_t inVol = in[0] * in[1] * in[2], outVol = on[0] * on[1] * on[2];
   const int64_t planes = x->numel() / std::max<int64_t>(inVol, 1);
-  const float* xd = x->data<float>();
-  float* od = out.data<float>();
+  const T* xd = x->data<T>();
+  T* od = out.data<T>();
   int64_t* id = idx ? idx->data<int64_t>() : nullptr;
   for (int64_t pl = 0; pl < planes; ++pl) {
-    const float* src = xd + pl * inVol;
+    const T* src = xd + pl * inVol;
     for (int64_t o = 0; o < outVol; ++o) {
       const int64_t oi[3] = {o / (on[1] * on[2]), (o / on[2]) % on[1], o % on[2]};
       int64_t lo[3], hi[3], size = 1;
@@ -569,9 +612,9 @@ Status pool3d(KernelCtx& c, bool isMax, bool withIndices) {
           lo[a] = std::max<int64_t>(lo[a], 0), hi[a] = std::min(hi[a], in[a]);
         }
       }
-      float& dst = od[pl * outVol + o];
+      T& dst = od[pl * outVol + o];
       if (isMax) {
-        float best = -std::numeric_limits<float>::infinity();
+        T best = -std::numeric_limits<T>::infinity();
         int64_t at = (lo[0] * in[1] + lo[1]) * in[2] + lo[2];
         for (int64_t a = lo[0]; a < hi[0]; a += dl[0])
           for (int64_t b = lo[1]; b < hi[1]; b += dl[1])
@@ -584,46 +627,53 @@ Status pool3d(KernelCtx& c, bool isMax, bool withIndices) {
         continue;
       }
       if (lo[0] >= hi[0] || lo[1] >= hi[1] || lo[2] >= hi[2]) {
-        dst = 0.0f;
+        dst = T(0);
         continue;
       }
-      float sum = 0.0f;
+      T sum = T(0);
       for (int64_t a = lo[0]; a < hi[0]; ++a)
         for (int64_t b = lo[1]; b < hi[1]; ++b)
           for (int64_t e = lo[2]; e < hi[2]; ++e) sum += src[(a * in[1] + b) * in[2] + e];
       const int64_t div = divisor ? *divisor
                           : countIncludePad ? size
                                             : (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);
-      dst = sum / float(div);
+      dst = sum / T(div);
     }
   }
   return Status::ok();
 }
-Status maxPool3dWithIndices(KernelCtx& c) { return pool3d(c, true, true); }
-Status maxPool3d(KernelCtx& c) { return pool3d(c, true, false); }
-Status avgPool3d(KernelCtx& c) { return pool3d(c, false, false); }
+Status pool3dK(KernelCtx& c, bool isMax, bool withIndices) {
+  return byFloatType(c, 0, [&]<typename T>() { return pool3d<T>(c, isMax, withIndices); });
+}
+Status maxPool3dWithIndices(KernelCtx& c) { return pool3dK(c, true, true); }
+Status maxPool3d(KernelCtx& c) { return pool3dK(c, true, false); }
+Status avgPool3d(KernelCtx& c) { return pool3dK(c, false, false); }
 
-Status adaptiveAvgPool(KernelCtx& c) {
+template <typename T>
+Status adaptiveAvgPoolIn(KernelCtx& c) {
   LS_ASSIGN_OR_RETURN(x, c.tensor(0));
-  LS_RETURN_IF_ERROR(requireFloat32(c, *x, "input"));
   Tensor& out = c.newOutput(0);
   const int r = x->rank();
   const int64_t H = x->dim(r - 2), W = x->dim(r - 1), OH = out.dim(r - 2), OW = out.dim(r - 1);
   const int64_t planes = x->numel() / std::max<int64_t>(H * W, 1);
-  const float* xd = x->data<float>();
-  float* od = out.data<float>();
+  const T* xd = x->data<T>();
+  T* od = out.data<T>();
   for (int64_t pl = 0; pl < planes; ++pl)
     for (int64_t oh = 0; oh < OH; ++oh) {
       const int64_t h0 = (oh * H) / OH, h1 = ((oh + 1) * H + OH - 1) / OH;
       for (int64_t ow = 0; ow < OW; ++ow) {
         const int64_t w0 = (ow * W) / OW, w1 = ((ow + 1) * W + OW - 1) / OW;
-        float sum = 0.0f;
+        T sum = T(0);
         for (int64_t ih = h0; ih < h1; ++ih)
           for (int64_t iw = w0; iw < w1; ++iw) sum += xd[pl * H * W + ih * W + iw];
-        od[pl * OH * OW + oh * OW + ow] = sum / float((h1 - h0) * (w1 - w0));
+        od[pl * OH * OW + oh * OW + ow] = sum / T((h1 - h0) * (w1 - w0));
       }
     }
   return Status::ok();
+}
+
+Status adaptiveAvgPool(KernelCtx& c) {
+  return byFloatType(c, 0, [&]<typename T>() { return adaptiveAvgPoolIn<T>(c); });
 }
 
 // ---------------------------------------------------------------- upsampling
@@ -673,9 +723,9 @@ std::vector<LinearIdx> linearIndices(int64_t in, int64_t out, bool alignCorners,
   return v;
 }
 
+template <typename T>
 Status bilinearImpl(KernelCtx& c, int alignArg, int listArg, int singleArg) {
   LS_ASSIGN_OR_RETURN(x, c.tensor(0));
-  LS_RETURN_IF_ERROR(requireFloat32(c, *x, "input"));
   if (x->rank() != 4) return c.error("bilinear upsampling expects a 4-D input, got {}", ir::toString(x->meta()));
   LS_ASSIGN_OR_RETURN(align, c.getBool(alignArg));
   Tensor& out = c.newOutput(0);
@@ -683,12 +733,12 @@ Status bilinearImpl(KernelCtx& c, int alignArg, int listArg, int singleArg) {
   auto hi = linearIndices(H, OH, align, scaleArg(c, listArg, singleArg, 0));
   auto wi = linearIndices(W, OW, align, scaleArg(c, listArg, singleArg, 1));
   const int64_t planes = x->dim(0) * x->dim(1);
-  const float* xd = x->data<float>();
-  float* od = out.data<float>();
+  const T* xd = x->data<T>();
+  T* od = out.data<T>();
   parallelFor(c.threads(), planes, OH * OW * 8, [&](int64_t b, int64_t e) {
     for (int64_t pl = b; pl < e; ++pl) {
-      const float* in = xd + pl * H * W;
-      float* o = od + pl * OH * OW;
+      const T* in = xd + pl * H * W;
+      T* o = od + pl * OH * OW;
       for (int64_t oh = 0; oh < OH; ++oh) {
         const LinearIdx& h = hi[size_t(oh)];
         for (int64_t ow = 0; ow < OW; ++ow) {
@@ -702,8 +752,11 @@ Status bilinearImpl(KernelCtx& c, int alignArg, int listArg, int singleArg) {
   return Status::ok();
 }
 
-Status upsampleBilinearVec(KernelCtx& c) { return bilinearImpl(c, 2, 3, -1); }
-Status upsampleBilinear(KernelCtx& c) { return bilinearImpl(c, 2, -1, 3); }
+Status bilinearK(KernelCtx& c, int alignArg, int listArg, int singleArg) {
+  return byFloatType(c, 0, [&]<typename T>() { return bilinearImpl<T>(c, alignArg, listArg, singleArg); });
+}
+Status upsampleBilinearVec(KernelCtx& c) { return bilinearK(c, 2, 3, -1); }
+Status upsampleBilinear(KernelCtx& c) { return bilinearK(c, 2, -1, 3); }
 
 Status nearestImpl(KernelCtx& c, int listArg, int singleArg) {
   LS_ASSIGN_OR_RETURN(x, c.tensor(0));
@@ -734,19 +787,20 @@ Status upsampleNearest(KernelCtx& c) { return nearestImpl(c, -1, 2); }
 // ---------------------------------------------------------------- normalisation
 
 /// Optional per-channel float parameter (null when absent).
-Result<const float*> optParam(KernelCtx& c, int i, std::vector<float>& buf) {
-  if (!c.has(i)) return static_cast<const float*>(nullptr);
+template <typename T>
+Result<const T*> optParam(KernelCtx& c, int i, std::vector<T>& buf) {
+  if (!c.has(i)) return static_cast<const T*>(nullptr);
   LS_ASSIGN_OR_RETURN(t, c.tensor(i));
-  return floatData(*t, buf);
+  return typedData(*t, buf);
 }
 
 /// native_batch_norm & co. Eval: y = x * a + b with a = w / sqrt(var + eps),
 /// b = bias - mean * a per channel; extra outputs as the metadata says (empty in eval).
 /// Training: batch statistics (biased variance); outputs 1, 2 are save_mean, save_invstd.
+template <typename T>
 Status batchNormImpl(KernelCtx& c, int trainingArg, int epsArg) {
   LS_ASSIGN_OR_RETURN(x, c.tensor(0));
-  LS_RETURN_IF_ERROR(requireFloat32(c, *x, "input"));
-  std::vector<float> wb, bb, mb, vb;
+  std::vector<T> wb, bb, mb, vb;
   LS_ASSIGN_OR_RETURN(w, optParam(c, 1, wb));
   LS_ASSIGN_OR_RETURN(b, optParam(c, 2, bb));
   LS_ASSIGN_OR_RETURN(rm, optParam(c, 3, mb));
@@ -761,7 +815,7 @@ Status batchNormImpl(KernelCtx& c, int trainingArg, int epsArg) {
   Tensor& o1 = c.newOutput(1);
   Tensor& o2 = c.newOutput(2);
   const int64_t N = x->dim(0), C = x->dim(1), plane = x->numel() / std::max<int64_t>(N * C, 1);
-  const float* xd = x->data<float>();
+  const T* xd = x->data<T>();
   std::vector<double> mean(static_cast<size_t>(C)), var(static_cast<size_t>(C));
   if (training) {
     for (int64_t ch = 0; ch < C; ++ch) {
@@ -781,19 +835,19 @@ Status batchNormImpl(KernelCtx& c, int trainingArg, int epsArg) {
     if (!rm || !rv) return c.error("eval-mode batch norm needs running_mean and running_var");
     for (int64_t ch = 0; ch < C; ++ch) mean[size_t(ch)] = rm[ch], var[size_t(ch)] = rv[ch];
   }
-  std::vector<float> scale(static_cast<size_t>(C)), shift(static_cast<size_t>(C));
+  std::vector<T> scale(static_cast<size_t>(C)), shift(static_cast<size_t>(C));
   for (int64_t ch = 0; ch < C; ++ch) {
     const double invstd = 1.0 / std::sqrt(var[size_t(ch)] + eps);
     const double a = (w ? w[ch] : 1.0) * invstd;
-    scale[size_t(ch)] = float(a);
-    shift[size_t(ch)] = float((b ? b[ch] : 0.0) - mean[size_t(ch)] * a);
+    scale[size_t(ch)] = T(a);
+    shift[size_t(ch)] = T((b ? b[ch] : 0.0) - mean[size_t(ch)] * a);
   }
-  float* od = out.data<float>();
+  T* od = out.data<T>();
   parallelFor(c.threads(), N * C, plane, [&](int64_t lo, int64_t hi) {
     for (int64_t p = lo; p < hi; ++p) {
-      const float a = scale[size_t(p % C)], sh = shift[size_t(p % C)];
-      const float* in = xd + p * plane;
-      float* o = od + p * plane;
+      const T a = scale[size_t(p % C)], sh = shift[size_t(p % C)];
+      const T* in = xd + p * plane;
+      T* o = od + p * plane;
       for (int64_t i = 0; i < plane; ++i) o[i] = in[i] * a + sh;
     }
   });
@@ -806,16 +860,19 @@ Status batchNormImpl(KernelCtx& c, int trainingArg, int epsArg) {
   return Status::ok();
 }
 
-Status nativeBatchNorm(KernelCtx& c) { return batchNormImpl(c, 5, 7); }
-Status batchNormNoTraining(KernelCtx& c) { return batchNormImpl(c, -1, 6); }
+Status batchNormK(KernelCtx& c, int trainingArg, int epsArg) {
+  return byFloatType(c, 0, [&]<typename T>() { return batchNormImpl<T>(c, trainingArg, epsArg); });
+}
+Status nativeBatchNorm(KernelCtx& c) { return batchNormK(c, 5, 7); }
+Status batchNormNoTraining(KernelCtx& c) { return batchNormK(c, -1, 6); }
 
 /// native_layer_norm: per row over the normalized dims, biased variance in double;
 /// outputs (y, mean, rstd).
-Status layerNorm(KernelCtx& c) {
+template <typename T>
+Status layerNormIn(KernelCtx& c) {
   LS_ASSIGN_OR_RETURN(x, c.tensor(0));
-  LS_RETURN_IF_ERROR(requireFloat32(c, *x, "input"));
   LS_ASSIGN_OR_RETURN(norm, c.getIntList(1));
-  std::vector<float> wb, bb;
+  std::vector<T> wb, bb;
   LS_ASSIGN_OR_RETURN(w, optParam(c, 2, wb));
   LS_ASSIGN_OR_RETURN(b, optParam(c, 3, bb));
   LS_ASSIGN_OR_RETURN(eps, c.getFloat(4));
@@ -825,38 +882,42 @@ Status layerNorm(KernelCtx& c) {
   int64_t n = 1;
   for (int64_t d : norm) n *= d;
   const int64_t rows = n > 0 ? x->numel() / n : 0;
-  const float* xd = x->data<float>();
-  float* od = out.data<float>();
-  float* md = meanOut.data<float>();
-  float* rd = rstdOut.data<float>();
+  const T* xd = x->data<T>();
+  T* od = out.data<T>();
+  T* md = meanOut.data<T>();
+  T* rd = rstdOut.data<T>();
   parallelFor(c.threads(), rows, n * 4, [&](int64_t lo, int64_t hi) {
     for (int64_t r = lo; r < hi; ++r) {
-      const float* in = xd + r * n;
+      const T* in = xd + r * n;
       double s = 0;
       for (int64_t i = 0; i < n; ++i) s += in[i];
       const double mean = s / double(n);
       double s2 = 0;
       for (int64_t i = 0; i < n; ++i) s2 += (in[i] - mean) * (in[i] - mean);
       const double rstd = 1.0 / std::sqrt(s2 / double(n) + eps);
-      float* o = od + r * n;
+      T* o = od + r * n;
       for (int64_t i = 0; i < n; ++i) {
         double y = (in[i] - mean) * rstd;
         if (w) y *= w[i];
         if (b) y += b[i];
-        o[i] = float(y);
+        o[i] = T(y);
       }
-      md[r] = float(mean);
-      rd[r] = float(rstd);
+      md[r] = T(mean);
+      rd[r] = T(rstd);
     }
   });
   return Status::ok();
 }
 
+Status layerNorm(KernelCtx& c) {
+  return byFloatType(c, 0, [&]<typename T>() { return layerNormIn<T>(c); });
+}
+
 /// native_group_norm(input, weight, bias, N, C, HxW, group, eps) -> (y, mean[N,G], rstd[N,G]).
-Status groupNorm(KernelCtx& c) {
+template <typename T>
+Status groupNormIn(KernelCtx& c) {
   LS_ASSIGN_OR_RETURN(x, c.tensor(0));
-  LS_RETURN_IF_ERROR(requireFloat32(c, *x, "input"));
-  std::vector<float> wb, bb;
+  std::vector<T> wb, bb;
   LS_ASSIGN_OR_RETURN(w, optParam(c, 1, wb));
   LS_ASSIGN_OR_RETURN(b, optParam(c, 2, bb));
   LS_ASSIGN_OR_RETURN(N, c.getInt(3));
@@ -870,11 +931,11 @@ Status groupNorm(KernelCtx& c) {
   Tensor& meanOut = c.newOutput(1);
   Tensor& rstdOut = c.newOutput(2);
   const int64_t cg = C / G, len = cg * HxW;
-  const float* xd = x->data<float>();
-  float* od = out.data<float>();
+  const T* xd = x->data<T>();
+  T* od = out.data<T>();
   for (int64_t n = 0; n < N; ++n)
     for (int64_t g = 0; g < G; ++g) {
-      const float* in = xd + (n * C + g * cg) * HxW;
+      const T* in = xd + (n * C + g * cg) * HxW;
       double s = 0, s2 = 0;
       for (int64_t i = 0; i < len; ++i) s += in[i];
       const double mean = s / double(len);
@@ -886,13 +947,17 @@ Status groupNorm(KernelCtx& c) {
           double y = (in[ch * HxW + i] - mean) * rstd;
           if (w) y *= w[cc];
           if (b) y += b[cc];
-          od[(n * C + cc) * HxW + i] = float(y);
+          od[(n * C + cc) * HxW + i] = T(y);
         }
       }
       meanOut.setDouble(n * G + g, mean);
       rstdOut.setDouble(n * G + g, rstd);
     }
   return Status::ok();
+}
+
+Status groupNorm(KernelCtx& c) {
+  return byFloatType(c, 0, [&]<typename T>() { return groupNormIn<T>(c); });
 }
 
 /// softmax / log_softmax along one dim (max-subtracted; sums in double).

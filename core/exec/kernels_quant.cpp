@@ -4,8 +4,13 @@
 //   quantize:   q = clamp(round_half_even(x * (1 / scale)) + zero_point, qmin, qmax)
 //               (x * inv_scale in float32, inv_scale = 1 / scale in the scale's precision)
 //   dequantize: x = (q - zero_point) * scale   (in float32)
+// A float64 input quantizes, and a float64 dequantize output dequantizes, in double with the
+// scale as given (x / scale, exact (q - zero_point) * scale): what the executor computes when
+// it evaluates float32 in float64 (ExecOptions::float64), the exact value an integer lowering
+// rounds once.
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "core/exec/kernel_util.h"
 #include "core/exec/parallel.h"
@@ -18,6 +23,7 @@ using ir::DType;
 struct QParam {
   float invScale = 1.0f;  // float(1 / scale)
   float scale = 1.0f;     // float(scale)
+  double scale64 = 1.0;   // the scale as given (float64 path)
   int64_t zeroPoint = 0;
 };
 
@@ -32,14 +38,17 @@ Result<QParam> perTensorParams(KernelCtx& c, int scaleArg, int zpArg) {
       float f = s.tensor->data<float>()[0];
       p.invScale = 1.0f / f;
       p.scale = f;
+      p.scale64 = f;
     } else {
       double d = s.tensor->getDouble(0);
       p.invScale = float(1.0 / d);
       p.scale = float(d);
+      p.scale64 = d;
     }
   } else {
     p.invScale = float(1.0 / s.number);
     p.scale = float(s.number);
+    p.scale64 = s.number;
   }
   if (z.tensor) {
     if (z.tensor->numel() != 1) return c.error("{}: expected one element", c.argDesc(zpArg));
@@ -51,16 +60,64 @@ Result<QParam> perTensorParams(KernelCtx& c, int scaleArg, int zpArg) {
   return p;
 }
 
-int64_t quantizeOne(float x, const QParam& p, int64_t qmin, int64_t qmax) {
-  const float v = x * p.invScale;
+/// T = float: x * float(1 / scale) in float32 (the upstream reference); T = double: x / scale.
+template <typename T>
+int64_t quantizeOne(T x, const QParam& p, int64_t qmin, int64_t qmax) {
+  const T v = std::is_same_v<T, float> ? T(x * p.invScale) : T(x / p.scale64);
   if (std::isnan(v)) return std::clamp(p.zeroPoint, qmin, qmax);
-  const float r = std::nearbyint(v) + float(p.zeroPoint);  // nearbyint: round half to even
-  if (r <= float(qmin)) return qmin;
-  if (r >= float(qmax)) return qmax;
+  const T r = std::nearbyint(v) + T(p.zeroPoint);  // nearbyint: round half to even
+  if (r <= T(qmin)) return qmin;
+  if (r >= T(qmax)) return qmax;
   return int64_t(r);
 }
 
-float dequantizeOne(int64_t q, const QParam& p) { return float(q - p.zeroPoint) * p.scale; }
+template <typename T>
+T dequantizeOne(int64_t q, const QParam& p) {
+  if constexpr (std::is_same_v<T, float>) return float(q - p.zeroPoint) * p.scale;
+  else return double(q - p.zeroPoint) * p.scale64;
+}
+
+/// out[i] = quantize(x[i], params(i)): in double for a float64 x, else in float32 (other float
+/// dtypes converted to float32 first).
+template <typename ParamOf>
+void quantizeAll(const Tensor& x, Tensor& out, int64_t qmin, int64_t qmax, ParamOf&& paramOf) {
+  if (x.dtype() == DType::Float64) {
+    const double* xd = x.data<double>();
+    for (int64_t i = 0; i < out.numel(); ++i) out.setInt(i, quantizeOne(xd[i], paramOf(i), qmin, qmax));
+    return;
+  }
+  std::vector<float> buf;
+  const float* xd = floatData(x, buf);
+  for (int64_t i = 0; i < out.numel(); ++i) out.setInt(i, quantizeOne(xd[i], paramOf(i), qmin, qmax));
+}
+
+/// The input of a quantize. A float32 graph input that ExecOptions::float64 widened is given
+/// back as float32: its values come from outside, not from any arithmetic, and the boundary
+/// quantize of a deployed model (and exec::adaptInputs, which feeds lowered graphs) computes
+/// x * (1 / scale) in float32.
+Result<Tensor> quantizeInput(KernelCtx& c) {
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  const ir::ValueRef* r = c.arg(0).ref();
+  const ir::Node* producer = r ? c.graph().find(r->node) : nullptr;
+  if (x->dtype() == DType::Float64 && producer && producer->kind == ir::NodeKind::Placeholder &&
+      producer->meta(0).dtype == DType::Float32)
+    return x->to(DType::Float32);
+  return *x;
+}
+
+/// out[i] = dequantize(q[i], params(i)): in double into a float64 output, else in float32.
+template <typename ParamOf>
+void dequantizeAll(const Tensor& q, Tensor& out, ParamOf&& paramOf) {
+  if (out.dtype() == DType::Float64) {
+    double* o = out.data<double>();
+    for (int64_t i = 0; i < out.numel(); ++i) o[i] = dequantizeOne<double>(q.getInt(i), paramOf(i));
+  } else if (out.dtype() == DType::Float32) {
+    float* o = out.data<float>();
+    for (int64_t i = 0; i < out.numel(); ++i) o[i] = dequantizeOne<float>(q.getInt(i), paramOf(i));
+  } else {
+    for (int64_t i = 0; i < out.numel(); ++i) out.setDouble(i, double(dequantizeOne<float>(q.getInt(i), paramOf(i))));
+  }
+}
 
 /// Per-channel parameters from tensors (scales, zero points or None).
 Result<std::vector<QParam>> perChannelParams(KernelCtx& c, int scalesArg, int zpsArg, int64_t channels) {
@@ -81,10 +138,12 @@ Result<std::vector<QParam>> perChannelParams(KernelCtx& c, int scalesArg, int zp
       float f = scales->data<float>()[ch];
       p.invScale = 1.0f / f;
       p.scale = f;
+      p.scale64 = f;
     } else {
       double d = scales->getDouble(ch);
       p.invScale = float(1.0 / d);
       p.scale = float(d);
+      p.scale64 = d;
     }
     p.zeroPoint = zps ? zps->getInt(ch) : 0;
     if (!(p.scale > 0.0f)) return c.error("{}: scale #{} must be positive, got {}", c.argDesc(scalesArg), ch, p.scale);
@@ -93,14 +152,12 @@ Result<std::vector<QParam>> perChannelParams(KernelCtx& c, int scalesArg, int zp
 }
 
 Status quantizePerTensor(KernelCtx& c) {
-  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(x, quantizeInput(c));
   LS_ASSIGN_OR_RETURN(p, perTensorParams(c, 1, 2));
   LS_ASSIGN_OR_RETURN(qmin, c.getInt(3));
   LS_ASSIGN_OR_RETURN(qmax, c.getInt(4));
   Tensor& out = c.newOutput(0);
-  std::vector<float> buf;
-  const float* xd = floatData(*x, buf);
-  for (int64_t i = 0; i < out.numel(); ++i) out.setInt(i, quantizeOne(xd[i], p, qmin, qmax));
+  quantizeAll(x, out, qmin, qmax, [&](int64_t) -> const QParam& { return p; });
   return Status::ok();
 }
 
@@ -108,12 +165,7 @@ Status dequantizePerTensor(KernelCtx& c) {
   LS_ASSIGN_OR_RETURN(x, c.tensor(0));
   LS_ASSIGN_OR_RETURN(p, perTensorParams(c, 1, 2));
   Tensor& out = c.newOutput(0);
-  if (out.dtype() == DType::Float32) {
-    float* o = out.data<float>();
-    for (int64_t i = 0; i < out.numel(); ++i) o[i] = dequantizeOne(x->getInt(i), p);
-  } else {
-    for (int64_t i = 0; i < out.numel(); ++i) out.setDouble(i, double(dequantizeOne(x->getInt(i), p)));
-  }
+  dequantizeAll(*x, out, [&](int64_t) -> const QParam& { return p; });
   return Status::ok();
 }
 
@@ -131,17 +183,15 @@ ChannelOf channelOf(const Tensor& x, int axis) {
 }
 
 Status quantizePerChannel(KernelCtx& c) {
-  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(x, quantizeInput(c));
   LS_ASSIGN_OR_RETURN(axisArg, c.getInt(3));
   LS_ASSIGN_OR_RETURN(qmin, c.getInt(4));
   LS_ASSIGN_OR_RETURN(qmax, c.getInt(5));
-  const int axis = wrapDim(axisArg, x->rank());
-  ChannelOf co = channelOf(*x, axis);
+  const int axis = wrapDim(axisArg, x.rank());
+  ChannelOf co = channelOf(x, axis);
   LS_ASSIGN_OR_RETURN(ps, perChannelParams(c, 1, 2, co.channels));
   Tensor& out = c.newOutput(0);
-  std::vector<float> buf;
-  const float* xd = floatData(*x, buf);
-  for (int64_t i = 0; i < out.numel(); ++i) out.setInt(i, quantizeOne(xd[i], ps[size_t(co(i))], qmin, qmax));
+  quantizeAll(x, out, qmin, qmax, [&](int64_t i) -> const QParam& { return ps[size_t(co(i))]; });
   return Status::ok();
 }
 
@@ -152,7 +202,7 @@ Status dequantizePerChannel(KernelCtx& c) {
   ChannelOf co = channelOf(*x, axis);
   LS_ASSIGN_OR_RETURN(ps, perChannelParams(c, 1, 2, co.channels));
   Tensor& out = c.newOutput(0);
-  for (int64_t i = 0; i < out.numel(); ++i) out.setDouble(i, double(dequantizeOne(x->getInt(i), ps[size_t(co(i))])));
+  dequantizeAll(*x, out, [&](int64_t i) -> const QParam& { return ps[size_t(co(i))]; });
   return Status::ok();
 }
 
@@ -160,11 +210,14 @@ Status dequantizePerChannel(KernelCtx& c) {
 
 Tensor dequantizePerTensor(const Tensor& q, const ir::QuantParams& qp) {
   QParam p;
-  p.scale = float(qp.scales.empty() ? 1.0 : qp.scales[0]);
+  p.scale64 = qp.scales.empty() ? 1.0 : qp.scales[0];
+  p.scale = float(p.scale64);
   p.zeroPoint = qp.zeroPoints.empty() ? 0 : qp.zeroPoints[0];
+  // (q - zero_point) * scale exact in double, rounded to float32 once: the float64 reference's
+  // dequantize narrowed to its graph's float32, and for a float32 scale the float32 kernel's.
   Tensor out(DType::Float32, q.shape());
   float* o = out.data<float>();
-  for (int64_t i = 0; i < out.numel(); ++i) o[i] = dequantizeOne(q.getInt(i), p);
+  for (int64_t i = 0; i < out.numel(); ++i) o[i] = float(dequantizeOne<double>(q.getInt(i), p));
   return out;
 }
 
@@ -173,11 +226,10 @@ Tensor quantizePerTensor(const Tensor& x, const ir::QuantParams& q) {
   const double s = q.scales.empty() ? 1.0 : q.scales[0];
   p.invScale = float(1.0 / s);  // as the kernel does for a number scale
   p.scale = float(s);
+  p.scale64 = s;
   p.zeroPoint = q.zeroPoints.empty() ? 0 : q.zeroPoints[0];
   Tensor out(q.storage, x.shape());
-  std::vector<float> buf;
-  const float* xd = floatData(x, buf);
-  for (int64_t i = 0; i < out.numel(); ++i) out.setInt(i, quantizeOne(xd[i], p, q.qmin, q.qmax));
+  quantizeAll(x, out, q.qmin, q.qmax, [&](int64_t) -> const QParam& { return p; });
   return out;
 }
 

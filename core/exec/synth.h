@@ -112,8 +112,10 @@ bool isQuantizedIO(const ir::TensorMeta& m);
 /// quantized input (isQuantizedIO) is quantized with that input's qparams; the rest as given.
 std::vector<Tensor> adaptInputs(const ir::Graph& g, std::vector<Tensor> inputs);
 
-/// x dequantized per tensor as quantized_decomposed.dequantize_per_tensor computes it
-/// ((q - zero point) * scale in float32), as float32.
+/// x dequantized per tensor, as float32: (q - zero point) * scale exact in double and rounded
+/// once, what the float64 INT reference's dequantize gives its graph's float32 output (for a
+/// scale that is a float32, also what quantized_decomposed.dequantize_per_tensor computes in
+/// float32).
 Tensor dequantizePerTensor(const Tensor& q, const ir::QuantParams& p);
 
 /// Outputs of `g` comparable with outputs `like` of a float version of it: an integer output

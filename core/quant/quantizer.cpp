@@ -459,9 +459,17 @@ std::vector<float> symmetricChannelScales(const exec::Tensor& w, int axis, const
   int64_t inner = 1;
   for (int d = axis + 1; d < w.rank(); ++d) inner *= w.dim(d);
   std::vector<float> maxAbs(static_cast<size_t>(channels), 0.0f);
-  for (int64_t i = 0; i < w.numel(); ++i) {
-    const int64_t c = (i / inner) % channels;
-    maxAbs[size_t(c)] = std::max(maxAbs[size_t(c)], std::abs(float(w.getDouble(i))));
+  if (w.dtype() == DType::Float32) {  // the usual weight: raw loops, no per-element index arithmetic
+    const float* d = w.data<float>();
+    for (int64_t i = 0; i < w.numel(); i += inner) {
+      float& m = maxAbs[size_t((i / inner) % channels)];
+      for (int64_t j = 0; j < inner; ++j) m = std::max(m, std::abs(d[i + j]));
+    }
+  } else {
+    for (int64_t i = 0; i < w.numel(); ++i) {
+      const int64_t c = (i / inner) % channels;
+      maxAbs[size_t(c)] = std::max(maxAbs[size_t(c)], std::abs(float(w.getDouble(i))));
+    }
   }
   std::vector<float> scales(static_cast<size_t>(channels));
   const float half = float(s.weightQmax - s.weightQmin) / 2.0f;
@@ -485,6 +493,15 @@ exec::Tensor quantizeChannels(const exec::Tensor& w, int axis, const std::vector
   int64_t inner = 1;
   for (int d = axis + 1; d < w.rank(); ++d) inner *= w.dim(d);
   exec::Tensor q(storage, w.shape());
+  if (w.dtype() == DType::Float32 && storage == DType::Int8) {  // the usual weight: raw loops
+    const float* d = w.data<float>();
+    int8_t* out = q.data<int8_t>();
+    for (int64_t i = 0; i < w.numel(); i += inner) {
+      const float inv = 1.0f / scales[size_t((i / inner) % channels)];
+      for (int64_t j = 0; j < inner; ++j) out[i + j] = int8_t(quantizeValue(d[i + j], inv, 0, qmin, qmax));
+    }
+    return q;
+  }
   for (int64_t i = 0; i < w.numel(); ++i) {
     const float inv = 1.0f / scales[size_t((i / inner) % channels)];
     q.setInt(i, quantizeValue(float(w.getDouble(i)), inv, 0, qmin, qmax));
@@ -825,6 +842,25 @@ Result<QuantizeReport> quantizeGraph(ir::Graph& g, const QuantizeOptions& o,
 
 namespace {
 
+/// Widens [lo, hi] to the finite values of d[0, n). Eight independent lanes instead of one
+/// chain of dependent min/max (min and max do not depend on the order).
+void finiteRange(const float* d, int64_t n, double& lo, double& hi) {
+  constexpr int kLanes = 8;
+  float l[kLanes], h[kLanes];
+  std::fill(l, l + kLanes, INFINITY);
+  std::fill(h, h + kLanes, -INFINITY);
+  auto take = [&](int k, float x) {
+    const bool finite = x - x == 0.0f;  // false for inf and NaN
+    l[k] = finite && x < l[k] ? x : l[k];
+    h[k] = finite && x > h[k] ? x : h[k];
+  };
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int k = 0; k < kLanes; ++k) take(k, d[i + k]);
+  for (; i < n; ++i) take(0, d[i]);
+  for (int k = 0; k < kLanes; ++k) lo = std::min(lo, double(l[k])), hi = std::max(hi, double(h[k]));
+}
+
 Status annotateCalibrateConvert(ir::Graph& g, const QuantizeOptions& o, QuantizeReport& report) {
   Annotation ann = annotate(g, o);
   report.annotatedNodes = ann.annotatedNodes;
@@ -842,9 +878,7 @@ Status annotateCalibrateConvert(ir::Graph& g, const QuantizeOptions& o, Quantize
     const size_t root = size_t(rootOf[n.id]);
     double lo = mn[root], hi = mx[root];
     if (t.dtype() == DType::Float32) {
-      const float* d = t.data<float>();
-      for (int64_t i = 0; i < t.numel(); ++i)
-        if (std::isfinite(d[i])) lo = std::min(lo, double(d[i])), hi = std::max(hi, double(d[i]));
+      finiteRange(t.data<float>(), t.numel(), lo, hi);
     } else {
       for (int64_t i = 0; i < t.numel(); ++i) {
         const double x = t.getDouble(i);
@@ -854,11 +888,19 @@ Status annotateCalibrateConvert(ir::Graph& g, const QuantizeOptions& o, Quantize
     mn[root] = lo;
     mx[root] = hi;
   };
-  exec::Executor ex;
+  // Exact accumulation: the observed ranges (hence every qparam of the INT model) are then the
+  // same on every CPU, whichever kernels OpenBLAS picks for float32 (docs/DESIGN.md).
+  exec::Executor ex(exec::ExecOptions{.exactAccumulation = true});
   for (int run = 0; run < o.calibrationRuns; ++run) {
+    if (o.progress)
+      ex.setProgress([&](size_t done, size_t total) {
+        o.progress("quantize: calibration", (double(run) + double(done) / double(std::max<size_t>(total, 1))) /
+                                                double(o.calibrationRuns));
+      });
     auto out = ex.run(g, exec::synthesizeInputs(g, o.seed + uint64_t(run)), observe);
     if (!out) return Status::error("quantizer: calibration run failed: " + out.message());
   }
+  if (o.progress) o.progress("quantize: converting", 1.0);
   std::vector<QParams> qp(ngroups);
   std::vector<uint8_t> calibrated(ngroups, 0);
   for (size_t r = 0; r < ngroups; ++r)

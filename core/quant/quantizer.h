@@ -28,6 +28,7 @@
 #include "core/ir/graph.h"
 #include "core/passes/pass_manager.h"
 #include "core/passes/pass_record.h"
+#include "core/util/progress.h"
 #include "core/util/status.h"
 
 namespace ls::quant {
@@ -64,6 +65,9 @@ struct QuantizeOptions {
   /// Extra transform-for-annotation passes by registered name, run before the built-in ones (so
   /// the built-ins decompose what they emit).
   std::vector<std::string> extraTfaPasses;
+  /// Reports the calibration runs (stage "quantize: calibration", per executed node) and the
+  /// conversion (stage "quantize: converting").
+  StageProgressFn progress;
 };
 
 struct QuantizeReport {

@@ -43,7 +43,7 @@ Status LoweringSession::validate() const {
   return pm ? Status::ok() : pm.status();
 }
 
-Result<Prepared> LoweringSession::prepare(ir::Graph g) const {
+Result<Prepared> LoweringSession::prepare(ir::Graph g, const StageProgressFn& progress) const {
   Prepared p;
   try {
     if (cfg_.profile == passes::Profile::INT && cfg_.quantize) {
@@ -52,6 +52,7 @@ Result<Prepared> LoweringSession::prepare(ir::Graph g) const {
       } else {
         quant::QuantizeOptions o;
         o.seed = cfg_.seed;
+        o.progress = progress;
         if (const passes::PipelineDef* def = passes::PipelineRegistry::instance().find(cfg_.pipeline))
           o.extraTfaPasses = def->annotationPasses;
         trace::TraceRecorder recorder;
@@ -137,7 +138,7 @@ Result<Outcome> LoweringSession::run(Prepared p, const std::string& model, const
 
 Result<Outcome> LoweringSession::lower(ir::Graph g, const std::string& model, const RunHooks& hooks,
                                        Prepared* prepared) const {
-  LS_ASSIGN_OR_RETURN(p, prepare(std::move(g)));
+  LS_ASSIGN_OR_RETURN(p, prepare(std::move(g), hooks.stageProgress));
   if (prepared) {
     prepared->quantized = p.quantized;
     prepared->quantizeSummary = p.quantizeSummary;

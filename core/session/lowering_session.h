@@ -15,6 +15,7 @@
 #include "core/io/load.h"
 #include "core/passes/pass_manager.h"
 #include "core/trace/trace.h"
+#include "core/util/progress.h"
 #include "core/util/status.h"
 
 namespace ls::session {
@@ -61,6 +62,8 @@ struct RunHooks {
   std::vector<passes::Instrumentation*> instrumentations;
   const std::atomic<bool>* cancel = nullptr;
   passes::ProgressFn progress;
+  /// lower(): the quantizer's calibration progress (see prepare).
+  StageProgressFn stageProgress;
 };
 
 /// The result of a run. `result.failedIndex >= 0` when a pass failed (also when it threw).
@@ -86,8 +89,9 @@ class LoweringSession {
   /// Checks the configuration without running anything (same errors as buildPassManager).
   Status validate() const;
 
-  /// Quantize (INT profile, float graph, quantize on) and materialise constants.
-  Result<Prepared> prepare(ir::Graph g) const;
+  /// Quantize (INT profile, float graph, quantize on) and materialise constants. `progress`
+  /// receives the calibration's stage and fraction (QuantizeOptions::progress).
+  Result<Prepared> prepare(ir::Graph g, const StageProgressFn& progress = {}) const;
 
   /// Runs the pipeline over a prepared graph. Never throws: an exception thrown by a pass
   /// is that pass failing (PassManager), one thrown anywhere else in the run is an error.

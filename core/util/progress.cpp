@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace ls {
@@ -21,12 +22,25 @@ void Progress::update(size_t i, size_t n, const std::string& label) {
   drawn_ = true;
 }
 
+void Progress::stage(std::string_view stage, double fraction) {
+  if (!tty_) return;
+  const int pct = int(std::clamp(fraction, 0.0, 1.0) * 100.0);
+  std::string text(stage.substr(0, 80));
+  text += "  " + std::to_string(pct) + "%";
+  if (text == shown_) return;
+  std::fprintf(stderr, "\r%-90.90s", text.c_str());
+  std::fflush(stderr);
+  shown_ = std::move(text);
+  drawn_ = true;
+}
+
 void Progress::finish() {
   if (tty_ && drawn_) {
     std::fprintf(stderr, "\r%*s\r", 100, "");
     std::fflush(stderr);
   }
   drawn_ = false;
+  shown_.clear();
 }
 
 }  // namespace ls

@@ -61,7 +61,15 @@ Result<Reference> Reference::compute(const ir::Graph& source, const VerifyOption
   r.opts_ = opts;
   r.constants_ = constants ? std::move(constants) : std::make_shared<ConstantCache>();
   r.inputs_ = synthesizeInputs(source, opts.seed);
-  Executor ex(ExecOptions{.threads = opts.threads, .exactAccumulation = opts.quantSteps}, r.constants_);
+  // The INT reference evaluates the quantised source in float64: its q/dq arithmetic then
+  // rounds the exact values, as the integer lowering does (docs/DESIGN.md).
+  r.sourceQuantised_ = exec::hasQuantOps(source);
+  Executor ex(ExecOptions{.threads = opts.threads, .exactAccumulation = opts.quantSteps, .float64 = opts.quantSteps},
+              r.constants_);
+  if (opts.progress)
+    ex.setProgress([&](size_t done, size_t total) {
+      opts.progress("verify: reference run", double(done) / double(std::max<size_t>(total, 1)));
+    });
   if (all) {
     auto vals = ex.runAll(source, r.inputs_);
     if (!vals) return Status::error("the source graph does not run: " + vals.message());
@@ -99,8 +107,8 @@ CheckResult Reference::compare(const std::vector<Tensor>& actual) const {
     if (!intForFloat) continue;
     if (converted.empty()) converted = actual;
     Tensor f(outputs_[i].dtype(), actual[i].shape());
-    for (int64_t k = 0; k < f.numel(); ++k)
-      f.setDouble(k, double(float(actual[i].getInt(k) - zeroPoints_[i]) * float(steps_[i])));
+    // In the reference's arithmetic: the float64 dequantize, rounded to the output's dtype once.
+    for (int64_t k = 0; k < f.numel(); ++k) f.setDouble(k, double(actual[i].getInt(k) - zeroPoints_[i]) * steps_[i]);
     converted[i] = f;
   }
   if (!converted.empty()) act = &converted;
@@ -153,7 +161,11 @@ CheckResult Reference::compare(const std::vector<Tensor>& actual) const {
 
 CheckResult Reference::check(const ir::Graph& g) const {
   int64_t t0 = nowNs();
-  Executor ex(ExecOptions{.threads = opts_.threads, .exactAccumulation = opts_.quantSteps}, constants_);
+  // In float64 as the INT reference, and a quantised graph checked against a float reference
+  // (how far quantisation moved the model): its exact values are the quantised model's.
+  const bool float64 = opts_.quantSteps || (!sourceQuantised_ && exec::hasQuantOps(g));
+  Executor ex(ExecOptions{.threads = opts_.threads, .exactAccumulation = opts_.quantSteps || float64, .float64 = float64},
+              constants_);
   auto out = ex.run(g, adaptInputs(g, inputs_));  // quantized inputs get the source's values quantized
   CheckResult r;
   if (!out) {
@@ -193,6 +205,7 @@ void VerifyEachInstrumentation::beforePipeline(const passes::RunInfo& info, cons
   checks_.clear();
   memo_.reset();
   reused_ = computed_ = 0;
+  passCount_ = info.passCount;
   setup_ = Status::ok();
   RunValues all;
   bool haveAll = false;
@@ -240,6 +253,9 @@ void VerifyEachInstrumentation::beforePipeline(const passes::RunInfo& info, cons
 Status VerifyEachInstrumentation::afterPass(const passes::Pass& p, trace::PassRecord& rec, const ir::Graph& g) {
   if (rec.status != passes::PassStatus::Changed || !ref_) return Status::ok();
   int64_t t0 = nowNs();
+  const std::string stage = "verify-each " + p.name();
+  const double passes = double(std::max<size_t>(passCount_, 1));
+  if (opts_.progress) opts_.progress(stage, double(rec.index) / passes);
   CheckResult res;
   if (memo_) {
     // A node keeps its values when it is the same node version as in the previously checked
@@ -282,6 +298,10 @@ Status VerifyEachInstrumentation::afterPass(const passes::Pass& p, trace::PassRe
       return &prev;
     };
     Executor ex(ExecOptions{.threads = opts_.threads, .exactAccumulation = opts_.quantSteps}, ref_->constants());
+    if (opts_.progress)
+      ex.setProgress([&](size_t done, size_t total) {
+        opts_.progress(stage, (double(rec.index) + double(done) / double(std::max<size_t>(total, 1))) / passes);
+      });
     auto all = ex.runAll(g, adaptInputs(g, ref_->inputs()), reuse);
     reused_ += reusedNow;
     computed_ += computedNow;

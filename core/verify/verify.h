@@ -14,6 +14,7 @@
 #include "core/exec/executor.h"
 #include "core/passes/pass_manager.h"
 #include "core/trace/trace.h"
+#include "core/util/progress.h"
 
 namespace ls::verify {
 
@@ -39,6 +40,9 @@ struct VerifyOptions {
   bool reuseValues = true;
   /// Executor threads (0 = default).
   int threads = 0;
+  /// Reports the reference run (stage "verify: reference run") and verify-each's checks (stage
+  /// "verify-each <pass>", the fraction over the whole pipeline), per executed node.
+  StageProgressFn progress;
 };
 
 /// Outcome of one comparison with the reference.
@@ -69,7 +73,10 @@ class Reference {
   /// output compared in steps may also come back as the quantised integers themselves (a
   /// lowering that ends in int8): they are dequantised with the source's scale and zero point.
   CheckResult compare(const std::vector<Tensor>& actual) const;
-  /// Runs `g` on inputs() and compares. An execution error is a failed check.
+  /// Runs `g` on inputs() and compares. An execution error is a failed check. `g` runs in
+  /// float64 (ExecOptions::float64) when the reference did (quantSteps), and when it holds
+  /// quantize/dequantize ops while the source does not (a quantised model against its float
+  /// model: the quantised model's values are its exact ones, those of an integer lowering).
   CheckResult check(const ir::Graph& g) const;
 
  private:
@@ -77,6 +84,7 @@ class Reference {
   std::vector<Tensor> inputs_, outputs_;
   std::vector<double> steps_;
   std::vector<int64_t> zeroPoints_;
+  bool sourceQuantised_ = false;  ///< the source graph holds quantize/dequantize ops
   std::shared_ptr<ConstantCache> constants_;
 };
 
@@ -126,6 +134,7 @@ class VerifyEachInstrumentation : public passes::Instrumentation {
   std::vector<PassCheck> checks_;
   std::unique_ptr<Memo> memo_;
   uint64_t reused_ = 0, computed_ = 0;
+  size_t passCount_ = 0;  // of the running pipeline (progress)
 };
 
 // ---------------------------------------------------------------- bisect

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -147,6 +148,26 @@ TEST(RunJob, UnknownPipelineKeepsTheLoadedGraph) {
   EXPECT_FALSE(o->trace.isOk());
   EXPECT_NE(o->trace.message().find("no-such-pipeline"), std::string::npos) << o->trace.message();
   EXPECT_TRUE(o->source);
+}
+
+TEST(RunJob, QuantizingReportsTheCalibrationStage) {
+  auto g = io::loadGraphFile(test::assetGraph("squeezenet1_1.fxjson.json"));
+  ASSERT_TRUE(g.isOk());
+  auto src = std::make_shared<const ir::Graph>(std::move(g).value());
+  RunConfig cfg = generic();
+  cfg.profile = passes::Profile::INT;
+  std::vector<double> calibration;
+  size_t passes = 0;
+  auto o = RunJob::runNow(
+      src, "squeezenet", cfg, nullptr, [&](size_t, size_t n, const std::string&) { passes += n > 0; },
+      [&](std::string_view stage, double f) {
+        if (stage == "quantize: calibration") calibration.push_back(f);
+      });
+  ASSERT_TRUE(o.trace.isOk()) << o.trace.message();
+  ASSERT_FALSE(calibration.empty());
+  EXPECT_TRUE(std::is_sorted(calibration.begin(), calibration.end()));
+  EXPECT_DOUBLE_EQ(calibration.back(), 1.0);
+  EXPECT_GT(passes, 0u);
 }
 
 TEST(RunJob, CancelStopsBeforeTheNextPass) {

@@ -86,7 +86,7 @@ TEST(RunTiming, AppJobPassTimesAgreeWithCliLower) {
           std::lock_guard lock(mu);
           progress.index = i, progress.count = n, progress.passName = name;
         };
-        RunJob::Outcome o = RunJob::runNow(appSource, "mobilenet_v2", cfg, nullptr, report, {&timer});
+        RunJob::Outcome o = RunJob::runNow(appSource, "mobilenet_v2", cfg, nullptr, report, {}, {&timer});
         ASSERT_TRUE(o.trace) << o.trace.message();
         records = o.trace.value()->records;
       } else {

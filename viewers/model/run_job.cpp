@@ -139,7 +139,7 @@ void RunJob::launch(std::function<Outcome()> body, std::string what) {
 RunJob::Outcome RunJob::runNow(std::shared_ptr<const ir::Graph> source, const std::string& model, const RunConfig& cfg,
                                const std::atomic<bool>* cancel,
                                const std::function<void(size_t, size_t, const std::string&)>& progress,
-                               const std::vector<passes::Instrumentation*>& extra) {
+                               const StageProgressFn& stage, const std::vector<passes::Instrumentation*>& extra) {
   Outcome o;
   o.config = cfg;
   o.source = source;
@@ -153,7 +153,7 @@ RunJob::Outcome RunJob::runNow(std::shared_ptr<const ir::Graph> source, const st
   try {
     if (sc.profile == passes::Profile::INT && sc.quantize && progress)
       progress(0, 0, "quantizing (post-training, calibrated on seeded inputs)");
-    auto prepared = lowering.prepare(*source);
+    auto prepared = lowering.prepare(*source, stage);
     if (!prepared) {
       o.trace = Status::error(prepared.message());
       return o;
@@ -193,6 +193,14 @@ RunJob::Outcome RunJob::runNow(std::shared_ptr<const ir::Graph> source, const st
     o.trace = Status::error(fmt::format("the run threw an exception: {}", e.what()));
   }
   return o;
+}
+
+void RunJob::publish(size_t index, size_t count, std::string_view name, double fraction) {
+  std::lock_guard lock(mu_);
+  progress_.index = index;
+  progress_.count = count;
+  progress_.fraction = fraction;
+  progress_.passName = name;
 }
 
 Result<AbRepeats> RunJob::runRepeats(const ir::Graph& source, const std::string& model, const RunConfig& a, const RunConfig& b,
@@ -248,13 +256,9 @@ bool RunJob::startCompare(std::shared_ptr<const ir::Graph> source, std::string m
           std::lock_guard lock(mu_);
           progress_.phase = Phase::Running;
         }
-        auto report = [this](size_t i, size_t n, const std::string& name) {
-          std::lock_guard lock(mu_);
-          progress_.index = i;
-          progress_.count = n;
-          progress_.passName = name;
-        };
-        Outcome o = runNow(source, model, b, &cancel_, report);
+        auto report = [this](size_t i, size_t n, const std::string& name) { publish(i, n, name, 0.0); };
+        Outcome o = runNow(source, model, b, &cancel_, report,
+                           [this](std::string_view name, double f) { publish(0, 0, name, f); });
         if (!o.trace || o.cancelled) return o;
         auto reps = runRepeats(*source, model, a, b, opts, &cancel_, report);
         if (reps) o.repeats = std::make_shared<const AbRepeats>(std::move(reps).value());
@@ -274,12 +278,9 @@ bool RunJob::startGraph(std::shared_ptr<const ir::Graph> source, std::string mod
           std::lock_guard lock(mu_);
           progress_.phase = Phase::Running;
         }
-        return runNow(source, model, cfg, &cancel_, [this](size_t i, size_t n, const std::string& name) {
-          std::lock_guard lock(mu_);
-          progress_.index = i;
-          progress_.count = n;
-          progress_.passName = name;
-        });
+        return runNow(source, model, cfg, &cancel_,
+            [this](size_t i, size_t n, const std::string& name) { publish(i, n, name, 0.0); },
+            [this](std::string_view name, double f) { publish(0, 0, name, f); });
       },
       model);
   return true;
@@ -331,12 +332,9 @@ bool RunJob::startFile(std::string path, RunConfig cfg, bool holdAfterLoad) {
           progress_.phase = Phase::Running;
           progress_.what = model;
         }
-        Outcome r = runNow(src, model, cfg, &cancel_, [this](size_t i, size_t n, const std::string& name) {
-          std::lock_guard lock(mu_);
-          progress_.index = i;
-          progress_.count = n;
-          progress_.passName = name;
-        });
+        Outcome r = runNow(src, model, cfg, &cancel_,
+            [this](size_t i, size_t n, const std::string& name) { publish(i, n, name, 0.0); },
+            [this](std::string_view name, double f) { publish(0, 0, name, f); });
         r.path = path;
         r.warnings = std::move(report.warnings);
         return r;

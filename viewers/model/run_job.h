@@ -16,6 +16,7 @@
 #include "core/passes/pass.h"
 #include "core/session/repeat_runs.h"
 #include "core/trace/trace.h"
+#include "core/util/progress.h"
 #include "core/util/status.h"
 
 namespace ls::viewmodel {
@@ -65,6 +66,9 @@ class RunJob {
   struct Progress {
     Phase phase = Phase::Idle;
     size_t index = 0, count = 0;  ///< pass index / count while running
+    /// With count == 0: passName is a stage before the passes ("quantize: calibration") and
+    /// this the fraction of it done, in [0, 1].
+    double fraction = 0.0;
     std::string passName;
     std::string what;             ///< file or model being processed
   };
@@ -117,18 +121,21 @@ class RunJob {
   /// Called on the worker thread when a job finishes (e.g. to wake the UI loop).
   std::function<void()> onFinished;
 
-  /// Runs a pipeline synchronously on the calling thread (the worker's body; also used by tests).
   /// The timed A/B repeats synchronously on the calling thread (startCompare's body; tests).
   static Result<AbRepeats> runRepeats(const ir::Graph& source, const std::string& model, const RunConfig& a, const RunConfig& b,
                                       const session::RepeatOptions& opts, const std::atomic<bool>* cancel,
                                       const std::function<void(size_t, size_t, const std::string&)>& progress);
-  /// `extra`: instrumentations added to the run (tests time the passes with them).
+  /// Runs a pipeline synchronously on the calling thread (the worker's body; also used by tests).
+  /// `stage`: progress of long stages (quantisation); `extra`: instrumentations added to the run
+  /// (tests time the passes with them).
   static Outcome runNow(std::shared_ptr<const ir::Graph> source, const std::string& model, const RunConfig& cfg,
                         const std::atomic<bool>* cancel, const std::function<void(size_t, size_t, const std::string&)>& progress,
-                        const std::vector<passes::Instrumentation*>& extra = {});
+                        const StageProgressFn& stage = {}, const std::vector<passes::Instrumentation*>& extra = {});
 
  private:
   void launch(std::function<Outcome()> body, std::string what);
+  /// Publishes a pass (index, count, name) or a stage (count 0, fraction) from the worker.
+  void publish(size_t index, size_t count, std::string_view name, double fraction);
 
   mutable std::mutex mu_;
   std::condition_variable released_;

@@ -123,6 +123,30 @@ TEST(Executor, ConstantsUseDataElseSynthesisAndAreCachedAcrossGraphVersions) {
   EXPECT_TRUE(compareOutputs(*out3, *out, CompareOptions{.rtol = 0, .atol = 0}).equivalent);
 }
 
+TEST(Executor, ProgressCountsEveryNodeOfTheRun) {
+  test::GraphBuilder b;
+  auto x = b.input("x", {2});
+  auto s = b.call("aten.add.Tensor", {x, x});
+  auto t = b.call("aten.mul.Tensor", {s, x});
+  b.output({t});
+  Executor ex;
+  std::vector<std::pair<size_t, size_t>> seen;
+  ex.setProgress([&](size_t done, size_t total) { seen.emplace_back(done, total); });
+  ASSERT_TRUE(ex.run(b.g, {Tensor::fromFloats({2}, {1, 2})}).isOk());
+  ASSERT_EQ(seen.size(), b.g.size());  // placeholder, add, mul, output
+  for (size_t i = 0; i < seen.size(); ++i) EXPECT_EQ(seen[i], std::make_pair(i + 1, b.g.size()));
+  // Values taken from a reuse callback count too.
+  auto all = ex.runAll(b.g, {Tensor::fromFloats({2}, {1, 2})});
+  ASSERT_TRUE(all.isOk());
+  seen.clear();
+  Executor::ReuseFn reuse = [&](const ir::Node& n, const std::vector<std::vector<Tensor>>&) {
+    return n.kind == ir::NodeKind::Call ? &all->of(n.id) : nullptr;
+  };
+  ASSERT_TRUE(ex.runAll(b.g, {Tensor::fromFloats({2}, {1, 2})}, reuse).isOk());
+  ASSERT_EQ(seen.size(), b.g.size());
+  EXPECT_EQ(seen.back(), std::make_pair(b.g.size(), b.g.size()));
+}
+
 // ---------------------------------------------------------------- errors
 
 TEST(Executor, UnknownOpNamesNodeAndOp) {
@@ -160,6 +184,50 @@ TEST(Executor, WrongInputsAndStaleMetadataAreErrors) {
   ASSERT_FALSE(r.isOk());
   EXPECT_NE(r.message().find("'r'"), std::string::npos) << r.message();
   EXPECT_NE(r.message().find("stale"), std::string::npos) << r.message();
+}
+
+TEST(Executor, Float64ModeEvaluatesInDoubleAndReturnsTheGraphsFloat32) {
+  // (x + 2^-30) - x: float32 rounds the sum to x (0), float64 keeps it (2^-30, a float32 too).
+  test::GraphBuilder b;
+  auto x = b.input("x", {2});
+  auto c = b.constant("tiny", DType::Float32, {2}, {std::ldexp(1.0, -30), -std::ldexp(1.0, -30)});
+  auto s = b.call("aten.add.Tensor", {x, c}, {}, "s");
+  auto d = b.call("aten.sub.Tensor", {s, x}, {}, "d");
+  b.output({d, s});
+  const std::vector<Tensor> in = {Tensor::fromFloats({2}, {1, 1})};
+  auto f32 = Executor(ExecOptions{}).run(b.g, in);
+  ASSERT_TRUE(f32.isOk()) << f32.message();
+  EXPECT_EQ((*f32)[0].toFloats(), (std::vector<float>{0.0f, 0.0f}));
+  Executor ex(ExecOptions{.float64 = true});
+  auto all = ex.runAll(b.g, in);
+  ASSERT_TRUE(all.isOk()) << all.message();
+  // Outputs and every kept value come back as the graph's float32.
+  ASSERT_EQ(all->outputs[0].dtype(), DType::Float32);
+  EXPECT_EQ(all->outputs[0].toFloats(), (std::vector<float>{std::ldexp(1.0f, -30), -std::ldexp(1.0f, -30)}));
+  EXPECT_EQ(all->outputs[1].toFloats(), (std::vector<float>{1.0f, 1.0f}));
+  EXPECT_EQ(all->at(s).dtype(), DType::Float32);
+  EXPECT_EQ(all->at(x).dtype(), DType::Float32);
+}
+
+TEST(Executor, Float64ModeKernelWithoutTheDtypeNamesNodeAndOp) {
+  // A float kernel gets float32 or float64; any other input dtype is an error naming the arg,
+  // the node and the op (also with float64 on).
+  test::GraphBuilder b;
+  auto x = b.input("x", DType::Int32, {1, 1, 4, 4});
+  auto w = b.constant("w", DType::Int32, {1, 1, 1, 1}, {1});
+  auto y = b.call("aten.convolution.default",
+                  {x, w, ir::Arg(), std::vector<int64_t>{1, 1}, std::vector<int64_t>{0, 0},
+                   std::vector<int64_t>{1, 1}, false, std::vector<int64_t>{0, 0}, int64_t(1)},
+                  {}, "conv_int");
+  b.output({y});
+  for (bool f64 : {false, true}) {
+    Executor ex(ExecOptions{.float64 = f64});
+    auto r = ex.run(b.g, {Tensor::fromInts(DType::Int32, {1, 1, 4, 4}, std::vector<int64_t>(16, 1))});
+    ASSERT_FALSE(r.isOk());
+    EXPECT_NE(r.message().find("conv_int"), std::string::npos) << r.message();
+    EXPECT_NE(r.message().find("aten.convolution.default"), std::string::npos) << r.message();
+    EXPECT_NE(r.message().find("float32 or float64"), std::string::npos) << r.message();
+  }
 }
 
 TEST(Executor, KernelErrorsNameTheNode) {

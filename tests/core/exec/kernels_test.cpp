@@ -378,6 +378,46 @@ TEST(ConvKernel, MatchesDirectDefinitionAcrossConfigs) {
   }
 }
 
+TEST(ConvKernel, RandomConfigsFloatWithinBoundExactBitExactOnIntegers) {
+  // Random geometry (groups, stride, padding, dilation, 1x1 and K = 1 included) through the
+  // executor: float mode within 1e-5 of the sum of |x w| (float32 summation error over at most a
+  // few hundred terms), and with exact accumulation on integer-valued (quantised) operands the
+  // integer result exactly.
+  SplitMix64 rng(7);
+  for (int t = 0; t < 40; ++t) {
+    const int64_t groups = 1 + int64_t(rng.next() % 3), cinG = 1 + int64_t(rng.next() % 4);
+    const int64_t coutG = 1 + int64_t(rng.next() % 5), k = 1 + int64_t(rng.next() % 3);
+    const int64_t stride = 1 + int64_t(rng.next() % 2), pad = int64_t(rng.next() % 2), dil = 1 + int64_t(rng.next() % 2);
+    const int64_t n = 1 + int64_t(rng.next() % 2), h = 5 + int64_t(rng.next() % 6), w = 5 + int64_t(rng.next() % 6);
+    const int64_t c = cinG * groups, o = coutG * groups;
+    for (bool integers : {false, true}) {
+      std::vector<float> xv(size_t(n * c * h * w)), wv(size_t(o * cinG * k * k));
+      auto draw = [&] { return integers ? float(std::floor(rng.uniform(-128, 128))) : float(rng.uniform(-1, 1)); };
+      for (float& v : xv) v = draw();
+      for (float& v : wv) v = draw();
+      Tensor X = F({n, c, h, w}, xv), W = F({o, cinG, k, k}, wv);
+      test::GraphBuilder b;
+      auto x = b.input("x", DType::Float32, X.shape());
+      auto wr = b.input("w", DType::Float32, W.shape());
+      b.output({b.call("aten.convolution.default",
+                       convArgs(x, wr, none(), {stride, stride}, {pad, pad}, {dil, dil}, false, {0, 0}, groups))});
+      Executor ex(ExecOptions{.exactAccumulation = integers});
+      auto out = ex.run(b.g, {X, W});
+      ASSERT_TRUE(out.isOk()) << out.message();
+      const Tensor& y = (*out)[0];
+      const std::vector<double> ref = naiveConv(X, W, stride, pad, dil, groups, y.shape());
+      Tensor absX = X, absW = W;
+      for (int64_t i = 0; i < absX.numel(); ++i) absX.setDouble(i, std::abs(absX.getDouble(i)));
+      for (int64_t i = 0; i < absW.numel(); ++i) absW.setDouble(i, std::abs(absW.getDouble(i)));
+      const std::vector<double> mag = naiveConv(absX, absW, stride, pad, dil, groups, y.shape());
+      for (int64_t i = 0; i < y.numel(); ++i) {
+        if (integers) ASSERT_EQ(y.getDouble(i), ref[size_t(i)]) << "config " << t << " element " << i;
+        else ASSERT_LE(std::abs(y.getDouble(i) - ref[size_t(i)]), 1e-5 * mag[size_t(i)] + 1e-30) << "config " << t;
+      }
+    }
+  }
+}
+
 // ---------------------------------------------------------------- batch norm, matmuls
 
 TEST(BatchNormKernel, EvalUsesRunningStats) {
@@ -890,6 +930,33 @@ TEST(ViewKernels, PermuteTransposeExpandSliceSelectAsStrided) {
   Tensor y = e.run("aten.expand_copy.default", {r, IntList{2, -1}})[0];
   expectShape(y, {2, 3});
   expectValues(y, {1, 2, 3, 1, 2, 3});
+}
+
+TEST(ViewKernels, TransposesLargerThanATileMatchTheDefinition) {
+  // The last two axes swapped (copied in 32x32 tiles): sizes not multiples of the tile, a
+  // batch axis in front, 4- and 1-byte elements.
+  const int64_t B = 2, R = 67, C = 45;
+  std::vector<float> xv = iota(B * R * C);
+  std::vector<int64_t> iv(size_t(B * R * C));
+  for (size_t i = 0; i < iv.size(); ++i) iv[i] = int64_t(i % 251) - 125;
+  for (DType dt : {DType::Float32, DType::Int8}) {
+    OneOp t;
+    auto x = t.add("x", dt == DType::Float32 ? F({B, R, C}, xv) : I(DType::Int8, {B, R, C}, iv));
+    Tensor y = t.run("aten.permute_copy.default", {x, IntList{0, 2, 1}})[0];
+    expectShape(y, {B, C, R});
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t c = 0; c < C; ++c)
+        for (int64_t r = 0; r < R; ++r) {
+          const int64_t src = (b * R + r) * C + c;
+          ASSERT_EQ(y.getDouble((b * C + c) * R + r), dt == DType::Float32 ? double(xv[size_t(src)]) : double(iv[size_t(src)]))
+              << b << "," << c << "," << r;
+        }
+  }
+  OneOp t;
+  auto x = t.add("x", F({R, C}, std::vector<float>(xv.begin(), xv.begin() + R * C)));
+  Tensor y = t.run("aten.t_copy.default", {x})[0];
+  for (int64_t c = 0; c < C; ++c)
+    for (int64_t r = 0; r < R; ++r) ASSERT_EQ(y.getDouble(c * R + r), double(xv[size_t(r * C + c)]));
 }
 
 TEST(ReduceKernels, MeanDimKeepdim) {

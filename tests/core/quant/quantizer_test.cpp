@@ -100,6 +100,27 @@ TEST(Quantizer, SmallGraphGetsTheQdqOpsPt2eWouldInsert) {
   EXPECT_TRUE(passes::VerifierInstrumentation::verifyGraph(g).isOk());
 }
 
+TEST(Quantizer, CalibrationReportsItsProgressPerNode) {
+  ir::Graph g = smallGraph();
+  const size_t nodes = g.size();
+  QuantizeOptions o;
+  o.calibrationRuns = 3;
+  std::vector<std::pair<std::string, double>> seen;
+  o.progress = [&](std::string_view stage, double f) { seen.emplace_back(std::string(stage), f); };
+  auto rep = quantizeGraph(g, o);
+  ASSERT_TRUE(rep.isOk()) << rep.message();
+  // Every node of every calibration run, then the conversion.
+  ASSERT_EQ(seen.size(), 3 * nodes + 1);
+  for (size_t i = 0; i + 1 < seen.size(); ++i) {
+    EXPECT_EQ(seen[i].first, "quantize: calibration");
+    EXPECT_GT(seen[i].second, 0.0);
+    if (i > 0) EXPECT_GT(seen[i].second, seen[i - 1].second) << i;
+  }
+  EXPECT_DOUBLE_EQ(seen[nodes - 1].second, 1.0 / 3);  // the end of the first run
+  EXPECT_DOUBLE_EQ(seen[3 * nodes - 1].second, 1.0);
+  EXPECT_EQ(seen.back(), std::make_pair(std::string("quantize: converting"), 1.0));
+}
+
 TEST(Quantizer, NegSharesItsInputsQParamsAndScalarFormsAreAnnotated) {
   // neg keeps the magnitude of its input's range (upstream: shared input qspec); mul/add/sub
   // .Scalar are annotated as the .Tensor forms with a number operand.

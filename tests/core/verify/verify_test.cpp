@@ -157,6 +157,35 @@ TEST(VerifyEach, CatchesTheWrongPassWithOutputIndexAndError) {
   for (size_t i = 0; i < t.records.size(); ++i) EXPECT_EQ(back->records[i].semantic, t.records[i].semantic) << i;
 }
 
+TEST(VerifyEach, ReportsProgressOverThePipeline) {
+  ir::Graph g = smallGraph();
+  PassManager pm = testPipeline(6, -1).operator()(6).value();
+  VerifyOptions vo;
+  std::vector<std::pair<std::string, double>> seen;
+  vo.progress = [&](std::string_view stage, double f) { seen.emplace_back(std::string(stage), f); };
+  VerifyEachInstrumentation each(vo);
+  pm.addInstrumentation(&each);
+  passes::RunResult res = runWith(pm, g);
+  ASSERT_EQ(res.failedIndex, -1);
+  ASSERT_FALSE(each.checks().empty());
+  // The reference run first (0 -> 1), then one stage per checked pass with the fraction over
+  // the 6 passes: from index / 6 at the start of its check to (index + 1) / 6 at the end.
+  ASSERT_FALSE(seen.empty());
+  EXPECT_EQ(seen.front().first, "verify: reference run");
+  size_t i = 0;
+  while (i < seen.size() && seen[i].first == "verify: reference run") ++i;
+  EXPECT_DOUBLE_EQ(seen[i - 1].second, 1.0);
+  for (const PassCheck& c : each.checks()) {
+    const std::string stage = "verify-each " + c.pass;
+    ASSERT_LT(i, seen.size());
+    EXPECT_EQ(seen[i].first, stage);
+    EXPECT_DOUBLE_EQ(seen[i].second, c.passIndex / 6.0);
+    while (i < seen.size() && seen[i].first == stage) ++i;
+    EXPECT_DOUBLE_EQ(seen[i - 1].second, (c.passIndex + 1) / 6.0);
+  }
+  EXPECT_EQ(i, seen.size());
+}
+
 TEST(VerifyEach, StopOnFailureRollsBackTheBadPass) {
   ir::Graph g = smallGraph();
   const ir::Graph source = g;

@@ -558,10 +558,6 @@ Status conv2dK(KernelCtx& c) {
     const float* px = exec::floatData(*x, xs);
     const float* pw = exec::floatData(*w, ws);
     const float* pb = exec::floatData(*b, bs);
-    // B[K, OC] = weight[OC, K]^T
-    std::vector<float> wt(size_t(K * g.oc));
-    for (int64_t oc = 0; oc < g.oc; ++oc)
-      for (int64_t k = 0; k < K; ++k) wt[size_t(k * g.oc + oc)] = pw[oc * K + k];
     const int64_t M = g.oh * g.ow;
     std::vector<float> col(size_t(M * K));
     std::vector<float> res(size_t(M * g.oc));
@@ -579,7 +575,9 @@ Status conv2dK(KernelCtx& c) {
             }
           }
         }
-      exec::gemmFor(c.exactAccumulation(), M, g.oc, K, col.data(), K, wt.data(), g.oc, res.data(), g.oc, false, c.threads());
+      // weight [OC, K] used transposed in place
+      exec::gemmFor(c.exactAccumulation(), M, g.oc, K, col.data(), K, pw, K, /*transB=*/true, res.data(), g.oc, false,
+                    c.threads());
       for (int64_t m = 0; m < M; ++m)
         for (int64_t oc = 0; oc < g.oc; ++oc)
           o.setDouble((n * M + m) * g.oc + oc, double(res[size_t(m * g.oc + oc)] + pb[b->numel() == 1 ? 0 : oc]));
@@ -647,9 +645,6 @@ Status conv3dK(KernelCtx& c) {
     const float* px = exec::floatData(*x, xs);
     const float* pw = exec::floatData(*w, ws);
     const float* pb = exec::floatData(*b, bs);
-    std::vector<float> wt(size_t(K * OC));  // [K, OC] = weight^T
-    for (int64_t oc = 0; oc < OC; ++oc)
-      for (int64_t k = 0; k < K; ++k) wt[size_t(k * OC + oc)] = pw[oc * K + k];
     std::vector<float> col(size_t(M * K)), res(size_t(M * OC));
     for (int64_t n = 0; n < N; ++n) {
       for (int64_t m = 0; m < M; ++m)
@@ -658,7 +653,9 @@ Status conv3dK(KernelCtx& c) {
           if (xi < 0) std::fill(dst, dst + IC, 0.0f);
           else std::memcpy(dst, px + xi, size_t(IC) * sizeof(float));
         });
-      exec::gemmFor(c.exactAccumulation(), M, OC, K, col.data(), K, wt.data(), OC, res.data(), OC, false, c.threads());
+      // weight [OC, K] used transposed in place
+      exec::gemmFor(c.exactAccumulation(), M, OC, K, col.data(), K, pw, K, /*transB=*/true, res.data(), OC, false,
+                    c.threads());
       for (int64_t m = 0; m < M; ++m)
         for (int64_t oc = 0; oc < OC; ++oc)
           o.setDouble((n * M + m) * OC + oc, double(res[size_t(m * OC + oc)] + pb[b->numel() == 1 ? 0 : oc]));
@@ -772,11 +769,13 @@ Status matmulK(KernelCtx& c) {
     const float* pb = exec::floatData(*b, bs);
     if (o.dtype() == DType::Float32) {
       for (int64_t n = 0; n < N; ++n)
-        exec::gemmFor(c.exactAccumulation(), H, W, C, pa + n * H * C, C, pb + n * C * W, W, o.data<float>() + n * H * W, W, false, c.threads());
+        exec::gemmFor(c.exactAccumulation(), H, W, C, pa + n * H * C, C, pb + n * C * W, W, false, o.data<float>() + n * H * W, W,
+                      false, c.threads());
     } else {
       std::vector<float> r(size_t(H * W));
       for (int64_t n = 0; n < N; ++n) {
-        exec::gemmFor(c.exactAccumulation(), H, W, C, pa + n * H * C, C, pb + n * C * W, W, r.data(), W, false, c.threads());
+        exec::gemmFor(c.exactAccumulation(), H, W, C, pa + n * H * C, C, pb + n * C * W, W, false, r.data(), W, false,
+                      c.threads());
         for (int64_t i = 0; i < H * W; ++i) o.setDouble(n * H * W + i, r[size_t(i)]);
       }
     }

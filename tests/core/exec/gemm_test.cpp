@@ -1,0 +1,173 @@
+// The executor's matrix products (core/exec/gemm.h, OpenBLAS) against a direct definition in
+// double: float mode within the float32 summation error bound, exact mode bit-exact on
+// quantised (integer-valued) operands, float64 products (ExecOptions::float64) within the
+// float64 bound, results independent of the thread count.
+#include "core/exec/gemm.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "core/exec/synth.h"
+
+namespace ls::exec {
+namespace {
+
+struct Case {
+  int64_t m, n, k;
+  bool transB = false, accumulate = false;
+  int64_t pad = 0;  // extra elements per row of A, B and C (leading dimension > row length)
+};
+
+/// Operands of a case, row-major with the case's leading dimensions; B stored [N, K] when transB.
+struct Operands {
+  Case c;
+  int64_t lda, ldb, ldc;
+  std::vector<float> a, b, c0;  // c0: C before the product (used when accumulating)
+
+  Operands(const Case& cs, SplitMix64& rng, bool integers) : c(cs) {
+    lda = c.k + c.pad;
+    ldb = (c.transB ? c.k : c.n) + c.pad;
+    ldc = c.n + c.pad;
+    a.resize(size_t(std::max<int64_t>(c.m * lda, 1)));
+    b.resize(size_t(std::max<int64_t>((c.transB ? c.n : c.k) * ldb, 1)));
+    c0.resize(size_t(std::max<int64_t>(c.m * ldc, 1)));
+    auto draw = [&] { return integers ? float(std::floor(rng.uniform(-128, 128))) : float(rng.uniform(-1, 1)); };
+    for (float& v : a) v = draw();
+    for (float& v : b) v = draw();
+    for (float& v : c0) v = draw();
+  }
+  double bAt(int64_t k, int64_t j) const { return c.transB ? b[size_t(j * ldb + k)] : b[size_t(k * ldb + j)]; }
+  /// The product in double (k increasing) and the sum of |a||b| (for the error bound).
+  void reference(std::vector<double>& ref, std::vector<double>& absSum) const {
+    ref.assign(size_t(c.m * c.n), 0.0);
+    absSum.assign(size_t(c.m * c.n), 0.0);
+    for (int64_t i = 0; i < c.m; ++i)
+      for (int64_t j = 0; j < c.n; ++j) {
+        double s = c.accumulate ? double(c0[size_t(i * ldc + j)]) : 0.0, t = std::abs(s);
+        for (int64_t k = 0; k < c.k; ++k) {
+          s += double(a[size_t(i * lda + k)]) * bAt(k, j);
+          t += std::abs(double(a[size_t(i * lda + k)]) * bAt(k, j));
+        }
+        ref[size_t(i * c.n + j)] = s;
+        absSum[size_t(i * c.n + j)] = t;
+      }
+  }
+  std::vector<float> run(bool exact, int threads) const {
+    std::vector<float> out = c0;
+    gemmFor(exact, c.m, c.n, c.k, a.data(), lda, b.data(), ldb, c.transB, out.data(), ldc, c.accumulate, threads);
+    return out;
+  }
+  /// The float64 product (ExecOptions::float64) of the same operands widened.
+  std::vector<double> runDouble(int threads) const {
+    std::vector<double> a64(a.begin(), a.end()), b64(b.begin(), b.end()), out(c0.begin(), c0.end());
+    gemm(c.m, c.n, c.k, a64.data(), lda, b64.data(), ldb, c.transB, out.data(), ldc, c.accumulate, threads);
+    return out;
+  }
+};
+
+// Edge shapes (a row, a column, K = 1, K = 0, one element), ViT/conv-like shapes that are cut
+// into several blocks along rows or columns, transposed B, accumulation, padded rows.
+const std::vector<Case> kCases = {
+    {1, 1000, 77},        {1, 1, 1},   {57, 1, 300},         {33, 45, 1},  {7, 9, 0},  {7, 9, 0, false, true},
+    {197, 300, 64, true}, {64, 1100, 27}, {513, 49, 130},    {100, 70, 90, true, true, 3},
+    {5, 600, 40, false, false, 5}, {130, 130, 200, true},
+};
+
+/// Runs every case (operands drawn from `seed`) in float or exact mode and checks each element
+/// of C with ok(case, computed, exact double result, sum of |a_ik b_kj|); the padding between
+/// rows of C must stay unwritten.
+template <typename Check>
+void checkEveryElement(uint64_t seed, bool integers, bool exact, Check ok) {
+  SplitMix64 rng(seed);
+  for (const Case& cs : kCases) {
+    Operands o(cs, rng, integers);
+    std::vector<double> ref, absSum;
+    o.reference(ref, absSum);
+    const std::vector<float> out = o.run(exact, 2);
+    for (int64_t i = 0; i < cs.m; ++i)
+      for (int64_t j = 0; j < cs.n; ++j) {
+        const size_t r = size_t(i * cs.n + j);
+        ASSERT_TRUE(ok(cs, out[size_t(i * o.ldc + j)], ref[r], absSum[r]))
+            << cs.m << "x" << cs.n << "x" << cs.k << " element " << i << "," << j;
+      }
+    for (int64_t i = 0; i < cs.m; ++i)
+      for (int64_t j = cs.n; j < o.ldc; ++j) ASSERT_EQ(out[size_t(i * o.ldc + j)], o.c0[size_t(i * o.ldc + j)]);
+  }
+}
+
+TEST(Gemm, FloatModeWithinFloat32SummationBound) {
+  // |computed - exact| <= 2 (K + 1) u sum |a_ik b_kj| (u = 2^-24): the classic bound for
+  // float32 dot products in any order (+1 for the accumulated C).
+  checkEveryElement(11, false, false, [](const Case& cs, float got, double want, double absSum) {
+    const double bound = 2.0 * double(cs.k + 1) * std::ldexp(1.0, -24) * absSum;
+    return std::abs(double(got) - want) <= bound ? ::testing::AssertionSuccess()
+                                                 : ::testing::AssertionFailure() << got << " vs " << want;
+  });
+}
+
+TEST(Gemm, ExactModeIsBitExactOnIntegerOperands) {
+  // int8-range integers (a quantised tensor's q - zero point): the exact mode must give the
+  // integer accumulation itself, whatever the order of summation.
+  checkEveryElement(12, true, true, [](const Case&, float got, double want, double) {
+    return got == float(want) ? ::testing::AssertionSuccess() : ::testing::AssertionFailure() << got << " vs " << want;
+  });
+}
+
+TEST(Gemm, ExactModeOnFloatsIsTheDoubleSumRoundedOnce) {
+  // Products of floats are exact in double; the double sums of two orders differ far below a
+  // float32 ulp, so the result is the double sum rounded to float, give or take that rounding.
+  checkEveryElement(13, false, true, [](const Case&, float got, double want, double) {
+    const float w = float(want);
+    const double ulp = double(std::nextafter(std::abs(w), INFINITY) - std::abs(w));
+    return std::abs(double(got) - double(w)) <= ulp ? ::testing::AssertionSuccess()
+                                                     : ::testing::AssertionFailure() << got << " vs " << w;
+  });
+}
+
+TEST(Gemm, ResultsDoNotDependOnThreadsAndRepeat) {
+  SplitMix64 rng(14);
+  for (const Case& cs : kCases) {
+    Operands o(cs, rng, false);
+    for (bool exact : {false, true}) {
+      const std::vector<float> one = o.run(exact, 1);
+      for (int threads : {1, 2, 3, 4}) {
+        const std::vector<float> t = o.run(exact, threads);
+        ASSERT_EQ(std::memcmp(one.data(), t.data(), one.size() * sizeof(float)), 0)
+            << cs.m << "x" << cs.n << "x" << cs.k << (exact ? " exact" : " float") << ", " << threads << " threads";
+      }
+    }
+  }
+}
+
+TEST(Gemm, Float64ModeWithinFloat64SummationBoundAndThreadIndependent) {
+  // The float64 product (dgemm) of kernels evaluated in float64: within 2 (K + 1) u sum
+  // |a_ik b_kj| (u = 2^-53) of the exact sum, the padding of C unwritten, and bit for bit the
+  // same for 1-4 threads.
+  SplitMix64 rng(15);
+  for (const Case& cs : kCases) {
+    Operands o(cs, rng, false);
+    std::vector<double> ref, absSum;
+    o.reference(ref, absSum);
+    const std::vector<double> out = o.runDouble(1);
+    for (int64_t i = 0; i < cs.m; ++i) {
+      for (int64_t j = 0; j < cs.n; ++j) {
+        const size_t r = size_t(i * cs.n + j);
+        const double bound = 2.0 * double(cs.k + 1) * std::ldexp(1.0, -53) * absSum[r];
+        ASSERT_LE(std::abs(out[size_t(i * o.ldc + j)] - ref[r]), bound)
+            << cs.m << "x" << cs.n << "x" << cs.k << " element " << i << "," << j;
+      }
+      for (int64_t j = cs.n; j < o.ldc; ++j) ASSERT_EQ(out[size_t(i * o.ldc + j)], double(o.c0[size_t(i * o.ldc + j)]));
+    }
+    for (int threads : {2, 3, 4}) {
+      const std::vector<double> t = o.runDouble(threads);
+      ASSERT_EQ(std::memcmp(out.data(), t.data(), out.size() * sizeof(double)), 0)
+          << cs.m << "x" << cs.n << "x" << cs.k << ", " << threads << " threads";
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ls::exec
