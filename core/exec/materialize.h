@@ -78,4 +78,26 @@ Tensor permuteTensor(const Tensor& t, const std::vector<int64_t>& perm);
 std::shared_ptr<const TensorRecipe> permuteRecipe(const ir::Constant& in, std::vector<int64_t> perm,
                                                   std::string label = {}, std::optional<ir::Shape> view = {});
 
+/// The quantize kernels' arithmetic for one value (quantize_per_tensor / _per_channel):
+/// clamp(round_half_even(x * inv) + zp, qmin, qmax) in float32; NaN maps to the zero point.
+int64_t quantizeValue(float x, float inv, int64_t zp, int64_t qmin, int64_t qmax);
+
+/// quantize_per_channel of `w` along `axis` into `storage`: inv = 1.0f / scales[c] (float32
+/// division), zero points 0. `scales` has w.dim(axis) entries.
+Tensor quantizePerChannel(const Tensor& w, int axis, const float* scales, int64_t qmin, int64_t qmax,
+                          ir::DType storage);
+/// quantize_per_tensor.default of `x` into int8 with the scale passed as a number
+/// (inv = float(1 / scale)): the values a folded quantize of a constant produces.
+Tensor quantizePerTensor(const Tensor& x, double scale, int64_t zeroPoint, int64_t qmin, int64_t qmax);
+
+/// Recipe "quantize" per channel: `in` quantised along `axis` by the float32 per-channel
+/// `scales` constant (zero points 0) into `storage` within [qmin, qmax] (quantizePerChannel):
+/// the int8 weights / int32 biases convert_pt2e folds. Shown as "quantize per channel int8".
+std::shared_ptr<const TensorRecipe> quantizePerChannelRecipe(const ir::Constant& in, const ir::Constant& scales,
+                                                             int axis, int64_t qmin, int64_t qmax, ir::DType storage);
+/// Recipe "quantize" per tensor: `in` quantised to int8 with (scale, zeroPoint) within [qmin,
+/// qmax] (quantizePerTensor). Shown as "quantize per tensor int8".
+std::shared_ptr<const TensorRecipe> quantizePerTensorRecipe(const ir::Constant& in, double scale, int64_t zeroPoint,
+                                                            int64_t qmin, int64_t qmax);
+
 }  // namespace ls::exec
