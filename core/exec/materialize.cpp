@@ -92,7 +92,11 @@ void MaterializeCache::evictLocked() {
 
 // ---------------------------------------------------------------- materialize
 
-Result<Tensor> materialize(const ir::Constant& c) {
+namespace {
+
+/// materialize(); `keep`: put what is made in the cache (false for the inputs a recipe reads:
+/// only the values asked for are kept, so a chain such as quantize -> permute holds one value).
+Result<Tensor> materializeImpl(const ir::Constant& c, bool keep) {
   Tensor t = constantDataView(c);
   if (t.defined()) return t;
   const uint64_t key = c.contentHash != 0 ? c.contentHash : ir::constantContentHash(c);
@@ -105,7 +109,7 @@ Result<Tensor> materialize(const ir::Constant& c) {
     std::vector<Tensor> ins;
     ins.reserve(r->inputs().size());
     for (const ir::Constant& in : r->inputs()) {
-      auto v = materialize(in);
+      auto v = materializeImpl(in, false);
       if (!v) return v.status().withContext(fmt::format("constant '{}' ({}): ", c.name, r->describe()));
       ins.push_back(std::move(*v));
     }
@@ -119,9 +123,13 @@ Result<Tensor> materialize(const ir::Constant& c) {
   } else {
     t = synthesizeConstant(c);
   }
-  cache.put(key, t);
+  if (keep) cache.put(key, t);
   return t;
 }
+
+}  // namespace
+
+Result<Tensor> materialize(const ir::Constant& c) { return materializeImpl(c, true); }
 
 // ---------------------------------------------------------------- permute
 

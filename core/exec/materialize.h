@@ -32,7 +32,9 @@ ir::Constant recipeConstant(std::shared_ptr<const TensorRecipe> recipe,
 
 /// The values of a constant, made once: a read-only view of its bytes (no copy, not cached), or
 /// for a shape-only constant synthesizeConstant(), for a recipe its inputs materialised and
-/// compute(); both kept in MaterializeCache under the content hash. Never write into the result
+/// compute(); both kept in MaterializeCache under the content hash (the inputs a recipe reads
+/// are used from the cache when there, else made and not kept: only the values asked for stay,
+/// so a chain such as quantize -> permute holds one value). Never write into the result
 /// (Tensor::writable() copies). Thread-safe. An error names the constant and the recipe.
 Result<Tensor> materialize(const ir::Constant& c);
 
