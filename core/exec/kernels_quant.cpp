@@ -12,6 +12,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "core/exec/materialize.h"
 #include "core/exec/kernel_util.h"
 #include "core/exec/parallel.h"
 
@@ -63,12 +64,17 @@ Result<QParam> perTensorParams(KernelCtx& c, int scaleArg, int zpArg) {
 /// T = float: x * float(1 / scale) in float32 (the upstream reference); T = double: x / scale.
 template <typename T>
 int64_t quantizeOne(T x, const QParam& p, int64_t qmin, int64_t qmax) {
-  const T v = std::is_same_v<T, float> ? T(x * p.invScale) : T(x / p.scale64);
-  if (std::isnan(v)) return std::clamp(p.zeroPoint, qmin, qmax);
-  const T r = std::nearbyint(v) + T(p.zeroPoint);  // nearbyint: round half to even
-  if (r <= T(qmin)) return qmin;
-  if (r >= T(qmax)) return qmax;
-  return int64_t(r);
+  // float32: the same function the quantizer's weight recipes use (materialize.h).
+  if constexpr (std::is_same_v<T, float>) {
+    return quantizeValue(x, p.invScale, p.zeroPoint, qmin, qmax);
+  } else {
+    const T v = x / p.scale64;
+    if (std::isnan(v)) return std::clamp(p.zeroPoint, qmin, qmax);
+    const T r = std::nearbyint(v) + T(p.zeroPoint);  // nearbyint: round half to even
+    if (r <= T(qmin)) return qmin;
+    if (r >= T(qmax)) return qmax;
+    return int64_t(r);
+  }
 }
 
 template <typename T>

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
@@ -111,7 +112,12 @@ void MaterializeCache::evictLocked() {
 
 // ---------------------------------------------------------------- materialize
 
-Result<Tensor> materialize(const ir::Constant& c, Retain retain) {
+namespace {
+
+/// materialize(); `keep`: put what is made in the cache (false for the inputs a recipe reads:
+/// only the values asked for are kept, so a chain such as quantize -> permute holds one value;
+/// false too for a Retain::Transient request).
+Result<Tensor> materializeImpl(const ir::Constant& c, bool keep) {
   Tensor t = constantDataView(c);
   if (t.defined()) return t;
   const uint64_t key = c.contentHash != 0 ? c.contentHash : ir::constantContentHash(c);
@@ -124,7 +130,7 @@ Result<Tensor> materialize(const ir::Constant& c, Retain retain) {
     std::vector<Tensor> ins;
     ins.reserve(r->inputs().size());
     for (const ir::Constant& in : r->inputs()) {
-      auto v = materialize(in, retain);
+      auto v = materializeImpl(in, false);
       if (!v) return v.status().withContext(fmt::format("constant '{}' ({}): ", c.name, r->describe()));
       ins.push_back(std::move(*v));
     }
@@ -138,9 +144,13 @@ Result<Tensor> materialize(const ir::Constant& c, Retain retain) {
   } else {
     t = synthesizeConstant(c);
   }
-  if (retain == Retain::Cache) cache.put(key, t);
+  if (keep) cache.put(key, t);
   return t;
 }
+
+}  // namespace
+
+Result<Tensor> materialize(const ir::Constant& c, Retain retain) { return materializeImpl(c, retain == Retain::Cache); }
 
 // ---------------------------------------------------------------- permute
 
@@ -187,6 +197,115 @@ std::shared_ptr<const TensorRecipe> permuteRecipe(const ir::Constant& in, std::v
   for (size_t i = 0; i < perm.size(); ++i) out[int(i)] = s[int(perm[i])];
   if (label.empty()) label = fmt::format("permute [{}]", fmt::join(perm, ", "));
   return std::make_shared<PermuteRecipe>(in, std::move(perm), std::move(label), std::move(view), std::move(out));
+}
+
+// ---------------------------------------------------------------- quantize
+
+int64_t quantizeValue(float x, float inv, int64_t zp, int64_t qmin, int64_t qmax) {
+  const float v = x * inv;
+  if (std::isnan(v)) return std::clamp(zp, qmin, qmax);
+  const float r = std::nearbyint(v) + float(zp);  // round half to even (default rounding mode)
+  return r <= float(qmin) ? qmin : r >= float(qmax) ? qmax : int64_t(r);
+}
+
+Tensor quantizePerChannel(const Tensor& w, int axis, const float* scales, int64_t qmin, int64_t qmax,
+                          ir::DType storage) {
+  const int64_t channels = w.dim(axis);
+  int64_t inner = 1;
+  for (int d = axis + 1; d < w.rank(); ++d) inner *= w.dim(d);
+  Tensor q(storage, w.shape());
+  if (w.dtype() == ir::DType::Float32 && storage == ir::DType::Int8) {  // the usual weight: raw loops
+    const float* d = w.data<float>();
+    int8_t* out = q.data<int8_t>();
+    for (int64_t i = 0; i < w.numel(); i += inner) {
+      const float inv = 1.0f / scales[size_t((i / inner) % channels)];
+      for (int64_t j = 0; j < inner; ++j) out[i + j] = int8_t(quantizeValue(d[i + j], inv, 0, qmin, qmax));
+    }
+    return q;
+  }
+  for (int64_t i = 0; i < w.numel(); ++i) {
+    const float inv = 1.0f / scales[size_t((i / inner) % channels)];
+    q.setInt(i, quantizeValue(float(w.getDouble(i)), inv, 0, qmin, qmax));
+  }
+  return q;
+}
+
+Tensor quantizePerTensor(const Tensor& x, double scale, int64_t zeroPoint, int64_t qmin, int64_t qmax) {
+  const float inv = float(1.0 / scale);
+  Tensor q(ir::DType::Int8, x.shape());
+  if (x.dtype() == ir::DType::Float32) {
+    const float* d = x.data<float>();
+    int8_t* out = q.data<int8_t>();
+    for (int64_t i = 0; i < x.numel(); ++i) out[i] = int8_t(quantizeValue(d[i], inv, zeroPoint, qmin, qmax));
+    return q;
+  }
+  for (int64_t i = 0; i < x.numel(); ++i) q.setInt(i, quantizeValue(float(x.getDouble(i)), inv, zeroPoint, qmin, qmax));
+  return q;
+}
+
+namespace {
+
+class QuantizePerChannelRecipe : public TensorRecipe {
+ public:
+  QuantizePerChannelRecipe(const ir::Constant& in, const ir::Constant& scales, int axis, int64_t qmin, int64_t qmax,
+                           ir::DType storage)
+      : TensorRecipe("quantize",
+                     fmt::format("per_channel;axis={};qmin={};qmax={};dtype={}", axis, qmin, qmax,
+                                 ir::dtypeName(storage)),
+                     {in, scales}, storage, in.shape, fmt::format("quantize per channel {}", ir::dtypeName(storage))),
+        axis_(axis),
+        qmin_(qmin),
+        qmax_(qmax) {}
+
+  Result<Tensor> compute(const std::vector<Tensor>& inputs) const override {
+    const Tensor& x = inputs.at(0);
+    const Tensor& s = inputs.at(1);
+    if (s.dtype() != ir::DType::Float32 || axis_ < 0 || axis_ >= x.rank() || s.numel() != x.dim(axis_))
+      return Status::error(fmt::format("quantize per channel: {} scales of {} for axis {} of {}", s.numel(),
+                                       ir::dtypeName(s.dtype()), axis_, ir::toString(x.shape())));
+    return quantizePerChannel(x, axis_, s.data<float>(), qmin_, qmax_, dtype());
+  }
+
+  std::string describe() const override {  // "<weight> -> quantize per channel int8" (scales omitted)
+    return fmt::format("{} -> {}", describeInput(inputs().at(0)), label());
+  }
+
+ private:
+  int axis_;
+  int64_t qmin_, qmax_;
+};
+
+class QuantizePerTensorRecipe : public TensorRecipe {
+ public:
+  QuantizePerTensorRecipe(const ir::Constant& in, double scale, int64_t zp, int64_t qmin, int64_t qmax)
+      : TensorRecipe("quantize",
+                     // the scale in hexadecimal: exact, so equal recipes are equal values
+                     fmt::format("per_tensor;scale={:a};zp={};qmin={};qmax={};dtype=int8", scale, zp, qmin, qmax),
+                     {in}, ir::DType::Int8, in.shape, "quantize per tensor int8"),
+        scale_(scale),
+        zp_(zp),
+        qmin_(qmin),
+        qmax_(qmax) {}
+
+  Result<Tensor> compute(const std::vector<Tensor>& inputs) const override {
+    return quantizePerTensor(inputs.at(0), scale_, zp_, qmin_, qmax_);
+  }
+
+ private:
+  double scale_;
+  int64_t zp_, qmin_, qmax_;
+};
+
+}  // namespace
+
+std::shared_ptr<const TensorRecipe> quantizePerChannelRecipe(const ir::Constant& in, const ir::Constant& scales,
+                                                             int axis, int64_t qmin, int64_t qmax, ir::DType storage) {
+  return std::make_shared<QuantizePerChannelRecipe>(in, scales, axis, qmin, qmax, storage);
+}
+
+std::shared_ptr<const TensorRecipe> quantizePerTensorRecipe(const ir::Constant& in, double scale, int64_t zeroPoint,
+                                                            int64_t qmin, int64_t qmax) {
+  return std::make_shared<QuantizePerTensorRecipe>(in, scale, zeroPoint, qmin, qmax);
 }
 
 }  // namespace ls::exec

@@ -32,7 +32,9 @@ ir::Constant recipeConstant(std::shared_ptr<const TensorRecipe> recipe,
 
 /// The values of a constant, made once: a read-only view of its bytes (no copy, not cached), or
 /// for a shape-only constant synthesizeConstant(), for a recipe its inputs materialised and
-/// compute(); both kept in MaterializeCache under the content hash. Never write into the result
+/// compute(); both kept in MaterializeCache under the content hash (the inputs a recipe reads
+/// are used from the cache when there, else made and not kept: only the values asked for stay,
+/// so a chain such as quantize -> permute holds one value). Never write into the result
 /// (Tensor::writable() copies). Thread-safe. An error names the constant and the recipe.
 /// `Retain::Transient`: values already cached are used, but nothing computed by this call is
 /// kept (a reader that needs each value once, such as a file writer, then holds at most one
@@ -83,5 +85,27 @@ Tensor permuteTensor(const Tensor& t, const std::vector<int64_t>& perm);
 /// shown as `label` (e.g. "permute OHWI"; default "permute [p0, p1, ...]").
 std::shared_ptr<const TensorRecipe> permuteRecipe(const ir::Constant& in, std::vector<int64_t> perm,
                                                   std::string label = {}, std::optional<ir::Shape> view = {});
+
+/// The quantize kernels' arithmetic for one value (quantize_per_tensor / _per_channel):
+/// clamp(round_half_even(x * inv) + zp, qmin, qmax) in float32; NaN maps to the zero point.
+int64_t quantizeValue(float x, float inv, int64_t zp, int64_t qmin, int64_t qmax);
+
+/// quantize_per_channel of `w` along `axis` into `storage`: inv = 1.0f / scales[c] (float32
+/// division), zero points 0. `scales` has w.dim(axis) entries.
+Tensor quantizePerChannel(const Tensor& w, int axis, const float* scales, int64_t qmin, int64_t qmax,
+                          ir::DType storage);
+/// quantize_per_tensor.default of `x` into int8 with the scale passed as a number
+/// (inv = float(1 / scale)): the values a folded quantize of a constant produces.
+Tensor quantizePerTensor(const Tensor& x, double scale, int64_t zeroPoint, int64_t qmin, int64_t qmax);
+
+/// Recipe "quantize" per channel: `in` quantised along `axis` by the float32 per-channel
+/// `scales` constant (zero points 0) into `storage` within [qmin, qmax] (quantizePerChannel):
+/// the int8 weights / int32 biases convert_pt2e folds. Shown as "quantize per channel int8".
+std::shared_ptr<const TensorRecipe> quantizePerChannelRecipe(const ir::Constant& in, const ir::Constant& scales,
+                                                             int axis, int64_t qmin, int64_t qmax, ir::DType storage);
+/// Recipe "quantize" per tensor: `in` quantised to int8 with (scale, zeroPoint) within [qmin,
+/// qmax] (quantizePerTensor). Shown as "quantize per tensor int8".
+std::shared_ptr<const TensorRecipe> quantizePerTensorRecipe(const ir::Constant& in, double scale, int64_t zeroPoint,
+                                                            int64_t qmin, int64_t qmax);
 
 }  // namespace ls::exec

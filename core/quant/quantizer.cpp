@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "core/exec/executor.h"
+#include "core/exec/materialize.h"
 #include "core/exec/synth.h"
 #include "core/exec/compare.h"
 #include "core/ops/registry.h"
@@ -122,24 +123,20 @@ exec::Tensor valuesOf(const ir::Constant& c) { return transforms::constantValues
 
 ir::Arg dtypeArg(DType t) { return ir::Arg(ir::EnumArg{ir::EnumKind::DType, int32_t(t)}); }
 
-/// Stores a constant named `name` with `t`'s values in `g` and returns its get_attr node
-/// (not yet inserted).
-ir::Node constantNode(ir::Graph& g, const std::string& name, const std::string& fqn, const exec::Tensor& t) {
-  ir::Constant c;
+/// Stores `c` (bytes or a recipe) as constant `name` in `g` and returns its get_attr node (not
+/// yet inserted).
+ir::Node constantNode(ir::Graph& g, const std::string& name, const std::string& fqn, ir::Constant c) {
   c.name = name;
   c.fqn = fqn;
   c.kind = ir::ConstantKind::Constant;
-  c.dtype = t.dtype();
-  c.shape = t.shape();
-  c.data = g.store().intern(std::vector<uint8_t>(t.bytes(), t.bytes() + t.nbytes()));
-  c.contentHash = ir::constantContentHash(c);
-  g.setConstant(c);
+  if (c.contentHash == 0) c.contentHash = ir::constantContentHash(c);
   ir::Node n;
   n.kind = ir::NodeKind::GetAttr;
   n.name = name;
   n.target = name;
-  n.outputs.push_back(ir::TensorMeta(t.dtype(), t.shape()));
+  n.outputs.push_back(ir::TensorMeta(c.dtype, c.shape));
   n.provenance.createdBy = kCreatedBy;
+  g.setConstant(std::move(c));
   return n;
 }
 
@@ -477,48 +474,6 @@ std::vector<float> symmetricChannelScales(const exec::Tensor& w, int axis, const
   return scales;
 }
 
-/// The quantize kernels' arithmetic for one value: clamp(round_half_even(x * inv) + zp, qmin,
-/// qmax) in float32; NaN maps to the zero point.
-int64_t quantizeValue(float x, float inv, int64_t zp, int64_t qmin, int64_t qmax) {
-  const float v = x * inv;
-  if (std::isnan(v)) return std::clamp(zp, qmin, qmax);
-  const float r = roundHalfEven(v) + float(zp);
-  return r <= float(qmin) ? qmin : r >= float(qmax) ? qmax : int64_t(r);
-}
-
-/// quantize_per_channel arithmetic: clamp(round(x * (1 / scale)) + zp, qmin, qmax).
-exec::Tensor quantizeChannels(const exec::Tensor& w, int axis, const std::vector<float>& scales, int64_t qmin,
-                              int64_t qmax, DType storage) {
-  const int64_t channels = w.dim(axis);
-  int64_t inner = 1;
-  for (int d = axis + 1; d < w.rank(); ++d) inner *= w.dim(d);
-  exec::Tensor q(storage, w.shape());
-  if (w.dtype() == DType::Float32 && storage == DType::Int8) {  // the usual weight: raw loops
-    const float* d = w.data<float>();
-    int8_t* out = q.data<int8_t>();
-    for (int64_t i = 0; i < w.numel(); i += inner) {
-      const float inv = 1.0f / scales[size_t((i / inner) % channels)];
-      for (int64_t j = 0; j < inner; ++j) out[i + j] = int8_t(quantizeValue(d[i + j], inv, 0, qmin, qmax));
-    }
-    return q;
-  }
-  for (int64_t i = 0; i < w.numel(); ++i) {
-    const float inv = 1.0f / scales[size_t((i / inner) % channels)];
-    q.setInt(i, quantizeValue(float(w.getDouble(i)), inv, 0, qmin, qmax));
-  }
-  return q;
-}
-
-/// quantize_per_tensor.default arithmetic (scale passed as a number: inv = float(1 / scale)),
-/// int8 storage: the values a folded quantize of a constant produces.
-exec::Tensor quantizeTensor(const exec::Tensor& x, const QParams& p, int64_t qmin, int64_t qmax) {
-  const float inv = float(1.0 / p.scale);
-  exec::Tensor q(DType::Int8, x.shape());
-  for (int64_t i = 0; i < x.numel(); ++i)
-    q.setInt(i, quantizeValue(float(x.getDouble(i)), inv, p.zeroPoint, qmin, qmax));
-  return q;
-}
-
 }  // namespace
 
 // ---------------------------------------------------------------- public API
@@ -754,11 +709,18 @@ class Rebuilder {
     }
   }
 
-  ValueRef constant(const std::string& base, const std::string& fqn, const exec::Tensor& t, NodeId derivedFrom) {
-    ir::Node n = constantNode(out_, freshName(base), fqn, t);
+  /// A new constant holding `t`'s bytes.
+  ValueRef constant(const std::string& base, const std::string& fqn, exec::Tensor t, NodeId derivedFrom) {
+    return constant(base, fqn, transforms::makeConstant(out_.store(), std::move(t)), derivedFrom);
+  }
+  /// A new constant `c` (bytes or a recipe; named here).
+  ValueRef constant(const std::string& base, const std::string& fqn, ir::Constant c, NodeId derivedFrom) {
+    ir::Node n = constantNode(out_, freshName(base), fqn, std::move(c));
     n.provenance.derivedFrom = {derivedFrom};
     return ValueRef{out_.append(std::move(n)), 0};
   }
+  /// The constant a get_attr value of the graph being built reads.
+  const ir::Constant& constantAt(ValueRef v) { return *out_.constant(out_.node(v.node).target); }
 
   Result<ValueRef> call(std::string_view op, std::vector<ir::Arg> args, const std::string& base, NodeId derivedFrom) {
     ir::Node n;
@@ -931,15 +893,18 @@ Status annotateCalibrateConvert(ir::Graph& g, const QuantizeOptions& o, Quantize
     const std::vector<float> scales = symmetricChannelScales(W, u.axis, o.spec);
     const int64_t channels = int64_t(scales.size());
     const std::string wname = wc->name, wfqn = wc->fqn;
-    emitBefore[u.weightReader].push_back([&, u, W, scales, channels, wname, wfqn]() -> Status {
+    const ir::Constant wconst = *wc;
+    emitBefore[u.weightReader].push_back([&, u, wconst, scales, channels, wname, wfqn]() -> Status {
       exec::Tensor scaleT = exec::Tensor::fromFloats(ir::Shape{channels}, scales);
       exec::Tensor zpT(DType::Int64, ir::Shape{channels});
       ValueRef s = rb.constant(wname + "_scales", wfqn, scaleT, u.weightNode);
       ValueRef z = rb.constant(wname + "_zero_points", wfqn, zpT, u.weightNode);
       ValueRef qv;
       if (o.foldWeightQuantize) {
+        // A recipe (the float weight and its scales): the int8 bytes are made when read.
         qv = rb.constant(wname + "_int8", wfqn,
-                         quantizeChannels(W, u.axis, scales, o.spec.weightQmin, o.spec.weightQmax, DType::Int8),
+                         exec::recipeConstant(exec::quantizePerChannelRecipe(
+                             wconst, rb.constantAt(s), u.axis, o.spec.weightQmin, o.spec.weightQmax, DType::Int8)),
                          u.weightNode);
       } else {
         auto q = rb.call(kQC, {ValueRef{u.weightNode, 0}, s, z, int64_t(u.axis), o.spec.weightQmin, o.spec.weightQmax, i8},
@@ -979,7 +944,10 @@ Status annotateCalibrateConvert(ir::Graph& g, const QuantizeOptions& o, Quantize
     std::vector<float> bscales(static_cast<size_t>(channels));
     for (int64_t c = 0; c < channels; ++c) bscales[size_t(c)] = float(qp[size_t(root)].scale) * scales[size_t(c)];
     const std::string bname = bc->name, bfqn = bc->fqn;
-    emitBefore[u.consumer].push_back([&, u, B, bscales, channels, bname, bfqn, expanded]() -> Status {
+    // The usual [C] bias folds as a recipe; an expanded (or otherwise shaped) one eagerly.
+    const bool eagerBias = expanded || bc->shape.rank() != 1;
+    const ir::Constant bconst = *bc;
+    emitBefore[u.consumer].push_back([&, u, B, bconst, bscales, channels, bname, bfqn, expanded, eagerBias]() -> Status {
       // Upstream's _get_int32_per_channel_bias_qspec: [int32 min, int32 max - 1], zero points 0
       // (int32), scale = input activation scale * weight scale per channel.
       const int64_t lo = std::numeric_limits<int32_t>::min(), hi = int64_t(std::numeric_limits<int32_t>::max()) - 1;
@@ -987,7 +955,12 @@ Status annotateCalibrateConvert(ir::Graph& g, const QuantizeOptions& o, Quantize
       ValueRef z = rb.constant(bname + "_zero_points", bfqn, exec::Tensor(DType::Int32, ir::Shape{channels}), u.biasNode);
       ValueRef bq;
       if (o.foldWeightQuantize) {
-        bq = rb.constant(bname + "_int32", bfqn, quantizeChannels(B, 0, bscales, lo, hi, DType::Int32), u.biasNode);
+        bq = rb.constant(bname + "_int32", bfqn,
+                         eagerBias ? ir::Constant(transforms::makeConstant(
+                                        rb.graph().store(), exec::quantizePerChannel(B, 0, bscales.data(), lo, hi, DType::Int32)))
+                                  : exec::recipeConstant(exec::quantizePerChannelRecipe(bconst, rb.constantAt(s), 0, lo, hi,
+                                                                                        DType::Int32)),
+                         u.biasNode);
       } else {
         ValueRef src = expanded ? rb.constant(bname + "_expanded", bfqn, B, u.biasNode) : ValueRef{u.biasNode, 0};
         auto q = rb.call(kQC, {src, s, z, int64_t(0), lo, hi, i32}, "quantize_per_channel_default", u.biasNode);
@@ -1012,7 +985,9 @@ Status annotateCalibrateConvert(ir::Graph& g, const QuantizeOptions& o, Quantize
     ValueRef qv;
     if (o.foldWeightQuantize && c && c->valuesKnown() && c->dtype == DType::Float32) {
       qv = rb.constant(c->name + "_int8", c->fqn.empty() ? c->name : c->fqn,
-                       quantizeTensor(valuesOf(*c), p, o.spec.actQmin, o.spec.actQmax), v);
+                       exec::recipeConstant(
+                           exec::quantizePerTensorRecipe(*c, p.scale, p.zeroPoint, o.spec.actQmin, o.spec.actQmax)),
+                       v);
       ++report.foldedConstants;
     } else {
       auto q = rb.call(kQ, {ValueRef{v, 0}, p.scale, p.zeroPoint, o.spec.actQmin, o.spec.actQmax, i8},

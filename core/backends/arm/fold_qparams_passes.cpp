@@ -37,6 +37,8 @@
 
 #include "core/backends/arm/arm_passes.h"
 #include "core/backends/arm/arm_util.h"
+#include "core/exec/materialize.h"
+#include "core/transforms/constant_values.h"
 #include "core/ops/registry.h"
 
 namespace ls::arm {
@@ -159,10 +161,25 @@ bool zeroPointsAllZero(const ir::Graph& g, const ir::Node& dq) {
   return z && *z == 0;
 }
 
-/// Weight (or bias) of a quantised conv: int constant values + per-channel scales.
+/// Weight (or bias) of a quantised conv: the int constant (bytes or a recipe: nothing is
+/// materialised until values() is asked) seen as `view` when set, + per-channel scales.
 struct QConst {
-  exec::Tensor values;
+  ir::Constant c;
   std::vector<double> scales;
+  std::optional<ir::Shape> view;  ///< a reshape of c (a 1-D conv's weight at height 1)
+
+  const ir::Shape& shape() const { return view ? *view : c.shape; }
+  int64_t dim(int d) const { return shape()[d]; }
+  /// The values (materialised, viewed).
+  exec::Tensor values() const {
+    exec::Tensor t = constantValues(c);
+    return view ? t.reshaped(*view) : t;
+  }
+  /// A constant of these values (viewed) permuted by `perm`: a recipe, no bytes made here.
+  ValueRef permuted(Builder& b, std::vector<int64_t> perm, std::string label, std::string_view hint,
+                    std::optional<ir::Shape> as = {}) const {
+    return b.permuted(c, std::move(perm), std::move(label), hint, as ? as : view);
+  }
 };
 std::optional<QConst> quantConstant(const ir::Graph& g, const ir::Arg& a, int64_t channels, int64_t channelAxis = 0) {
   static const ir::OpId dqc = ir::internOp(kDqc), dq = ir::internOp(kDq);
@@ -173,11 +190,11 @@ std::optional<QConst> quantConstant(const ir::Graph& g, const ir::Arg& a, int64_
     auto axis = sarg(*p, 3).asInt();
     if (!axis || *axis != channelAxis) return std::nullopt;
   }
-  auto v = valueOfConstant(g, *p->args[0].ref());
-  if (!v || ir::isFloating(v->dtype())) return std::nullopt;
+  const ir::Constant* c = transforms::constantBehind(g, *p->args[0].ref());
+  if (!c || ir::isFloating(c->dtype)) return std::nullopt;
   auto s = channelScales(g, *p, channels);
   if (!s || !zeroPointsAllZero(g, *p)) return std::nullopt;
-  return QConst{std::move(*v), std::move(*s)};
+  return QConst{*c, std::move(*s), std::nullopt};
 }
 
 Result<ValueRef> perChannelRescale(Builder& b, ValueRef acc, const std::vector<double>& factors, int64_t ozp) {
@@ -389,9 +406,10 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
     exec::Tensor bias(DType::Int32, Shape{OC});
     if (const ir::ValueRef* br = sarg(n, 2).ref()) {
       auto bq = quantConstant(g, ir::Arg(*br), OC);
-      if (!bq || bq->values.numel() != OC) return std::optional<exec::Tensor>{};
+      if (!bq || bq->c.numel() != OC) return std::optional<exec::Tensor>{};
+      const exec::Tensor bv = bq->values();
       for (int64_t c = 0; c < OC; ++c) {
-        const double v = double(bq->values.getInt(c)) * bq->scales[size_t(c)] / (inScale * wScales[size_t(c)]);
+        const double v = double(bv.getInt(c)) * bq->scales[size_t(c)] / (inScale * wScales[size_t(c)]);
         if (std::abs(v) > 2147483647.0) return Status::error("int32 bias overflows after requantisation");
         bias.setInt(c, std::llround(v));
       }
@@ -438,7 +456,7 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
     }
     if (opad->size() != 2) return std::optional<ValueRef>{};
     const int64_t OC = os[1];
-    if (w.values.dim(1) != OC || w.values.dim(0) != xs[1]) return std::optional<ValueRef>{};
+    if (w.dim(1) != OC || w.dim(0) != xs[1]) return std::optional<ValueRef>{};
     LS_ASSIGN_OR_RETURN(biasOpt, int32Bias(g, n, OC, in.qp.scale, w.scales));
     if (!biasOpt) return std::optional<ValueRef>{};
     const exec::Tensor& bias = *biasOpt;
@@ -448,7 +466,7 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
       x4 = v;
     }
     LS_ASSIGN_OR_RETURN(xt, permute(b, x4, kToNhwc));
-    ValueRef wv = b.tensor(permuteTensor(w.values, {1, 2, 3, 0}), "weight_ohwi");
+    ValueRef wv = w.permuted(b, {1, 2, 3, 0}, "permute OHWI", "weight_ohwi");
     ir::IntList outPad{-pad[0], -pad[0] + (*opad)[0], -pad[1], -pad[1] + (*opad)[1]};
     LS_ASSIGN_OR_RETURN(acc, b.op("tosa.TRANSPOSE_CONV2D",
                                   {xt, wv, b.tensor(bias, "bias_i32"), b.zeroPoint(DType::Int8, in.qp.zp), b.zeroPoint(DType::Int8, 0)},
@@ -471,9 +489,9 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
     const ir::Arg& trA = sarg(n, 6);
     const bool transposed = trA.asBool() && *trA.asBool();
     auto w = quantConstant(g, n.args[1], OC, transposed ? 1 : 0);  // transposed weights are [in, out, ...]
-    if (!w || w->values.dtype() != DType::Int8 || w->values.rank() != xs.rank() - (conv1d ? 1 : 0))
+    if (!w || w->c.dtype != DType::Int8 || w->c.shape.rank() != xs.rank() - (conv1d ? 1 : 0))
       return std::optional<ValueRef>{};
-    if (conv1d) w->values = w->values.reshaped(ir::Shape{w->values.dim(0), w->values.dim(1), 1, w->values.dim(2)});
+    if (conv1d) w->view = ir::Shape{w->dim(0), w->dim(1), 1, w->dim(2)};
     auto stride = sints(n, 3, conv1d ? 1 : S), pad = sints(n, 4, conv1d ? 1 : S), dil = sints(n, 5, conv1d ? 1 : S);
     if (conv1d && stride && pad && dil && stride->size() == 1 && pad->size() == 1 && dil->size() == 1) {
       stride = std::vector<int64_t>{1, (*stride)[0]};
@@ -489,8 +507,8 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
     // every grouped 3-D conv): one CONV2D/CONV3D per group on a channel slice, int32
     // accumulators concatenated before the RESCALE.
     const int64_t G = *groups;
-    const bool depthwise = S == 2 && G != 1 && G == C && w->values.dim(1) == 1;
-    if (G < 1 || (!depthwise && (C % G != 0 || OC % G != 0 || w->values.dim(1) != C / G)))
+    const bool depthwise = S == 2 && G != 1 && G == C && w->dim(1) == 1;
+    if (G < 1 || (!depthwise && (C % G != 0 || OC % G != 0 || w->dim(1) != C / G)))
       return std::optional<ValueRef>{};
     // int32 bias at scale s_in * s_w[c].
     LS_ASSIGN_OR_RETURN(biasOpt, int32Bias(g, n, OC, in->qp.scale, w->scales));
@@ -511,7 +529,7 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
     ValueRef xt = xt0;
     ir::IntList padAttr;
     for (int i = 0; i < S; ++i) {
-      const int64_t k = w->values.dim(2 + i);
+      const int64_t k = w->dim(2 + i);
       int64_t padEnd = (os[2 + i] - 1) * (*stride)[size_t(i)] + (k - 1) * (*dil)[size_t(i)] + 1 - xs[2 + i] - (*pad)[size_t(i)];
       if (padEnd < 0) {
         LS_ASSIGN_OR_RETURN(sl, b.op("aten.slice_copy.Tensor", {xt, int64_t(1 + i), int64_t(0), xs[2 + i] + padEnd, int64_t(1)}));
@@ -529,18 +547,19 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
     ValueRef biasV = b.tensor(bias, "bias_i32");
     ValueRef acc;
     if (!depthwise && G == 1) {
-      ValueRef wv = b.tensor(permuteTensor(w->values, toCl), "weight_ohwi");
+      ValueRef wv = w->permuted(b, toCl, S == 2 ? "permute OHWI" : "permute ODHWI", "weight_ohwi");
       LS_ASSIGN_OR_RETURN(c, b.op(convOp, {xt, wv, biasV, izp, wzp}, std::move(attrs)));
       acc = c;
     } else if (!depthwise) {
-      const int64_t Cg = C / G, OCg = OC / G, per = w->values.numel() / OC;
-      ir::Shape wgShape = w->values.shape();
+      const exec::Tensor wvals = w->values();  // grouped: each group's slice made here
+      const int64_t Cg = C / G, OCg = OC / G, per = wvals.numel() / OC;
+      ir::Shape wgShape = wvals.shape();
       wgShape[0] = OCg;
       ir::RefList accs;
       for (int64_t gi = 0; gi < G; ++gi) {
         LS_ASSIGN_OR_RETURN(xg, b.op("aten.slice_copy.Tensor", {xt, chAxis, gi * Cg, (gi + 1) * Cg, int64_t(1)}));
         exec::Tensor wg(DType::Int8, wgShape), bg(DType::Int32, Shape{OCg});
-        for (int64_t i = 0; i < OCg * per; ++i) wg.setInt(i, w->values.getInt(gi * OCg * per + i));
+        for (int64_t i = 0; i < OCg * per; ++i) wg.setInt(i, wvals.getInt(gi * OCg * per + i));
         for (int64_t o = 0; o < OCg; ++o) bg.setInt(o, bias.getInt(gi * OCg + o));
         std::vector<ir::Kwarg> ga = attrs;
         LS_ASSIGN_OR_RETURN(c, b.op(convOp,
@@ -551,9 +570,8 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
       LS_ASSIGN_OR_RETURN(cat, b.op("aten.cat.default", {accs, chAxis}, {}, "group_concat"));
       acc = cat;
     } else {
-      const int64_t M = OC / C, kh = w->values.dim(2), kw = w->values.dim(3);
-      exec::Tensor w4 = w->values.reshaped(Shape{C, M, kh, kw});
-      ValueRef wv = b.tensor(permuteTensor(w4, {2, 3, 0, 1}), "weight_hwcm");
+      const int64_t M = OC / C, kh = w->dim(2), kw = w->dim(3);
+      ValueRef wv = w->permuted(b, {2, 3, 0, 1}, "permute HWCM", "weight_hwcm", Shape{C, M, kh, kw});
       LS_ASSIGN_OR_RETURN(c, b.op("tosa.DEPTHWISE_CONV2D", {xt, wv, biasV, izp, wzp}, std::move(attrs)));
       acc = c;
     }
@@ -914,7 +932,7 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
     const ir::ValueRef* wr = wa->ref();
     if (!wr || g.meta(*wr).rank() != 2) return std::nullopt;
     auto w = quantConstant(g, *wa, g.meta(*wr).shape[0]);
-    if (!w || w->values.dtype() != DType::Int8) return std::nullopt;
+    if (!w || w->c.dtype != DType::Int8) return std::nullopt;
     return w;
   }
 
@@ -923,11 +941,11 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
   static std::optional<QConst> inOutWeight(const ir::Graph& g, const ir::Node& dq) {
     auto axis = sarg(dq, 3).asInt();
     if (dq.op != ir::internOp(kDqc) || !axis || *axis != 1 || dq.args.empty() || !dq.args[0].ref()) return std::nullopt;
-    auto v = valueOfConstant(g, *dq.args[0].ref());
-    if (!v || v->dtype() != DType::Int8 || v->rank() != 2 || !zeroPointsAllZero(g, dq)) return std::nullopt;
-    auto s = channelScales(g, dq, v->dim(1));
+    const ir::Constant* c = transforms::constantBehind(g, *dq.args[0].ref());
+    if (!c || c->dtype != DType::Int8 || c->shape.rank() != 2 || !zeroPointsAllZero(g, dq)) return std::nullopt;
+    auto s = channelScales(g, dq, c->shape[1]);
     if (!s) return std::nullopt;
-    return QConst{permuteTensor(*v, {1, 0}), std::move(*s)};
+    return QConst{exec::recipeConstant(exec::permuteRecipe(*c, {1, 0}, "permute [out, in]")), std::move(*s), std::nullopt};
   }
 
   /// linear / addmm / mm / bmm / matmul on int8: TOSA MATMUL (rank 3, zero points as
@@ -965,11 +983,11 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
     int64_t O = 0, rhsZp = 0;
     if (w) {
       // Rows of every batch stacked: [1, B*M, K] x [1, K, O].
-      O = w->values.dim(0);
-      if (w->values.dim(1) != K) return std::optional<ValueRef>{};
+      O = w->dim(0);
+      if (w->dim(1) != K) return std::optional<ValueRef>{};
       LS_ASSIGN_OR_RETURN(l, b.reshape(x->src, ir::Shape{1, batch * xs[xs.rank() - 2], K}));
       lhs = l;
-      rhs = b.tensor(permuteTensor(w->values, {1, 0}).reshaped(ir::Shape{1, K, O}), "weight_kn");
+      rhs = w->permuted(b, {0, 2, 1}, "permute KN", "weight_kn", ir::Shape{1, O, K});
       for (int64_t o = 0; o < O; ++o) factors.push_back(x->qp.scale * w->scales[size_t(o)] / out.scale);
     } else {
       const ir::Shape ys = g.meta(y2->src).shape;
@@ -988,10 +1006,11 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
     const ir::Arg& biasArg = addmm ? n.args[0] : sarg(n, 2);
     if (w && biasArg.ref()) {
       auto bq = quantConstant(g, biasArg, O);
-      if (!bq || bq->values.numel() != O) return std::optional<ValueRef>{};
+      if (!bq || bq->c.numel() != O) return std::optional<ValueRef>{};
+      const exec::Tensor bv = bq->values();
       exec::Tensor bias(DType::Int32, ir::Shape{1, 1, O});
       for (int64_t o = 0; o < O; ++o) {
-        const double v = double(bq->values.getInt(o)) * bq->scales[size_t(o)] / (x->qp.scale * w->scales[size_t(o)]);
+        const double v = double(bv.getInt(o)) * bq->scales[size_t(o)] / (x->qp.scale * w->scales[size_t(o)]);
         if (std::abs(v) > 2147483647.0) return Status::error("int32 bias overflows after requantisation");
         bias.setInt(o, std::llround(v));
       }

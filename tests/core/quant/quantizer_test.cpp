@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "core/exec/executor.h"
+#include "core/exec/materialize.h"
 #include "core/exec/synth.h"
 #include "core/verify/verify.h"
 #include "core/io/fxjson.h"
@@ -66,8 +67,11 @@ const ir::Node* producer(const ir::Graph& g, const ir::Arg& a) {
 exec::Tensor constantValues(const ir::Graph& g, const ir::Node& getattr) {
   const ir::Constant* c = g.constant(getattr.target);
   EXPECT_NE(c, nullptr);
-  EXPECT_TRUE(c && c->hasData());
-  return c && c->hasData() ? exec::Tensor::fromBytes(c->dtype, c->shape, c->data->bytes) : exec::Tensor();
+  EXPECT_TRUE(c && c->valuesKnown());  // bytes, or a recipe over bytes (folded weights: "quantize")
+  if (!c || !c->valuesKnown()) return exec::Tensor();
+  auto t = exec::materialize(*c);
+  EXPECT_TRUE(t.isOk()) << t.message();
+  return t.isOk() ? *t : exec::Tensor();
 }
 
 TEST(Quantizer, SmallGraphGetsTheQdqOpsPt2eWouldInsert) {
