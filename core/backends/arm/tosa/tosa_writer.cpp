@@ -790,13 +790,12 @@ std::vector<std::string> nonTosaNodes(const ir::Graph& g) {
 
 namespace {
 /// Writes `g` and checks its legality, then hands the finished buffer to `use` (no copy).
-/// Errors of the writer come back as "cannot write TOSA: ..."; `use`'s own as they are.
+/// Errors of the writer come back as "<where>cannot write TOSA: ..."; `use`'s own as they are.
 Status withTosaBuffer(const ir::Graph& g, const TosaWriteOptions& options, TosaWriteReport* report,
-                      const std::function<Status(std::string_view)>& use, bool& writerFailed) {
+                      const std::string& where, const std::function<Status(std::string_view)>& use) {
   TosaWriteReport local;
   TosaWriteReport& r = report ? *report : local;
   r = TosaWriteReport{};
-  writerFailed = true;
   try {
     TosaWriter w(g, options, r);
     std::string_view bytes = w.run();  // the writer's own structural errors come first
@@ -807,28 +806,23 @@ Status withTosaBuffer(const ir::Graph& g, const TosaWriteOptions& options, TosaW
       std::vector<arm::TosaViolation> illegal;
       for (arm::TosaViolation& v : arm::validateTosaGraph(g, check))
         if (v.message.rfind("not a TOSA operator", 0) != 0) illegal.push_back(std::move(v));
-      if (!illegal.empty()) return Status::error("cannot write TOSA: " + arm::formatViolations(illegal, check, 20));
+      if (!illegal.empty()) return Status::error(where + "cannot write TOSA: " + arm::formatViolations(illegal, check, 20));
     }
-    writerFailed = false;
     return use(bytes);
   } catch (const WriteError& e) {
-    return Status::error("cannot write TOSA: " + e.message);
+    return Status::error(where + "cannot write TOSA: " + e.message);
   } catch (const std::exception& e) {  // allocation failure, flatbuffers size assertions
-    return Status::error(std::string("cannot write TOSA: ") + e.what());
+    return Status::error(where + "cannot write TOSA: " + e.what());
   }
 }
 }  // namespace
 
 Result<std::string> serializeTosa(const ir::Graph& g, const TosaWriteOptions& options, TosaWriteReport* report) {
   std::string out;
-  bool writerFailed = false;
-  Status st = withTosaBuffer(
-      g, options, report,
-      [&](std::string_view bytes) {
-        out.assign(bytes);
-        return Status::ok();
-      },
-      writerFailed);
+  Status st = withTosaBuffer(g, options, report, "", [&](std::string_view bytes) {
+    out.assign(bytes);
+    return Status::ok();
+  });
   if (!st) return st;
   return out;
 }
@@ -837,11 +831,8 @@ Status saveTosa(const ir::Graph& g, const std::string& path, const TosaWriteOpti
                 TosaWriteReport* report) {
   // The file is written straight from the builder's buffer (a large model's weights are not
   // copied once more into a string first).
-  bool writerFailed = false;
-  Status st = withTosaBuffer(
-      g, options, report, [&](std::string_view bytes) { return writeFileAtomic(path, bytes); }, writerFailed);
-  if (!st && writerFailed) return Status::error(path + ": " + st.message());
-  return st;
+  return withTosaBuffer(g, options, report, path + ": ",
+                        [&](std::string_view bytes) { return writeFileAtomic(path, bytes); });
 }
 
 // ======================================================================== reader
