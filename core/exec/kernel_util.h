@@ -97,11 +97,4 @@ const T* typedData(const Tensor& t, std::vector<T>& scratch) {
   return scratch.data();
 }
 
-/// Float32 data of `t` (no copy when t is float32; otherwise converted into `scratch`).
-inline const float* floatData(const Tensor& t, std::vector<float>& scratch) {
-  if (t.dtype() == ir::DType::Float32) return t.data<float>();
-  scratch = t.toFloats();
-  return scratch.data();
-}
-
 }  // namespace ls::exec

@@ -93,7 +93,7 @@ void quantizeAll(const Tensor& x, Tensor& out, int64_t qmin, int64_t qmax, Param
     return;
   }
   std::vector<float> buf;
-  const float* xd = floatData(x, buf);
+  const float* xd = typedData<float>(x, buf);
   for (int64_t i = 0; i < out.numel(); ++i) out.setInt(i, quantizeOne(xd[i], paramOf(i), qmin, qmax));
 }
 

@@ -555,9 +555,9 @@ Status conv2dK(KernelCtx& c) {
     LS_RETURN_IF_ERROR(checkFpZero(c, 3));
     LS_RETURN_IF_ERROR(checkFpZero(c, 4));
     std::vector<float> xs, ws, bs;
-    const float* px = exec::floatData(*x, xs);
-    const float* pw = exec::floatData(*w, ws);
-    const float* pb = exec::floatData(*b, bs);
+    const float* px = exec::typedData<float>(*x, xs);
+    const float* pw = exec::typedData<float>(*w, ws);
+    const float* pb = exec::typedData<float>(*b, bs);
     const int64_t M = g.oh * g.ow;
     std::vector<float> col(size_t(M * K));
     std::vector<float> res(size_t(M * g.oc));
@@ -642,9 +642,9 @@ Status conv3dK(KernelCtx& c) {
   };
   if (fp) {
     std::vector<float> xs, ws, bs;
-    const float* px = exec::floatData(*x, xs);
-    const float* pw = exec::floatData(*w, ws);
-    const float* pb = exec::floatData(*b, bs);
+    const float* px = exec::typedData<float>(*x, xs);
+    const float* pw = exec::typedData<float>(*w, ws);
+    const float* pb = exec::typedData<float>(*b, bs);
     std::vector<float> col(size_t(M * K)), res(size_t(M * OC));
     for (int64_t n = 0; n < N; ++n) {
       for (int64_t m = 0; m < M; ++m)
@@ -689,8 +689,8 @@ Status depthwiseK(KernelCtx& c) {
   LS_ASSIGN_OR_RETURN(zps, convZeroPoints(c, fp));
   const auto [izp, wzp] = zps;
   std::vector<float> xs, ws;
-  const float* px = fp ? exec::floatData(*x, xs) : nullptr;
-  const float* pw = fp ? exec::floatData(*w, ws) : nullptr;
+  const float* px = fp ? exec::typedData<float>(*x, xs) : nullptr;
+  const float* pw = fp ? exec::typedData<float>(*w, ws) : nullptr;
   for (int64_t n = 0; n < N; ++n)
     for (int64_t oy = 0; oy < OH; ++oy)
       for (int64_t ox = 0; ox < OW; ++ox)
@@ -765,8 +765,8 @@ Status matmulK(KernelCtx& c) {
     LS_RETURN_IF_ERROR(checkFpZero(c, 2));
     LS_RETURN_IF_ERROR(checkFpZero(c, 3));
     std::vector<float> as, bs;
-    const float* pa = exec::floatData(*a, as);
-    const float* pb = exec::floatData(*b, bs);
+    const float* pa = exec::typedData<float>(*a, as);
+    const float* pb = exec::typedData<float>(*b, bs);
     if (o.dtype() == DType::Float32) {
       for (int64_t n = 0; n < N; ++n)
         exec::gemmFor(c.exactAccumulation(), H, W, C, pa + n * H * C, C, pb + n * C * W, W, false, o.data<float>() + n * H * W, W,
