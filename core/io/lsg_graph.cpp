@@ -149,9 +149,12 @@ Result<std::shared_ptr<const ir::Blob>> BlobTableWriter::bytesOf(const ir::Const
   auto& slot = derived_[c.contentHash];
   if (!slot || slot->bytes.size() != size_t(c.numel()) * size_t(ir::dtypeSize(c.dtype))) {
     LS_ASSIGN_OR_RETURN(t, exec::materialize(c, exec::Retain::Transient));
+    // The blob holds the materialised tensor itself (no copy of its bytes).
+    auto held = std::make_shared<const exec::Tensor>(std::move(t));
     auto blob = std::make_shared<ir::Blob>();
-    blob->bytes.assign(t.bytes(), t.bytes() + t.nbytes());
+    blob->bytes = std::span<const uint8_t>(held->bytes(), held->nbytes());
     blob->hash = hashBytes(blob->bytes.data(), blob->bytes.size());
+    blob->owner = std::move(held);
     slot = std::move(blob);
   }
   return slot;
@@ -159,8 +162,9 @@ Result<std::shared_ptr<const ir::Blob>> BlobTableWriter::bytesOf(const ir::Const
 
 Offset<Vector<Offset<fb::Blob>>> BlobTableWriter::finish() { return b_.CreateVector(offsets_); }
 
-BlobTableReader::BlobTableReader(const Vector<Offset<fb::Blob>>* blobs, std::shared_ptr<ir::ConstantStore> store)
-    : blobs_(blobs), store_(std::move(store)) {
+BlobTableReader::BlobTableReader(const Vector<Offset<fb::Blob>>* blobs, std::shared_ptr<ir::ConstantStore> store,
+                                 std::shared_ptr<const void> bytesOwner)
+    : blobs_(blobs), store_(std::move(store)), bytesOwner_(std::move(bytesOwner)) {
   if (!store_) store_ = std::make_shared<ir::ConstantStore>();
   cache_.resize(size());
 }
@@ -175,9 +179,13 @@ const std::shared_ptr<const ir::Blob>& BlobTableReader::get(size_t i) {
   if (!slot) {
     const fb::Blob* b = blobs_->Get(uint32_t(i));
     const Vector<uint8_t>* d = b ? b->data() : nullptr;
-    std::vector<uint8_t> bytes;
-    if (d && d->size()) bytes.assign(d->data(), d->data() + d->size());
-    slot = store_->intern(std::move(bytes));
+    if (bytesOwner_ && d && d->size()) {
+      slot = store_->intern(std::span<const uint8_t>(d->data(), d->size()), bytesOwner_);
+    } else {
+      std::vector<uint8_t> bytes;
+      if (d && d->size()) bytes.assign(d->data(), d->data() + d->size());
+      slot = store_->intern(std::move(bytes));
+    }
   }
   return slot;
 }
@@ -939,7 +947,7 @@ Result<ir::Graph> readGraph(const fb::Graph* fg, const std::string& sourceName, 
   std::optional<BlobTableReader> own;
   BlobTableReader* blobs = options.blobs;
   if (!blobs) {
-    own.emplace(fg->blobs(), g.storePtr());
+    own.emplace(fg->blobs(), g.storePtr(), options.bytesOwner);
     blobs = &*own;
   } else {
     g.shareStore(blobs->store());
