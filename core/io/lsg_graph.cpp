@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -11,6 +12,7 @@
 #include <string_view>
 
 #include "core/exec/materialize.h"
+#include "core/exec/parallel.h"
 #include "core/util/hash.h"
 
 namespace ls::io {
@@ -167,6 +169,23 @@ BlobTableReader::BlobTableReader(const Vector<Offset<fb::Blob>>* blobs, std::sha
     : blobs_(blobs), store_(std::move(store)), bytesOwner_(std::move(bytesOwner)) {
   if (!store_) store_ = std::make_shared<ir::ConstantStore>();
   cache_.resize(size());
+  // Interning hashes every blob: done here for all of them at once, over the machine's
+  // threads (largest first), when there is enough to share.
+  hashes_.resize(size());
+  std::vector<uint32_t> order;
+  size_t total = 0;
+  for (uint32_t i = 0; i < size(); ++i) {
+    order.push_back(i);
+    total += byteSize(i);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return byteSize(a) > byteSize(b); });
+  auto hashOne = [&](int64_t k) {
+    const fb::Blob* b = blobs_->Get(order[size_t(k)]);
+    const Vector<uint8_t>* d = b ? b->data() : nullptr;
+    hashes_[order[size_t(k)]] = d ? hashBytes(d->data(), d->size()) : hashBytes(nullptr, 0);
+  };
+  constexpr size_t kParallelHashBytes = 4u << 20;
+  exec::parallelForEach(total >= kParallelHashBytes ? exec::resolveThreads(0) : 1, int64_t(order.size()), hashOne);
 }
 
 size_t BlobTableReader::byteSize(size_t i) const {
@@ -180,11 +199,10 @@ const std::shared_ptr<const ir::Blob>& BlobTableReader::get(size_t i) {
     const fb::Blob* b = blobs_->Get(uint32_t(i));
     const Vector<uint8_t>* d = b ? b->data() : nullptr;
     if (bytesOwner_ && d && d->size()) {
-      slot = store_->intern(std::span<const uint8_t>(d->data(), d->size()), bytesOwner_);
+      slot = store_->intern(std::span<const uint8_t>(d->data(), d->size()), bytesOwner_, hashes_[i]);
     } else {
-      std::vector<uint8_t> bytes;
-      if (d && d->size()) bytes.assign(d->data(), d->data() + d->size());
-      slot = store_->intern(std::move(bytes));
+      auto bytes = std::make_shared<const std::vector<uint8_t>>(d ? d->data() : nullptr, d ? d->data() + d->size() : nullptr);
+      slot = store_->intern(std::span<const uint8_t>(*bytes), bytes, hashes_[i]);
     }
   }
   return slot;

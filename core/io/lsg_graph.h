@@ -79,6 +79,7 @@ class BlobTableReader {
   std::shared_ptr<ir::ConstantStore> store_;
   std::shared_ptr<const void> bytesOwner_;
   std::vector<std::shared_ptr<const ir::Blob>> cache_;
+  std::vector<uint64_t> hashes_;  ///< hashBytes of each blob, computed up front over threads
 };
 
 /// Writes `g` (with its subgraphs, recursively) as a Graph table. With `blobs` == null the

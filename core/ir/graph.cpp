@@ -39,7 +39,12 @@ std::shared_ptr<const Blob> ConstantStore::intern(std::vector<uint8_t> bytes) {
 }
 
 std::shared_ptr<const Blob> ConstantStore::intern(std::span<const uint8_t> bytes, std::shared_ptr<const void> owner) {
-  uint64_t h = hashBytes(bytes.data(), bytes.size());
+  return intern(bytes, std::move(owner), hashBytes(bytes.data(), bytes.size()));
+}
+
+std::shared_ptr<const Blob> ConstantStore::intern(std::span<const uint8_t> bytes, std::shared_ptr<const void> owner,
+                                                  uint64_t h) {
+  assert(h == hashBytes(bytes.data(), bytes.size()));
   std::lock_guard lock(mu_);
   auto range = blobs_.equal_range(h);
   for (auto it = range.first; it != range.second; ++it)

@@ -113,6 +113,9 @@ class ConstantStore {
   /// The same for bytes owned by `owner` (kept alive by the blob, not copied), e.g. a file's
   /// buffer the bytes lie in.
   std::shared_ptr<const Blob> intern(std::span<const uint8_t> bytes, std::shared_ptr<const void> owner);
+  /// The same with the bytes' hashBytes() already computed by the caller (e.g. for many blobs
+  /// at once, in parallel). `hash` must be hashBytes(bytes.data(), bytes.size()).
+  std::shared_ptr<const Blob> intern(std::span<const uint8_t> bytes, std::shared_ptr<const void> owner, uint64_t hash);
   size_t size() const;
   size_t totalBytes() const;
 

@@ -21,6 +21,7 @@
 
 #include "core/backends/arm/tosa/tosa_ops.h"
 #include "core/exec/materialize.h"
+#include "core/exec/parallel.h"
 #include "core/exec/synth.h"
 #include "core/exec/tensor.h"
 #include "core/backends/arm/tosa/schema/tosa_generated.h"
@@ -171,6 +172,7 @@ class TosaWriter {
     std::vector<fb::Offset<tosa::TosaRegion>> regions{region};
     auto root = tosa::CreateTosaGraphDirect(b_, version, &regions);
     tosa::FinishTosaGraphBuffer(b_, root);
+    fillDeferred();
     report_.operators = operators_.size();
     report_.tensors = tensors_.size();
     return {reinterpret_cast<const char*>(b_.GetBufferPointer()), b_.GetSize()};
@@ -276,7 +278,41 @@ class TosaWriter {
   struct ConstFill {
     size_t size = 0;
     std::function<void(std::span<uint8_t>)> fill;
+    /// Filled after the structure is built, in parallel with the other deferred ones: `fill`
+    /// must then read only what outlives the writer's run (the graph's constants).
+    bool deferred = false;
   };
+
+  /// A deferred CONST's data: `size` bytes ending `fromEnd` bytes before the buffer's end (the
+  /// builder grows towards the front, so that distance stays valid when it reallocates).
+  struct Pending {
+    size_t fromEnd = 0;
+    ConstFill data;
+  };
+
+  /// Fills the deferred CONSTs, largest first, over the machine's threads (a recipe's values
+  /// are computed straight into the buffer; materializeInto is thread-safe). The first error
+  /// in graph order is raised.
+  void fillDeferred() {
+    uint8_t* end = b_.GetBufferPointer() + b_.GetSize();
+    std::vector<size_t> order(pending_.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return pending_[a].data.size > pending_[b].data.size; });
+    std::vector<std::string> errors(pending_.size());
+    exec::parallelForEach(exec::resolveThreads(0), int64_t(order.size()), [&](int64_t k) {
+      Pending& p = pending_[order[size_t(k)]];
+      try {
+        p.data.fill(std::span<uint8_t>(end - p.fromEnd, p.data.size));
+      } catch (const WriteError& e) {
+        errors[order[size_t(k)]] = e.message;
+      } catch (const std::exception& e) {
+        errors[order[size_t(k)]] = e.what();
+      }
+    });
+    for (const std::string& e : errors)
+      if (!e.empty()) raise(e);
+  }
 
   static ConstFill copyOf(std::span<const uint8_t> bytes) {
     return {bytes.size(), [bytes](std::span<uint8_t> dst) {
@@ -300,7 +336,8 @@ class TosaWriter {
       b_.ForceVectorAlignment(data->size, sizeof(uint8_t), 8);
       uint8_t* dst = nullptr;
       dataOff = b_.CreateUninitializedVector(data->size, sizeof(uint8_t), &dst);
-      data->fill(std::span<uint8_t>(dst, data->size));
+      if (data->deferred) pending_.push_back({size_t(b_.GetCurrentBufferPointer() + b_.GetSize() - dst), *data});
+      else data->fill(std::span<uint8_t>(dst, data->size));
     }
     auto name = b_.CreateSharedString(text);
     auto shapeOff = b_.CreateVector(shape);
@@ -343,12 +380,12 @@ class TosaWriter {
     // A recipe's values (derived in the pipeline, as a folded constant's bytes always were
     // written) or synthesised ones: from the shared cache when there, else computed into the
     // flatbuffer for this copy alone (caching them would hold the weights twice).
-    auto fill = [&](std::span<uint8_t> dst) {
+    auto fill = [this, &n, &c](std::span<uint8_t> dst) {  // n and c are the graph's
       Status st = exec::materializeInto(c, dst);
       if (!st) raise(fmt::format("{}: {}", where(n), st.message()));
     };
     if (!c.hasData() && !c.recipe) report_.synthesized.push_back(c.name);
-    emitConst(n, ConstFill{want, fill});
+    emitConst(n, ConstFill{want, fill, /*deferred=*/true});
   }
 
   void emitConst(const ir::Node& n, const ConstFill& data) {
@@ -779,6 +816,7 @@ class TosaWriter {
   const TosaWriteOptions& opts_;
   TosaWriteReport& report_;
   fb::FlatBufferBuilder b_;
+  std::vector<Pending> pending_;
   std::vector<fb::Offset<tosa::TosaTensor>> tensors_;
   std::vector<fb::Offset<tosa::TosaOperator>> operators_;
   std::vector<fb::Offset<fb::String>> inputs_, outputs_;
