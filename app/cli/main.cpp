@@ -14,7 +14,8 @@ int fail(const std::string& msg) {
 
 Result<ir::Graph> load(const std::string& path, bool quiet) {
   io::ImportReport rep;
-  auto g = io::loadGraphFile(path, &rep);
+  // The CLI is short-lived: an .lsg is mapped, its constants read in place (io::FileAccess).
+  auto g = io::loadGraphFile(path, &rep, io::FileAccess::Map);
   if (g && !quiet)
     for (const std::string& w : rep.warnings) fmt::print(stderr, "warning: {}\n", w);
   return g;

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "core/exec/kernel_util.h"
 #include "core/exec/synth.h"
@@ -114,6 +115,16 @@ void MaterializeCache::evictLocked() {
 
 namespace {
 
+/// The values of a recipe's inputs (materialised, not kept); errors name `c` and the recipe.
+Result<std::vector<Tensor>> recipeInputs(const ir::Constant& c, const TensorRecipe& r);
+
+/// The evaluable recipe of `c`, or an error naming it.
+Result<const TensorRecipe*> tensorRecipe(const ir::Constant& c) {
+  const auto* r = dynamic_cast<const TensorRecipe*>(c.recipe.get());
+  if (!r) return Status::error(fmt::format("constant '{}': recipe '{}' cannot be evaluated", c.name, c.recipe->op()));
+  return r;
+}
+
 /// materialize(); `keep`: put what is made in the cache (false for the inputs a recipe reads:
 /// only the values asked for are kept, so a chain such as quantize -> permute holds one value;
 /// false too for a Retain::Transient request).
@@ -125,15 +136,8 @@ Result<Tensor> materializeImpl(const ir::Constant& c, bool keep) {
   t = cache.find(key, c.dtype, c.shape);
   if (t.defined()) return t;
   if (c.recipe && !c.hasData()) {
-    const auto* r = dynamic_cast<const TensorRecipe*>(c.recipe.get());
-    if (!r) return Status::error(fmt::format("constant '{}': recipe '{}' cannot be evaluated", c.name, c.recipe->op()));
-    std::vector<Tensor> ins;
-    ins.reserve(r->inputs().size());
-    for (const ir::Constant& in : r->inputs()) {
-      auto v = materializeImpl(in, false);
-      if (!v) return v.status().withContext(fmt::format("constant '{}' ({}): ", c.name, r->describe()));
-      ins.push_back(std::move(*v));
-    }
+    LS_ASSIGN_OR_RETURN(r, tensorRecipe(c));
+    LS_ASSIGN_OR_RETURN(ins, recipeInputs(c, *r));
     auto v = r->compute(ins);
     if (!v) return v.status().withContext(fmt::format("constant '{}' ({}): ", c.name, r->describe()));
     if (v->dtype() != c.dtype || !(v->shape() == c.shape))
@@ -148,20 +152,69 @@ Result<Tensor> materializeImpl(const ir::Constant& c, bool keep) {
   return t;
 }
 
+Result<std::vector<Tensor>> recipeInputs(const ir::Constant& c, const TensorRecipe& r) {
+  std::vector<Tensor> ins;
+  ins.reserve(r.inputs().size());
+  for (const ir::Constant& in : r.inputs()) {
+    auto v = materializeImpl(in, false);
+    if (!v) return v.status().withContext(fmt::format("constant '{}' ({}): ", c.name, r.describe()));
+    ins.push_back(std::move(*v));
+  }
+  return ins;
+}
+
 }  // namespace
 
 Result<Tensor> materialize(const ir::Constant& c, Retain retain) { return materializeImpl(c, retain == Retain::Cache); }
 
+Status TensorRecipe::computeInto(const std::vector<Tensor>& inputs, std::span<uint8_t> out) const {
+  LS_ASSIGN_OR_RETURN(t, compute(inputs));
+  if (t.nbytes() != out.size())
+    return Status::error(fmt::format("recipe {}: computed {} bytes for a {}-byte destination", describe(), t.nbytes(),
+                                     out.size()));
+  if (!out.empty()) std::memcpy(out.data(), t.bytes(), out.size());
+  return Status::ok();
+}
+
+Status materializeInto(const ir::Constant& c, std::span<uint8_t> out) {
+  const size_t want = size_t(c.numel()) * size_t(ir::dtypeSize(c.dtype));
+  if (out.size() != want)
+    return Status::error(fmt::format("constant '{}': {} bytes ({}{}) cannot fill a {}-byte destination", c.name, want,
+                                     ir::dtypeName(c.dtype), ir::toString(c.shape), out.size()));
+  const uint64_t key = c.contentHash != 0 ? c.contentHash : ir::constantContentHash(c);
+  Tensor t = constantDataView(c);
+  if (!t.defined() && c.recipe && !c.hasData()) {
+    t = MaterializeCache::instance().find(key, c.dtype, c.shape);
+    if (!t.defined()) {  // the recipe's last step writes straight into `out`
+      LS_ASSIGN_OR_RETURN(r, tensorRecipe(c));
+      LS_ASSIGN_OR_RETURN(ins, recipeInputs(c, *r));
+      return r->computeInto(ins, out).withContext(fmt::format("constant '{}' ({}): ", c.name, r->describe()));
+    }
+  }
+  if (!t.defined()) {
+    LS_ASSIGN_OR_RETURN(v, materializeImpl(c, false));
+    t = std::move(v);
+  }
+  if (want) std::memcpy(out.data(), t.bytes(), want);
+  return Status::ok();
+}
+
 // ---------------------------------------------------------------- permute
+
+void permuteInto(const Tensor& t, const std::vector<int64_t>& perm, uint8_t* out) {
+  ir::Shape os = ir::Shape::ofRank(int(perm.size()), 1);
+  for (size_t i = 0; i < perm.size(); ++i) os[int(i)] = t.dim(int(perm[i]));
+  std::vector<int64_t> in = contiguousStrides(t.shape()), src(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) src[i] = in[size_t(perm[i])];
+  std::vector<int64_t> dst = contiguousStrides(os);
+  copyStrided(t.elementSize(), os, t.bytes(), 0, src.data(), out, 0, dst.data());
+}
 
 Tensor permuteTensor(const Tensor& t, const std::vector<int64_t>& perm) {
   ir::Shape os = ir::Shape::ofRank(int(perm.size()), 1);
   for (size_t i = 0; i < perm.size(); ++i) os[int(i)] = t.dim(int(perm[i]));
-  Tensor o(t.dtype(), os);
-  std::vector<int64_t> in = contiguousStrides(t.shape()), src(perm.size());
-  for (size_t i = 0; i < perm.size(); ++i) src[i] = in[size_t(perm[i])];
-  std::vector<int64_t> dst = contiguousStrides(o.shape());
-  copyStrided(t.elementSize(), o.shape(), t.bytes(), 0, src.data(), o.bytes(), 0, dst.data());
+  Tensor o = Tensor::uninitialized(t.dtype(), os);  // permuteInto writes every element
+  permuteInto(t, perm, o.bytes());
   return o;
 }
 
@@ -181,6 +234,13 @@ class PermuteRecipe : public TensorRecipe {
   Result<Tensor> compute(const std::vector<Tensor>& inputs) const override {
     const Tensor& x = inputs.at(0);
     return permuteTensor(view_ ? x.reshaped(*view_) : x, perm_);
+  }
+  Status computeInto(const std::vector<Tensor>& inputs, std::span<uint8_t> out) const override {
+    const Tensor& x = inputs.at(0);
+    if (x.nbytes() != out.size())
+      return Status::error(fmt::format("permute of {} bytes into a {}-byte destination", x.nbytes(), out.size()));
+    permuteInto(view_ ? x.reshaped(*view_) : x, perm_, out.data());
+    return Status::ok();
   }
 
  private:
@@ -213,7 +273,7 @@ Tensor quantizePerChannel(const Tensor& w, int axis, const float* scales, int64_
   const int64_t channels = w.dim(axis);
   int64_t inner = 1;
   for (int d = axis + 1; d < w.rank(); ++d) inner *= w.dim(d);
-  Tensor q(storage, w.shape());
+  Tensor q = Tensor::uninitialized(storage, w.shape());  // every element written below
   if (w.dtype() == ir::DType::Float32 && storage == ir::DType::Int8) {  // the usual weight: raw loops
     const float* d = w.data<float>();
     int8_t* out = q.data<int8_t>();
@@ -232,7 +292,7 @@ Tensor quantizePerChannel(const Tensor& w, int axis, const float* scales, int64_
 
 Tensor quantizePerTensor(const Tensor& x, double scale, int64_t zeroPoint, int64_t qmin, int64_t qmax) {
   const float inv = float(1.0 / scale);
-  Tensor q(ir::DType::Int8, x.shape());
+  Tensor q = Tensor::uninitialized(ir::DType::Int8, x.shape());  // every element written below
   if (x.dtype() == ir::DType::Float32) {
     const float* d = x.data<float>();
     int8_t* out = q.data<int8_t>();

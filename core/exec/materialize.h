@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -24,6 +25,10 @@ class TensorRecipe : public ir::ConstantRecipe {
  public:
   using ir::ConstantRecipe::ConstantRecipe;
   virtual Result<Tensor> compute(const std::vector<Tensor>& inputs) const = 0;
+  /// compute() written into `out` (exactly the recipe's byte size), for a reader that has the
+  /// destination already (a file writer's buffer). The default computes and copies; a recipe
+  /// whose result is one loop over its input (permute) writes into `out` directly.
+  virtual Status computeInto(const std::vector<Tensor>& inputs, std::span<uint8_t> out) const;
 };
 
 /// A constant holding `recipe` (dtype, shape and content hash from it; name set when added).
@@ -41,6 +46,11 @@ ir::Constant recipeConstant(std::shared_ptr<const TensorRecipe> recipe,
 /// constant's values instead of filling the cache).
 enum class Retain { Cache, Transient };
 Result<Tensor> materialize(const ir::Constant& c, Retain retain = Retain::Cache);
+
+/// materialize(c, Retain::Transient) written into `out`, which must hold exactly c's bytes (an
+/// error otherwise): the values come from the constant's bytes or the cache by one copy, or a
+/// recipe writes its result there (TensorRecipe::computeInto) without a buffer of its own.
+Status materializeInto(const ir::Constant& c, std::span<uint8_t> out);
 
 /// The bounded cache behind materialize(): least recently used values go first when the bytes
 /// held exceed the capacity (a value larger than the capacity is returned but not kept).
@@ -80,6 +90,8 @@ class MaterializeCache {
 
 /// Permutes a tensor: out dim i = in dim perm[i] (copyStrided, tiled for large transposes).
 Tensor permuteTensor(const Tensor& t, const std::vector<int64_t>& perm);
+/// permuteTensor written into `out` (t.nbytes() bytes, not overlapping t).
+void permuteInto(const Tensor& t, const std::vector<int64_t>& perm, uint8_t* out);
 
 /// Recipe "permute": `in` (first viewed as `view` when given, same numel) permuted by `perm`,
 /// shown as `label` (e.g. "permute OHWI"; default "permute [p0, p1, ...]").

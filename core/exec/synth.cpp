@@ -96,7 +96,7 @@ void fillUniform(Tensor& t, uint64_t seed, double lo, double hi, int threads) {
 
 Tensor constantDataView(const ir::Constant& c) {
   if (!c.hasData() || c.data->bytes.size() != size_t(c.numel()) * size_t(ir::dtypeSize(c.dtype))) return {};
-  return Tensor::view(c.dtype, c.shape, std::shared_ptr<const std::vector<uint8_t>>(c.data, &c.data->bytes));
+  return Tensor::view(c.dtype, c.shape, c.data->bytes, c.data);
 }
 
 Tensor synthesizeConstant(const ir::Constant& c, int threads) {

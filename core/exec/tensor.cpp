@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 #include <cassert>
 #include <cmath>
@@ -75,9 +76,23 @@ std::vector<int64_t> contiguousStrides(const ir::Shape& shape) {
   return s;
 }
 
-Tensor::Tensor(DType dtype, const ir::Shape& shape)
-    : dtype_(dtype), shape_(shape),
-      storage_(std::make_shared<std::vector<uint8_t>>(size_t(shape.numel()) * size_t(ir::dtypeSize(dtype)))) {}
+Tensor::Tensor(DType dtype, const ir::Shape& shape) : dtype_(dtype), shape_(shape) {
+  auto v = std::make_shared<std::vector<uint8_t>>(size_t(shape.numel()) * size_t(ir::dtypeSize(dtype)));
+  data_ = v->data();
+  owner_ = std::move(v);
+  vector_ = true;
+}
+
+Tensor Tensor::uninitialized(DType dtype, const ir::Shape& shape) {
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = shape;
+  const size_t n = size_t(shape.numel()) * size_t(ir::dtypeSize(dtype));
+  std::shared_ptr<uint8_t[]> bytes = std::make_shared_for_overwrite<uint8_t[]>(std::max<size_t>(n, 1));
+  t.data_ = bytes.get();
+  t.owner_ = std::move(bytes);
+  return t;
+}
 
 Tensor Tensor::fromFloats(const ir::Shape& shape, std::vector<float> values) {
   Tensor t(DType::Float32, shape);
@@ -118,18 +133,23 @@ Tensor Tensor::fromVector(DType dtype, const ir::Shape& shape, std::vector<uint8
   Tensor t;
   t.dtype_ = dtype;
   t.shape_ = shape;
-  t.storage_ = std::make_shared<std::vector<uint8_t>>(std::move(bytes));
+  auto v = std::make_shared<std::vector<uint8_t>>(std::move(bytes));
+  t.data_ = v->data();
+  t.owner_ = std::move(v);
+  t.vector_ = true;
   return t;
 }
 
-Tensor Tensor::view(DType dtype, const ir::Shape& shape, std::shared_ptr<const std::vector<uint8_t>> bytes) {
-  assert(bytes && bytes->size() == size_t(shape.numel()) * size_t(ir::dtypeSize(dtype)));
+Tensor Tensor::view(DType dtype, const ir::Shape& shape, std::span<const uint8_t> bytes,
+                    std::shared_ptr<const void> owner) {
+  assert(bytes.size() == size_t(shape.numel()) * size_t(ir::dtypeSize(dtype)));
   Tensor t;
   t.dtype_ = dtype;
   t.shape_ = shape;
   // Shares ownership with the owner of the bytes; view_ stops writable()/releaseBytes() from
-  // handing them out for writing.
-  t.storage_ = std::const_pointer_cast<std::vector<uint8_t>>(std::move(bytes));
+  // handing them out for writing (data_ is non-const only for the owned case).
+  t.data_ = const_cast<uint8_t*>(bytes.data());
+  t.owner_ = std::move(owner);
   t.view_ = true;
   return t;
 }
@@ -282,8 +302,9 @@ Tensor Tensor::writable() && {
 
 std::vector<uint8_t> Tensor::releaseBytes() && {
   std::vector<uint8_t> out;
-  if (storage_ && !view_ && !sharesStorage()) out = std::move(*storage_);
-  else if (storage_) out.assign(bytes(), bytes() + nbytes());
+  if (vector_ && !sharesStorage())
+    out = std::move(*std::const_pointer_cast<std::vector<uint8_t>>(std::static_pointer_cast<const std::vector<uint8_t>>(owner_)));
+  else if (data_) out.assign(bytes(), bytes() + nbytes());
   *this = Tensor();
   return out;
 }

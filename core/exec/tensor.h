@@ -34,6 +34,9 @@ class Tensor {
   Tensor() = default;
   /// A zero-filled tensor.
   Tensor(ir::DType dtype, const ir::Shape& shape);
+  /// A tensor whose bytes are not initialised, for a producer that writes every byte (a
+  /// permute, a fold): no zero-fill pass over memory about to be overwritten.
+  static Tensor uninitialized(ir::DType dtype, const ir::Shape& shape);
 
   /// Builds a float32 tensor; `values.size()` must equal shape.numel().
   static Tensor fromFloats(const ir::Shape& shape, std::vector<float> values);
@@ -48,9 +51,10 @@ class Tensor {
   /// Takes `bytes` as storage (no copy, no zero fill). Size must equal numel * element size.
   static Tensor fromVector(ir::DType dtype, const ir::Shape& shape, std::vector<uint8_t> bytes);
   /// A read-only view of bytes owned elsewhere (e.g. an interned constant blob): no copy; the
-  /// view keeps them alive. Never write into it (see the mutation rule); writable() and
+  /// view keeps `owner` alive. Never write into it (see the mutation rule); writable() and
   /// releaseBytes() copy it. Size must equal numel * element size.
-  static Tensor view(ir::DType dtype, const ir::Shape& shape, std::shared_ptr<const std::vector<uint8_t>> bytes);
+  static Tensor view(ir::DType dtype, const ir::Shape& shape, std::span<const uint8_t> bytes,
+                     std::shared_ptr<const void> owner);
 
   bool defined() const { return dtype_ != ir::DType::Undefined; }
   ir::DType dtype() const { return dtype_; }
@@ -67,16 +71,16 @@ class Tensor {
   /// use `is<T>()` in debug code).
   template <typename T>
   T* data() {
-    return reinterpret_cast<T*>(storage_ ? storage_->data() : nullptr);
+    return reinterpret_cast<T*>(data_);
   }
   template <typename T>
   const T* data() const {
-    return reinterpret_cast<const T*>(storage_ ? storage_->data() : nullptr);
+    return reinterpret_cast<const T*>(data_);
   }
-  uint8_t* bytes() { return storage_ ? storage_->data() : nullptr; }
-  const uint8_t* bytes() const { return storage_ ? storage_->data() : nullptr; }
+  uint8_t* bytes() { return data_; }
+  const uint8_t* bytes() const { return data_; }
   /// True when more than one Tensor shares this storage.
-  bool sharesStorage() const { return storage_ && storage_.use_count() > 1; }
+  bool sharesStorage() const { return owner_ && owner_.use_count() > 1; }
   /// True for a view() of bytes owned elsewhere.
   bool isView() const { return view_; }
 
@@ -112,8 +116,12 @@ class Tensor {
  private:
   ir::DType dtype_ = ir::DType::Undefined;
   ir::Shape shape_;
-  std::shared_ptr<std::vector<uint8_t>> storage_;
-  bool view_ = false;  ///< storage_ is owned elsewhere and read-only
+  /// Keeps the storage alive: this tensor's own allocation, or (view_) whatever owns the
+  /// viewed bytes.
+  std::shared_ptr<const void> owner_;
+  uint8_t* data_ = nullptr;
+  bool view_ = false;    ///< the bytes are owned elsewhere and read-only
+  bool vector_ = false;  ///< owner_ is this tensor's own std::vector<uint8_t> (releaseBytes moves it)
 };
 
 /// Row-major strides (in elements) of a shape.

@@ -48,9 +48,11 @@ std::vector<std::string> graphFormatExtensions() {
 }
 
 namespace {
-/// `padded`: readFile's bytes, which fxjson parses in place.
-Result<ir::Graph> loadBytes(std::string_view bytes, bool padded, const std::string& sourceName, ImportReport* report) {
-  if (looksLikeLsg(bytes)) return loadLsgBytes(bytes, sourceName);
+/// `padded`: readFile's bytes, which fxjson parses in place. `owner`: keeps `bytes` alive (an
+/// .lsg's constants then view them in place).
+Result<ir::Graph> loadBytes(std::string_view bytes, bool padded, const std::string& sourceName, ImportReport* report,
+                            std::shared_ptr<const void> owner = nullptr) {
+  if (looksLikeLsg(bytes)) return loadLsgBytes(bytes, sourceName, std::move(owner));
   std::vector<GraphFormat> fs;
   {
     std::lock_guard<std::mutex> lock(formatsMutex());
@@ -68,11 +70,17 @@ Result<ir::Graph> loadGraphBytes(std::string_view bytes, const std::string& sour
   return loadBytes(bytes, /*padded=*/false, sourceName, report);
 }
 
-Result<ir::Graph> loadGraphFile(const std::string& path, ImportReport* report) {
+Result<ir::Graph> loadGraphFile(const std::string& path, ImportReport* report, FileAccess access) {
+  std::string name = path.substr(path.find_last_of('/') + 1);
+  if (access == FileAccess::Map) {
+    LS_ASSIGN_OR_RETURN(file, FileBytes::map(path));
+    if (file->mapped() && looksLikeLsg(file->bytes())) return loadLsgBytes(file->bytes(), name, file);
+    // Other formats parse from readFile's padded buffer (fxjson in place).
+  }
   auto bytes = readFile(path);
   if (!bytes) return bytes.status();
-  std::string name = path.substr(path.find_last_of('/') + 1);
-  return loadBytes(bytes.value(), /*padded=*/true, name, report);
+  auto held = std::make_shared<const std::string>(std::move(bytes).value());
+  return loadBytes(*held, /*padded=*/true, name, report, held);
 }
 
 }  // namespace ls::io

@@ -32,9 +32,15 @@ std::vector<std::string> graphFormatNames();
 /// The registered formats' extensions, with their dots (".tosa"), for file pickers.
 std::vector<std::string> graphFormatExtensions();
 
+/// How loadGraphFile reaches a file's bytes. `Map`: an .lsg is mapped and its constants view
+/// the mapping (no copy; see FileBytes for the caveat, so for short-lived readers such as the
+/// CLI); other formats are read as with `Read`, which copies the file into memory.
+enum class FileAccess { Read, Map };
+
 /// Loads `path`: .lsg when it carries the LSG1 identifier, a registered format when its sniffer
 /// claims the bytes or the path has its extension, else fxjson. Errors name the file.
-Result<ir::Graph> loadGraphFile(const std::string& path, ImportReport* report = nullptr);
+Result<ir::Graph> loadGraphFile(const std::string& path, ImportReport* report = nullptr,
+                                FileAccess access = FileAccess::Read);
 
 /// The same for bytes already read; `sourceName` is used in errors and as the model's name.
 Result<ir::Graph> loadGraphBytes(std::string_view bytes, const std::string& sourceName,

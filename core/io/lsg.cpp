@@ -48,7 +48,8 @@ Status saveLsg(const ir::Graph& g, const std::string& path) {
   return writeFileAtomic(path, *bytes);
 }
 
-Result<ir::Graph> loadLsgBytes(std::string_view bytes, const std::string& sourceName) {
+Result<ir::Graph> loadLsgBytes(std::string_view bytes, const std::string& sourceName,
+                               std::shared_ptr<const void> bytesOwner) {
   auto fbytes = FlatbufferBytes::open(bytes, sourceName, kLsgIdentifier, "an .lsg graph", "an .lsg file");
   if (!fbytes) return fbytes.status();
   const uint8_t* data = fbytes->data();
@@ -67,13 +68,18 @@ Result<ir::Graph> loadLsgBytes(std::string_view bytes, const std::string& source
                                      "{}.x): update lowerscope",
                                      sourceName, major, kLsgVersionMajor, major, minor, kLsgVersionMajor));
   if (!file->graph()) return Status::error(sourceName + ": .lsg file has no graph");
-  return readGraph(file->graph(), sourceName);
+  ReadGraphOptions ro;
+  // Constants view the buffer in place only when the table was read where it lies (not from
+  // the aligned copy FlatbufferBytes makes of a misaligned buffer, which dies here).
+  if (data == reinterpret_cast<const uint8_t*>(bytes.data())) ro.bytesOwner = std::move(bytesOwner);
+  return readGraph(file->graph(), sourceName, ro);
 }
 
 Result<ir::Graph> loadLsg(const std::string& path) {
   auto bytes = readFile(path);
   if (!bytes) return bytes.status();
-  return loadLsgBytes(*bytes, path);
+  auto held = std::make_shared<const std::string>(std::move(bytes).value());
+  return loadLsgBytes(*held, path, held);
 }
 
 }  // namespace ls::io

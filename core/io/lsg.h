@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -29,8 +30,10 @@ Status saveLsg(const ir::Graph& g, const std::string& path);
 /// Loads .lsg bytes. Checks the identifier, verifies the flatbuffer before reading anything,
 /// refuses a newer major version, then checks every index, enum, rank, dim order, blob size
 /// and reference. Errors start with `sourceName` and name the node where there is one.
-/// Never crashes, whatever the bytes. Thread-safe (op interning is).
-Result<ir::Graph> loadLsgBytes(std::string_view bytes, const std::string& sourceName);
+/// Never crashes, whatever the bytes. Thread-safe (op interning is). With `bytesOwner` (which
+/// keeps `bytes` alive), constants view their bytes in place instead of copying them.
+Result<ir::Graph> loadLsgBytes(std::string_view bytes, const std::string& sourceName,
+                               std::shared_ptr<const void> bytesOwner = nullptr);
 
 /// Reads and loads a .lsg file; errors name `path`.
 Result<ir::Graph> loadLsg(const std::string& path);

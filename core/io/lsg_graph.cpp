@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -11,6 +12,7 @@
 #include <string_view>
 
 #include "core/exec/materialize.h"
+#include "core/exec/parallel.h"
 #include "core/util/hash.h"
 
 namespace ls::io {
@@ -149,9 +151,12 @@ Result<std::shared_ptr<const ir::Blob>> BlobTableWriter::bytesOf(const ir::Const
   auto& slot = derived_[c.contentHash];
   if (!slot || slot->bytes.size() != size_t(c.numel()) * size_t(ir::dtypeSize(c.dtype))) {
     LS_ASSIGN_OR_RETURN(t, exec::materialize(c, exec::Retain::Transient));
+    // The blob holds the materialised tensor itself (no copy of its bytes).
+    auto held = std::make_shared<const exec::Tensor>(std::move(t));
     auto blob = std::make_shared<ir::Blob>();
-    blob->bytes.assign(t.bytes(), t.bytes() + t.nbytes());
+    blob->bytes = std::span<const uint8_t>(held->bytes(), held->nbytes());
     blob->hash = hashBytes(blob->bytes.data(), blob->bytes.size());
+    blob->owner = std::move(held);
     slot = std::move(blob);
   }
   return slot;
@@ -159,10 +164,28 @@ Result<std::shared_ptr<const ir::Blob>> BlobTableWriter::bytesOf(const ir::Const
 
 Offset<Vector<Offset<fb::Blob>>> BlobTableWriter::finish() { return b_.CreateVector(offsets_); }
 
-BlobTableReader::BlobTableReader(const Vector<Offset<fb::Blob>>* blobs, std::shared_ptr<ir::ConstantStore> store)
-    : blobs_(blobs), store_(std::move(store)) {
+BlobTableReader::BlobTableReader(const Vector<Offset<fb::Blob>>* blobs, std::shared_ptr<ir::ConstantStore> store,
+                                 std::shared_ptr<const void> bytesOwner)
+    : blobs_(blobs), store_(std::move(store)), bytesOwner_(std::move(bytesOwner)) {
   if (!store_) store_ = std::make_shared<ir::ConstantStore>();
   cache_.resize(size());
+  // Interning hashes every blob: done here for all of them at once, over the machine's
+  // threads (largest first), when there is enough to share.
+  hashes_.resize(size());
+  std::vector<uint32_t> order;
+  size_t total = 0;
+  for (uint32_t i = 0; i < size(); ++i) {
+    order.push_back(i);
+    total += byteSize(i);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return byteSize(a) > byteSize(b); });
+  auto hashOne = [&](int64_t k) {
+    const fb::Blob* b = blobs_->Get(order[size_t(k)]);
+    const Vector<uint8_t>* d = b ? b->data() : nullptr;
+    hashes_[order[size_t(k)]] = d ? hashBytes(d->data(), d->size()) : hashBytes(nullptr, 0);
+  };
+  constexpr size_t kParallelHashBytes = 4u << 20;
+  exec::parallelForEach(total >= kParallelHashBytes ? exec::resolveThreads(0) : 1, int64_t(order.size()), hashOne);
 }
 
 size_t BlobTableReader::byteSize(size_t i) const {
@@ -175,9 +198,12 @@ const std::shared_ptr<const ir::Blob>& BlobTableReader::get(size_t i) {
   if (!slot) {
     const fb::Blob* b = blobs_->Get(uint32_t(i));
     const Vector<uint8_t>* d = b ? b->data() : nullptr;
-    std::vector<uint8_t> bytes;
-    if (d && d->size()) bytes.assign(d->data(), d->data() + d->size());
-    slot = store_->intern(std::move(bytes));
+    if (bytesOwner_ && d && d->size()) {
+      slot = store_->intern(std::span<const uint8_t>(d->data(), d->size()), bytesOwner_, hashes_[i]);
+    } else {
+      auto bytes = std::make_shared<const std::vector<uint8_t>>(d ? d->data() : nullptr, d ? d->data() + d->size() : nullptr);
+      slot = store_->intern(std::span<const uint8_t>(*bytes), bytes, hashes_[i]);
+    }
   }
   return slot;
 }
@@ -939,7 +965,7 @@ Result<ir::Graph> readGraph(const fb::Graph* fg, const std::string& sourceName, 
   std::optional<BlobTableReader> own;
   BlobTableReader* blobs = options.blobs;
   if (!blobs) {
-    own.emplace(fg->blobs(), g.storePtr());
+    own.emplace(fg->blobs(), g.storePtr(), options.bytesOwner);
     blobs = &*own;
   } else {
     g.shareStore(blobs->store());

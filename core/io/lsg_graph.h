@@ -62,9 +62,11 @@ class BlobTableWriter {
 /// interned at most once. Not thread-safe.
 class BlobTableReader {
  public:
-  /// `blobs` may be null (an empty table). `store` receives the bytes.
+  /// `blobs` may be null (an empty table). `store` receives the bytes: copied out of the
+  /// table, or with `bytesOwner` (which keeps the buffer holding the table alive) viewed in
+  /// place, no copy.
   BlobTableReader(const flatbuffers::Vector<flatbuffers::Offset<fb::Blob>>* blobs,
-                  std::shared_ptr<ir::ConstantStore> store);
+                  std::shared_ptr<ir::ConstantStore> store, std::shared_ptr<const void> bytesOwner = nullptr);
   size_t size() const { return blobs_ ? blobs_->size() : 0; }
   /// Byte size of blob `i` (i < size()).
   size_t byteSize(size_t i) const;
@@ -75,7 +77,9 @@ class BlobTableReader {
  private:
   const flatbuffers::Vector<flatbuffers::Offset<fb::Blob>>* blobs_;
   std::shared_ptr<ir::ConstantStore> store_;
+  std::shared_ptr<const void> bytesOwner_;
   std::vector<std::shared_ptr<const ir::Blob>> cache_;
+  std::vector<uint64_t> hashes_;  ///< hashBytes of each blob, computed up front over threads
 };
 
 /// Writes `g` (with its subgraphs, recursively) as a Graph table. With `blobs` == null the
@@ -91,6 +95,9 @@ struct ReadGraphOptions {
   /// Where constants' `data` indices point; null = the Graph table's own `blobs` table (with
   /// a fresh ConstantStore shared by the graph and its subgraphs).
   BlobTableReader* blobs = nullptr;
+  /// With `blobs` null: keeps the buffer the Graph table lies in alive, so constants view
+  /// their bytes in it instead of copying them (null = copy).
+  std::shared_ptr<const void> bytesOwner;
   /// Also run ir::Graph::validate() on every rebuilt graph. Redundant: the loader checks the
   /// same rules itself while reading (with node indices in the messages), so it is off by
   /// default for speed; the lsg fuzz target asserts that every loaded graph validates.

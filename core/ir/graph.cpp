@@ -34,15 +34,26 @@ std::string_view constantKindName(ConstantKind k) {
 // ---------------------------------------------------------------- ConstantStore
 
 std::shared_ptr<const Blob> ConstantStore::intern(std::vector<uint8_t> bytes) {
-  uint64_t h = hashBytes(bytes.data(), bytes.size());
+  auto owned = std::make_shared<const std::vector<uint8_t>>(std::move(bytes));
+  return intern(std::span<const uint8_t>(*owned), owned);
+}
+
+std::shared_ptr<const Blob> ConstantStore::intern(std::span<const uint8_t> bytes, std::shared_ptr<const void> owner) {
+  return intern(bytes, std::move(owner), hashBytes(bytes.data(), bytes.size()));
+}
+
+std::shared_ptr<const Blob> ConstantStore::intern(std::span<const uint8_t> bytes, std::shared_ptr<const void> owner,
+                                                  uint64_t h) {
+  assert(h == hashBytes(bytes.data(), bytes.size()));
   std::lock_guard lock(mu_);
   auto range = blobs_.equal_range(h);
   for (auto it = range.first; it != range.second; ++it)
-    if (it->second->bytes == bytes) return it->second;
+    if (std::ranges::equal(it->second->bytes, bytes)) return it->second;
   auto blob = std::make_shared<Blob>();
-  blob->bytes = std::move(bytes);
+  blob->bytes = bytes;
   blob->hash = h;
-  bytes_ += blob->bytes.size();
+  blob->owner = std::move(owner);
+  bytes_ += bytes.size();
   blobs_.emplace(h, blob);
   return blob;
 }
@@ -65,7 +76,7 @@ uint64_t constantContentHash(const Constant& c) {
 
 bool sameContent(const Constant& a, const Constant& b) {
   if (a.dtype != b.dtype || !(a.shape == b.shape)) return false;
-  if (a.data || b.data) return a.data && b.data && (a.data == b.data || a.data->bytes == b.data->bytes);
+  if (a.data || b.data) return a.data && b.data && (a.data == b.data || std::ranges::equal(a.data->bytes, b.data->bytes));
   return a.recipe && b.recipe && a.recipe->sameAs(*b.recipe);
 }
 

@@ -20,10 +20,13 @@ namespace ls::ir {
 enum class ConstantKind : uint8_t { Parameter, Buffer, Constant, COUNT };
 std::string_view constantKindName(ConstantKind k);
 
-/// Immutable bytes of a constant (little endian, element type of the constant).
+/// Immutable bytes of a constant (little endian, element type of the constant). `bytes` points
+/// into memory `owner` keeps alive: the blob's own vector, or a loaded file's buffer (an .lsg's
+/// constants are read in place, not copied out of the file).
 struct Blob {
-  std::vector<uint8_t> bytes;
+  std::span<const uint8_t> bytes;
   uint64_t hash = 0;
+  std::shared_ptr<const void> owner;
 };
 
 class ConstantRecipe;
@@ -107,6 +110,12 @@ class ConstantStore {
  public:
   /// Returns the shared blob for these bytes (deduplicated by hash + byte equality).
   std::shared_ptr<const Blob> intern(std::vector<uint8_t> bytes);
+  /// The same for bytes owned by `owner` (kept alive by the blob, not copied), e.g. a file's
+  /// buffer the bytes lie in.
+  std::shared_ptr<const Blob> intern(std::span<const uint8_t> bytes, std::shared_ptr<const void> owner);
+  /// The same with the bytes' hashBytes() already computed by the caller (e.g. for many blobs
+  /// at once, in parallel). `hash` must be hashBytes(bytes.data(), bytes.size()).
+  std::shared_ptr<const Blob> intern(std::span<const uint8_t> bytes, std::shared_ptr<const void> owner, uint64_t hash);
   size_t size() const;
   size_t totalBytes() const;
 

@@ -60,13 +60,13 @@ RunInput RunInput::fromFile(std::string path) {
 Result<RunInput> RunInput::fromGraph(const ir::Graph& g, std::string name) {
   RunInput in;
   LS_ASSIGN_OR_RETURN(bytes, io::serializeLsg(g));
-  in.lsg_ = std::move(bytes);
+  in.lsg_ = std::make_shared<const std::string>(std::move(bytes));
   in.name_ = std::move(name);
   return in;
 }
 
 Result<ir::Graph> RunInput::load() const {
-  return path_.empty() ? io::loadLsgBytes(lsg_, name_) : io::loadGraphFile(path_);
+  return path_.empty() ? io::loadLsgBytes(*lsg_, name_, lsg_) : io::loadGraphFile(path_, nullptr, io::FileAccess::Map);
 }
 
 SessionConfig timingConfig(SessionConfig c) {

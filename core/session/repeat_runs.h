@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -60,7 +61,9 @@ Result<std::vector<std::vector<RunSample>>> runInterleaved(size_t configs, const
 /// store of its own, shared with no earlier run and no caller (a pass that edits a shared node
 /// version in place copies it first, which a freshly loaded graph never needs). `lowerscope-cli
 /// bench` loads its file this way for every run, and the app's A/B repeats load their prepared
-/// graph so, from .lsg bytes made once, so both time the same work.
+/// graph so, from .lsg bytes made once, so both time the same work. Constants are not copied
+/// out of the .lsg: they view the mapped file (fromFile, io::FileAccess::Map) or the bytes
+/// made once (fromGraph), which every loaded graph shares read-only.
 class RunInput {
  public:
   static RunInput fromFile(std::string path);
@@ -70,7 +73,7 @@ class RunInput {
 
  private:
   std::string path_;   ///< a graph file, or
-  std::string lsg_;    ///< .lsg bytes
+  std::shared_ptr<const std::string> lsg_;  ///< .lsg bytes
   std::string name_;
 };
 

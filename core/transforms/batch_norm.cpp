@@ -108,8 +108,10 @@ void batchNormScaleShift(const std::vector<double> (&v)[4], double eps, std::vec
 exec::Tensor foldBatchNormWeight(const exec::Tensor& w, const std::vector<double>& scale) {
   const int64_t C = int64_t(scale.size());
   const int64_t per = w.numel() / std::max<int64_t>(C, 1);
-  // Written straight into a new tensor: one pass over the weight, not a copy and then a scale.
-  exec::Tensor out(w.dtype(), w.shape());
+  // Written straight into a new tensor: one pass over the weight, not a copy and then a scale
+  // (nor a zero fill first, when the channels cover every element).
+  exec::Tensor out = C * per == w.numel() ? exec::Tensor::uninitialized(w.dtype(), w.shape())
+                                          : exec::Tensor(w.dtype(), w.shape());
   if (w.dtype() == ir::DType::Float32) {
     const float* wd = w.data<float>();
     float* od = out.data<float>();

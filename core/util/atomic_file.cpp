@@ -2,6 +2,7 @@
 #include "core/util/atomic_file.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -80,6 +81,31 @@ Result<std::string> readFile(const std::string& path) {
   out.resize(off);
   if (out.capacity() - out.size() < kReadFilePadding) out.reserve(out.size() + kReadFilePadding);
   return out;
+}
+
+Result<std::shared_ptr<const FileBytes>> FileBytes::map(const std::string& path) {
+  std::shared_ptr<FileBytes> f(new FileBytes());
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::error(path + ": cannot open file: " + std::strerror(errno));
+  struct stat st {};
+  const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+  void* p = regular ? ::mmap(nullptr, size_t(st.st_size), PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0) : MAP_FAILED;
+  ::close(fd);  // a mapping outlives its descriptor
+  if (p != MAP_FAILED) {
+    f->data_ = static_cast<const char*>(p);
+    f->size_ = size_t(st.st_size);
+    f->mapped_ = true;
+    return std::shared_ptr<const FileBytes>(std::move(f));
+  }
+  LS_ASSIGN_OR_RETURN(bytes, readFile(path));  // not mappable (a pipe, an empty file): read it
+  f->read_ = std::move(bytes);
+  f->data_ = f->read_.data();
+  f->size_ = f->read_.size();
+  return std::shared_ptr<const FileBytes>(std::move(f));
+}
+
+FileBytes::~FileBytes() {
+  if (mapped_) ::munmap(const_cast<char*>(data_), size_);
 }
 
 }  // namespace ls

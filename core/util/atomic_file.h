@@ -1,7 +1,9 @@
-// Atomic file writes (temp file in the same directory + rename): never a half-written output.
+// Atomic file writes (temp file in the same directory + rename): never a half-written output;
+// whole-file reads (readFile) and read-only mappings (FileBytes).
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -20,5 +22,26 @@ inline constexpr size_t kReadFilePadding = 64;
 /// Reads a whole file (one read of its size for a regular file); the error names the path.
 /// The result has at least kReadFilePadding bytes of capacity beyond its size.
 Result<std::string> readFile(const std::string& path);
+
+/// The bytes of a whole file, read-only. A non-empty regular file is mapped (its pages are the
+/// page cache's: nothing is copied or zero-filled); anything else is read (readFile). Caveat of a mapping: a file truncated in place by another program while
+/// mapped faults on access, so only short-lived readers (the CLI) map; a program that keeps
+/// files open for long (the app) reads them.
+class FileBytes {
+ public:
+  static Result<std::shared_ptr<const FileBytes>> map(const std::string& path);
+  FileBytes(const FileBytes&) = delete;
+  FileBytes& operator=(const FileBytes&) = delete;
+  ~FileBytes();
+  std::string_view bytes() const { return {data_, size_}; }
+  bool mapped() const { return mapped_; }
+
+ private:
+  FileBytes() = default;
+  const char* data_ = nullptr;
+  size_t size_ = 0;
+  bool mapped_ = false;
+  std::string read_;  ///< the bytes when not mapped
+};
 
 }  // namespace ls

@@ -2,6 +2,7 @@
 // synthesised the way the executor does, statistics that skip non-finite values.
 #include "viewers/model/constant_values.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -65,8 +66,10 @@ TEST(ConstantValues, TruncatedBytesAreAnErrorNamingTheConstant) {
   c.name = "broken";
   c.dtype = ir::DType::Float32;
   c.shape = ir::Shape{4};
+  auto bytes = std::make_shared<const std::vector<uint8_t>>(8);
   auto blob = std::make_shared<ir::Blob>();
-  blob->bytes.resize(8);
+  blob->bytes = *bytes;
+  blob->owner = bytes;
   c.data = blob;
   auto v = constantValues(c);
   ASSERT_FALSE(v.isOk());

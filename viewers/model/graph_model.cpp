@@ -102,13 +102,13 @@ std::string dims(const ir::Shape& s) {
 /// materialised through the shared cache).
 std::optional<std::string> scalarValue(const ir::Constant& c) {
   if ((!c.hasData() && !c.recipe) || c.numel() != 1) return std::nullopt;
-  std::vector<uint8_t> derived;
+  exec::Tensor derived;
   if (!c.hasData()) {
     auto t = exec::materialize(c);
     if (!t) return std::nullopt;
-    derived.assign(t->bytes(), t->bytes() + t->nbytes());
+    derived = std::move(*t);
   }
-  const std::vector<uint8_t>& b = c.hasData() ? c.data->bytes : derived;
+  const std::span<const uint8_t> b = c.hasData() ? c.data->bytes : std::span<const uint8_t>(derived.bytes(), derived.nbytes());
   auto get = [&](auto zero) -> std::optional<std::string> {
     if (b.size() < sizeof(zero)) return std::nullopt;
     std::memcpy(&zero, b.data(), sizeof(zero));

@@ -265,6 +265,55 @@ TEST(Materialize, TransientValuesEqualCachedOnesAndAreNotKept) {
   cache.clear();
 }
 
+TEST(Materialize, IntoADestinationEqualsMaterializeForEverySource) {
+  // materializeInto (a file writer's buffer): bytes, a synthesised source, a recipe whose last
+  // step writes in place (permute, through a view and after a quantize), one that copies
+  // (quantize), and a value already cached: the same bytes as materialize().
+  MaterializeCache& cache = MaterializeCache::instance();
+  cache.clear();
+  ir::ConstantStore store;
+  ir::Constant data = floatData(store, "d", {4, 6}, awkwardValues(24));
+  ir::Constant synth = shapeOnly("conv.weight", {8, 4, 3, 3});
+  std::vector<float> sc(8, 0.02f);
+  ir::Constant scales = floatData(store, "s", {8}, sc);
+  ir::Constant q = recipeConstant(quantizePerChannelRecipe(synth, scales, 0, -127, 127, ir::DType::Int8));
+  ir::Constant ohwi = recipeConstant(permuteRecipe(q, {0, 2, 3, 1}, "permute OHWI"));
+  ir::Constant kn = recipeConstant(permuteRecipe(data, {0, 2, 1}, "permute KN", ir::Shape{1, 4, 6}));
+  for (const ir::Constant* c : {&data, &synth, &q, &ohwi, &kn}) {
+    Tensor want = materialize(*c, Retain::Transient).value();
+    std::vector<uint8_t> out(want.nbytes(), 0xAB);
+    ASSERT_TRUE(materializeInto(*c, out).isOk()) << c->name;
+    EXPECT_EQ(std::memcmp(out.data(), want.bytes(), out.size()), 0) << (c->recipe ? c->recipe->describe() : c->name);
+  }
+  EXPECT_EQ(cache.stats().entries, 0u);  // nothing kept
+  Tensor cached = values(ohwi);          // now cached: copied from the cache
+  std::vector<uint8_t> out(cached.nbytes());
+  ASSERT_TRUE(materializeInto(ohwi, out).isOk());
+  EXPECT_EQ(std::memcmp(out.data(), cached.bytes(), out.size()), 0);
+  // A destination of another size is an error naming the constant, and nothing is written.
+  ohwi.name = "w_ohwi";
+  std::vector<uint8_t> small(cached.nbytes() - 1, 0xCD);
+  Status st = materializeInto(ohwi, small);
+  ASSERT_FALSE(st.isOk());
+  EXPECT_NE(st.message().find("w_ohwi"), std::string::npos) << st.message();
+  EXPECT_EQ(small.front(), 0xCD);
+  cache.clear();
+}
+
+TEST(Tensor, UninitializedStorageIsWritableAndReleasedByCopy) {
+  Tensor u = Tensor::uninitialized(ir::DType::Int32, {3, 5});
+  ASSERT_NE(u.bytes(), nullptr);
+  EXPECT_EQ(u.nbytes(), 60u);
+  for (int64_t i = 0; i < u.numel(); ++i) u.setInt(i, i * 7 - 3);
+  Tensor w = Tensor(u).writable();  // shared: copied
+  EXPECT_NE(w.bytes(), u.bytes());
+  EXPECT_TRUE(sameBytes(w, u));
+  std::vector<uint8_t> released = std::move(u).releaseBytes();  // not a vector: copied out
+  ASSERT_EQ(released.size(), 60u);
+  EXPECT_EQ(std::memcmp(released.data(), w.bytes(), 60), 0);
+  EXPECT_EQ(Tensor::uninitialized(ir::DType::Float32, {0, 4}).nbytes(), 0u);
+}
+
 TEST(Materialize, RecipeThatCannotBeEvaluatedIsAnErrorNamingTheConstant) {
   ir::Constant described;
   described.name = "loaded";

@@ -104,7 +104,7 @@ void expectSameConstants(const ir::Graph& a, const ir::Graph& b) {
     EXPECT_EQ(ca.contentHash, cb->contentHash) << name;
     ASSERT_EQ(ca.hasData(), cb->hasData()) << name;
     if (ca.hasData()) {
-      EXPECT_EQ(ca.data->bytes, cb->data->bytes) << name;
+      EXPECT_TRUE(std::ranges::equal(ca.data->bytes, cb->data->bytes)) << name;
     }
   }
 }

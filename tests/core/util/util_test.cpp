@@ -88,6 +88,44 @@ TEST(ReadFile, ReadsWholeFilesWithPaddingAndFilesWithoutAKnownSize) {
   fs::remove_all(dir);
 }
 
+TEST(FileBytes, MapsRegularFilesAndReadsTheRest) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("ls_util_map_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::string big(5 * 4096 + 3, '\0');  // not a whole number of pages
+  for (size_t i = 0; i < big.size(); ++i) big[i] = char((i * 131) & 0xff);
+  const std::string path = (dir / "big.bin").string();
+  ASSERT_TRUE(writeFileAtomic(path, big).isOk());
+  auto f = FileBytes::map(path);
+  ASSERT_TRUE(f.isOk()) << f.message();
+  EXPECT_TRUE((*f)->mapped());
+  EXPECT_EQ((*f)->bytes(), big);
+  // Replaced by rename (as every writer of ours does) while mapped: the mapping keeps the old
+  // bytes, and a new map sees the new ones.
+  std::string other(100, 'x');
+  ASSERT_TRUE(writeFileAtomic(path, other).isOk());
+  EXPECT_EQ((*f)->bytes(), big);
+  EXPECT_EQ(FileBytes::map(path).value()->bytes(), other);
+  // An empty file, a /proc file (stat size 0) and a pipe-like file are read, not mapped.
+  ASSERT_TRUE(writeFileAtomic(path, "").isOk());
+  auto empty = FileBytes::map(path);
+  ASSERT_TRUE(empty.isOk()) << empty.message();
+  EXPECT_FALSE((*empty)->mapped());
+  EXPECT_TRUE((*empty)->bytes().empty());
+  auto status = FileBytes::map("/proc/self/status");
+  ASSERT_TRUE(status.isOk()) << status.message();
+  EXPECT_FALSE((*status)->mapped());
+  EXPECT_NE((*status)->bytes().find("Name:"), std::string_view::npos);
+  // Missing files and directories are errors naming the path.
+  auto missing = FileBytes::map((dir / "nope").string());
+  ASSERT_FALSE(missing.isOk());
+  EXPECT_NE(missing.message().find("nope"), std::string::npos) << missing.message();
+  auto d = FileBytes::map(dir.string());
+  ASSERT_FALSE(d.isOk());
+  EXPECT_NE(d.message().find(dir.string()), std::string::npos) << d.message();
+  fs::remove_all(dir);
+}
+
 TEST(JsonWriter, EscapesStringsAndNestsContainers) {
   JsonWriter w(false);
   w.beginObject().key("a\"b").value("line\nbreak\t\\").key("n").value(int64_t(-3)).key("l").beginArray().value(true).endArray().endObject();

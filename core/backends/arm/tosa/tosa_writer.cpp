@@ -21,6 +21,7 @@
 
 #include "core/backends/arm/tosa/tosa_ops.h"
 #include "core/exec/materialize.h"
+#include "core/exec/parallel.h"
 #include "core/exec/synth.h"
 #include "core/exec/tensor.h"
 #include "core/backends/arm/tosa/schema/tosa_generated.h"
@@ -171,6 +172,7 @@ class TosaWriter {
     std::vector<fb::Offset<tosa::TosaRegion>> regions{region};
     auto root = tosa::CreateTosaGraphDirect(b_, version, &regions);
     tosa::FinishTosaGraphBuffer(b_, root);
+    fillDeferred();
     report_.operators = operators_.size();
     report_.tensors = tensors_.size();
     return {reinterpret_cast<const char*>(b_.GetBufferPointer()), b_.GetSize()};
@@ -272,21 +274,70 @@ class TosaWriter {
     return out;
   }
 
+  /// The data of a constant tensor: `size` bytes that `fill` writes into the flatbuffer.
+  struct ConstFill {
+    size_t size = 0;
+    std::function<void(std::span<uint8_t>)> fill;
+    /// Filled after the structure is built, in parallel with the other deferred ones: `fill`
+    /// must then read only what outlives the writer's run (the graph's constants).
+    bool deferred = false;
+  };
+
+  /// A deferred CONST's data: `size` bytes ending `fromEnd` bytes before the buffer's end (the
+  /// builder grows towards the front, so that distance stays valid when it reallocates).
+  struct Pending {
+    size_t fromEnd = 0;
+    ConstFill data;
+  };
+
+  /// Fills the deferred CONSTs, largest first, over the machine's threads (a recipe's values
+  /// are computed straight into the buffer; materializeInto is thread-safe). The first error
+  /// in graph order is raised.
+  void fillDeferred() {
+    uint8_t* end = b_.GetBufferPointer() + b_.GetSize();
+    std::vector<size_t> order(pending_.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return pending_[a].data.size > pending_[b].data.size; });
+    std::vector<std::string> errors(pending_.size());
+    exec::parallelForEach(exec::resolveThreads(0), int64_t(order.size()), [&](int64_t k) {
+      Pending& p = pending_[order[size_t(k)]];
+      try {
+        p.data.fill(std::span<uint8_t>(end - p.fromEnd, p.data.size));
+      } catch (const WriteError& e) {
+        errors[order[size_t(k)]] = e.message;
+      } catch (const std::exception& e) {
+        errors[order[size_t(k)]] = e.what();
+      }
+    });
+    for (const std::string& e : errors)
+      if (!e.empty()) raise(e);
+  }
+
+  static ConstFill copyOf(std::span<const uint8_t> bytes) {
+    return {bytes.size(), [bytes](std::span<uint8_t> dst) {
+              if (!bytes.empty()) std::memcpy(dst.data(), bytes.data(), bytes.size());
+            }};
+  }
+
   /// Adds the tensor of output `output` of `n` (with `data` when constant) and records the
   /// value's name.
   fb::Offset<fb::String> addTensor(const ir::Node& n, uint32_t output, tosa::DType type,
-                                   const std::vector<int32_t>& shape, const std::span<const uint8_t>* data,
+                                   const std::vector<int32_t>& shape, const std::optional<ConstFill>& data,
                                    bool isShape = false) {
     std::string text = tensorName(n, output);
     if (!tensorNames_.insert(text).second)
       raise(fmt::format("{}: tensor name '{}' is used twice", where(n), text));
     fb::Offset<fb::Vector<uint8_t>> dataOff = 0;
     if (data) {
-      b_.ForceVectorAlignment(data->size(), sizeof(uint8_t), 8);
-      dataOff = b_.CreateVector(data->data(), data->size());
-      report_.constantBytes += data->size();
+      report_.constantBytes += data->size;
       if (report_.constantBytes >= FLATBUFFERS_MAX_BUFFER_SIZE / 2)
         raise(fmt::format("{}: constant data exceeds the 2 GB flatbuffer limit", where(n)));
+      b_.ForceVectorAlignment(data->size, sizeof(uint8_t), 8);
+      uint8_t* dst = nullptr;
+      dataOff = b_.CreateUninitializedVector(data->size, sizeof(uint8_t), &dst);
+      if (data->deferred) pending_.push_back({size_t(b_.GetCurrentBufferPointer() + b_.GetSize() - dst), *data});
+      else data->fill(std::span<uint8_t>(dst, data->size));
     }
     auto name = b_.CreateSharedString(text);
     auto shapeOff = b_.CreateVector(shape);
@@ -298,7 +349,7 @@ class TosaWriter {
   fb::Offset<fb::String> addValueTensor(const ir::Node& n, uint32_t output) {
     const ir::TensorMeta& m = n.meta(output);
     if (!m.isTensor()) raise(fmt::format("{}: output {} is not a tensor (no dtype recorded)", where(n), output));
-    return addTensor(n, output, tosaType(n, output, m.dtype), tosaShape(n, m.shape), nullptr);
+    return addTensor(n, output, tosaType(n, output, m.dtype), tosaShape(n, m.shape), std::nullopt);
   }
 
   void addOperator(tosa::Op op, tosa::Attribute attrType, fb::Offset<void> attr,
@@ -308,9 +359,9 @@ class TosaWriter {
 
   // ---------------------------------------------------------------- constants
 
-  /// Bytes of graph constant `c` as read by node `n` (materialised into `holder`, no copy, when allowed
-  /// and absent; otherwise a view of the constant's blob, no copy).
-  std::span<const uint8_t> constantBytes(const ir::Node& n, const ir::Constant& c, exec::Tensor& holder) {
+  /// A CONST for graph constant `c` as read by node `n`: its bytes, or for a recipe or a
+  /// shape-only constant (when allowed) its values, written straight into the flatbuffer.
+  void emitGraphConstant(const ir::Node& n, const ir::Constant& c) {
     const ir::TensorMeta& m = n.meta();
     if (m.dtype != c.dtype)
       raise(fmt::format("{}: constant '{}' is {} but the node's metadata says {}", where(n), c.name,
@@ -319,38 +370,34 @@ class TosaWriter {
       raise(fmt::format("{}: constant '{}' has shape {} ({} elements) but the node's metadata says {}", where(n),
                         c.name, ir::toString(c.shape), c.numel(), ir::toString(m.shape)));
     size_t want = size_t(c.numel()) * size_t(ir::dtypeSize(c.dtype));
-    if (c.hasData()) {
-      if (c.data->bytes.size() != want)
-        raise(fmt::format("{}: constant '{}' holds {} bytes, expected {} for {} {}", where(n), c.name,
-                          c.data->bytes.size(), want, ir::dtypeName(c.dtype), ir::toString(c.shape)));
-      return c.data->bytes;
-    }
-    if (!c.recipe && !opts_.synthesizeMissingData)
+    if (c.hasData() && c.data->bytes.size() != want)
+      raise(fmt::format("{}: constant '{}' holds {} bytes, expected {} for {} {}", where(n), c.name,
+                        c.data->bytes.size(), want, ir::dtypeName(c.dtype), ir::toString(c.shape)));
+    if (!c.hasData() && !c.recipe && !opts_.synthesizeMissingData)
       raise(fmt::format("{}: constant '{}' has no data (shape-only weight); a TOSA CONST needs its values "
                         "(materialise constants first, or allow synthesised values)",
                         where(n), c.name));
     // A recipe's values (derived in the pipeline, as a folded constant's bytes always were
-    // written) or synthesised ones: read from the shared cache when there, else computed for
-    // this copy alone (the writer reads each once; caching them would only hold the weights
-    // twice while the flatbuffer holds them too).
-    auto t = exec::materialize(c, exec::Retain::Transient);
-    if (!t) raise(fmt::format("{}: {}", where(n), t.message()));
-    if (!c.recipe) report_.synthesized.push_back(c.name);
-    holder = std::move(*t);
-    return {holder.bytes(), holder.nbytes()};
+    // written) or synthesised ones: from the shared cache when there, else computed into the
+    // flatbuffer for this copy alone (caching them would hold the weights twice).
+    auto fill = [this, &n, &c](std::span<uint8_t> dst) {  // n and c are the graph's
+      Status st = exec::materializeInto(c, dst);
+      if (!st) raise(fmt::format("{}: {}", where(n), st.message()));
+    };
+    if (!c.hasData() && !c.recipe) report_.synthesized.push_back(c.name);
+    emitConst(n, ConstFill{want, fill, /*deferred=*/true});
   }
 
-  void emitConst(const ir::Node& n, std::span<const uint8_t> bytes) {
+  void emitConst(const ir::Node& n, const ConstFill& data) {
     const ir::TensorMeta& m = n.meta();
-    auto name = addTensor(n, 0, tosaType(n, 0, m.dtype), tosaShape(n, m.shape), &bytes);
+    auto name = addTensor(n, 0, tosaType(n, 0, m.dtype), tosaShape(n, m.shape), data);
     addOperator(tosa::Op::CONST, tosa::Attribute::ConstAttribute, tosa::CreateConstAttribute(b_).Union(), {}, {name});
   }
 
   void placeholder(const ir::Node& n) {
     // A placeholder that stands for a constant with data (lifted parameter) is a CONST.
     if (const ir::Constant* c = g_.constant(n.target); c && c->valuesKnown()) {
-      exec::Tensor holder;
-      if (!g_.users(n.id).empty()) emitConst(n, constantBytes(n, *c, holder));
+      if (!g_.users(n.id).empty()) emitGraphConstant(n, *c);
       return;
     }
     inputs_.push_back(addValueTensor(n, 0));
@@ -360,8 +407,7 @@ class TosaWriter {
     if (g_.users(n.id).empty()) return;  // dead constant: nothing reads it
     const ir::Constant* c = g_.constant(n.target);
     if (!c) raise(fmt::format("{}: get_attr target '{}' is not a constant of the graph", where(n), n.target));
-    exec::Tensor holder;
-    emitConst(n, constantBytes(n, *c, holder));
+    emitGraphConstant(n, *c);
   }
 
   void output(const ir::Node& n) {
@@ -493,8 +539,7 @@ class TosaWriter {
     std::vector<uint8_t> bytes;
     for (int64_t v : *vals)
       for (int i = 0; i < 8; ++i) bytes.push_back(uint8_t(uint64_t(v) >> (8 * i)));
-    std::span<const uint8_t> view(bytes);
-    auto name = addTensor(n, 0, tosa::DType::SHAPE, {int32_t(vals->size())}, &view, true);
+    auto name = addTensor(n, 0, tosa::DType::SHAPE, {int32_t(vals->size())}, copyOf(bytes), true);
     addOperator(tosa::Op::CONST_SHAPE, tosa::Attribute::ConstShapeAttribute,
                 tosa::CreateConstShapeAttribute(b_).Union(), {}, {name});
   }
@@ -532,7 +577,7 @@ class TosaWriter {
       raise(fmt::format("{}: attribute 'values' has {} element(s) but the output {} has {}", where(n), count,
                         ir::toString(m.shape), m.numel()));
     checkRedundantType(n);
-    emitConst(n, bytes);
+    emitConst(n, copyOf(bytes));
   }
 
   /// Optional kwargs "dtype" (CONST, CAST) and "shape" (CONST) repeat the output metadata:
@@ -771,6 +816,7 @@ class TosaWriter {
   const TosaWriteOptions& opts_;
   TosaWriteReport& report_;
   fb::FlatBufferBuilder b_;
+  std::vector<Pending> pending_;
   std::vector<fb::Offset<tosa::TosaTensor>> tensors_;
   std::vector<fb::Offset<tosa::TosaOperator>> operators_;
   std::vector<fb::Offset<fb::String>> inputs_, outputs_;
@@ -825,6 +871,11 @@ Result<std::string> serializeTosa(const ir::Graph& g, const TosaWriteOptions& op
   });
   if (!st) return st;
   return out;
+}
+
+Status serializeTosaTo(const ir::Graph& g, const TosaWriteOptions& options,
+                       const std::function<Status(std::string_view)>& use, TosaWriteReport* report) {
+  return withTosaBuffer(g, options, report, "", use);
 }
 
 Status saveTosa(const ir::Graph& g, const std::string& path, const TosaWriteOptions& options,

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -67,6 +68,12 @@ std::vector<std::string> nonTosaNodes(const ir::Graph& g);
 /// RESCALE multiplier/shift lengths).
 Result<std::string> serializeTosa(const ir::Graph& g, const TosaWriteOptions& options = {},
                                   TosaWriteReport* report = nullptr);
+
+/// Serialises as serializeTosa does and hands the finished bytes to `use` without copying
+/// them (they live in the writer's buffer and are valid only during the call); `use`'s
+/// status is returned.
+Status serializeTosaTo(const ir::Graph& g, const TosaWriteOptions& options,
+                       const std::function<Status(std::string_view)>& use, TosaWriteReport* report = nullptr);
 
 /// Serialises and writes atomically: `path` is replaced completely or left untouched.
 Status saveTosa(const ir::Graph& g, const std::string& path, const TosaWriteOptions& options = {},
