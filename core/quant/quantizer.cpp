@@ -827,18 +827,22 @@ Status annotateCalibrateConvert(ir::Graph& g, const QuantizeOptions& o, Quantize
   Annotation ann = annotate(g, o);
   report.annotatedNodes = ann.annotatedNodes;
 
-  // Calibration: min/max observers on every observed value over the seeded runs (values are
-  // observed as they are produced; memory stays that of a plain run).
+  // Calibration: min/max observers on every observed value over the seeded runs, made side by
+  // side (Executor::runEach: a weight's transpose is made once for all of them; values are
+  // observed as they are produced). Each run has its own ranges, merged in run order at the
+  // end, so the result is that of the runs one after the other whatever the threads do.
   const size_t ngroups = ann.uf.parent.size();
-  std::vector<double> mn(ngroups, INFINITY), mx(ngroups, -INFINITY);
+  const size_t runs = size_t(o.calibrationRuns);
+  std::vector<std::vector<double>> runMn(runs, std::vector<double>(ngroups, INFINITY));
+  std::vector<std::vector<double>> runMx(runs, std::vector<double>(ngroups, -INFINITY));
   std::vector<int> rootOf(g.nextId(), -1);
   for (const auto& [v, gi] : ann.group) rootOf[v] = ann.uf.find(gi);
-  exec::Executor::ObserveFn observe = [&](const ir::Node& n, const std::vector<exec::Tensor>& outs) {
+  exec::Executor::RunObserveFn observe = [&](size_t run, const ir::Node& n, const std::vector<exec::Tensor>& outs) {
     if (n.id >= rootOf.size() || rootOf[n.id] < 0 || outs.size() != 1) return;
     const exec::Tensor& t = outs[0];
     if (!t.defined() || !ir::isFloating(t.dtype())) return;
     const size_t root = size_t(rootOf[n.id]);
-    double lo = mn[root], hi = mx[root];
+    double lo = runMn[run][root], hi = runMx[run][root];
     if (t.dtype() == DType::Float32) {
       finiteRange(t.data<float>(), t.numel(), lo, hi);
     } else {
@@ -847,21 +851,24 @@ Status annotateCalibrateConvert(ir::Graph& g, const QuantizeOptions& o, Quantize
         if (std::isfinite(x)) lo = std::min(lo, x), hi = std::max(hi, x);
       }
     }
-    mn[root] = lo;
-    mx[root] = hi;
+    runMn[run][root] = lo;
+    runMx[run][root] = hi;
   };
   // Exact accumulation: the observed ranges (hence every qparam of the INT model) are then the
   // same on every CPU, whichever kernels OpenBLAS picks for float32 (docs/DESIGN.md).
   exec::Executor ex(exec::ExecOptions{.exactAccumulation = true});
-  for (int run = 0; run < o.calibrationRuns; ++run) {
-    if (o.progress)
-      ex.setProgress([&](size_t done, size_t total) {
-        o.progress("quantize: calibration", (double(run) + double(done) / double(std::max<size_t>(total, 1))) /
-                                                double(o.calibrationRuns));
-      });
-    auto out = ex.run(g, exec::synthesizeInputs(g, o.seed + uint64_t(run)), observe);
-    if (!out) return Status::error("quantizer: calibration run failed: " + out.message());
-  }
+  if (o.progress)
+    ex.setProgress([&](size_t done, size_t total) {
+      o.progress("quantize: calibration", double(done) / double(std::max<size_t>(total, 1)));
+    });
+  std::vector<std::vector<exec::Tensor>> inputs;
+  for (size_t run = 0; run < runs; ++run) inputs.push_back(exec::synthesizeInputs(g, o.seed + uint64_t(run)));
+  auto out = ex.runEach(g, inputs, observe);
+  if (!out) return Status::error("quantizer: calibration run failed: " + out.message());
+  // Merged as one observer over the runs in order would have (a tie keeps the earlier value).
+  std::vector<double> mn = std::move(runMn[0]), mx = std::move(runMx[0]);
+  for (size_t run = 1; run < runs; ++run)
+    for (size_t r = 0; r < ngroups; ++r) mn[r] = std::min(mn[r], runMn[run][r]), mx[r] = std::max(mx[r], runMx[run][r]);
   if (o.progress) o.progress("quantize: converting", 1.0);
   std::vector<QParams> qp(ngroups);
   std::vector<uint8_t> calibrated(ngroups, 0);
