@@ -805,21 +805,33 @@ Result<QuantizeReport> quantizeGraph(ir::Graph& g, const QuantizeOptions& o,
 namespace {
 
 /// Widens [lo, hi] to the finite values of d[0, n). Eight independent lanes instead of one
-/// chain of dependent min/max (min and max do not depend on the order).
+/// chain of dependent min/max (min and max do not depend on the order). A first pass takes
+/// plain min/max (NaN never compares, so it is skipped as it is: the compiler makes packed
+/// min/max of it); only when an infinity shows up does the pass that skips infinities run,
+/// with the same lanes, so both give the same values (the same zero's sign too).
 void finiteRange(const float* d, int64_t n, double& lo, double& hi) {
   constexpr int kLanes = 8;
   float l[kLanes], h[kLanes];
-  std::fill(l, l + kLanes, INFINITY);
-  std::fill(h, h + kLanes, -INFINITY);
-  auto take = [&](int k, float x) {
-    const bool finite = x - x == 0.0f;  // false for inf and NaN
-    l[k] = finite && x < l[k] ? x : l[k];
-    h[k] = finite && x > h[k] ? x : h[k];
+  auto pass = [&](auto take) {
+    std::fill(l, l + kLanes, INFINITY);
+    std::fill(h, h + kLanes, -INFINITY);
+    int64_t i = 0;
+    for (; i + kLanes <= n; i += kLanes)
+      for (int k = 0; k < kLanes; ++k) take(k, d[i + k]);
+    for (; i < n; ++i) take(0, d[i]);
   };
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int k = 0; k < kLanes; ++k) take(k, d[i + k]);
-  for (; i < n; ++i) take(0, d[i]);
+  pass([&](int k, float x) {
+    l[k] = x < l[k] ? x : l[k];
+    h[k] = x > h[k] ? x : h[k];
+  });
+  bool infinite = false;
+  for (int k = 0; k < kLanes; ++k) infinite = infinite || l[k] == -INFINITY || h[k] == INFINITY;
+  if (infinite)
+    pass([&](int k, float x) {
+      const bool finite = x - x == 0.0f;  // false for inf and NaN
+      l[k] = finite && x < l[k] ? x : l[k];
+      h[k] = finite && x > h[k] ? x : h[k];
+    });
   for (int k = 0; k < kLanes; ++k) lo = std::min(lo, double(l[k])), hi = std::max(hi, double(h[k]));
 }
 
