@@ -226,6 +226,15 @@ Result<Tensor> Executor::constantValue(const ir::Graph& g, const ir::Node& node)
   return t;
 }
 
+Status Executor::inferCall(const ir::Graph& g, const ir::Node& node, ops::InferenceCache& cache,
+                           std::vector<ir::TensorMeta>& metas) const {
+  Status st = ops::inferNode(g, node, metas, &cache);
+  if (!st) return Status::error(fmt::format("{}: {}", whereOf(g, node), st.message()));
+  if (options_.float64)
+    for (ir::TensorMeta& m : metas) m = widened(m);
+  return Status::ok();
+}
+
 Status Executor::callKernel(const ir::Graph& g, const ir::Node& node, const std::vector<std::vector<Tensor>>& values,
                             const std::vector<ir::TensorMeta>& metas, int threads, std::vector<Tensor>& outs,
                             double& seconds) {
@@ -337,10 +346,7 @@ Status Executor::execute(const ir::Graph& g, const std::vector<Tensor>& inputs, 
         LS_RETURN_IF_ERROR(collectOutputs(g, node, values, outputs));
         break;
       case ir::NodeKind::Call: {
-        Status st = ops::inferNode(g, node, metas, &inferCache);
-        if (!st) return Status::error(fmt::format("{}: {}", whereOf(g, node), st.message()));
-        if (options_.float64)
-          for (ir::TensorMeta& m : metas) m = widened(m);
+        LS_RETURN_IF_ERROR(inferCall(g, node, inferCache, metas));
         double seconds = 0.0;
         std::vector<Tensor> outs;
         LS_RETURN_IF_ERROR(callKernel(g, node, values, metas, threads_, outs, seconds));
@@ -428,10 +434,7 @@ Result<std::vector<std::vector<Tensor>>> Executor::runEach(const ir::Graph& g,
         for (size_t r = 0; r < runs; ++r) LS_RETURN_IF_ERROR(collectOutputs(g, node, values[r], outputs[r]));
         break;
       case ir::NodeKind::Call: {
-        Status st = ops::inferNode(g, node, metas, &inferCache);
-        if (!st) return Status::error(fmt::format("{}: {}", whereOf(g, node), st.message()));
-        if (options_.float64)
-          for (ir::TensorMeta& m : metas) m = widened(m);
+        LS_RETURN_IF_ERROR(inferCall(g, node, inferCache, metas));
         double seconds = 0.0;
         if (shared[node.id]) {  // once, on all the threads, for every run
           std::vector<Tensor> outs;

@@ -15,6 +15,10 @@
 #include "core/ir/graph.h"
 #include "core/util/status.h"
 
+namespace ls::ops {
+class InferenceCache;
+}  // namespace ls::ops
+
 namespace ls::exec {
 
 /// Materialised constant values, keyed by ir::Constant::contentHash: a constant's data when
@@ -150,6 +154,9 @@ class Executor {
   Result<Tensor> inputValue(const ir::Graph& g, const ir::Node& node, Tensor t) const;
   /// The value of a get_attr node (through the ConstantCache, widened under float64).
   Result<Tensor> constantValue(const ir::Graph& g, const ir::Node& node);
+  /// The output metadata of call node `node` (ops::inferNode; widened under float64).
+  Status inferCall(const ir::Graph& g, const ir::Node& node, ops::InferenceCache& cache,
+                   std::vector<ir::TensorMeta>& metas) const;
   /// Runs call node `node` on `values` with its kernel `fn` and inferred `metas` on `threads`
   /// threads into `outs`, checking what it produced; adds the kernel's seconds to `seconds`.
   Status callKernel(const ir::Graph& g, const ir::Node& node, const std::vector<std::vector<Tensor>>& values,

@@ -5,14 +5,12 @@
 //   build/dev/tests/ls_bench --benchmark_filter=Calibration --benchmark_repetitions=3
 #include <benchmark/benchmark.h>
 
-#include <cstdio>
-#include <cstdlib>
 #include <map>
 #include <string>
 
 #include "core/exec/executor.h"
 #include "core/exec/synth.h"
-#include "core/io/fxjson.h"
+#include "support/bundled_graph.h"
 
 namespace {
 
@@ -25,13 +23,9 @@ const ir::Graph& floatGraph(const std::string& name) {
   static std::map<std::string, ir::Graph> cache;
   auto it = cache.find(name);
   if (it == cache.end()) {
-    auto g = io::importFxJsonFile(std::string(LS_ASSETS_DIR) + "/graphs/" + name + ".fxjson.json");
-    if (!g) {
-      std::fprintf(stderr, "%s\n", g.message().c_str());
-      std::abort();
-    }
-    exec::materializeConstants(*g);
-    it = cache.emplace(name, std::move(g).value()).first;
+    ir::Graph g = test::loadBundledGraph(name);
+    exec::materializeConstants(g);
+    it = cache.emplace(name, std::move(g)).first;
   }
   return it->second;
 }
