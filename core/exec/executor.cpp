@@ -11,6 +11,7 @@
 
 #include "core/exec/kernel.h"
 #include "core/exec/materialize.h"
+#include "core/exec/parallel.h"
 #include "core/exec/synth.h"
 #include "core/ops/registry.h"
 
@@ -175,40 +176,143 @@ std::vector<std::pair<std::string, double>> Executor::profile() const {
   return out;
 }
 
+namespace {
+
+std::string whereOf(const ir::Graph& g, const ir::Node& n) {
+  return fmt::format("{}node '{}' ({})", g.modelName.empty() ? "" : g.modelName + ": ", n.name,
+                     n.isCall() ? ir::opName(n.op) : std::string(ir::nodeKindName(n.kind)));
+}
+
+std::string graphPrefix(const ir::Graph& g) { return g.modelName.empty() ? "" : g.modelName + ": "; }
+
+/// dieAfter[pos]: the nodes whose values are dead once the node at `pos` has run (after their
+/// last reader; a value nobody reads dies right after it is made).
+std::vector<std::vector<ir::NodeId>> deathSchedule(const ir::Graph& g) {
+  const size_t n = g.size();
+  std::vector<size_t> lastUse(g.nextId(), 0);
+  for (size_t pos = 0; pos < n; ++pos)
+    g.at(pos).forEachInput([&](const ir::ValueRef& r) {
+      if (r.node < lastUse.size()) lastUse[r.node] = std::max(lastUse[r.node], pos);
+    });
+  std::vector<std::vector<ir::NodeId>> dieAfter(n);
+  for (size_t pos = 0; pos < n; ++pos) {
+    ir::NodeId id = g.at(pos).id;
+    dieAfter[std::max(lastUse[id], pos)].push_back(id);
+  }
+  return dieAfter;
+}
+
+}  // namespace
+
+Result<Tensor> Executor::inputValue(const ir::Graph& g, const ir::Node& node, Tensor t) const {
+  if (options_.float64 && t.dtype() == ir::DType::Float32) t = t.to(ir::DType::Float64);
+  if (options_.checkMetadata) {
+    const ir::TensorMeta& m = node.meta(0);
+    LS_RETURN_IF_ERROR(
+        checkAgainstMeta(t, options_.float64 ? widened(m) : m, "input").withContext(whereOf(g, node) + ": "));
+  }
+  return t;
+}
+
+Result<Tensor> Executor::constantValue(const ir::Graph& g, const ir::Node& node) {
+  const ir::Constant* c = g.constant(node.target);
+  if (!c) return Status::error(fmt::format("{}: no constant named '{}'", whereOf(g, node), node.target));
+  auto fetched = constants_->fetch(*c);
+  if (!fetched) return fetched.status().withContext(whereOf(g, node) + ": ");
+  Tensor t = std::move(*fetched);
+  if (options_.checkMetadata)
+    LS_RETURN_IF_ERROR(checkAgainstMeta(t, node.meta(0), "constant").withContext(whereOf(g, node) + ": "));
+  if (options_.float64 && t.dtype() == ir::DType::Float32) t = t.to(ir::DType::Float64);
+  return t;
+}
+
+Status Executor::inferCall(const ir::Graph& g, const ir::Node& node, ops::InferenceCache& cache,
+                           std::vector<ir::TensorMeta>& metas) const {
+  Status st = ops::inferNode(g, node, metas, &cache);
+  if (!st) return Status::error(fmt::format("{}: {}", whereOf(g, node), st.message()));
+  if (options_.float64)
+    for (ir::TensorMeta& m : metas) m = widened(m);
+  return Status::ok();
+}
+
+Status Executor::callKernel(const ir::Graph& g, const ir::Node& node, const std::vector<std::vector<Tensor>>& values,
+                            const std::vector<ir::TensorMeta>& metas, int threads, std::vector<Tensor>& outs,
+                            double& seconds) {
+  KernelFn fn = KernelRegistry::instance().find(node.op);
+  if (!fn)
+    return Status::error(fmt::format("{}: no kernel for op '{}' in the reference executor", whereOf(g, node),
+                                     ir::opName(node.op)));
+  const ops::OpSchema* schema = ops::OpRegistry::instance().find(node.op);
+  auto t0 = options_.profile ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
+  KernelCtx ctx(*this, g, node, schema, values, metas, threads);
+  Status st = fn(ctx);
+  if (!st) return Status::error(fmt::format("{}: {}", whereOf(g, node), st.message()));
+  if (options_.profile) seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (ctx.outputs.size() != metas.size())
+    return Status::error(fmt::format("{}: kernel produced {} outputs, metadata inference says {}", whereOf(g, node),
+                                     ctx.outputs.size(), metas.size()));
+  for (size_t k = 0; k < metas.size(); ++k) {
+    std::string what = fmt::format("output #{}", k);
+    LS_RETURN_IF_ERROR(checkAgainstMeta(ctx.outputs[k], metas[k], what.c_str()).withContext(whereOf(g, node) + ": "));
+    if (options_.checkMetadata && k < node.outputs.size())
+      LS_RETURN_IF_ERROR(checkAgainstMeta(ctx.outputs[k], options_.float64 ? widened(node.outputs[k]) : node.outputs[k],
+                                          what.c_str())
+                             .withContext(whereOf(g, node) + ": recorded metadata is stale: "));
+  }
+  outs = std::move(ctx.outputs);
+  return Status::ok();
+}
+
+Status Executor::collectOutputs(const ir::Graph& g, const ir::Node& outputNode,
+                                const std::vector<std::vector<Tensor>>& values, std::vector<Tensor>& outputs) const {
+  auto take = [&](const ir::ValueRef& r) -> Status {
+    if (r.isNone()) {
+      outputs.emplace_back();
+      return Status::ok();
+    }
+    if (r.node >= values.size() || r.output >= values[r.node].size())
+      return Status::error(fmt::format("{}: returned value #{} has no value", whereOf(g, outputNode), outputs.size()));
+    outputs.push_back(values[r.node][r.output]);
+    return Status::ok();
+  };
+  for (const ir::Arg& a : outputNode.args) {
+    if (const ir::RefList* l = a.asRefList()) {
+      for (const ir::ValueRef& r : *l) LS_RETURN_IF_ERROR(take(r));
+    } else if (const ir::ValueRef* r = a.ref()) {
+      LS_RETURN_IF_ERROR(take(*r));
+    }
+  }
+  return Status::ok();
+}
+
+void Executor::narrowOutputs(const ir::Graph& g, std::vector<Tensor>& outputs) const {
+  const ir::Node* out = g.outputNode();
+  if (!out) return;
+  size_t k = 0;
+  for (const ir::Arg& a : out->args) {
+    auto narrowOut = [&](const ir::ValueRef& r) {
+      if (k < outputs.size() && !r.isNone()) narrowTo(outputs[k], g.meta(r));
+      ++k;
+    };
+    if (const ir::RefList* l = a.asRefList()) {
+      for (const ir::ValueRef& r : *l) narrowOut(r);
+    } else if (const ir::ValueRef* r = a.ref()) {
+      narrowOut(*r);
+    }
+  }
+}
+
 Status Executor::execute(const ir::Graph& g, const std::vector<Tensor>& inputs, bool keepAll,
                          std::vector<std::vector<Tensor>>& values, std::vector<Tensor>& outputs,
                          const ReuseFn* reuse, const ObserveFn* observe) {
-  const std::string& model = g.modelName;
-  auto where = [&](const ir::Node& n) {
-    return fmt::format("{}node '{}' ({})", model.empty() ? "" : model + ": ", n.name,
-                       n.isCall() ? ir::opName(n.op) : std::string(ir::nodeKindName(n.kind)));
-  };
   const size_t n = g.size();
   values.assign(g.nextId(), {});
   outputs.clear();
-
   // Last reader (position) of every node, so values die as early as possible.
-  std::vector<size_t> lastUse;
-  if (!keepAll) {
-    lastUse.assign(g.nextId(), 0);
-    for (size_t pos = 0; pos < n; ++pos) {
-      const ir::Node& node = g.at(pos);
-      node.forEachInput([&](const ir::ValueRef& r) {
-        if (r.node < lastUse.size()) lastUse[r.node] = std::max(lastUse[r.node], pos);
-      });
-    }
-  }
-  std::vector<std::vector<ir::NodeId>> dieAfter(keepAll ? 0 : n);
-  if (!keepAll)
-    for (size_t pos = 0; pos < n; ++pos) {
-      ir::NodeId id = g.at(pos).id;
-      dieAfter[std::max(lastUse[id], pos)].push_back(id);  // unused values die right away
-    }
+  const std::vector<std::vector<ir::NodeId>> dieAfter = keepAll ? std::vector<std::vector<ir::NodeId>>{} : deathSchedule(g);
 
   ops::InferenceCache inferCache;
   std::vector<ir::TensorMeta> metas;
-  auto wide = [&](const ir::TensorMeta& m) { return options_.float64 ? widened(m) : m; };
-  const KernelRegistry& kernels = KernelRegistry::instance();
   size_t nextInput = 0;
   bool sawOutput = false;
 
@@ -226,74 +330,28 @@ Status Executor::execute(const ir::Graph& g, const std::vector<Tensor>& inputs, 
     switch (node.kind) {
       case ir::NodeKind::Placeholder: {
         if (nextInput >= inputs.size())
-          return Status::error(fmt::format("{}: graph input #{} was not given ({} inputs passed)", where(node),
+          return Status::error(fmt::format("{}: graph input #{} was not given ({} inputs passed)", whereOf(g, node),
                                            nextInput, inputs.size()));
-        Tensor t = inputs[nextInput++];
-        if (options_.float64 && t.dtype() == ir::DType::Float32) t = t.to(ir::DType::Float64);
-        if (options_.checkMetadata) LS_RETURN_IF_ERROR(checkAgainstMeta(t, wide(node.meta(0)), "input").withContext(where(node) + ": "));
+        LS_ASSIGN_OR_RETURN(t, inputValue(g, node, inputs[nextInput++]));
         values[node.id] = {std::move(t)};
         break;
       }
       case ir::NodeKind::GetAttr: {
-        const ir::Constant* c = g.constant(node.target);
-        if (!c) return Status::error(fmt::format("{}: no constant named '{}'", where(node), node.target));
-        auto fetched = constants_->fetch(*c);
-        if (!fetched) return fetched.status().withContext(where(node) + ": ");
-        Tensor t = std::move(*fetched);
-        if (options_.checkMetadata) LS_RETURN_IF_ERROR(checkAgainstMeta(t, node.meta(0), "constant").withContext(where(node) + ": "));
-        if (options_.float64 && t.dtype() == ir::DType::Float32) t = t.to(ir::DType::Float64);
+        LS_ASSIGN_OR_RETURN(t, constantValue(g, node));
         values[node.id] = {std::move(t)};
         break;
       }
-      case ir::NodeKind::Output: {
+      case ir::NodeKind::Output:
         sawOutput = true;
-        auto take = [&](const ir::ValueRef& r) -> Status {
-          if (r.isNone()) {
-            outputs.emplace_back();
-            return Status::ok();
-          }
-          if (r.node >= values.size() || r.output >= values[r.node].size())
-            return Status::error(fmt::format("{}: returned value #{} has no value", where(node), outputs.size()));
-          outputs.push_back(values[r.node][r.output]);
-          return Status::ok();
-        };
-        for (const ir::Arg& a : node.args) {
-          if (const ir::RefList* l = a.asRefList()) {
-            for (const ir::ValueRef& r : *l) LS_RETURN_IF_ERROR(take(r));
-          } else if (const ir::ValueRef* r = a.ref()) {
-            LS_RETURN_IF_ERROR(take(*r));
-          }
-        }
+        LS_RETURN_IF_ERROR(collectOutputs(g, node, values, outputs));
         break;
-      }
       case ir::NodeKind::Call: {
-        KernelFn fn = kernels.find(node.op);
-        if (!fn)
-          return Status::error(fmt::format("{}: no kernel for op '{}' in the reference executor", where(node),
-                                           ir::opName(node.op)));
-        Status st = ops::inferNode(g, node, metas, &inferCache);
-        if (!st) return Status::error(fmt::format("{}: {}", where(node), st.message()));
-        if (options_.float64)
-          for (ir::TensorMeta& m : metas) m = widened(m);
-        const ops::OpSchema* schema = ops::OpRegistry::instance().find(node.op);
-        auto t0 = options_.profile ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
-        KernelCtx ctx(*this, g, node, schema, values, metas, threads_);
-        st = fn(ctx);
-        if (!st) return Status::error(fmt::format("{}: {}", where(node), st.message()));
-        if (options_.profile)
-          profile_[ir::opName(node.op)] +=
-              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        if (ctx.outputs.size() != metas.size())
-          return Status::error(fmt::format("{}: kernel produced {} outputs, metadata inference says {}", where(node),
-                                           ctx.outputs.size(), metas.size()));
-        for (size_t k = 0; k < metas.size(); ++k) {
-          std::string what = fmt::format("output #{}", k);
-          LS_RETURN_IF_ERROR(checkAgainstMeta(ctx.outputs[k], metas[k], what.c_str()).withContext(where(node) + ": "));
-          if (options_.checkMetadata && k < node.outputs.size())
-            LS_RETURN_IF_ERROR(checkAgainstMeta(ctx.outputs[k], wide(node.outputs[k]), what.c_str())
-                                   .withContext(where(node) + ": recorded metadata is stale: "));
-        }
-        values[node.id] = std::move(ctx.outputs);
+        LS_RETURN_IF_ERROR(inferCall(g, node, inferCache, metas));
+        double seconds = 0.0;
+        std::vector<Tensor> outs;
+        LS_RETURN_IF_ERROR(callKernel(g, node, values, metas, threads_, outs, seconds));
+        if (options_.profile) profile_[ir::opName(node.op)] += seconds;
+        values[node.id] = std::move(outs);
         break;
       }
       default: break;
@@ -304,29 +362,125 @@ Status Executor::execute(const ir::Graph& g, const std::vector<Tensor>& inputs, 
     if (progress_ && depth_ == 0) progress_(pos + 1, n);
   }
   if (nextInput != inputs.size())
-    return Status::error(fmt::format("{}graph has {} inputs, {} were passed", model.empty() ? "" : model + ": ",
-                                     nextInput, inputs.size()));
-  if (!sawOutput) return Status::error(fmt::format("{}graph has no output node", model.empty() ? "" : model + ": "));
+    return Status::error(fmt::format("{}graph has {} inputs, {} were passed", graphPrefix(g), nextInput, inputs.size()));
+  if (!sawOutput) return Status::error(fmt::format("{}graph has no output node", graphPrefix(g)));
   if (options_.float64 && depth_ == 0) {  // back to the graph's float32 at the boundary
-    if (const ir::Node* out = g.outputNode()) {
-      size_t k = 0;
-      for (const ir::Arg& a : out->args) {
-        auto narrowOut = [&](const ir::ValueRef& r) {
-          if (k < outputs.size() && !r.isNone()) narrowTo(outputs[k], g.meta(r));
-          ++k;
-        };
-        if (const ir::RefList* l = a.asRefList()) {
-          for (const ir::ValueRef& r : *l) narrowOut(r);
-        } else if (const ir::ValueRef* r = a.ref()) {
-          narrowOut(*r);
-        }
-      }
-    }
+    narrowOutputs(g, outputs);
     if (keepAll)
       for (const ir::NodePtr& p : g.nodes())
         for (size_t k = 0; k < values[p->id].size() && k < p->outputs.size(); ++k) narrowTo(values[p->id][k], p->outputs[k]);
   }
   return Status::ok();
+}
+
+Result<std::vector<std::vector<Tensor>>> Executor::runEach(const ir::Graph& g,
+                                                           const std::vector<std::vector<Tensor>>& inputs,
+                                                           const RunObserveFn& observe) {
+  const size_t runs = inputs.size(), n = g.size();
+  std::vector<std::vector<Tensor>> outputs(runs);
+  if (runs == 0) return outputs;
+  // Shared: get_attr, and calls whose inputs are all shared (nothing reads a graph input).
+  std::vector<uint8_t> shared(g.nextId(), 0);
+  bool delegates = false;
+  for (size_t pos = 0; pos < n; ++pos) {
+    const ir::Node& node = g.at(pos);
+    if (node.kind == ir::NodeKind::GetAttr) shared[node.id] = 1;
+    if (node.kind != ir::NodeKind::Call) continue;
+    if (ir::opName(node.op) == kCallDelegateOp) delegates = true;
+    bool all = true;
+    node.forEachInput([&](const ir::ValueRef& r) { all = all && r.node < shared.size() && shared[r.node]; });
+    shared[node.id] = all;
+  }
+  const std::vector<std::vector<ir::NodeId>> dieAfter = deathSchedule(g);
+  // The runs share threads_ threads (each run's kernels then single-threaded); delegate calls
+  // re-enter this executor (its nesting depth), so such graphs run the runs one by one.
+  const int runThreads = delegates ? 1 : int(std::min<size_t>(size_t(threads_), runs));
+  const int kernelThreads = std::max(1, threads_ / std::max(runThreads, 1));
+  WorkerPool pool(runThreads);
+
+  std::vector<std::vector<std::vector<Tensor>>> values(runs, std::vector<std::vector<Tensor>>(g.nextId()));
+  std::vector<size_t> nextInput(runs, 0);
+  std::vector<Status> errors(runs, Status::ok());
+  ops::InferenceCache inferCache;
+  std::vector<ir::TensorMeta> metas;
+  bool sawOutput = false;
+  auto observeAll = [&](const ir::Node& node, size_t r) {
+    if (observe && node.kind != ir::NodeKind::Output) observe(r, node, values[r][node.id]);
+  };
+
+  for (size_t pos = 0; pos < n; ++pos) {
+    const ir::Node& node = g.at(pos);
+    switch (node.kind) {
+      case ir::NodeKind::Placeholder:
+        for (size_t r = 0; r < runs; ++r) {
+          if (nextInput[r] >= inputs[r].size())
+            return Status::error(fmt::format("run {}: {}: graph input #{} was not given ({} inputs passed)", r,
+                                             whereOf(g, node), nextInput[r], inputs[r].size()));
+          LS_ASSIGN_OR_RETURN(t, inputValue(g, node, inputs[r][nextInput[r]++]));
+          values[r][node.id] = {std::move(t)};
+          observeAll(node, r);
+        }
+        break;
+      case ir::NodeKind::GetAttr: {
+        LS_ASSIGN_OR_RETURN(t, constantValue(g, node));
+        for (size_t r = 0; r < runs; ++r) {
+          values[r][node.id] = {t};
+          observeAll(node, r);
+        }
+        break;
+      }
+      case ir::NodeKind::Output:
+        sawOutput = true;
+        for (size_t r = 0; r < runs; ++r) LS_RETURN_IF_ERROR(collectOutputs(g, node, values[r], outputs[r]));
+        break;
+      case ir::NodeKind::Call: {
+        LS_RETURN_IF_ERROR(inferCall(g, node, inferCache, metas));
+        double seconds = 0.0;
+        if (shared[node.id]) {  // once, on all the threads, for every run
+          std::vector<Tensor> outs;
+          LS_RETURN_IF_ERROR(callKernel(g, node, values[0], metas, threads_, outs, seconds));
+          for (size_t r = 0; r < runs; ++r) {
+            values[r][node.id] = outs;
+            observeAll(node, r);
+          }
+        } else {
+          // Threads only for work that pays for starting them (parallelFor's rule of thumb).
+          int64_t elements = 0;
+          for (const ir::TensorMeta& m : metas) elements += m.isTensor() ? m.shape.numel() : 0;
+          const bool split = runThreads > 1 && elements * int64_t(runs) >= 100000;
+          std::vector<double> secs(runs, 0.0);
+          auto runOne = [&](int64_t r) {
+            std::vector<Tensor> outs;
+            errors[r] = callKernel(g, node, values[r], metas, split ? kernelThreads : threads_, outs, secs[r]);
+            if (!errors[r]) return;
+            values[r][node.id] = std::move(outs);
+            observeAll(node, size_t(r));
+          };
+          if (split) pool.forEach(int64_t(runs), runOne);
+          else
+            for (size_t r = 0; r < runs; ++r) runOne(int64_t(r));
+          for (size_t r = 0; r < runs; ++r) {
+            if (!errors[r]) return Status::error(fmt::format("run {}: {}", r, errors[r].message()));
+            seconds += secs[r];
+          }
+        }
+        if (options_.profile) profile_[ir::opName(node.op)] += seconds;
+        break;
+      }
+      default: break;
+    }
+    for (size_t r = 0; r < runs; ++r)
+      for (ir::NodeId dead : dieAfter[pos]) values[r][dead].clear();
+    if (progress_ && depth_ == 0) progress_(pos + 1, n);
+  }
+  for (size_t r = 0; r < runs; ++r)
+    if (nextInput[r] != inputs[r].size())
+      return Status::error(fmt::format("run {}: {}graph has {} inputs, {} were passed", r, graphPrefix(g),
+                                       nextInput[r], inputs[r].size()));
+  if (!sawOutput) return Status::error(fmt::format("{}graph has no output node", graphPrefix(g)));
+  if (options_.float64 && depth_ == 0)
+    for (std::vector<Tensor>& o : outputs) narrowOutputs(g, o);
+  return outputs;
 }
 
 }  // namespace ls::exec

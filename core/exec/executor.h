@@ -15,6 +15,10 @@
 #include "core/ir/graph.h"
 #include "core/util/status.h"
 
+namespace ls::ops {
+class InferenceCache;
+}  // namespace ls::ops
+
 namespace ls::exec {
 
 /// Materialised constant values, keyed by ir::Constant::contentHash: a constant's data when
@@ -108,6 +112,21 @@ class Executor {
   /// runAll() taking the values `reuse` offers as given.
   Result<RunValues> runAll(const ir::Graph& g, const std::vector<Tensor>& inputs, const ReuseFn& reuse);
 
+  /// Called with the outputs of a node in run `run` of runEach(). Calls for different runs
+  /// may come from different threads at the same time, never two for the same run.
+  using RunObserveFn = std::function<void(size_t run, const ir::Node& node, const std::vector<Tensor>& outputs)>;
+  /// run() once per entry of `inputs` (outputs per run, in that order), node by node across the
+  /// runs: a node whose values do not depend on the graph inputs (a constant, or a call whose
+  /// inputs are all such values, such as a weight's transpose) is computed once and shared by
+  /// every run, and freed after its last use in all of them; the runs' calls of every other
+  /// node are spread over threads() threads (their kernels then run on one thread each; a
+  /// kernel's results never depend on its thread count), the runs one after the other for a
+  /// graph with delegate calls. The values equal those of run() per input set, bit for bit.
+  /// Memory: the live values of all the runs at once (shared ones once). `observe`, if set,
+  /// sees every placeholder, get_attr and call node of every run (shared values once per run).
+  Result<std::vector<std::vector<Tensor>>> runEach(const ir::Graph& g, const std::vector<std::vector<Tensor>>& inputs,
+                                                   const RunObserveFn& observe = nullptr);
+
   /// Runs the subgraph `name` of `parent` for a delegate call node (through the
   /// DelegateRunner). Errors name the call node and the subgraph.
   Result<std::vector<Tensor>> runDelegate(const ir::Graph& parent, const ir::Node& callNode, std::string_view name,
@@ -131,6 +150,23 @@ class Executor {
   Status execute(const ir::Graph& g, const std::vector<Tensor>& inputs, bool keepAll,
                  std::vector<std::vector<Tensor>>& values, std::vector<Tensor>& outputs,
                  const ReuseFn* reuse = nullptr, const ObserveFn* observe = nullptr);
+  /// The value of a placeholder given `t` (widened under float64, checked against metadata).
+  Result<Tensor> inputValue(const ir::Graph& g, const ir::Node& node, Tensor t) const;
+  /// The value of a get_attr node (through the ConstantCache, widened under float64).
+  Result<Tensor> constantValue(const ir::Graph& g, const ir::Node& node);
+  /// The output metadata of call node `node` (ops::inferNode; widened under float64).
+  Status inferCall(const ir::Graph& g, const ir::Node& node, ops::InferenceCache& cache,
+                   std::vector<ir::TensorMeta>& metas) const;
+  /// Runs call node `node` on `values` with its kernel `fn` and inferred `metas` on `threads`
+  /// threads into `outs`, checking what it produced; adds the kernel's seconds to `seconds`.
+  Status callKernel(const ir::Graph& g, const ir::Node& node, const std::vector<std::vector<Tensor>>& values,
+                    const std::vector<ir::TensorMeta>& metas, int threads, std::vector<Tensor>& outs,
+                    double& seconds);
+  /// The graph outputs from `values` (the output node's references, in slot order).
+  Status collectOutputs(const ir::Graph& g, const ir::Node& outputNode, const std::vector<std::vector<Tensor>>& values,
+                        std::vector<Tensor>& outputs) const;
+  /// float64 runs: the graph outputs back to their float32 metadata.
+  void narrowOutputs(const ir::Graph& g, std::vector<Tensor>& outputs) const;
 
   ExecOptions options_;
   int threads_ = 1;

@@ -5,6 +5,7 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <atomic>
 #include <mutex>
 #include <vector>
 
@@ -115,26 +116,64 @@ void gemmExact(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, con
   if (M <= 0 || N <= 0) return;
   if (K <= 0) return emptyProduct(M, N, C, ldc, accumulate);
   singleThreadedBlas();
-  // Widen the operands (packed: leading dimension K, or for a transposed B, K too) into buffers
-  // kept per calling thread: fresh large allocations would cost a page fault per 4 KB each call.
-  thread_local std::vector<double> aBuf, bBuf, cBuf;
-  double* a = grown(aBuf, M * K);
-  double* b = grown(bBuf, K * N);
-  double* c = grown(cBuf, M * N);
+  // The same dgemm calls (one per block of forEachBlock, over the whole K) on the same values
+  // as widening both operands whole, but only the operand every block reads whole (A for
+  // blocks of columns, B for blocks of rows) is widened once; each block widens its own rows of
+  // A or columns of B, and its part of C, into buffers of the thread running it, so the double
+  // copies stay about a block in size (and in cache) instead of the whole weight. Buffers are
+  // kept per thread (fresh large allocations would cost a page fault per 4 KB each call): the
+  // calling thread's across calls, each block slot's by the calling thread too.
+  const Blocks bl = blocksFor(M, N);
   const int64_t bRows = transB ? N : K, bCols = transB ? K : N;
-  parallelFor(threads, M, K, [&](int64_t i0, int64_t i1) {
-    for (int64_t i = i0; i < i1; ++i) std::copy(A + i * lda, A + i * lda + K, a + i * K);
-  });
-  parallelFor(threads, bRows, bCols, [&](int64_t r0, int64_t r1) {
-    for (int64_t r = r0; r < r1; ++r) std::copy(B + r * ldb, B + r * ldb + bCols, b + r * bCols);
-  });
-  if (accumulate)
-    for (int64_t i = 0; i < M; ++i) std::copy(C + i * ldc, C + i * ldc + N, c + i * N);
-  forEachBlock(M, N, K, threads, [&](int64_t m0, int64_t m, int64_t n0, int64_t n) {
-    blasBlock(m, n, K, a + m0 * K, K, columnsOf<double>(b, bCols, transB, n0), bCols, transB, c + m0 * N + n0, N,
-              accumulate);
-    for (int64_t i = m0; i < m0 + m; ++i)
-      for (int64_t j = n0; j < n0 + n; ++j) C[i * ldc + j] = float(c[size_t(i * N + j)]);
+  thread_local std::vector<double> wholeBuf;
+  thread_local std::vector<std::vector<double>> slotBufs;
+  const int slots = std::max(threads, 1);
+  if (slotBufs.size() < size_t(slots)) slotBufs.resize(size_t(slots));
+  std::vector<double>* slotBuf = slotBufs.data();  // the calling thread's (a lambda naming a
+                                                    // thread_local gets its own thread's)
+  double* whole = nullptr;
+  if (bl.rows) {
+    whole = grown(wholeBuf, bRows * bCols);
+    parallelFor(threads, bRows, bCols, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) std::copy(B + r * ldb, B + r * ldb + bCols, whole + r * bCols);
+    });
+  } else {
+    whole = grown(wholeBuf, M * K);
+    parallelFor(threads, M, K, [&](int64_t i0, int64_t i1) {
+      for (int64_t i = i0; i < i1; ++i) std::copy(A + i * lda, A + i * lda + K, whole + i * K);
+    });
+  }
+  std::atomic<int> nextSlot{0};
+  const int64_t other = bl.rows ? N : M;
+  parallelFor(threads, bl.count, 2 * bl.size * other * K, [&](int64_t first, int64_t last) {
+    std::vector<double>& buf = slotBuf[nextSlot++];
+    for (int64_t blk = first; blk < last; ++blk) {
+      const int64_t d0 = blk * bl.size, d = std::min(bl.size, (bl.rows ? M : N) - d0);
+      const int64_t m0 = bl.rows ? d0 : 0, m = bl.rows ? d : M, n0 = bl.rows ? 0 : d0, n = bl.rows ? N : d;
+      // This block's operand slice: A's rows [m0, m0 + m), or B's columns [n0, n0 + n) (rows of
+      // a transposed B), packed with leading dimension K or n.
+      const int64_t slice = bl.rows ? m * K : n * K;
+      double* part = grown(buf, slice + m * n);
+      double* c = part + slice;
+      const double *a = whole, *b = whole;
+      int64_t ldbw = bCols;
+      if (bl.rows) {
+        for (int64_t i = 0; i < m; ++i) std::copy(A + (m0 + i) * lda, A + (m0 + i) * lda + K, part + i * K);
+        a = part;
+      } else if (transB) {
+        for (int64_t j = 0; j < n; ++j) std::copy(B + (n0 + j) * ldb, B + (n0 + j) * ldb + K, part + j * K);
+        b = part, ldbw = K;
+      } else {
+        for (int64_t k = 0; k < K; ++k) std::copy(B + k * ldb + n0, B + k * ldb + n0 + n, part + k * n);
+        b = part, ldbw = n;
+      }
+      if (bl.rows) b = whole;
+      if (accumulate)
+        for (int64_t i = 0; i < m; ++i) std::copy(C + (m0 + i) * ldc + n0, C + (m0 + i) * ldc + n0 + n, c + i * n);
+      blasBlock(m, n, K, a, K, b, ldbw, transB, c, n, accumulate);
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) C[(m0 + i) * ldc + n0 + j] = float(c[i * n + j]);
+    }
   });
 }
 

@@ -37,8 +37,13 @@ const T* elements(const Tensor& t, std::vector<T>& buf) {
   } else {
     if (t.dtype() == DType::Int64) return t.data<int64_t>();
   }
-  buf.resize(size_t(t.numel()));
-  for (int64_t i = 0; i < t.numel(); ++i) {
+  const int64_t n = t.numel();
+  buf.resize(size_t(n));
+  if constexpr (!std::is_integral_v<T>) {  // the values getDouble gives, converted in one loop
+    if (t.dtype() == DType::Float32) return std::copy(t.data<float>(), t.data<float>() + n, buf.data()) - n;
+    if (t.dtype() == DType::Float64) return std::copy(t.data<double>(), t.data<double>() + n, buf.data()) - n;
+  }
+  for (int64_t i = 0; i < n; ++i) {
     if constexpr (std::is_integral_v<T>) buf[size_t(i)] = t.getInt(i);
     else buf[size_t(i)] = T(t.getDouble(i));
   }

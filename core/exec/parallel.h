@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
+#include <functional>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -60,5 +63,83 @@ void parallelForEach(int threads, int64_t n, Fn&& fn) {
   work();
   for (std::thread& th : pool) th.join();
 }
+
+/// parallelForEach on threads that live as long as the pool (for many short rounds, such as
+/// one per graph node: no thread start-up per round, and a worker's thread_local buffers
+/// survive from round to round). The calling thread works too. forEach() is not reentrant
+/// and is called from one thread at a time.
+class WorkerPool {
+ public:
+  /// `threads` in all, the calling thread included (<= 1: forEach runs inline).
+  explicit WorkerPool(int threads) {
+    for (int i = 1; i < threads; ++i) workers_.emplace_back([this] { work(); });
+  }
+  ~WorkerPool() {
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    for (std::thread& t : workers_) t.join();
+  }
+  WorkerPool(const WorkerPool&) = delete;
+  WorkerPool& operator=(const WorkerPool&) = delete;
+
+  int threads() const { return int(workers_.size()) + 1; }
+
+  /// Calls fn(i) for every i in [0, n), each index on one thread; returns when all are done.
+  void forEach(int64_t n, const std::function<void(int64_t)>& fn) {
+    if (workers_.empty() || n <= 1) {
+      for (int64_t i = 0; i < n; ++i) fn(i);
+      return;
+    }
+    {
+      std::lock_guard lock(mu_);
+      fn_ = &fn;
+      n_ = n;
+      next_ = 0;
+      busy_ = int(workers_.size());
+      ++round_;
+    }
+    wake_.notify_all();
+    take(fn, n);
+    std::unique_lock lock(mu_);
+    done_.wait(lock, [this] { return busy_ == 0; });
+    fn_ = nullptr;
+  }
+
+ private:
+  void take(const std::function<void(int64_t)>& fn, int64_t n) {
+    for (int64_t i = next_++; i < n; i = next_++) fn(i);
+  }
+  void work() {
+    uint64_t seen = 0;
+    for (;;) {
+      const std::function<void(int64_t)>* fn;
+      int64_t n;
+      {
+        std::unique_lock lock(mu_);
+        wake_.wait(lock, [&] { return stop_ || round_ != seen; });
+        if (stop_) return;
+        seen = round_;
+        fn = fn_;
+        n = n_;
+      }
+      take(*fn, n);
+      std::lock_guard lock(mu_);
+      if (--busy_ == 0) done_.notify_one();
+    }
+  }
+
+  std::vector<std::thread> workers_;
+  std::mutex mu_;
+  std::condition_variable wake_, done_;
+  const std::function<void(int64_t)>* fn_ = nullptr;
+  int64_t n_ = 0;
+  std::atomic<int64_t> next_{0};
+  int busy_ = 0;
+  uint64_t round_ = 0;
+  bool stop_ = false;
+};
 
 }  // namespace ls::exec

@@ -805,21 +805,33 @@ Result<QuantizeReport> quantizeGraph(ir::Graph& g, const QuantizeOptions& o,
 namespace {
 
 /// Widens [lo, hi] to the finite values of d[0, n). Eight independent lanes instead of one
-/// chain of dependent min/max (min and max do not depend on the order).
+/// chain of dependent min/max (min and max do not depend on the order). A first pass takes
+/// plain min/max (NaN never compares, so it is skipped as it is: the compiler makes packed
+/// min/max of it); only when an infinity shows up does the pass that skips infinities run,
+/// with the same lanes, so both give the same values (the same zero's sign too).
 void finiteRange(const float* d, int64_t n, double& lo, double& hi) {
   constexpr int kLanes = 8;
   float l[kLanes], h[kLanes];
-  std::fill(l, l + kLanes, INFINITY);
-  std::fill(h, h + kLanes, -INFINITY);
-  auto take = [&](int k, float x) {
-    const bool finite = x - x == 0.0f;  // false for inf and NaN
-    l[k] = finite && x < l[k] ? x : l[k];
-    h[k] = finite && x > h[k] ? x : h[k];
+  auto pass = [&](auto take) {
+    std::fill(l, l + kLanes, INFINITY);
+    std::fill(h, h + kLanes, -INFINITY);
+    int64_t i = 0;
+    for (; i + kLanes <= n; i += kLanes)
+      for (int k = 0; k < kLanes; ++k) take(k, d[i + k]);
+    for (; i < n; ++i) take(0, d[i]);
   };
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int k = 0; k < kLanes; ++k) take(k, d[i + k]);
-  for (; i < n; ++i) take(0, d[i]);
+  pass([&](int k, float x) {
+    l[k] = x < l[k] ? x : l[k];
+    h[k] = x > h[k] ? x : h[k];
+  });
+  bool infinite = false;
+  for (int k = 0; k < kLanes; ++k) infinite = infinite || l[k] == -INFINITY || h[k] == INFINITY;
+  if (infinite)
+    pass([&](int k, float x) {
+      const bool finite = x - x == 0.0f;  // false for inf and NaN
+      l[k] = finite && x < l[k] ? x : l[k];
+      h[k] = finite && x > h[k] ? x : h[k];
+    });
   for (int k = 0; k < kLanes; ++k) lo = std::min(lo, double(l[k])), hi = std::max(hi, double(h[k]));
 }
 
@@ -827,18 +839,22 @@ Status annotateCalibrateConvert(ir::Graph& g, const QuantizeOptions& o, Quantize
   Annotation ann = annotate(g, o);
   report.annotatedNodes = ann.annotatedNodes;
 
-  // Calibration: min/max observers on every observed value over the seeded runs (values are
-  // observed as they are produced; memory stays that of a plain run).
+  // Calibration: min/max observers on every observed value over the seeded runs, made side by
+  // side (Executor::runEach: a weight's transpose is made once for all of them; values are
+  // observed as they are produced). Each run has its own ranges, merged in run order at the
+  // end, so the result is that of the runs one after the other whatever the threads do.
   const size_t ngroups = ann.uf.parent.size();
-  std::vector<double> mn(ngroups, INFINITY), mx(ngroups, -INFINITY);
+  const size_t runs = size_t(o.calibrationRuns);
+  std::vector<std::vector<double>> runMn(runs, std::vector<double>(ngroups, INFINITY));
+  std::vector<std::vector<double>> runMx(runs, std::vector<double>(ngroups, -INFINITY));
   std::vector<int> rootOf(g.nextId(), -1);
   for (const auto& [v, gi] : ann.group) rootOf[v] = ann.uf.find(gi);
-  exec::Executor::ObserveFn observe = [&](const ir::Node& n, const std::vector<exec::Tensor>& outs) {
+  exec::Executor::RunObserveFn observe = [&](size_t run, const ir::Node& n, const std::vector<exec::Tensor>& outs) {
     if (n.id >= rootOf.size() || rootOf[n.id] < 0 || outs.size() != 1) return;
     const exec::Tensor& t = outs[0];
     if (!t.defined() || !ir::isFloating(t.dtype())) return;
     const size_t root = size_t(rootOf[n.id]);
-    double lo = mn[root], hi = mx[root];
+    double lo = runMn[run][root], hi = runMx[run][root];
     if (t.dtype() == DType::Float32) {
       finiteRange(t.data<float>(), t.numel(), lo, hi);
     } else {
@@ -847,21 +863,24 @@ Status annotateCalibrateConvert(ir::Graph& g, const QuantizeOptions& o, Quantize
         if (std::isfinite(x)) lo = std::min(lo, x), hi = std::max(hi, x);
       }
     }
-    mn[root] = lo;
-    mx[root] = hi;
+    runMn[run][root] = lo;
+    runMx[run][root] = hi;
   };
   // Exact accumulation: the observed ranges (hence every qparam of the INT model) are then the
   // same on every CPU, whichever kernels OpenBLAS picks for float32 (docs/DESIGN.md).
   exec::Executor ex(exec::ExecOptions{.exactAccumulation = true});
-  for (int run = 0; run < o.calibrationRuns; ++run) {
-    if (o.progress)
-      ex.setProgress([&](size_t done, size_t total) {
-        o.progress("quantize: calibration", (double(run) + double(done) / double(std::max<size_t>(total, 1))) /
-                                                double(o.calibrationRuns));
-      });
-    auto out = ex.run(g, exec::synthesizeInputs(g, o.seed + uint64_t(run)), observe);
-    if (!out) return Status::error("quantizer: calibration run failed: " + out.message());
-  }
+  if (o.progress)
+    ex.setProgress([&](size_t done, size_t total) {
+      o.progress("quantize: calibration", double(done) / double(std::max<size_t>(total, 1)));
+    });
+  std::vector<std::vector<exec::Tensor>> inputs;
+  for (size_t run = 0; run < runs; ++run) inputs.push_back(exec::synthesizeInputs(g, o.seed + uint64_t(run)));
+  auto out = ex.runEach(g, inputs, observe);
+  if (!out) return Status::error("quantizer: calibration run failed: " + out.message());
+  // Merged as one observer over the runs in order would have (a tie keeps the earlier value).
+  std::vector<double> mn = std::move(runMn[0]), mx = std::move(runMx[0]);
+  for (size_t run = 1; run < runs; ++run)
+    for (size_t r = 0; r < ngroups; ++r) mn[r] = std::min(mn[r], runMn[run][r]), mx[r] = std::max(mx[r], runMx[run][r]);
   if (o.progress) o.progress("quantize: converting", 1.0);
   std::vector<QParams> qp(ngroups);
   std::vector<uint8_t> calibrated(ngroups, 0);

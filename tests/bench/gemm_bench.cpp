@@ -10,6 +10,7 @@
 #include <benchmark/benchmark.h>
 #include <cblas.h>
 
+#include <algorithm>
 #include <random>
 #include <vector>
 
@@ -76,6 +77,22 @@ void BM_GemmExecutor(benchmark::State& st, Shape s, bool exact) {
   setFlops(st, s);
 }
 
+/// Exact mode as gemmExact did before it widened per block: both operands widened whole, the
+/// float64 product (the same blocks and dgemm calls), rounded to float (the same bits).
+void BM_GemmExactWhole(benchmark::State& st, Shape s) {
+  Operands o(s);
+  const int64_t ldb = s.transB ? s.k : s.n;
+  std::vector<double> a, b, c(o.c.size());
+  for (auto _ : st) {
+    a.assign(o.a.begin(), o.a.end());
+    b.assign(o.b.begin(), o.b.end());
+    ls::exec::gemm(s.m, s.n, s.k, a.data(), s.k, b.data(), ldb, s.transB, c.data(), s.n, false, kThreads);
+    std::copy(c.begin(), c.end(), o.c.begin());
+    benchmark::DoNotOptimize(o.c.data());
+  }
+  setFlops(st, s);
+}
+
 /// OpenBLAS sgemm with its own thread pool (openblas_set_num_threads).
 void BM_GemmOpenBlasOwnThreads(benchmark::State& st, Shape s, int threads) {
   Operands o(s);
@@ -116,6 +133,8 @@ int registerAll() {
     benchmark::RegisterBenchmark(("BM_Gemm/executor/" + n).c_str(), BM_GemmExecutor, s, false)
         ->Unit(benchmark::kMicrosecond)->UseRealTime();
     benchmark::RegisterBenchmark(("BM_Gemm/executor_exact/" + n).c_str(), BM_GemmExecutor, s, true)
+        ->Unit(benchmark::kMicrosecond)->UseRealTime();
+    benchmark::RegisterBenchmark(("BM_Gemm/executor_exact_whole/" + n).c_str(), BM_GemmExactWhole, s)
         ->Unit(benchmark::kMicrosecond)->UseRealTime();
     benchmark::RegisterBenchmark(("BM_Gemm/openblas_pool/" + n).c_str(), BM_GemmOpenBlasOwnThreads, s, kThreads)
         ->Unit(benchmark::kMicrosecond)->UseRealTime();

@@ -15,6 +15,7 @@
 #include "core/exec/synth.h"
 #include "core/io/fxjson.h"
 #include "core/quant/quantizer.h"
+#include "support/bundled_graph.h"
 
 namespace {
 
@@ -25,19 +26,15 @@ const ir::Graph& quantisedGraph(const std::string& name) {
   static std::map<std::string, ir::Graph> cache;
   auto it = cache.find(name);
   if (it == cache.end()) {
-    auto g = io::importFxJsonFile(std::string(LS_ASSETS_DIR) + "/graphs/" + name + ".fxjson.json");
-    if (!g) {
-      std::fprintf(stderr, "%s\n", g.message().c_str());
-      std::abort();
-    }
-    auto rep = quant::quantizeGraph(*g, {});
+    ir::Graph g = test::loadBundledGraph(name);
+    auto rep = quant::quantizeGraph(g, {});
     if (!rep) {
       std::fprintf(stderr, "%s: %s\n", name.c_str(), rep.message().c_str());
       std::abort();
     }
-    exec::materializeConstants(*g);
-    g->buildIndices();
-    it = cache.emplace(name, std::move(g).value()).first;
+    exec::materializeConstants(g);
+    g.buildIndices();
+    it = cache.emplace(name, std::move(g)).first;
   }
   return it->second;
 }

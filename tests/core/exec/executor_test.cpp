@@ -4,10 +4,16 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
+#include <mutex>
+#include <set>
+#include <thread>
 
 #include "core/exec/compare.h"
 #include "core/exec/kernel.h"
+#include "core/exec/parallel.h"
 #include "core/exec/synth.h"
 #include "support/constants.h"
 #include "support/graph_builder.h"
@@ -184,6 +190,50 @@ TEST(Executor, WrongInputsAndStaleMetadataAreErrors) {
   ASSERT_FALSE(r.isOk());
   EXPECT_NE(r.message().find("'r'"), std::string::npos) << r.message();
   EXPECT_NE(r.message().find("stale"), std::string::npos) << r.message();
+}
+
+TEST(Executor, RunEachErrorsNameTheRunAndTheNode) {
+  test::GraphBuilder b;
+  auto x = b.input("x", {2});
+  auto y = b.call("aten.relu.default", {x}, {}, "r");
+  b.output({y});
+  Executor ex;
+  auto ok = ex.runEach(b.g, {{Tensor::fromFloats({2}, {-1, 2})}, {Tensor::fromFloats({2}, {3, -4})}});
+  ASSERT_TRUE(ok.isOk()) << ok.message();
+  EXPECT_EQ((*ok)[0][0].toFloats(), (std::vector<float>{0, 2}));
+  EXPECT_EQ((*ok)[1][0].toFloats(), (std::vector<float>{3, 0}));
+  auto missing = ex.runEach(b.g, {{Tensor::fromFloats({2}, {1, 2})}, {}});
+  ASSERT_FALSE(missing.isOk());
+  EXPECT_NE(missing.message().find("run 1"), std::string::npos) << missing.message();
+  ir::Graph stale = b.g;
+  stale.mutableNode(y.node).outputs[0] = ir::TensorMeta(DType::Float32, {5});
+  auto r = ex.runEach(stale, {{Tensor::fromFloats({2}, {1, 2})}, {Tensor::fromFloats({2}, {1, 2})}});
+  ASSERT_FALSE(r.isOk());
+  EXPECT_NE(r.message().find("run 0"), std::string::npos) << r.message();
+  EXPECT_NE(r.message().find("'r'"), std::string::npos) << r.message();
+  EXPECT_TRUE(ex.runEach(b.g, {})->empty());
+}
+
+TEST(WorkerPool, EveryIndexOnceInEveryRoundOnSeveralThreads) {
+  for (int threads : {1, 2, 3}) {
+    WorkerPool pool(threads);
+    EXPECT_EQ(pool.threads(), threads);
+    for (int64_t n : {0, 1, 2, 7, 100}) {
+      for (int round = 0; round < 20; ++round) {
+        std::vector<std::atomic<int>> hits(static_cast<size_t>(n));
+        std::mutex mu;
+        std::set<std::thread::id> ids;
+        pool.forEach(n, [&](int64_t i) {
+          hits[size_t(i)]++;
+          std::this_thread::sleep_for(std::chrono::microseconds(50));
+          std::lock_guard lock(mu);
+          ids.insert(std::this_thread::get_id());
+        });
+        for (int64_t i = 0; i < n; ++i) ASSERT_EQ(hits[size_t(i)].load(), 1) << threads << " threads, n " << n;
+        EXPECT_LE(ids.size(), size_t(threads));
+      }
+    }
+  }
 }
 
 TEST(Executor, Float64ModeEvaluatesInDoubleAndReturnsTheGraphsFloat32) {

@@ -142,6 +142,27 @@ TEST(Gemm, ResultsDoNotDependOnThreadsAndRepeat) {
   }
 }
 
+TEST(Gemm, ExactModeIsTheWholeOperandsDgemmRoundedBitForBit) {
+  // gemmExact widens only a block's slice of one operand at a time; its dgemm calls must still
+  // see the same values in the same blocks as the float64 product of both operands widened
+  // whole (what it did before), so every element is that product rounded to float, bit for bit.
+  SplitMix64 rng(15);
+  for (const Case& cs : kCases) {
+    Operands o(cs, rng, false);
+    for (int threads : {1, 2, 3}) {
+      const std::vector<float> got = o.run(true, threads);
+      const std::vector<double> wide = o.runDouble(threads);
+      for (int64_t i = 0; i < cs.m; ++i)
+        for (int64_t j = 0; j < o.ldc; ++j) {
+          const size_t r = size_t(i * o.ldc + j);
+          const float want = j < cs.n ? float(wide[r]) : o.c0[r];  // padding stays unwritten
+          ASSERT_EQ(std::memcmp(&got[r], &want, sizeof(float)), 0)
+              << cs.m << "x" << cs.n << "x" << cs.k << " element " << i << "," << j << ", " << threads << " threads";
+        }
+    }
+  }
+}
+
 TEST(Gemm, Float64ModeWithinFloat64SummationBoundAndThreadIndependent) {
   // The float64 product (dgemm) of kernels evaluated in float64: within 2 (K + 1) u sum
   // |a_ik b_kj| (u = 2^-53) of the exact sum, the padding of C unwritten, and bit for bit the

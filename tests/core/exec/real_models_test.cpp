@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <iostream>
 #include <map>
 #include <string>
@@ -414,6 +415,70 @@ TEST(RealGraphTiming, MobileNetV2) {
   std::cout << "[ timing   ] mobilenet_v2 224x224: " << t << " s with " << ex.threads() << " threads (constants cached)\n";
   for (auto& [op, s] : ex.profile()) std::cout << "[ timing   ]   " << op << ": " << s << " s\n";
 }
+
+// ---------------------------------------------------------------- runs side by side
+
+// Executor::runEach (calibration's runs side by side) on real graphs: per run the outputs and
+// every observed value equal run()'s bit for bit, in float and exact mode; a value that does not
+// depend on the inputs (a weight's t_copy) is made once and shared by the runs.
+class RealGraphEach : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(RealGraphEach, RunEachEqualsRunPerInputAndMakesConstantOnlyNodesOnce) {
+  ir::Graph g = load(GetParam());
+  ASSERT_GT(g.size(), 0u);
+  std::vector<std::vector<Tensor>> inputs;
+  for (uint64_t seed : {3, 4, 5}) inputs.push_back(synthesizeInputs(g, seed));
+  auto bitsEqual = [](const Tensor& a, const Tensor& b) {
+    return a.dtype() == b.dtype() && a.shape() == b.shape() && std::memcmp(a.bytes(), b.bytes(), a.nbytes()) == 0;
+  };
+  for (bool exact : {false, true}) {
+    for (int threads : {1, 2}) {
+      // Observed values of run(), per run, by node.
+      std::vector<std::map<ir::NodeId, Tensor>> seen(inputs.size());
+      std::vector<std::vector<Tensor>> want;
+      Executor one(ExecOptions{.threads = threads, .exactAccumulation = exact});
+      for (size_t r = 0; r < inputs.size(); ++r) {
+        auto out = one.run(g, inputs[r], [&](const ir::Node& n, const std::vector<Tensor>& o) {
+          if (o.size() == 1 && o[0].defined()) seen[r][n.id] = o[0];
+        });
+        ASSERT_TRUE(out.isOk()) << out.message();
+        want.push_back(*out);
+      }
+      Executor each(ExecOptions{.threads = threads, .exactAccumulation = exact});
+      std::vector<std::map<ir::NodeId, const uint8_t*>> storage(inputs.size());
+      std::vector<size_t> observed(inputs.size(), 0), mismatched(inputs.size(), 0);
+      auto got = each.runEach(g, inputs, [&](size_t r, const ir::Node& n, const std::vector<Tensor>& o) {
+        if (o.size() != 1 || !o[0].defined()) return;
+        ++observed[r];
+        auto it = seen[r].find(n.id);
+        if (it == seen[r].end() || !bitsEqual(it->second, o[0])) ++mismatched[r];
+        storage[r][n.id] = o[0].bytes();
+      });
+      ASSERT_TRUE(got.isOk()) << got.message();
+      ASSERT_EQ(got->size(), inputs.size());
+      size_t sharedTransposes = 0;
+      for (size_t r = 0; r < inputs.size(); ++r) {
+        EXPECT_EQ(observed[r], seen[r].size()) << "run " << r;
+        EXPECT_EQ(mismatched[r], 0u) << "run " << r << (exact ? " exact" : " float") << ", " << threads << " threads";
+        ASSERT_EQ((*got)[r].size(), want[r].size());
+        for (size_t k = 0; k < want[r].size(); ++k) EXPECT_TRUE(bitsEqual((*got)[r][k], want[r][k])) << "output #" << k;
+      }
+      // The t_copy of a weight: one value (one storage) for every run.
+      for (const ir::NodePtr& p : g.nodes())
+        if (p->isCall() && ir::opName(p->op) == "aten.t_copy.default") {
+          const ir::Node* src = g.find(p->args[0].ref()->node);
+          if (!src || src->kind != ir::NodeKind::GetAttr) continue;
+          ++sharedTransposes;
+          for (size_t r = 1; r < inputs.size(); ++r) EXPECT_EQ(storage[r][p->id], storage[0][p->id]) << p->name;
+        }
+      if (std::string(GetParam()) == "deit_tiny_vit") {
+        EXPECT_GT(sharedTransposes, 0u);
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Exec, RealGraphEach, ::testing::Values("deit_tiny_vit", "mobilenet_v2", "wav2letter"));
 
 }  // namespace
 }  // namespace ls::exec
