@@ -212,7 +212,12 @@ Graph& Graph::operator=(const Graph& o) {
 Graph::NodeVector& Graph::nodesForUpdate() { return unshare(nodes_); }
 Graph::OpIndex& Graph::opsForUpdate() { return unshare(opIndex_); }
 std::vector<int32_t>& Graph::positionsForUpdate() const { return unshare(pos_); }
-Graph::NameIndex* Graph::namesForUpdate() const { return byName_ ? &unshare(byName_) : nullptr; }
+Graph::NameIndex* Graph::namesForUpdate() const {
+  // A shared index is dropped, not cloned: a clone costs what a rebuild costs, and the rebuild
+  // happens only if this graph looks a name up again.
+  if (byName_ && byName_.use_count() > 1) byName_.reset();
+  return byName_.get();
+}
 
 void Graph::indexAdd(const Node& n) {
   if (n.kind != NodeKind::Call) return;

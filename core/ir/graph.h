@@ -242,7 +242,8 @@ class Graph {
   NodeVector& nodesForUpdate();
   OpIndex& opsForUpdate();
   std::vector<int32_t>& positionsForUpdate() const;
-  /// The name index for an edit (unshared first), or null when it is not being maintained.
+  /// The name index for an edit, or null when it is not being maintained (a shared index is
+  /// dropped here: this graph rebuilds its own at its next lookup).
   NameIndex* namesForUpdate() const;
 
   void indexAdd(const Node& n);
@@ -264,7 +265,7 @@ class Graph {
   /// Views into the names of nodes this graph holds; cow() re-points a key when it copies a
   /// node, erase/rename/insert keep it in step, so a key never outlives its string. Null
   /// until first use. Shared by copies of this graph (which hold the same node versions) until
-  /// one of them changes its nodes (namesForUpdate clones it then).
+  /// one of them changes its nodes (that one drops it then: namesForUpdate).
   mutable std::shared_ptr<NameIndex> byName_;
   mutable std::unordered_map<std::string, size_t> nameSuffixHint_;  // uniqueName: next suffix to try per base
   mutable std::shared_ptr<std::vector<int32_t>> pos_;  // by NodeId; shared like nodes_ while valid
