@@ -346,6 +346,7 @@ int runBench(const BenchCommand& cmd) {
         w.beginObject().field("model", models[gi]).field("config", configs[ci].label);
         w.field("e2e_ms_median", s.e2e.median / 1e6).field("e2e_ms_min", elo).field("e2e_ms_max", ehi);
         w.field("pm_ms_median", s.pm.median / 1e6).field("pm_ms_min", plo).field("pm_ms_max", phi);
+        w.field("pm_ms_mean", s.pm.mean / 1e6);
         w.field("cpu_ms_median", s.cpu.median / 1e6).field("cpu_ms_min", s.cpu.min / 1e6).field("cpu_ms_max", s.cpu.max / 1e6);
         w.field("passes_ran", s.ran).field("passes_skipped", s.skipped);
         w.field("fast_copied", s.fastCopied).field("reinferred", s.reinferred);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cstring>
+#include <utility>
 
 #include "core/ir/users_index.h"
 #include "core/util/hash.h"
@@ -140,7 +141,28 @@ bool ConstantRecipe::sameAs(const ConstantRecipe& o) const {
 
 // ---------------------------------------------------------------- Graph
 
-Graph::Graph() : constants_(std::make_shared<ConstantMap>()), store_(std::make_shared<ConstantStore>()) {}
+namespace {
+// The storage of every empty graph (and of a moved-from one): shared, so it is never edited
+// in place (the first edit copies it, as for any shared storage).
+template <typename T>
+const std::shared_ptr<T>& sharedEmpty() {
+  static const std::shared_ptr<T> kEmpty = std::make_shared<T>();
+  return kEmpty;
+}
+// An unshared version of `p` (a copy of what it holds when another owner shares it).
+template <typename T>
+T& unshare(std::shared_ptr<T>& p) {
+  if (p.use_count() > 1) p = std::make_shared<T>(*p);
+  return *p;
+}
+}  // namespace
+
+Graph::Graph()
+    : nodes_(sharedEmpty<NodeVector>()),
+      opIndex_(sharedEmpty<OpIndex>()),
+      constants_(std::make_shared<ConstantMap>()),
+      store_(std::make_shared<ConstantStore>()) {}
+Graph::Graph(Shell) : nodes_(sharedEmpty<NodeVector>()), opIndex_(sharedEmpty<OpIndex>()) {}
 Graph::~Graph() = default;
 
 Graph::Graph(const Graph& o)
@@ -148,13 +170,47 @@ Graph::Graph(const Graph& o)
       nodes_(o.nodes_),
       nextId_(o.nextId_),
       opIndex_(o.opIndex_),
-      pos_(o.posValid_ ? o.pos_ : std::vector<int32_t>{}),
+      byName_(o.byName_),
+      pos_(o.posValid_ ? o.pos_ : nullptr),
       posValid_(o.posValid_),
       users_(o.usersValid_ ? o.users_ : nullptr),
       usersValid_(o.usersValid_ && o.users_),
       constants_(o.constants_),
       store_(o.store_) {
   for (const auto& [name, sg] : o.subgraphs_) subgraphs_.emplace(name, std::make_shared<Graph>(*sg));
+}
+
+Graph::Graph(Graph&& o) noexcept
+    : modelName(std::move(o.modelName)),
+      nodes_(std::exchange(o.nodes_, sharedEmpty<NodeVector>())),
+      nextId_(o.nextId_),
+      opIndex_(std::exchange(o.opIndex_, sharedEmpty<OpIndex>())),
+      byName_(std::move(o.byName_)),
+      nameSuffixHint_(std::move(o.nameSuffixHint_)),
+      pos_(std::move(o.pos_)),
+      posValid_(std::exchange(o.posValid_, false)),
+      users_(std::move(o.users_)),
+      usersValid_(std::exchange(o.usersValid_, false)),
+      constants_(std::move(o.constants_)),
+      store_(std::move(o.store_)),
+      subgraphs_(std::move(o.subgraphs_)) {}
+
+Graph& Graph::operator=(Graph&& o) noexcept {
+  if (this == &o) return *this;
+  modelName = std::move(o.modelName);
+  nodes_ = std::exchange(o.nodes_, sharedEmpty<NodeVector>());
+  nextId_ = o.nextId_;
+  opIndex_ = std::exchange(o.opIndex_, sharedEmpty<OpIndex>());
+  byName_ = std::move(o.byName_);
+  nameSuffixHint_ = std::move(o.nameSuffixHint_);
+  pos_ = std::move(o.pos_);
+  posValid_ = std::exchange(o.posValid_, false);
+  users_ = std::move(o.users_);
+  usersValid_ = std::exchange(o.usersValid_, false);
+  constants_ = std::move(o.constants_);
+  store_ = std::move(o.store_);
+  subgraphs_ = std::move(o.subgraphs_);
+  return *this;
 }
 
 Graph& Graph::operator=(const Graph& o) {
@@ -164,15 +220,26 @@ Graph& Graph::operator=(const Graph& o) {
   return *this;
 }
 
+Graph::NodeVector& Graph::nodesForUpdate() { return unshare(nodes_); }
+Graph::OpIndex& Graph::opsForUpdate() { return unshare(opIndex_); }
+std::vector<int32_t>& Graph::positionsForUpdate() const { return unshare(pos_); }
+Graph::NameIndex* Graph::namesForUpdate() const {
+  // A shared index is dropped, not cloned: a clone costs what a rebuild costs, and the rebuild
+  // happens only if this graph looks a name up again.
+  if (byName_ && byName_.use_count() > 1) byName_.reset();
+  return byName_.get();
+}
+
 void Graph::indexAdd(const Node& n) {
   if (n.kind != NodeKind::Call) return;
-  if (opIndex_.size() <= n.op) opIndex_.resize(n.op + 1);
-  opIndex_[n.op].push_back(n.id);
+  OpIndex& ops = opsForUpdate();
+  if (ops.size() <= n.op) ops.resize(n.op + 1);
+  ops[n.op].push_back(n.id);
 }
 
 void Graph::indexRemove(const Node& n) {
-  if (n.kind != NodeKind::Call || n.op >= opIndex_.size()) return;
-  auto& v = opIndex_[n.op];
+  if (n.kind != NodeKind::Call || n.op >= opIndex_->size()) return;
+  auto& v = opsForUpdate()[n.op];
   auto it = std::find(v.begin(), v.end(), n.id);
   if (it != v.end()) {
     *it = v.back();
@@ -193,13 +260,15 @@ void Graph::appendShared(NodePtr p) {
   const Node& n = *p;
   nextId_ = std::max(nextId_, n.id + 1);
   indexAdd(n);
+  NodeVector& nodes = nodesForUpdate();
   if (posValid_) {
-    if (pos_.size() <= n.id) pos_.resize(n.id + 1, -1);
-    pos_[n.id] = int32_t(nodes_.size());
+    std::vector<int32_t>& pos = positionsForUpdate();
+    if (pos.size() <= n.id) pos.resize(n.id + 1, -1);
+    pos[n.id] = int32_t(nodes.size());
   }
-  if (namesValid_) byName_.emplace(std::string_view(n.name), n.id);
+  if (NameIndex* names = namesForUpdate()) names->emplace(std::string_view(n.name), n.id);
   if (UsersIndex* u = usersForUpdate()) u->addNode(n, true);
-  nodes_.push_back(std::move(p));
+  nodes.push_back(std::move(p));
 }
 
 NodeId Graph::insertAt(size_t pos, Node node) {
@@ -207,11 +276,12 @@ NodeId Graph::insertAt(size_t pos, Node node) {
   else nextId_ = std::max(nextId_, node.id + 1);
   auto p = std::make_shared<Node>(std::move(node));
   indexAdd(*p);
-  if (namesValid_) byName_.emplace(std::string_view(p->name), p->id);
+  if (NameIndex* names = namesForUpdate()) names->emplace(std::string_view(p->name), p->id);
   if (UsersIndex* u = usersForUpdate()) u->addNode(*p, false);
   NodeId id = p->id;
-  pos = std::min(pos, nodes_.size());
-  nodes_.insert(nodes_.begin() + std::ptrdiff_t(pos), std::move(p));
+  NodeVector& nodes = nodesForUpdate();
+  pos = std::min(pos, nodes.size());
+  nodes.insert(nodes.begin() + std::ptrdiff_t(pos), std::move(p));
   repositionFrom(pos);
   return id;
 }
@@ -222,38 +292,41 @@ NodeId Graph::insertAfter(NodeId after, Node node) { return insertAt(position(af
 bool Graph::erase(NodeId id) {
   if (!contains(id)) return false;
   size_t p = position(id);
-  indexRemove(*nodes_[p]);
-  if (namesValid_) byName_.erase(std::string_view(nodes_[p]->name));
+  const Node& n = *(*nodes_)[p];
+  indexRemove(n);
+  if (NameIndex* names = namesForUpdate()) names->erase(std::string_view(n.name));
   if (usersValid_) ensureUsers();  // pending edits first: the node is registered where they say
-  if (UsersIndex* u = usersForUpdate()) u->removeNode(*nodes_[p]);
-  nodes_.erase(nodes_.begin() + std::ptrdiff_t(p));
-  pos_[id] = -1;
+  if (UsersIndex* u = usersForUpdate()) u->removeNode(n);
+  NodeVector& nodes = nodesForUpdate();
+  nodes.erase(nodes.begin() + std::ptrdiff_t(p));
+  positionsForUpdate()[id] = -1;
   repositionFrom(p);
   return true;
 }
 
 size_t Graph::eraseNodes(const std::unordered_set<NodeId>& ids) {
   if (ids.empty()) return 0;
-  const size_t before = nodes_.size();
+  const size_t before = nodes_->size();
   if (usersValid_) ensureUsers();
   UsersIndex* users = usersForUpdate();
-  for (const NodePtr& p : nodes_)
+  NameIndex* names = namesForUpdate();
+  NodeVector& nodes = nodesForUpdate();
+  for (const NodePtr& p : nodes)
     if (ids.count(p->id)) {
       indexRemove(*p);
-      if (namesValid_) byName_.erase(std::string_view(p->name));
+      if (names) names->erase(std::string_view(p->name));
       if (users) users->removeNode(*p);
     }
-  nodes_.erase(std::remove_if(nodes_.begin(), nodes_.end(), [&](const NodePtr& p) { return ids.count(p->id) > 0; }),
-               nodes_.end());
+  nodes.erase(std::remove_if(nodes.begin(), nodes.end(), [&](const NodePtr& p) { return ids.count(p->id) > 0; }),
+              nodes.end());
   invalidateOrder();
-  return before - nodes_.size();
+  return before - nodes.size();
 }
 
 void Graph::clear() {
-  nodes_.clear();
-  opIndex_.clear();
-  byName_.clear();
-  namesValid_ = false;
+  nodes_ = sharedEmpty<NodeVector>();
+  opIndex_ = sharedEmpty<OpIndex>();
+  byName_.reset();
   invalidateOrder();
   users_.reset();
   usersValid_ = false;
@@ -262,7 +335,7 @@ void Graph::clear() {
 }
 
 Graph Graph::shellCopy() const {
-  Graph g;
+  Graph g{Shell{}};
   g.modelName = modelName;
   g.nextId_ = nextId_;
   g.constants_ = constants_;
@@ -273,26 +346,30 @@ Graph Graph::shellCopy() const {
 
 void Graph::repositionFrom(size_t from) {
   if (!posValid_) return;
-  if (pos_.size() < nextId_) pos_.resize(nextId_, -1);
-  for (size_t i = from; i < nodes_.size(); ++i) pos_[nodes_[i]->id] = int32_t(i);
+  std::vector<int32_t>& pos = positionsForUpdate();
+  if (pos.size() < nextId_) pos.resize(nextId_, -1);
+  const NodeVector& nodes = *nodes_;
+  for (size_t i = from; i < nodes.size(); ++i) pos[nodes[i]->id] = int32_t(i);
 }
 
 void Graph::ensurePositions() const {
   if (posValid_) return;
-  pos_.assign(nextId_, -1);
-  for (size_t i = 0; i < nodes_.size(); ++i) pos_[nodes_[i]->id] = int32_t(i);
+  if (!pos_ || pos_.use_count() > 1) pos_ = std::make_shared<std::vector<int32_t>>();
+  pos_->assign(nextId_, -1);
+  const NodeVector& nodes = *nodes_;
+  for (size_t i = 0; i < nodes.size(); ++i) (*pos_)[nodes[i]->id] = int32_t(i);
   posValid_ = true;
 }
 
 bool Graph::contains(NodeId id) const {
   ensurePositions();
-  return id < pos_.size() && pos_[id] >= 0;
+  return id < pos_->size() && (*pos_)[id] >= 0;
 }
 
 const NodePtr* Graph::findPtr(NodeId id) const {
   ensurePositions();
-  if (id >= pos_.size() || pos_[id] < 0) return nullptr;
-  return &nodes_[size_t(pos_[id])];
+  if (id >= pos_->size() || (*pos_)[id] < 0) return nullptr;
+  return &(*nodes_)[size_t((*pos_)[id])];
 }
 
 const Node* Graph::find(NodeId id) const {
@@ -308,30 +385,30 @@ const Node& Graph::node(NodeId id) const {
 
 size_t Graph::position(NodeId id) const {
   ensurePositions();
-  assert(id < pos_.size() && pos_[id] >= 0);
-  return size_t(pos_[id]);
+  assert(id < pos_->size() && (*pos_)[id] >= 0);
+  return size_t((*pos_)[id]);
 }
 
 NodeId Graph::findByName(std::string_view name) const {
-  if (!namesValid_) {
-    byName_.clear();
-    byName_.reserve(nodes_.size());
-    for (const NodePtr& n : nodes_) byName_.emplace(std::string_view(n->name), n->id);
-    namesValid_ = true;
+  if (!byName_) {
+    auto names = std::make_shared<NameIndex>();
+    names->reserve(nodes_->size());
+    for (const NodePtr& n : *nodes_) names->emplace(std::string_view(n->name), n->id);
+    byName_ = std::move(names);
   }
-  auto it = byName_.find(name);
-  return it == byName_.end() ? kInvalidNode : it->second;
+  auto it = byName_->find(name);
+  return it == byName_->end() ? kInvalidNode : it->second;
 }
 
 Node& Graph::cow(size_t pos) {
-  NodePtr& p = nodes_[pos];
+  NodePtr& p = nodesForUpdate()[pos];
   if (p.use_count() > 1) {
     NodePtr copy = std::make_shared<Node>(*p);
     // The name index holds views into the names of the nodes this graph owns: re-point the
     // key at the copy before the shared version (which another graph may free) is released.
-    if (namesValid_) {
-      byName_.erase(std::string_view(p->name));
-      byName_.emplace(std::string_view(copy->name), copy->id);
+    if (NameIndex* names = namesForUpdate()) {
+      names->erase(std::string_view(p->name));
+      names->emplace(std::string_view(copy->name), copy->id);
     }
     p = std::move(copy);
   }
@@ -341,13 +418,13 @@ Node& Graph::cow(size_t pos) {
 Node& Graph::mutableNode(NodeId id) {
   const size_t p = position(id);
   // The caller may rewire the node: the users index diffs its inputs at the next read.
-  if (UsersIndex* u = usersForUpdate()) u->beginEdit(*nodes_[p]);
+  if (UsersIndex* u = usersForUpdate()) u->beginEdit(*(*nodes_)[p]);
   return cow(p);
 }
 
 void Graph::setOp(NodeId id, OpId op, std::string target) {
   size_t p = position(id);
-  indexRemove(*nodes_[p]);
+  indexRemove(*(*nodes_)[p]);
   Node& n = cow(p);
   n.op = op;
   n.target = std::move(target);
@@ -355,11 +432,13 @@ void Graph::setOp(NodeId id, OpId op, std::string target) {
 }
 
 void Graph::rename(NodeId id, std::string name) {
-  size_t p = position(id);
-  if (namesValid_) byName_.erase(std::string_view(nodes_[p]->name));
-  Node& n = cow(p);
+  // Copy first: cow re-points the key at the copy's name, which is then the one replaced
+  // (a key erased before the copy would be re-added by cow, viewing the old string).
+  Node& n = cow(position(id));
+  NameIndex* names = namesForUpdate();
+  if (names) names->erase(std::string_view(n.name));
   n.name = std::move(name);
-  if (namesValid_) byName_.emplace(std::string_view(n.name), n.id);
+  if (names) names->emplace(std::string_view(n.name), n.id);
 }
 
 const TensorMeta& Graph::meta(ValueRef r) const {
@@ -370,14 +449,14 @@ const TensorMeta& Graph::meta(ValueRef r) const {
 }
 
 std::span<const NodeId> Graph::nodesOfOp(OpId op) const {
-  if (op >= opIndex_.size()) return {};
-  return opIndex_[op];
+  if (op >= opIndex_->size()) return {};
+  return (*opIndex_)[op];
 }
 
 std::vector<OpId> Graph::opsPresent() const {
   std::vector<OpId> out;
-  for (OpId i = 0; i < opIndex_.size(); ++i)
-    if (!opIndex_[i].empty()) out.push_back(i);
+  for (OpId i = 0; i < opIndex_->size(); ++i)
+    if (!(*opIndex_)[i].empty()) out.push_back(i);
   return out;
 }
 
@@ -394,7 +473,7 @@ void Graph::ensureUsers() const {
     return;
   }
   auto fresh = std::make_shared<UsersIndex>();
-  fresh->build(nodes_, nextId_);
+  fresh->build(*nodes_, nextId_);
   users_ = std::move(fresh);
   usersValid_ = true;
 }
@@ -403,11 +482,11 @@ std::span<const NodeId> Graph::users(NodeId id) const {
   ensureUsers();
   if (users_->sorted(id)) return users_->rawUsers(id);
   ensurePositions();
-  return usersForUpdate()->sortedUsers(id, pos_);
+  return usersForUpdate()->sortedUsers(id, *pos_);
 }
 
 const Node* Graph::outputNode() const {
-  for (auto it = nodes_.rbegin(); it != nodes_.rend(); ++it)
+  for (auto it = nodes_->rbegin(); it != nodes_->rend(); ++it)
     if ((*it)->kind == NodeKind::Output) return it->get();
   return nullptr;
 }
@@ -445,7 +524,7 @@ bool Graph::eraseConstant(std::string_view name) {
 
 GraphSignature Graph::signature() const {
   GraphSignature s;
-  for (const NodePtr& p : nodes_) {
+  for (const NodePtr& p : *nodes_) {
     const Node& n = *p;
     if (n.kind == NodeKind::Placeholder) {
       s.userInputs.push_back(n.id);
@@ -479,17 +558,18 @@ std::string Graph::uniqueName(std::string_view base) const {
 void Graph::buildIndices() const {
   ensurePositions();
   ensureUsers();
-  usersForUpdate()->sortAll(pos_);
+  usersForUpdate()->sortAll(*pos_);
   findByName("");
 }
 
 Status Graph::validate() const {
   std::vector<uint8_t> seen(nextId_, 0);
   std::unordered_map<std::string_view, NodeId> names;
-  names.reserve(nodes_.size());
+  const NodeVector& nodes = *nodes_;
+  names.reserve(nodes.size());
   size_t outputs = 0;
-  for (size_t i = 0; i < nodes_.size(); ++i) {
-    const Node& n = *nodes_[i];
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const Node& n = *nodes[i];
     if (n.id >= nextId_) return Status::error(fmt::format("node '{}': id {} out of range", n.name, n.id));
     if (seen[n.id]) return Status::error(fmt::format("node '{}': duplicate id {}", n.name, n.id));
     if (!names.emplace(n.name, n.id).second)
@@ -518,13 +598,13 @@ Status Graph::validate() const {
     LS_RETURN_IF_ERROR(st);
     if (n.kind == NodeKind::Output) {
       ++outputs;
-      if (i + 1 != nodes_.size()) return Status::error(fmt::format("node '{}': output node is not last", n.name));
+      if (i + 1 != nodes.size()) return Status::error(fmt::format("node '{}': output node is not last", n.name));
     }
     if (n.kind == NodeKind::Call && n.op == kNoOp)
       return Status::error(fmt::format("node '{}': call_function without an op", n.name));
     seen[n.id] = 1;
   }
-  if (outputs != 1 && !nodes_.empty())
+  if (outputs != 1 && !nodes.empty())
     return Status::error(fmt::format("graph has {} output nodes, expected exactly 1", outputs));
   return Status::ok();
 }

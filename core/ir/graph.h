@@ -146,8 +146,11 @@ struct GraphSignature {
 /// A graph: nodes in topological order. Node ids are stable for the node's lifetime and are
 /// never reused within one graph lineage (copies share the id counter's value).
 ///
-/// Nodes are held by shared pointer and are copy-on-write: copying a Graph is cheap
-/// (pointer copies) and later mutation of one copy never changes the other.
+/// Nodes are held by shared pointer and are copy-on-write, and so is the storage around
+/// them: a copy of a Graph shares the node vector, the op index, the positions and the name
+/// index with the original (a few reference counts, whatever the size), and the first edit of
+/// either one copies what it changes (the vector, then the node). Later mutation of one copy
+/// never changes the other.
 /// Not thread-safe for mutation; concurrent const access is safe once the lazy indices are
 /// built (call buildIndices() before sharing across threads).
 class Graph {
@@ -155,15 +158,15 @@ class Graph {
   Graph();
   Graph(const Graph&);
   Graph& operator=(const Graph&);
-  Graph(Graph&&) noexcept = default;
-  Graph& operator=(Graph&&) noexcept = default;
+  Graph(Graph&&) noexcept;
+  Graph& operator=(Graph&&) noexcept;
   ~Graph();
 
   // ---- nodes ----
-  size_t size() const { return nodes_.size(); }
-  const Node& at(size_t pos) const { return *nodes_[pos]; }
-  const NodePtr& ptrAt(size_t pos) const { return nodes_[pos]; }
-  std::span<const NodePtr> nodes() const { return nodes_; }
+  size_t size() const { return nodes_->size(); }
+  const Node& at(size_t pos) const { return *(*nodes_)[pos]; }
+  const NodePtr& ptrAt(size_t pos) const { return (*nodes_)[pos]; }
+  std::span<const NodePtr> nodes() const { return *nodes_; }
 
   /// Appends a node. Assigns a fresh id when node.id == kInvalidNode. Returns the id.
   NodeId append(Node node);
@@ -182,7 +185,7 @@ class Graph {
   /// A graph with this graph's constants, store, subgraphs (deep), name and id counter, but no
   /// nodes: the starting point of a rebuild.
   Graph shellCopy() const;
-  void reserveNodes(size_t n) { nodes_.reserve(n); }
+  void reserveNodes(size_t n) { nodesForUpdate().reserve(n); }
 
   bool contains(NodeId id) const;
   const Node& node(NodeId id) const;      ///< id must exist
@@ -239,6 +242,19 @@ class Graph {
   Status validate() const;
 
  private:
+  struct Shell {};
+  explicit Graph(Shell);  // no nodes, constants or store: shellCopy fills them in
+  using NodeVector = std::vector<NodePtr>;
+  using OpIndex = std::vector<std::vector<NodeId>>;
+  using NameIndex = std::unordered_map<std::string_view, NodeId>;
+  /// The storage for an edit, copied first when another graph shares it.
+  NodeVector& nodesForUpdate();
+  OpIndex& opsForUpdate();
+  std::vector<int32_t>& positionsForUpdate() const;
+  /// The name index for an edit, or null when it is not being maintained (a shared index is
+  /// dropped here: this graph rebuilds its own at its next lookup).
+  NameIndex* namesForUpdate() const;
+
   void indexAdd(const Node& n);
   void indexRemove(const Node& n);
   void invalidateOrder() { posValid_ = false; }
@@ -250,15 +266,18 @@ class Graph {
   UsersIndex* usersForUpdate() const;
   Node& cow(size_t pos);
 
-  std::vector<NodePtr> nodes_;
+  /// Never null (a moved-from graph holds the shared empty vector); shared between copies
+  /// until one of them edits it.
+  std::shared_ptr<NodeVector> nodes_;
   NodeId nextId_ = 0;
-  std::vector<std::vector<NodeId>> opIndex_;  // by OpId
+  std::shared_ptr<OpIndex> opIndex_;  // by OpId; never null, shared like nodes_
   /// Views into the names of nodes this graph holds; cow() re-points a key when it copies a
-  /// node, erase/rename/insert keep it in step, so a key never outlives its string.
-  mutable std::unordered_map<std::string_view, NodeId> byName_;
-  mutable bool namesValid_ = false;
+  /// node, erase/rename/insert keep it in step, so a key never outlives its string. Null
+  /// until first use. Shared by copies of this graph (which hold the same node versions) until
+  /// one of them changes its nodes (that one drops it then: namesForUpdate).
+  mutable std::shared_ptr<NameIndex> byName_;
   mutable std::unordered_map<std::string, size_t> nameSuffixHint_;  // uniqueName: next suffix to try per base
-  mutable std::vector<int32_t> pos_;  // by NodeId
+  mutable std::shared_ptr<std::vector<int32_t>> pos_;  // by NodeId; shared like nodes_ while valid
   mutable bool posValid_ = false;
   /// Built on first use, then kept up to date by every edit; shared by copies of this graph
   /// until one of them changes it (usersForUpdate clones it then).

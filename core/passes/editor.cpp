@@ -166,6 +166,7 @@ size_t GraphEditor::eliminateDeadCode() {
       if (n.kind != ir::NodeKind::Call && n.kind != ir::NodeKind::GetAttr) continue;
       if (g_.users(n.id).empty()) dead.push_back(n.id);
     }
+    if (dead.empty()) break;  // nothing to erase: no constant readers to count
     // get_attr readers per constant, counted once per round (not one scan per dead node).
     std::unordered_map<std::string_view, int> readers;
     for (const ir::NodePtr& p : g_.nodes())

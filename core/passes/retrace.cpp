@@ -7,9 +7,17 @@
 
 #include <fmt/format.h>
 
+#include <unordered_set>
+
 namespace ls::passes {
 
 namespace {
+// Hashes a string and a view of it alike (lookups by view without a copy).
+struct NameHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+
 enum State : uint8_t { kSame = 0, kMetaChanged = 1, kReplaced = 2, kReplacedMetaChanged = 3 };
 
 std::string defaultHint(std::string_view op) {
@@ -167,16 +175,23 @@ class RetraceEngine {
   ir::Graph& out() { return out_; }
   const ir::Graph& source() const { return src_; }
 
+  /// A name no node of the new graph has. Its names are the source's (kept and copied nodes
+  /// keep theirs) and the ones handed out here, so those two are checked: the graph being
+  /// built needs no name index of its own.
+  bool nameTaken(std::string_view name) const {
+    return src_.findByName(name) != ir::kInvalidNode || emittedNames_.count(name) > 0;
+  }
   std::string freshName(std::string_view base) {
     std::string b(base);
-    if (out_.findByName(b) == ir::kInvalidNode && src_.findByName(b) == ir::kInvalidNode) return b;
+    if (!nameTaken(b)) return *emittedNames_.insert(std::move(b)).first;
     // Resume from the last suffix handed out for this base: a pass emitting thousands of
     // nodes with one hint stays linear.
     size_t& next = nextSuffix_[b];
     for (size_t i = std::max<size_t>(next, 1);; ++i) {
       std::string c = fmt::format("{}_{}", b, i);
-      if (out_.findByName(c) == ir::kInvalidNode && src_.findByName(c) == ir::kInvalidNode) {
+      if (!nameTaken(c)) {
         next = i + 1;
+        emittedNames_.insert(c);
         return c;
       }
     }
@@ -205,8 +220,9 @@ class RetraceEngine {
     if (out_.constant(name) || src_.constant(name)) {
       for (size_t i = 1;; ++i) {
         std::string cand = fmt::format("{}_c{}", name, i);
-        if (!out_.constant(cand) && !src_.constant(cand) && out_.findByName(cand) == ir::kInvalidNode) {
+        if (!out_.constant(cand) && !src_.constant(cand) && !nameTaken(cand)) {
           name = cand;
+          emittedNames_.insert(cand);
           break;
         }
       }
@@ -288,6 +304,8 @@ class RetraceEngine {
   std::vector<uint8_t> state_;
   std::unordered_map<ir::NodeId, std::vector<ir::ValueRef>> repl_;
   std::unordered_map<std::string, size_t> nextSuffix_;
+  /// Names given to nodes of this retrace (freshName), looked up by view.
+  std::unordered_set<std::string, NameHash, std::equal_to<>> emittedNames_;
   bool changed_ = false;
   bool sharingPrefix_ = true;  // out_ is src_'s first prefix_ nodes, not yet appended
   size_t prefix_ = 0;

@@ -21,6 +21,9 @@ SampleStats sampleStats(std::vector<int64_t> v) {
   s.min = v.front();
   s.max = v.back();
   s.median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  int64_t sum = 0;
+  for (int64_t x : v) sum += x;
+  s.mean = sum / int64_t(n);
   return s;
 }
 

@@ -16,10 +16,10 @@
 
 namespace ls::session {
 
-/// Median (mean of the two middle values for an even count), min and max of samples; all 0
-/// and n = 0 for no samples.
+/// Median (mean of the two middle values for an even count), min, max and mean of samples;
+/// all 0 and n = 0 for no samples.
 struct SampleStats {
-  int64_t median = 0, min = 0, max = 0;
+  int64_t median = 0, min = 0, max = 0, mean = 0;
   size_t n = 0;
   int64_t spread() const { return max - min; }
 };

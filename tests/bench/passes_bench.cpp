@@ -7,6 +7,8 @@
 #include "core/io/fxjson.h"
 #include "core/passes/pass_manager.h"
 #include "core/passes/retrace.h"
+#include "core/session/lowering_session.h"
+#include "core/session/repeat_runs.h"
 
 namespace {
 
@@ -174,5 +176,44 @@ void BM_TraceMemory150(benchmark::State& st) {
   st.counters["snapshots"] = double(snaps);
 }
 BENCHMARK(BM_TraceMemory150)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+/// The `tosa` pipeline (FP) over resnet18 with every pass run (`--no-skip`: the peer bench's
+/// "fast copy" row), timed as the pass manager's own wall time (RunResult::totalNs, as
+/// `lowerscope-cli bench` reports it); the graph is loaded once and each run lowers a copy.
+void BM_TosaNoSkipResnet18(benchmark::State& st, bool fastCopy) {
+  static const ir::Graph src = [] {
+    auto r = session::LoweringSession::load(std::string(LS_ASSETS_DIR) + "/graphs/resnet18.fxjson.json");
+    if (!r) {
+      fprintf(stderr, "%s\n", r.message().c_str());
+      std::abort();
+    }
+    return std::move(r).value();
+  }();
+  session::SessionConfig cfg;
+  cfg.pipeline = "tosa";
+  cfg.engine = {false, fastCopy, true};
+  const session::LoweringSession lowering(session::timingConfig(cfg));
+  size_t ran = 0;
+  std::vector<int64_t> pmNs;
+  for (auto _ : st) {
+    auto outcome = lowering.run(src, "resnet18");
+    if (!outcome || outcome->failed()) {
+      st.SkipWithError("the tosa pipeline failed on resnet18");
+      break;
+    }
+    st.SetIterationTime(double(outcome->result.totalNs) / 1e9);
+    pmNs.push_back(outcome->result.totalNs);
+    ran = 0;
+    for (const PassRecord& r : outcome->result.records) ran += r.status != PassStatus::Skipped;
+  }
+  st.counters["passes_ran"] = double(ran);
+  // The median run (the manual time is the mean, which a machine under load inflates), per
+  // pass that ran and node of the input graph: `lowerscope-cli bench`'s pm_ms_median.
+  const int64_t median = session::sampleStats(pmNs).median;
+  st.counters["pm_ms_median"] = double(median) / 1e6;
+  if (ran) st.counters["ns_per_node_pass"] = double(median) / double(ran * src.size());
+}
+BENCHMARK_CAPTURE(BM_TosaNoSkipResnet18, fast_copy, true)->Unit(benchmark::kMillisecond)->UseManualTime();
+BENCHMARK_CAPTURE(BM_TosaNoSkipResnet18, full_reinfer, false)->Unit(benchmark::kMillisecond)->UseManualTime();
 
 }  // namespace

@@ -19,6 +19,11 @@ and, interleaved with them, `lowerscope-cli bench --pipeline tosa` with `--no-sk
 (every pass re-infers every node: our full retrace) and `--no-skip` (our fast copy). Cost per
 node and pass = time / (passes that ran x nodes of the input graph), for both sides.
 
+Both sides are measured warm and alike: a Python sample is the mean of --passes passes in a
+process that already ran one pass of each kind; a lowerscope sample is the mean pass-manager
+time of --passes pipeline runs in one CLI process after one unmeasured run (`bench --repeat
+PASSES --warmup 1`, field pm_ms_mean). The figures are the medians of the --repeat samples.
+
     /usr/bin/python3 tests/bench/python/fx_peer_bench.py --cli build/dev/app/lowerscope-cli \
         --graph assets/graphs/resnet18.fxjson.json --model torchvision:resnet18
 
@@ -126,11 +131,13 @@ def time_python(gm, example, passes):
     return t1 - t0, t2 - t1
 
 
-def run_cli(cli, graph, config):
-    out = subprocess.run([cli, "bench", graph, "--pipeline", "tosa", "--repeat", "1", "--warmup", "0",
+def run_cli(cli, graph, config, runs):
+    """Mean pass-manager seconds of `runs` warm pipeline runs (after one unmeasured run), and
+    the passes that ran: the same measure as a Python sample's mean over its passes."""
+    out = subprocess.run([cli, "bench", graph, "--pipeline", "tosa", "--repeat", str(runs), "--warmup", "1",
                           "--config", config, "--format", "json"], check=True, capture_output=True, text=True)
     r = json.loads(out.stdout)["results"][0]
-    return r["pm_ms_median"] / 1e3, r["passes_ran"]
+    return r["pm_ms_mean"] / 1e3, r["passes_ran"]
 
 
 def main():
@@ -139,7 +146,8 @@ def main():
     ap.add_argument("--graph", default=os.path.join(ROOT, "assets", "graphs", "resnet18.fxjson.json"))
     ap.add_argument("--model", default="torchvision:resnet18")
     ap.add_argument("--input-shape", default="1,3,224,224")
-    ap.add_argument("--passes", type=int, default=10, help="Python passes per timed sample")
+    ap.add_argument("--passes", type=int, default=10,
+                    help="Python passes, and lowerscope pipeline runs, per timed sample (warm, averaged)")
     ap.add_argument("--repeat", type=int, default=5, help="interleaved samples per configuration")
     args = ap.parse_args()
     if not _load_torch():
@@ -157,13 +165,14 @@ def main():
         full, copy = time_python(gm, example, args.passes)
         samples["py_full"].append(full / (args.passes * py_nodes))
         samples["py_copy"].append(copy / (args.passes * py_nodes))
-        t, ran = run_cli(args.cli, args.graph, "full=--no-skip --no-fast-copy")
+        t, ran = run_cli(args.cli, args.graph, "full=--no-skip --no-fast-copy", args.passes)
         samples["ls_full"].append(t / (ran * ours_nodes))
-        t, ran = run_cli(args.cli, args.graph, "copy=--no-skip")
+        t, ran = run_cli(args.cli, args.graph, "copy=--no-skip", args.passes)
         samples["ls_copy"].append(t / (ran * ours_nodes))
     med = {k: statistics.median(v) * 1e9 for k, v in samples.items()}
     print(f"model {args.model}: Python graph {py_nodes} nodes, ours {ours_nodes} nodes; "
-          f"{args.repeat} interleaved samples, medians; lowerscope tosa pipeline ran {ran} passes (--no-skip)")
+          f"{args.repeat} interleaved samples (each the mean of {args.passes} warm passes / pipeline runs), medians; "
+          f"lowerscope tosa pipeline ran {ran} passes (--no-skip)")
     print("| per node and pass | Python torch.fx | lowerscope | ratio |")
     print("|---|---:|---:|---:|")
     print(f"| full retrace (ExportPass / --no-skip --no-fast-copy) | {med['py_full']:.0f} ns | "

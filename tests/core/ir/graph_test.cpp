@@ -2,6 +2,7 @@
 // memory under ASan: issue 19), op index, users, copies sharing nodes.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <memory>
 #include <random>
 #include <unordered_set>
@@ -118,6 +119,169 @@ TEST(GraphUsers, KeptUpToDateThroughRewiringInsertsErasesAndCopies) {
   EXPECT_EQ(copy.eraseNodes(gone), 1u);
   expectUsersAsRebuilt(copy);
   EXPECT_EQ(copy.users(x.node).size(), 3u);
+}
+
+/// A graph as plain values (what a deep copy holds): node by node, in order.
+std::vector<ir::Node> deepCopy(const ir::Graph& g) {
+  std::vector<ir::Node> out;
+  for (const ir::NodePtr& p : g.nodes()) out.push_back(*p);
+  return out;
+}
+
+/// `g` holds exactly the nodes of `model`, and its indices (positions, names, op index,
+/// users) agree with them.
+void expectGraphIs(const ir::Graph& g, const std::vector<ir::Node>& model) {
+  ASSERT_EQ(g.size(), model.size());
+  for (size_t i = 0; i < model.size(); ++i) {
+    const ir::Node& n = g.at(i);
+    const ir::Node& m = model[i];
+    EXPECT_EQ(n.id, m.id);
+    EXPECT_EQ(n.name, m.name);
+    EXPECT_EQ(n.op, m.op);
+    EXPECT_EQ(n.args.size(), m.args.size());
+    for (size_t a = 0; a < n.args.size() && a < m.args.size(); ++a) EXPECT_TRUE(n.args[a] == m.args[a]) << n.name;
+    EXPECT_EQ(n.outputs, m.outputs);
+    EXPECT_EQ(g.position(m.id), i);
+    EXPECT_EQ(g.findByName(m.name), m.id);
+  }
+  EXPECT_EQ(g.findByName("no_such_node"), ir::kInvalidNode);
+  std::map<ir::OpId, size_t> ops;
+  for (const ir::Node& m : model)
+    if (m.kind == ir::NodeKind::Call) ++ops[m.op];
+  for (const auto& [op, count] : ops) EXPECT_EQ(g.nodesOfOp(op).size(), count) << ir::opName(op);
+  EXPECT_EQ(g.opsPresent().size(), ops.size());
+  expectUsersAsRebuilt(g);
+}
+
+/// Copy-on-write storage (node vector, op index, positions, name index shared between
+/// copies): random edits on random copies (insert, rewire, meta change, rename, setOp,
+/// erase, batched erase, copy, copy-assign, move) never show in any other copy: after each
+/// step every graph equals its own deep copy, edited alike.
+TEST(GraphCopyOnWrite, RandomEditsOnCopiesMatchDeepCopies) {
+  std::mt19937 rng(11);
+  int k = 0;
+  const ir::OpId neg = ir::internOp("aten.neg.default"), relu = ir::internOp("aten.relu.default");
+  for (int round = 0; round < 30; ++round) {
+    std::vector<ir::Graph> graphs(1);
+    std::vector<std::vector<ir::Node>> models(1);
+    ir::Node in;
+    in.kind = ir::NodeKind::Placeholder;
+    in.name = in.target = "x";
+    in.outputs.push_back(ir::TensorMeta(ir::DType::Float32, ir::Shape{2}));
+    graphs[0].append(in);
+    auto makeCall = [&](const ir::Graph& g, size_t before) {
+      ir::Node n;
+      n.kind = ir::NodeKind::Call;
+      n.op = rng() % 2 ? neg : relu;
+      n.target = std::string(ir::opName(n.op));
+      n.name = "node_with_a_name_longer_than_sso_" + std::to_string(k++);
+      for (int a = 0; a < 1 + int(rng() % 3); ++a) n.args.push_back(ir::Arg(ir::ValueRef{g.at(rng() % before).id, 0}));
+      n.outputs.push_back(ir::TensorMeta(ir::DType::Float32, ir::Shape{2}));
+      return n;
+    };
+    for (int i = 0; i < 12; ++i) graphs[0].append(makeCall(graphs[0], graphs[0].size()));
+    models[0] = deepCopy(graphs[0]);
+    for (int step = 0; step < 80; ++step) {
+      const size_t gi = rng() % graphs.size();
+      ir::Graph& g = graphs[gi];
+      std::vector<ir::Node>& m = models[gi];
+      // Half the time the lazy indices exist before the edit (they are shared then).
+      if (rng() % 2) {
+        (void)g.findByName("x");
+        (void)g.users(0);
+        (void)g.position(0);
+      }
+      switch (rng() % 9) {
+        case 0: {
+          const size_t at = 1 + rng() % g.size();
+          ir::Node n = makeCall(g, at);
+          n.id = g.insertAt(at, n);
+          m.insert(m.begin() + std::ptrdiff_t(at), n);
+          break;
+        }
+        case 1: {
+          ir::Node n = makeCall(g, g.size());
+          n.id = g.append(n);
+          m.push_back(n);
+          break;
+        }
+        case 2: {  // rewire one argument to an earlier node
+          if (g.size() < 2) break;
+          const size_t p = 1 + rng() % (g.size() - 1);
+          const ir::ValueRef to{g.at(rng() % p).id, 0};
+          ir::Node& n = g.mutableNode(g.at(p).id);
+          const size_t a = rng() % n.args.size();
+          n.args[a] = ir::Arg(to);
+          m[p].args[a] = ir::Arg(to);
+          break;
+        }
+        case 3: {  // metadata only
+          if (g.size() < 2) break;
+          const size_t p = 1 + rng() % (g.size() - 1);
+          const ir::Shape shape{int64_t(1 + rng() % 5)};
+          g.mutableNode(g.at(p).id).outputs[0].shape = shape;
+          m[p].outputs[0].shape = shape;
+          break;
+        }
+        case 4: {
+          if (g.size() < 2) break;
+          const size_t p = 1 + rng() % (g.size() - 1);
+          std::string name = "renamed_node_with_a_long_name_" + std::to_string(k++);
+          g.rename(g.at(p).id, name);
+          m[p].name = std::move(name);
+          break;
+        }
+        case 5: {
+          if (g.size() < 2) break;
+          const size_t p = 1 + rng() % (g.size() - 1);
+          const ir::OpId op = g.at(p).op == neg ? relu : neg;
+          g.setOp(g.at(p).id, op, std::string(ir::opName(op)));
+          m[p].op = op;
+          m[p].target = std::string(ir::opName(op));
+          break;
+        }
+        case 6: {  // erase one node without users, or a batch of them
+          std::unordered_set<ir::NodeId> gone;
+          for (size_t p = 1; p < g.size(); ++p)
+            if (g.users(g.at(p).id).empty() && rng() % 3 == 0) gone.insert(g.at(p).id);
+          if (gone.empty()) break;
+          if (rng() % 2) {
+            const ir::NodeId one = *gone.begin();
+            ASSERT_TRUE(g.erase(one));
+            gone = {one};
+          } else {
+            EXPECT_EQ(g.eraseNodes(gone), gone.size());
+          }
+          std::erase_if(m, [&](const ir::Node& n) { return gone.count(n.id) > 0; });
+          break;
+        }
+        case 7:
+          if (graphs.size() < 6) {
+            graphs.reserve(graphs.size() + 1);  // keep `g` valid: no reallocation below
+            graphs.push_back(graphs[gi]);
+            models.push_back(models[gi]);
+          }
+          break;
+        default: {  // copy-assign over, or move into, another graph
+          const size_t other = rng() % graphs.size();
+          if (other == gi) break;
+          if (rng() % 2) {
+            graphs[other] = graphs[gi];
+          } else {
+            ir::Graph tmp = graphs[gi];
+            graphs[other] = std::move(tmp);
+            EXPECT_EQ(tmp.size(), 0u);  // a moved-from graph is empty and still usable
+            tmp.append(makeCall(graphs[other], 1));
+          }
+          models[other] = models[gi];
+        }
+      }
+      for (size_t i = 0; i < graphs.size(); ++i) {
+        expectGraphIs(graphs[i], models[i]);
+        if (HasFailure()) return;
+      }
+    }
+  }
 }
 
 /// Random inserts, rewires, erases (single and batched, with an edit pending) and copies on

@@ -10,7 +10,7 @@
 namespace ls::session {
 namespace {
 
-TEST(SampleStats, MedianMinMax) {
+TEST(SampleStats, MedianMinMaxMean) {
   SampleStats odd = sampleStats({5, 1, 9});
   EXPECT_EQ(odd.median, 5);
   EXPECT_EQ(odd.min, 1);
@@ -19,6 +19,8 @@ TEST(SampleStats, MedianMinMax) {
   EXPECT_EQ(odd.spread(), 8);
   SampleStats even = sampleStats({10, 40, 20, 30});
   EXPECT_EQ(even.median, 25);  // mean of the two middle values
+  EXPECT_EQ(sampleStats({10, 40, 20, 90}).mean, 40);
+  EXPECT_EQ(odd.mean, 5);
   SampleStats none = sampleStats({});
   EXPECT_EQ(none.n, 0u);
   EXPECT_EQ(none.median, 0);
