@@ -64,6 +64,19 @@ void parallelForEach(int threads, int64_t n, Fn&& fn) {
   for (std::thread& th : pool) th.join();
 }
 
+/// Calls fn(i) for every i in [0, sizes.size()), the largest sizes[i] first, over the
+/// machine's threads when the sizes add up to at least `parallelFrom` (else inline, in that
+/// order): for work that grows with each item's bytes, such as hashing or filling constants.
+template <typename Fn>
+void forEachLargestFirst(const std::vector<size_t>& sizes, size_t parallelFrom, Fn&& fn) {
+  std::vector<size_t> order(sizes.size());
+  size_t total = 0;
+  for (size_t i = 0; i < sizes.size(); ++i) order[i] = i, total += sizes[i];
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return sizes[a] > sizes[b]; });
+  parallelForEach(total >= parallelFrom ? resolveThreads(0) : 1, int64_t(order.size()),
+                  [&](int64_t k) { fn(order[size_t(k)]); });
+}
+
 /// parallelForEach on threads that live as long as the pool (for many short rounds, such as
 /// one per graph node: no thread start-up per round, and a worker's thread_local buffers
 /// survive from round to round). The calling thread works too. forEach() is not reentrant

@@ -172,20 +172,13 @@ BlobTableReader::BlobTableReader(const Vector<Offset<fb::Blob>>* blobs, std::sha
   // Interning hashes every blob: done here for all of them at once, over the machine's
   // threads (largest first), when there is enough to share.
   hashes_.resize(size());
-  std::vector<uint32_t> order;
-  size_t total = 0;
-  for (uint32_t i = 0; i < size(); ++i) {
-    order.push_back(i);
-    total += byteSize(i);
-  }
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return byteSize(a) > byteSize(b); });
-  auto hashOne = [&](int64_t k) {
-    const fb::Blob* b = blobs_->Get(order[size_t(k)]);
+  std::vector<size_t> sizes(size());
+  for (size_t i = 0; i < sizes.size(); ++i) sizes[i] = byteSize(i);
+  exec::forEachLargestFirst(sizes, /*parallelFrom=*/4u << 20, [&](size_t i) {
+    const fb::Blob* b = blobs_->Get(uint32_t(i));
     const Vector<uint8_t>* d = b ? b->data() : nullptr;
-    hashes_[order[size_t(k)]] = d ? hashBytes(d->data(), d->size()) : hashBytes(nullptr, 0);
-  };
-  constexpr size_t kParallelHashBytes = 4u << 20;
-  exec::parallelForEach(total >= kParallelHashBytes ? exec::resolveThreads(0) : 1, int64_t(order.size()), hashOne);
+    hashes_[i] = d ? hashBytes(d->data(), d->size()) : hashBytes(nullptr, 0);
+  });
 }
 
 size_t BlobTableReader::byteSize(size_t i) const {

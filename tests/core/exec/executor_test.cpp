@@ -236,6 +236,17 @@ TEST(WorkerPool, EveryIndexOnceInEveryRoundOnSeveralThreads) {
   }
 }
 
+TEST(Parallel, ForEachLargestFirstVisitsEveryItemOnceLargestFirstWhenInline) {
+  const std::vector<size_t> sizes = {3, 90, 0, 17, 90, 5};
+  std::vector<size_t> seen;
+  forEachLargestFirst(sizes, /*parallelFrom=*/1000, [&](size_t i) { seen.push_back(i); });  // 205 bytes: inline
+  EXPECT_EQ(seen, (std::vector<size_t>{1, 4, 3, 5, 0, 2}));  // ties keep their order
+  std::vector<std::atomic<int>> hits(sizes.size());
+  forEachLargestFirst(sizes, /*parallelFrom=*/0, [&](size_t i) { hits[i]++; });  // over the threads
+  for (size_t i = 0; i < sizes.size(); ++i) EXPECT_EQ(hits[i].load(), 1) << i;
+  forEachLargestFirst({}, 0, [&](size_t) { ADD_FAILURE() << "no items"; });
+}
+
 TEST(Executor, Float64ModeEvaluatesInDoubleAndReturnsTheGraphsFloat32) {
   // (x + 2^-30) - x: float32 rounds the sum to x (0), float64 keeps it (2^-30, a float32 too).
   test::GraphBuilder b;

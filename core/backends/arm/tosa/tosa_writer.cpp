@@ -290,24 +290,25 @@ class TosaWriter {
     ConstFill data;
   };
 
-  /// Fills the deferred CONSTs, largest first, over the machine's threads (a recipe's values
-  /// are computed straight into the buffer; materializeInto is thread-safe). The first error
-  /// in graph order is raised.
+  /// Below this many bytes of deferred CONSTs, thread start-up would cost more than it saves.
+  static constexpr size_t kParallelBytes = 4u << 20;
+
+  /// Fills the deferred CONSTs, largest first, over the machine's threads when there are
+  /// megabytes to fill (a recipe's values are computed straight into the buffer;
+  /// materializeInto is thread-safe). The first error in graph order is raised.
   void fillDeferred() {
     uint8_t* end = b_.GetBufferPointer() + b_.GetSize();
-    std::vector<size_t> order(pending_.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(),
-                     [&](size_t a, size_t b) { return pending_[a].data.size > pending_[b].data.size; });
+    std::vector<size_t> sizes;
+    for (const Pending& p : pending_) sizes.push_back(p.data.size);
     std::vector<std::string> errors(pending_.size());
-    exec::parallelForEach(exec::resolveThreads(0), int64_t(order.size()), [&](int64_t k) {
-      Pending& p = pending_[order[size_t(k)]];
+    exec::forEachLargestFirst(sizes, kParallelBytes, [&](size_t i) {
+      Pending& p = pending_[i];
       try {
         p.data.fill(std::span<uint8_t>(end - p.fromEnd, p.data.size));
       } catch (const WriteError& e) {
-        errors[order[size_t(k)]] = e.message;
+        errors[i] = e.message;
       } catch (const std::exception& e) {
-        errors[order[size_t(k)]] = e.what();
+        errors[i] = e.what();
       }
     });
     for (const std::string& e : errors)
