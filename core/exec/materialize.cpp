@@ -118,6 +118,9 @@ namespace {
 /// The values of a recipe's inputs (materialised, not kept); errors name `c` and the recipe.
 Result<std::vector<Tensor>> recipeInputs(const ir::Constant& c, const TensorRecipe& r);
 
+/// The key of `c`'s values in MaterializeCache: its content hash (computed when not set yet).
+uint64_t cacheKey(const ir::Constant& c) { return c.contentHash != 0 ? c.contentHash : ir::constantContentHash(c); }
+
 /// The evaluable recipe of `c`, or an error naming it.
 Result<const TensorRecipe*> tensorRecipe(const ir::Constant& c) {
   const auto* r = dynamic_cast<const TensorRecipe*>(c.recipe.get());
@@ -131,7 +134,7 @@ Result<const TensorRecipe*> tensorRecipe(const ir::Constant& c) {
 Result<Tensor> materializeImpl(const ir::Constant& c, bool keep) {
   Tensor t = constantDataView(c);
   if (t.defined()) return t;
-  const uint64_t key = c.contentHash != 0 ? c.contentHash : ir::constantContentHash(c);
+  const uint64_t key = cacheKey(c);
   MaterializeCache& cache = MaterializeCache::instance();
   t = cache.find(key, c.dtype, c.shape);
   if (t.defined()) return t;
@@ -181,10 +184,9 @@ Status materializeInto(const ir::Constant& c, std::span<uint8_t> out) {
   if (out.size() != want)
     return Status::error(fmt::format("constant '{}': {} bytes ({}{}) cannot fill a {}-byte destination", c.name, want,
                                      ir::dtypeName(c.dtype), ir::toString(c.shape), out.size()));
-  const uint64_t key = c.contentHash != 0 ? c.contentHash : ir::constantContentHash(c);
   Tensor t = constantDataView(c);
   if (!t.defined() && c.recipe && !c.hasData()) {
-    t = MaterializeCache::instance().find(key, c.dtype, c.shape);
+    t = MaterializeCache::instance().find(cacheKey(c), c.dtype, c.shape);
     if (!t.defined()) {  // the recipe's last step writes straight into `out`
       LS_ASSIGN_OR_RETURN(r, tensorRecipe(c));
       LS_ASSIGN_OR_RETURN(ins, recipeInputs(c, *r));
