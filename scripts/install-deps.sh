@@ -6,6 +6,7 @@ pkgs=(
   build-essential cmake ninja-build pkg-config git ccache
   libsimdjson-dev libflatbuffers-dev flatbuffers-compiler
   libcli11-dev libfmt-dev libstb-dev libdtl-dev libopenblas-dev
+  libmimalloc-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
   libimgui-dev libglfw3-dev libgl-dev
