@@ -217,7 +217,7 @@ Result<Tensor> Executor::inputValue(const ir::Graph& g, const ir::Node& node, Te
 Result<Tensor> Executor::constantValue(const ir::Graph& g, const ir::Node& node) {
   const ir::Constant* c = g.constant(node.target);
   if (!c) return Status::error(fmt::format("{}: no constant named '{}'", whereOf(g, node), node.target));
-  auto fetched = constants_->fetch(*c);
+  auto fetched = options_.keepConstants ? constants_->fetch(*c) : materialize(*c, Retain::Transient);
   if (!fetched) return fetched.status().withContext(whereOf(g, node) + ": ");
   Tensor t = std::move(*fetched);
   if (options_.checkMetadata)
@@ -392,6 +392,20 @@ Result<std::vector<std::vector<Tensor>>> Executor::runEach(const ir::Graph& g,
     shared[node.id] = all;
   }
   const std::vector<std::vector<ir::NodeId>> dieAfter = deathSchedule(g);
+  // A get_attr is made right before its first reader (makeBefore), not where the graph lists
+  // it: graphs list every get_attr first, and a run would otherwise hold all the weights from
+  // its start (which matters when they are not kept, ExecOptions::keepConstants).
+  std::vector<size_t> firstUse(g.nextId(), n);
+  for (size_t pos = n; pos-- > 0;)
+    g.at(pos).forEachInput([&](const ir::ValueRef& r) {
+      if (r.node < firstUse.size()) firstUse[r.node] = pos;
+    });
+  std::vector<std::vector<ir::NodeId>> makeBefore(n);
+  for (size_t pos = 0; pos < n; ++pos) {
+    const ir::Node& node = g.at(pos);
+    if (node.kind == ir::NodeKind::GetAttr && firstUse[node.id] > pos && firstUse[node.id] < n)
+      makeBefore[firstUse[node.id]].push_back(node.id);
+  }
   // The runs share threads_ threads (each run's kernels then single-threaded); delegate calls
   // re-enter this executor (its nesting depth), so such graphs run the runs one by one.
   const int runThreads = delegates ? 1 : int(std::min<size_t>(size_t(threads_), runs));
@@ -408,8 +422,18 @@ Result<std::vector<std::vector<Tensor>>> Executor::runEach(const ir::Graph& g,
     if (observe && node.kind != ir::NodeKind::Output) observe(r, node, values[r][node.id]);
   };
 
+  auto makeConstant = [&](const ir::Node& node) -> Status {
+    LS_ASSIGN_OR_RETURN(t, constantValue(g, node));
+    for (size_t r = 0; r < runs; ++r) {
+      values[r][node.id] = {t};
+      observeAll(node, r);
+    }
+    return Status::ok();
+  };
+
   for (size_t pos = 0; pos < n; ++pos) {
     const ir::Node& node = g.at(pos);
+    for (ir::NodeId id : makeBefore[pos]) LS_RETURN_IF_ERROR(makeConstant(g.node(id)));
     switch (node.kind) {
       case ir::NodeKind::Placeholder:
         for (size_t r = 0; r < runs; ++r) {
@@ -421,14 +445,9 @@ Result<std::vector<std::vector<Tensor>>> Executor::runEach(const ir::Graph& g,
           observeAll(node, r);
         }
         break;
-      case ir::NodeKind::GetAttr: {
-        LS_ASSIGN_OR_RETURN(t, constantValue(g, node));
-        for (size_t r = 0; r < runs; ++r) {
-          values[r][node.id] = {t};
-          observeAll(node, r);
-        }
+      case ir::NodeKind::GetAttr:
+        if (firstUse[node.id] <= pos || firstUse[node.id] == n) LS_RETURN_IF_ERROR(makeConstant(node));
         break;
-      }
       case ir::NodeKind::Output:
         sawOutput = true;
         for (size_t r = 0; r < runs; ++r) LS_RETURN_IF_ERROR(collectOutputs(g, node, values[r], outputs[r]));

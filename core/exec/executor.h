@@ -77,6 +77,12 @@ struct ExecOptions {
   /// float32), so near-ties decide as the integer graph does (INT verification turns it on).
   /// A kernel without a float64 path fails with an error naming node and op.
   bool float64 = false;
+  /// Keep the constants' values a run makes (synthesised, or computed from a recipe) in the
+  /// executor's ConstantCache and exec::MaterializeCache, for the next run. Off: each is made
+  /// for the run that reads it (exec::Retain::Transient) and freed after its last reader, so
+  /// runEach() holds the weights of the nodes in flight instead of every weight of the graph
+  /// (calibration of a large shape-only model). Values are the same either way.
+  bool keepConstants = true;
 };
 
 class Executor;
@@ -122,7 +128,8 @@ class Executor {
   /// node are spread over threads() threads (their kernels then run on one thread each; a
   /// kernel's results never depend on its thread count), the runs one after the other for a
   /// graph with delegate calls. The values equal those of run() per input set, bit for bit.
-  /// Memory: the live values of all the runs at once (shared ones once). `observe`, if set,
+  /// Memory: the live values of all the runs at once (shared ones once); a get_attr's value is
+  /// made right before its first reader (graphs list them first). `observe`, if set,
   /// sees every placeholder, get_attr and call node of every run (shared values once per run).
   Result<std::vector<std::vector<Tensor>>> runEach(const ir::Graph& g, const std::vector<std::vector<Tensor>>& inputs,
                                                    const RunObserveFn& observe = nullptr);

@@ -3,9 +3,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <utility>
+
+#include <fmt/format.h>
 
 #include "core/exec/materialize.h"
 #include "core/exec/parallel.h"
@@ -186,6 +189,70 @@ std::vector<Tensor> synthesizeInputs(const ir::Graph& g, uint64_t seed) {
     out.push_back(synthesizeInput(p->meta(0), inputSeed(seed, i++)));
   }
   return out;
+}
+
+namespace {
+
+class SynthesizedRecipe : public TensorRecipe {
+ public:
+  explicit SynthesizedRecipe(const ir::Constant& c)
+      : TensorRecipe("synthesize", c.name + '\n' + c.fqn, {}, c.dtype, c.shape), source_(sourceOf(c)) {}
+  Result<Tensor> compute(const std::vector<Tensor>&) const override { return synthesizeConstant(source_); }
+  Status computeInto(const std::vector<Tensor>&, std::span<uint8_t> out) const override {
+    Tensor t = synthesizeConstant(source_);
+    if (t.nbytes() != out.size())
+      return Status::error(fmt::format("synthesised {} bytes for a {}-byte destination", t.nbytes(), out.size()));
+    if (!out.empty()) std::memcpy(out.data(), t.bytes(), out.size());
+    return Status::ok();
+  }
+  std::string describe() const override { return describeInput(source_); }
+  bool derived() const override { return false; }
+
+ private:
+  /// What synthesizeConstant reads (name: the seed; fqn: the role), without data or recipe.
+  static ir::Constant sourceOf(const ir::Constant& c) {
+    ir::Constant s;
+    s.name = c.name;
+    s.fqn = c.fqn;
+    s.kind = c.kind;
+    s.dtype = c.dtype;
+    s.shape = c.shape;
+    return s;
+  }
+  ir::Constant source_;
+};
+
+/// Shape-only: no bytes and no recipe (values synthesised from the name).
+bool shapeOnly(const ir::Constant& c) { return !c.data && !c.recipe; }
+
+}  // namespace
+
+std::shared_ptr<const TensorRecipe> synthesizedRecipe(const ir::Constant& c) {
+  return std::make_shared<const SynthesizedRecipe>(c);
+}
+
+void freezeConstants(ir::Graph& g, int threads) {
+  bool derivedOverShapeOnly = false;
+  std::vector<ir::Constant> frozen;
+  for (const auto& [name, c] : g.constants()) {
+    if (shapeOnly(c)) {
+      ir::Constant f = recipeConstant(synthesizedRecipe(c), c.kind, c.fqn);
+      f.name = c.name;
+      frozen.push_back(std::move(f));
+    } else if (!c.valuesKnown()) {
+      derivedOverShapeOnly = true;
+    }
+  }
+  for (ir::Constant& c : frozen) g.setConstant(std::move(c));
+  for (auto& [name, sub] : g.subgraphs()) {
+    if (!sub) continue;
+    auto copy = std::make_shared<ir::Graph>(*sub);  // subgraphs may be shared with other graph versions
+    freezeConstants(*copy, threads);
+    sub = std::move(copy);
+  }
+  // What is left unknown is a recipe over shape-only sources (whose inputs only its values can
+  // fix): bytes, as materializeConstants gives them (the frozen subgraphs have nothing left).
+  if (derivedOverShapeOnly) materializeConstants(g, threads);
 }
 
 void materializeConstants(ir::Graph& g, int threads) {

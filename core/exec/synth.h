@@ -2,12 +2,15 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string_view>
 
 #include "core/exec/tensor.h"
 #include "core/ir/graph.h"
 
 namespace ls::exec {
+
+class TensorRecipe;
 
 /// The splitmix64 output function (Steele, Lea, Flood 2014): a bijective 64-bit mix with good
 /// avalanche.
@@ -139,5 +142,20 @@ std::vector<Tensor> synthesizeInputs(const ir::Graph& g, uint64_t seed);
 /// recipe stays, for display); one over sources with data is left lazy. Throws
 /// std::runtime_error when a recipe cannot be evaluated.
 void materializeConstants(ir::Graph& g, int threads = 0);
+
+/// A source recipe fixing the values synthesizeConstant(c) makes (seeded by c's name now, so a
+/// later rename does not change them), made on demand instead of held. valuesKnown() like bytes;
+/// describes itself as c does (its fqn, else its name); not derived() (a file records its bytes
+/// only). Its content hash is the recipe's ("synthesize", c's name and fqn, dtype, shape).
+std::shared_ptr<const TensorRecipe> synthesizedRecipe(const ir::Constant& c);
+
+/// materializeConstants() without making bytes: every shape-only constant of `g` (and of its
+/// subgraphs) becomes a synthesizedRecipe() constant (same name, fqn and kind), whose values
+/// readers materialise when they need them (exec::materialize; the executor, the quantizer and
+/// the file writers read such values once each, transiently). Passes see the same values as
+/// after materializeConstants() and treat them as known. A derived constant over a shape-only
+/// source gets its values as data, as materializeConstants() gives it. For pipelines that
+/// fix synthesised weights of a large model without holding them (the quantizer).
+void freezeConstants(ir::Graph& g, int threads = 0);
 
 }  // namespace ls::exec

@@ -276,7 +276,7 @@ class GraphWriter {
       auto name = b_.CreateString(c.name);
       auto fqn = c.fqn.empty() ? 0 : b_.CreateSharedString(c.fqn);
       auto shape = b_.CreateVector(c.shape.begin(), size_t(c.shape.rank()));
-      auto recipe = c.recipe ? b_.CreateString(c.recipe->describe()) : 0;
+      auto recipe = c.recipe && c.recipe->derived() ? b_.CreateString(c.recipe->describe()) : 0;
       uint64_t contentHash = c.contentHash;
       if (blob && !c.data) {  // the hash of the bytes written, as the loaded constant holds them
         ir::Constant saved = c;

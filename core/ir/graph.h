@@ -51,8 +51,9 @@ struct Constant {
 
   /// Bytes are held (the file's, or materialised).
   bool hasData() const { return data != nullptr; }
-  /// The values are the file's: bytes are held, or a recipe over sources that all hold bytes.
-  /// False for shape-only constants and recipes over any of them (synthesised values).
+  /// The values are the file's: bytes are held, or a recipe over sources that all hold bytes
+  /// (or whose synthesised values are fixed, exec::freezeConstants). False for shape-only
+  /// constants and recipes over any of them (values synthesised from the current name).
   bool valuesKnown() const;
   int64_t numel() const { return shape.numel(); }
 };
@@ -78,6 +79,10 @@ class ConstantRecipe {
   /// one-input recipe as "<input> -> <label>", others as "<label>(<inputs>)", where an input
   /// is its own recipe's description or its fqn (name when it has none).
   virtual std::string describe() const;
+  /// The values derive from other values (an operation, or a file's record of one). False for
+  /// a source that only fixes how values are made (exec's synthesised-values recipe): a file
+  /// then records no derivation for it.
+  virtual bool derived() const { return true; }
   /// Same operation over inputs with the same content hashes (what equal hashes promise).
   bool sameAs(const ConstantRecipe& o) const;
   /// How an input constant reads in a description.

@@ -119,7 +119,13 @@ const ir::Constant* constantOf(const ir::Graph& g, const ir::Arg& a, NodeId* get
   return c;
 }
 
-exec::Tensor valuesOf(const ir::Constant& c) { return transforms::constantValues(c); }
+/// The values of a weight or bias, made for this read only (not kept in exec::MaterializeCache:
+/// the quantizer reads each once, and a large model's float weights would otherwise stay).
+exec::Tensor valuesOf(const ir::Constant& c) {
+  auto t = exec::materialize(c, exec::Retain::Transient);
+  if (!t) throw std::runtime_error(t.message());
+  return std::move(*t);
+}
 
 ir::Arg dtypeArg(DType t) { return ir::Arg(ir::EnumArg{ir::EnumKind::DType, int32_t(t)}); }
 
@@ -778,7 +784,10 @@ Result<QuantizeReport> quantizeGraph(ir::Graph& g, const QuantizeOptions& o,
     return report;
   }
   if (o.calibrationRuns < 1) return Status::error("quantizer: calibrationRuns must be at least 1");
-  exec::materializeConstants(g);
+  // Synthesised weights are fixed (a later rename must not reseed them) but not made: the
+  // calibration runs, the weight quantisation and the file writers each make a weight when
+  // they read it, so a large shape-only model is never held in float32 all at once.
+  exec::freezeConstants(g);
   passes::PassManager pm;
   pm.pipelineName = kQuantizePipelineName;
   LS_RETURN_IF_ERROR(addTfaPasses(pm, o, report));
@@ -868,7 +877,7 @@ Status annotateCalibrateConvert(ir::Graph& g, const QuantizeOptions& o, Quantize
   };
   // Exact accumulation: the observed ranges (hence every qparam of the INT model) are then the
   // same on every CPU, whichever kernels OpenBLAS picks for float32 (docs/DESIGN.md).
-  exec::Executor ex(exec::ExecOptions{.exactAccumulation = true});
+  exec::Executor ex(exec::ExecOptions{.exactAccumulation = true, .keepConstants = false});
   if (o.progress)
     ex.setProgress([&](size_t done, size_t total) {
       o.progress("quantize: calibration", double(done) / double(std::max<size_t>(total, 1)));

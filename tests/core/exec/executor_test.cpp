@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -13,6 +15,7 @@
 
 #include "core/exec/compare.h"
 #include "core/exec/kernel.h"
+#include "core/exec/materialize.h"
 #include "core/exec/parallel.h"
 #include "core/exec/synth.h"
 #include "support/constants.h"
@@ -212,6 +215,51 @@ TEST(Executor, RunEachErrorsNameTheRunAndTheNode) {
   EXPECT_NE(r.message().find("run 0"), std::string::npos) << r.message();
   EXPECT_NE(r.message().find("'r'"), std::string::npos) << r.message();
   EXPECT_TRUE(ex.runEach(b.g, {})->empty());
+}
+
+TEST(Executor, RunEachMakesEachConstantBeforeItsFirstReaderAndKeepsNoneWhenAskedTo) {
+  // Weights listed first, as exported graphs list their get_attr nodes; frozen synthesised
+  // values (the quantizer's calibration) and one with data.
+  test::GraphBuilder b;
+  std::vector<ValueRef> ws;
+  for (int i = 0; i < 3; ++i) ws.push_back(b.parameter("l" + std::to_string(i) + "_weight", {4, 4}, "l" + std::to_string(i) + ".weight"));
+  auto bias = b.constant("bias", DType::Float32, {4}, {0.5, -0.5, 0.25, 1});
+  auto x = b.input("x", {2, 4});
+  ValueRef h = x;
+  for (int i = 0; i < 3; ++i) h = b.call("aten.linear.default", {h, ws[size_t(i)], bias});
+  b.output({h});
+  freezeConstants(b.g);
+  const std::vector<std::vector<Tensor>> inputs = {{synthesizeInput(b.g.node(x.node).meta(0), 1)},
+                                                    {synthesizeInput(b.g.node(x.node).meta(0), 2)}};
+  MaterializeCache::instance().clear();
+  Executor keep;
+  auto kept = keep.runEach(b.g, inputs);
+  ASSERT_TRUE(kept.isOk()) << kept.message();
+  EXPECT_EQ(keep.constants().size(), 4u);
+
+  MaterializeCache::instance().clear();
+  Executor lean(ExecOptions{.keepConstants = false});
+  std::vector<ir::NodeId> order;  // run 0's observations, in order
+  auto out = lean.runEach(b.g, inputs, [&](size_t run, const ir::Node& n, const std::vector<Tensor>&) {
+    if (run == 0) order.push_back(n.id);
+  });
+  ASSERT_TRUE(out.isOk()) << out.message();
+  for (size_t r = 0; r < inputs.size(); ++r)
+    EXPECT_TRUE(compareOutputs((*out)[r], (*kept)[r], CompareOptions{.rtol = 0, .atol = 0}).equivalent) << r;
+  EXPECT_EQ(lean.constants().size(), 0u);
+  EXPECT_EQ(MaterializeCache::instance().stats().entries, 0u);
+  // Each weight is made right before the linear that reads it (its first reader): observed
+  // after the previous linear, not at the top of the graph where it is listed. The bias,
+  // read by every linear, is made before the first.
+  auto at = [&](ir::NodeId id) { return std::find(order.begin(), order.end(), id) - order.begin(); };
+  const ir::NodeId lin0 = b.g.users(ws[0].node)[0], lin1 = b.g.users(ws[1].node)[0],
+                   lin2 = b.g.users(ws[2].node)[0];
+  EXPECT_LT(at(x.node), at(ws[0].node));
+  EXPECT_EQ(at(ws[0].node) + 2, at(lin0));  // weight, bias, linear
+  EXPECT_EQ(at(bias.node) + 1, at(lin0));
+  EXPECT_EQ(at(ws[1].node) + 1, at(lin1));
+  EXPECT_EQ(at(ws[2].node) + 1, at(lin2));
+  EXPECT_GT(at(ws[1].node), at(lin0));
 }
 
 TEST(WorkerPool, EveryIndexOnceInEveryRoundOnSeveralThreads) {

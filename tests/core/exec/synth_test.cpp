@@ -11,6 +11,7 @@
 #include <numeric>
 
 #include "core/exec/kernel_util.h"
+#include "core/exec/materialize.h"
 #include "core/util/hash.h"
 #include "support/constants.h"
 
@@ -88,6 +89,64 @@ TEST(SynthGenerator, MaterializeIsIndependentOfThreadsAndInterningOrder) {
     without.data.reset();
     EXPECT_TRUE(sameBytes(constantDataView(c), synthesizeConstant(without))) << name;
   }
+}
+
+TEST(SynthGenerator, FreezeFixesWhatMaterializeConstantsGivesWithoutMakingBytes) {
+  auto graph = [] {
+    ir::Graph g;
+    for (int i = 0; i < 4; ++i) {
+      ir::Constant c = shapeOnly("l" + std::to_string(i) + ".weight", {int64_t(8 + 8 * i), 16, 3, 3});
+      c.name = "l" + std::to_string(i) + "_weight";
+      g.setConstant(c);
+    }
+    g.setConstant(shapeOnly("l0.bias", {8}));
+    g.setConstant(shapeOnly("idx", {100}, DType::Int64));
+    ir::Constant perm = recipeConstant(permuteRecipe(shapeOnly("p.weight", {4, 2, 3, 3}), {0, 2, 3, 1}));
+    perm.name = "p_ohwi";
+    g.setConstant(perm);  // derived from a shape-only source: values as data, as materializeConstants
+    return g;
+  };
+  ir::Graph eager = graph(), frozen = graph();
+  materializeConstants(eager);
+  MaterializeCache::instance().clear();
+  freezeConstants(frozen);
+  // Only the derived constant's values were made (materializeConstants' cached read).
+  EXPECT_EQ(MaterializeCache::instance().stats().entries, 1u);
+  ASSERT_EQ(frozen.constants().size(), eager.constants().size());
+  for (const auto& [name, c] : frozen.constants()) {
+    const ir::Constant* e = eager.constant(name);
+    ASSERT_TRUE(e && e->hasData()) << name;
+    EXPECT_TRUE(c.valuesKnown()) << name;  // passes treat them as the file's values, as before
+    if (name == "p_ohwi") {
+      EXPECT_TRUE(c.hasData());
+      EXPECT_TRUE(std::ranges::equal(c.data->bytes, e->data->bytes));
+      continue;
+    }
+    ASSERT_TRUE(c.recipe && !c.hasData()) << name;  // nothing made
+    EXPECT_FALSE(c.recipe->derived()) << name;
+    EXPECT_EQ(c.recipe->describe(), c.fqn) << name;
+    EXPECT_EQ(c.kind, e->kind) << name;
+    auto v = materialize(c, Retain::Transient);
+    ASSERT_TRUE(v.isOk()) << v.message();
+    EXPECT_TRUE(sameBytes(*v, constantDataView(*e))) << name;
+    // A rename (a pass giving the constant another name) keeps the values: the seed is fixed.
+    ir::Constant renamed = c;
+    renamed.name = "renamed_" + name;
+    EXPECT_TRUE(sameBytes(materialize(renamed, Retain::Transient).value(), *v)) << name;
+    // A recipe over it (the quantizer's int8 weight) is known and computes from those values.
+    if (c.dtype == DType::Float32 && c.shape.rank() == 4) {
+      ir::Constant p = recipeConstant(permuteRecipe(c, {0, 2, 3, 1}));
+      EXPECT_TRUE(p.valuesKnown());
+      EXPECT_TRUE(sameBytes(materialize(p, Retain::Transient).value(), permuteTensor(*v, {0, 2, 3, 1}))) << name;
+    }
+  }
+  EXPECT_EQ(MaterializeCache::instance().stats().entries, 1u);  // the reads above kept nothing
+  // Frozen constants are equal exactly when they would synthesise alike (same seed name, fqn,
+  // dtype, shape): the hash is the recipe's.
+  ir::Graph again = graph();
+  freezeConstants(again);
+  EXPECT_EQ(again.constant("l1_weight")->contentHash, frozen.constant("l1_weight")->contentHash);
+  EXPECT_NE(frozen.constant("l1_weight")->contentHash, frozen.constant("l2_weight")->contentHash);
 }
 
 // ---------------------------------------------------------------- distributions
