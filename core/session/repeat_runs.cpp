@@ -8,6 +8,7 @@
 
 #include "core/io/load.h"
 #include "core/io/lsg.h"
+#include "core/backends/arm/tosa/tosa_writer.h"
 #include "core/util/clock.h"
 
 namespace ls::session {
@@ -92,6 +93,34 @@ Result<RunSample> timedRun(const LoweringSession& lowering, ir::Graph g, const s
   s.cacheMisses = outcome->cacheMisses;
   if (outcome->result.failedIndex >= 0) s.failure = outcome->result.failure;
   if (finalGraph) *finalGraph = std::move(outcome->finalGraph);
+  return s;
+}
+
+Result<RunSample> timedE2eRun(const LoweringSession& lowering, const RunInput& input, const std::string& model,
+                              SerializeAs as) {
+  const int64_t t0 = nowNs();
+  auto g = input.load();
+  if (!g) return Status::error(g.message());
+  ir::Graph finalGraph;
+  auto s = timedRun(lowering, std::move(g).value(), model, &finalGraph);
+  if (!s) return s;
+  Status written = Status::ok();
+  int64_t end = 0;
+  if (as == SerializeAs::Tosa) {
+    io::TosaWriteOptions opts;
+    opts.synthesizeMissingData = true;  // as `lower --tosa`
+    opts.integerOnly = lowering.config().profile == passes::Profile::INT;
+    written = io::serializeTosaTo(finalGraph, opts, [&](std::string_view) {
+      end = nowNs();
+      return Status::ok();
+    });
+  } else {
+    auto bytes = io::serializeLsg(finalGraph);
+    if (!bytes) written = bytes.status();
+    end = nowNs();
+  }
+  if (!written) return written;
+  s->e2eNs = (end ? end : nowNs()) - t0;
   return s;
 }
 

@@ -86,6 +86,19 @@ SessionConfig timingConfig(SessionConfig c);
 Result<RunSample> timedRun(const LoweringSession& lowering, ir::Graph g, const std::string& model,
                            ir::Graph* finalGraph = nullptr);
 
+/// What an E2E run writes (`lowerscope-cli bench --serialize`).
+enum class SerializeAs { Lsg, Tosa };
+
+/// The E2E run `lowerscope-cli bench` times, which the app's A/B repeats run too, so that both
+/// measure the same thing (the serialisation between two runs leaves the caches as a user's
+/// load, lower, write leaves them: without it the next run's passes find their caches warmer):
+/// `input` loaded, lowered (timedRun), and the final graph serialised in memory (.tosa as
+/// `lower --tosa` writes it: missing data synthesised, integer-only for the INT profile).
+/// e2eNs runs from the load until the serialised bytes are complete, before anything is
+/// freed. After a failed pass the graph it left is what is serialised.
+Result<RunSample> timedE2eRun(const LoweringSession& lowering, const RunInput& input, const std::string& model,
+                              SerializeAs as = SerializeAs::Lsg);
+
 /// Per-pass total times (scan + run + verify) over the runs of one configuration, by record
 /// index (the pipeline of one configuration is the same in every run). Runs that stopped
 /// early contribute to the passes they reached.

@@ -21,6 +21,10 @@ TEST(Allocator, TheCliAllocatesThroughMimalloc) {
   while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
   ASSERT_EQ(pclose(p), 0) << out;
   EXPECT_NE(out.find("heap stats"), std::string::npos) << out;
+  // The arena reserved at start-up (app/allocator/mimalloc_arena.cpp): 1 GiB of address space.
+  const size_t reserved = out.find("reserved:");
+  ASSERT_NE(reserved, std::string::npos) << out;
+  EXPECT_NE(out.substr(reserved, out.find('\n', reserved) - reserved).find("GiB"), std::string::npos) << out;
 }
 #endif
 

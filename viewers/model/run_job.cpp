@@ -226,10 +226,9 @@ Result<AbRepeats> RunJob::runRepeats(const ir::Graph& source, const std::string&
       sc.quantize = false;
       sessions.emplace_back(sc);
     }
+    // bench's E2E run (load, lower, write .lsg in memory): the same work between two runs.
     auto body = [&](size_t ci, int) -> Result<session::RunSample> {
-      auto g = prepared[ci].load();
-      if (!g) return Status::error(g.message());
-      return session::timedRun(sessions[ci], std::move(g).value(), model);
+      return session::timedE2eRun(sessions[ci], prepared[ci], model);
     };
     auto runs = session::runInterleaved(
         2, opts, body,
