@@ -169,9 +169,10 @@ BenchCommand* addBenchCommand(CLI::App& app) {
   s->add_option("--format", cmd.format, "md, csv or json")->check(CLI::IsMember({"md", "csv", "json"}))->capture_default_str();
   s->add_option("--out", cmd.out, "write the report here (atomically) instead of stdout");
   s->add_option("--serialize", cmd.serialize,
-                "what E2E serialises the lowered graph to (in memory): lsg, or tosa (a TOSA 1.0 flatbuffer; the "
-                "pipeline must lower to pure TOSA)")
-      ->check(CLI::IsMember({"lsg", "tosa"}))
+                "what E2E serialises the lowered graph to (in memory): lsg, tosa (a TOSA 1.0 flatbuffer; the "
+                "pipeline must lower to pure TOSA), or none (E2E = load + lower; runs back to back with nothing "
+                "between them, as a peer's passes in a loop)")
+      ->check(CLI::IsMember({"lsg", "tosa", "none"}))
       ->capture_default_str();
   return &cmd;
 }
@@ -246,7 +247,9 @@ int runBench(const BenchCommand& cmd) {
         if (rep >= cmd.warmup) warmNs.push_back(warm);
       }
       return session::timedE2eRun(sessions[ci], input, models.back(),
-                                  cmd.serialize == "tosa" ? session::SerializeAs::Tosa : session::SerializeAs::Lsg);
+                                  cmd.serialize == "tosa"   ? session::SerializeAs::Tosa
+                                  : cmd.serialize == "none" ? session::SerializeAs::None
+                                                            : session::SerializeAs::Lsg);
     };
     auto runs = session::runInterleaved(
         configs.size(), session::RepeatOptions{cmd.repeat, cmd.warmup}, body, [&](size_t, size_t, size_t ci, int rep) {

@@ -86,8 +86,8 @@ SessionConfig timingConfig(SessionConfig c);
 Result<RunSample> timedRun(const LoweringSession& lowering, ir::Graph g, const std::string& model,
                            ir::Graph* finalGraph = nullptr);
 
-/// What an E2E run writes (`lowerscope-cli bench --serialize`).
-enum class SerializeAs { Lsg, Tosa };
+/// What an E2E run writes (`lowerscope-cli bench --serialize`); None: nothing (load + lower).
+enum class SerializeAs { Lsg, Tosa, None };
 
 /// The E2E run `lowerscope-cli bench` times, which the app's A/B repeats run too, so that both
 /// measure the same thing (the serialisation between two runs leaves the caches as a user's

@@ -22,7 +22,11 @@ node and pass = time / (passes that ran x nodes of the input graph), for both si
 Both sides are measured warm and alike: a Python sample is the mean of --passes passes in a
 process that already ran one pass of each kind; a lowerscope sample is the mean pass-manager
 time of --passes pipeline runs in one CLI process after one unmeasured run (`bench --repeat
-PASSES --warmup 1`, field pm_ms_mean). The figures are the medians of the --repeat samples.
+PASSES --warmup 1 --serialize none`, field pm_ms_mean: each run loads the graph afresh and
+lowers it, with nothing between the runs, as the Python passes run in a loop; bench's default
+E2E writes an .lsg after every run, which for these shape-only weights synthesises and writes
+47 MB and leaves the next run's caches cold). The figures are the medians of the --repeat
+samples.
 
     /usr/bin/python3 tests/bench/python/fx_peer_bench.py --cli build/dev/app/lowerscope-cli \
         --graph assets/graphs/resnet18.fxjson.json --model torchvision:resnet18
@@ -135,7 +139,7 @@ def run_cli(cli, graph, config, runs):
     """Mean pass-manager seconds of `runs` warm pipeline runs (after one unmeasured run), and
     the passes that ran: the same measure as a Python sample's mean over its passes."""
     out = subprocess.run([cli, "bench", graph, "--pipeline", "tosa", "--repeat", str(runs), "--warmup", "1",
-                          "--config", config, "--format", "json"], check=True, capture_output=True, text=True)
+                          "--serialize", "none", "--config", config, "--format", "json"], check=True, capture_output=True, text=True)
     r = json.loads(out.stdout)["results"][0]
     return r["pm_ms_mean"] / 1e3, r["passes_ran"]
 
