@@ -191,6 +191,51 @@ TEST(GraphModel, NestedGraphRefsByNameAndGetAttr) {
 namespace ls::viewmodel {
 namespace {
 
+TEST(GraphModel, GhostsInACrowdedRowMovePastTheBoxWithTheRightmostLeftEdgeOnly) {
+  // A row of 50 boxes 80 wide at x = 0, 100, 200, ... (20 apart: no ghost fits between two),
+  // one box in the row below, and 300 removed nodes that all sat at x = 205: each moves left
+  // past the boxes and the ghosts placed before it, one box width plus the gap at a time, and
+  // the row below is never read. (A DCE step of vit_tiny_deep200 removes 3206 nodes: the old
+  // search, every box of the band per move, took 200 ms there.)
+  graph_layout::Layout shown, compared;
+  auto add = [](graph_layout::Layout& l, ir::NodeId id, float x, float y) {
+    if (l.indexById.size() <= id) l.indexById.resize(id + 1, -1);
+    l.indexById[id] = int32_t(l.nodes.size());
+    graph_layout::NodeBox b;
+    b.id = id, b.x = x, b.y = y, b.w = 80, b.h = 30;
+    l.nodes.push_back(b);
+  };
+  for (ir::NodeId i = 0; i < 50; ++i) add(shown, i, 100.f * float(i), 0);
+  add(shown, 50, 150, 40);
+  std::vector<ir::NodeId> removed;
+  for (ir::NodeId i = 100; i < 400; ++i) {
+    add(compared, i, 205, 0);
+    removed.push_back(i);
+  }
+  const float gap = 16;
+  std::vector<GhostBox> ghosts = placeGhosts(shown, compared, removed, gap);
+  ASSERT_EQ(ghosts.size(), removed.size());
+  for (size_t k = 0; k < ghosts.size(); ++k) {
+    EXPECT_EQ(ghosts[k].id, removed[k]);
+    EXPECT_EQ(ghosts[k].y, 0.f);
+    // Left of box 0 (x = -96), then left of every ghost before it.
+    EXPECT_FLOAT_EQ(ghosts[k].x, -96.f - 96.f * float(k)) << k;
+  }
+  // A ghost that overlaps nothing stays where it was; one overlapping two boxes moves left of
+  // the one whose left edge is rightmost, and no further when that spot is free.
+  graph_layout::Layout sparse;
+  add(sparse, 0, 0, 0);
+  add(sparse, 1, 60, 0);
+  add(sparse, 2, 400, 0);
+  graph_layout::Layout was;
+  add(was, 7, 1000, 0);
+  add(was, 8, 50, 0);
+  std::vector<GhostBox> two = placeGhosts(sparse, was, {7, 8}, gap);
+  ASSERT_EQ(two.size(), 2u);
+  EXPECT_FLOAT_EQ(two[0].x, 1000.f);
+  EXPECT_FLOAT_EQ(two[1].x, -96.f);  // past box 1 (to -36, still on box 0), then past box 0
+}
+
 TEST(GraphModel, GhostsGetTheirOwnSpaceInTheirRowAndKeepTheirLinks) {
   viewmodel::TracePtr run = test::pipelineRun("mobilenet_v2.fxjson.json", "tosa");
   ASSERT_TRUE(run);

@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <unordered_map>
 #include <optional>
 
@@ -218,47 +219,52 @@ DrawDiff prepareDiff(const trace::GraphDiff& d, const ir::Graph& shown) {
 
 std::vector<GhostBox> placeGhosts(const graph_layout::Layout& shown, const graph_layout::Layout& compared,
                                   const std::vector<ir::NodeId>& removed, float gap) {
-  // Occupied rectangles, in the order they were taken (a ghost moves past the first one it
-  // overlaps, in this order), and an index of them by horizontal band of the canvas, so a ghost
-  // is tested only against rectangles of the rows it covers (linear in the boxes, not
-  // boxes x removed nodes).
+  // Occupied rectangles, indexed by horizontal band of the canvas (a band is as high as the
+  // tallest box, so a box lies in at most two) and, within a band, by left edge. A ghost keeps
+  // its row and moves left past the box it overlaps whose left edge is rightmost (the smallest
+  // move), until it overlaps nothing; each look-up reads only the boxes whose left edge lies
+  // within one box width of the ghost, so a run that removes thousands of nodes from a crowded
+  // row costs what its moves cost, not boxes x ghosts x moves.
   struct Span {
     float x0, x1, y0, y1;
   };
   std::vector<Span> taken;
   taken.reserve(shown.nodes.size() + removed.size());
-  float bandH = 1.f;
+  float bandH = 1.f, widest = 0.f;
   for (const graph_layout::NodeBox& b : shown.nodes) bandH = std::max(bandH, b.h);
   const float top = shown.minY;
   auto band = [&](float y) { return int64_t(std::floor((y - top) / bandH)); };
-  std::unordered_map<int64_t, std::vector<uint32_t>> bands;
+  std::unordered_map<int64_t, std::multimap<float, uint32_t>> bands;  // band -> left edge -> span
   auto take = [&](const Span& sp) {
     const auto idx = uint32_t(taken.size());
     taken.push_back(sp);
-    for (int64_t k = band(sp.y0), last = band(sp.y1); k <= last; ++k) bands[k].push_back(idx);
+    widest = std::max(widest, sp.x1 - sp.x0);
+    for (int64_t k = band(sp.y0), last = band(sp.y1); k <= last; ++k) bands[k].emplace(sp.x0, idx);
   };
   for (const graph_layout::NodeBox& b : shown.nodes)
     if (b.w > 0 && b.h > 0) take({b.x, b.x + b.w, b.y, b.y + b.h});
   std::vector<GhostBox> out;
-  std::vector<uint32_t> near;
   for (ir::NodeId id : removed) {
     const graph_layout::NodeBox* b = compared.find(id);
     if (!b || b->w <= 0 || b->h <= 0) continue;
     GhostBox g{id, b->x, b->y, b->w, b->h};
-    near.clear();
-    for (int64_t k = band(g.y), last = band(g.y + g.h); k <= last; ++k)
-      if (auto it = bands.find(k); it != bands.end()) near.insert(near.end(), it->second.begin(), it->second.end());
-    std::sort(near.begin(), near.end());
-    near.erase(std::unique(near.begin(), near.end()), near.end());
-    // Move left past whatever it overlaps, until it overlaps nothing (each step clears one box,
-    // so this ends after at most |near| steps).
-    for (size_t guard = 0; guard <= near.size(); ++guard) {
+    const float pad = gap * 0.5f;
+    for (;;) {
+      // The overlapped box with the rightmost left edge: left edges in (x - pad - widest,
+      // x + w + pad) are the only ones whose box can reach the ghost.
       const Span* hit = nullptr;
-      for (uint32_t i : near) {
-        const Span& sp = taken[i];
-        if (g.x < sp.x1 + gap * 0.5f && g.x + g.w > sp.x0 - gap * 0.5f && g.y < sp.y1 && g.y + g.h > sp.y0) {
-          hit = &sp;
-          break;
+      for (int64_t k = band(g.y), last = band(g.y + g.h); k <= last; ++k) {
+        auto it = bands.find(k);
+        if (it == bands.end()) continue;
+        const std::multimap<float, uint32_t>& row = it->second;
+        for (auto e = row.lower_bound(g.x + g.w + pad); e != row.begin();) {
+          --e;
+          if (e->first <= g.x - pad - widest || (hit && e->first <= hit->x0)) break;
+          const Span& sp = taken[e->second];
+          if (g.x < sp.x1 + pad && g.x + g.w > sp.x0 - pad && g.y < sp.y1 && g.y + g.h > sp.y0) {
+            hit = &sp;
+            break;
+          }
         }
       }
       if (!hit) break;
