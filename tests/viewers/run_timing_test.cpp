@@ -70,63 +70,76 @@ TEST(RunTiming, AppJobPassTimesAgreeWithCliLower) {
   cli.recordTrace = false;
 
   constexpr int kWarmup = 1, kRepeat = 7;
-  std::vector<int64_t> appCpu, cliCpu, appWall, cliWall;
-  std::map<int, std::vector<int64_t>> appPass, cliPass;
-  for (int rep = 0; rep < kWarmup + kRepeat; ++rep) {
-    // Interleaved, and which side goes first alternates, so drift of the machine hits both alike.
-    for (int side = 0; side < 2; ++side) {
-      const bool app = (side + rep) % 2 == 0;
-      PassCpu timer;
-      std::vector<passes::PassRecord> records;
-      if (app) {
-        // The worker's body, with the app's progress reporting.
-        std::mutex mu;
-        RunJob::Progress progress;
-        auto report = [&](size_t i, size_t n, const std::string& name) {
-          std::lock_guard lock(mu);
-          progress.index = i, progress.count = n, progress.passName = name;
-        };
-        RunJob::Outcome o = RunJob::runNow(appSource, "mobilenet_v2", cfg, nullptr, report, {}, {&timer});
-        ASSERT_TRUE(o.trace) << o.trace.message();
-        records = o.trace.value()->records;
-      } else {
-        auto g = io::loadGraphFile(path);
-        ASSERT_TRUE(g) << g.message();
-        session::LoweringSession lowering(cli);
-        session::RunHooks hooks;
-        hooks.instrumentations = {&timer};
-        auto prepared = lowering.prepare(std::move(g).value());
-        ASSERT_TRUE(prepared) << prepared.message();
-        auto out = lowering.run(std::move(*prepared), "mobilenet_v2", hooks);
-        ASSERT_TRUE(out) << out.message();
-        records = out->result.records;
+  // One measurement: "" when every check holds, else what failed. A run of 2-3 ms on a shared
+  // machine is now and then preempted for a whole time slice (4 ms of wall time and no CPU in
+  // one pass, seen at load 4 with a build alongside), which moves one side's wall median:
+  // up to three measurements, one in which every check holds passes (as the A/B test below).
+  auto measure = [&]() -> std::string {
+    std::vector<int64_t> appCpu, cliCpu, appWall, cliWall;
+    std::map<int, std::vector<int64_t>> appPass, cliPass;
+    for (int rep = 0; rep < kWarmup + kRepeat; ++rep) {
+      // Interleaved, and which side goes first alternates, so drift of the machine hits both alike.
+      for (int side = 0; side < 2; ++side) {
+        const bool app = (side + rep) % 2 == 0;
+        PassCpu timer;
+        std::vector<passes::PassRecord> records;
+        if (app) {
+          // The worker's body, with the app's progress reporting.
+          std::mutex mu;
+          RunJob::Progress progress;
+          auto report = [&](size_t i, size_t n, const std::string& name) {
+            std::lock_guard lock(mu);
+            progress.index = i, progress.count = n, progress.passName = name;
+          };
+          RunJob::Outcome o = RunJob::runNow(appSource, "mobilenet_v2", cfg, nullptr, report, {}, {&timer});
+          if (!o.trace) return o.trace.message();
+          records = o.trace.value()->records;
+        } else {
+          auto g = io::loadGraphFile(path);
+          if (!g) return g.message();
+          session::LoweringSession lowering(cli);
+          session::RunHooks hooks;
+          hooks.instrumentations = {&timer};
+          auto prepared = lowering.prepare(std::move(g).value());
+          if (!prepared) return prepared.message();
+          auto out = lowering.run(std::move(*prepared), "mobilenet_v2", hooks);
+          if (!out) return out.message();
+          records = out->result.records;
+        }
+        if (rep < kWarmup) continue;
+        (app ? appCpu : cliCpu).push_back(sumOf(timer.cpu));
+        (app ? appWall : cliWall).push_back(shownTotal(records));
+        for (const auto& [i, v] : timer.cpu) (app ? appPass : cliPass)[i].push_back(v);
       }
-      if (rep < kWarmup) continue;
-      (app ? appCpu : cliCpu).push_back(sumOf(timer.cpu));
-      (app ? appWall : cliWall).push_back(shownTotal(records));
-      for (const auto& [i, v] : timer.cpu) (app ? appPass : cliPass)[i].push_back(v);
     }
+    const double cpuRatio = median(appCpu) / median(cliCpu), wallRatio = median(appWall) / median(cliWall);
+    const std::string summary =
+        fmt::format("pass CPU ms median app {:.2f} cli {:.2f} (ratio {:.3f}); shown pass times ms median app {:.2f} cli {:.2f} "
+                    "(ratio {:.3f})",
+                    median(appCpu) / 1e6, median(cliCpu) / 1e6, cpuRatio, median(appWall) / 1e6, median(cliWall) / 1e6, wallRatio);
+    RecordProperty("summary", summary);
+    std::string why;
+    // CPU time of the passes: the same work within 20% (the issue measured the app at 2-4x).
+    if (cpuRatio <= 1 / 1.2 || cpuRatio >= 1.2) why += " pass CPU ratio outside 1/1.2-1.2;";
+    // Every pass taking at least a tenth of the total: within 50% (short passes are noisier).
+    const double total = median(cliCpu);
+    for (const auto& [i, v] : cliPass) {
+      const double c = median(v), a = median(appPass[i]);
+      if (c < 0.1 * total) continue;
+      if (std::max(a, c) / std::max(1.0, std::min(a, c)) >= 1.5)
+        why += fmt::format(" pass #{}: app {:.3f} ms CPU, cli {:.3f} ms CPU;", i, a / 1e6, c / 1e6);
+    }
+    // The wall times the app shows: within 2x even on a loaded machine.
+    if (wallRatio <= 0.5 || wallRatio >= 2.0) why += " shown wall ratio outside 0.5-2;";
+    return why.empty() ? why : why + " " + summary;
+  };
+  std::string failures;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    const std::string why = measure();
+    if (why.empty()) return;
+    failures += fmt::format("attempt {}:{}\n", attempt + 1, why);
   }
-  const double cpuRatio = median(appCpu) / median(cliCpu), wallRatio = median(appWall) / median(cliWall);
-  const std::string summary =
-      fmt::format("pass CPU ms median app {:.2f} cli {:.2f} (ratio {:.3f}); shown pass times ms median app {:.2f} cli {:.2f} "
-                  "(ratio {:.3f})",
-                  median(appCpu) / 1e6, median(cliCpu) / 1e6, cpuRatio, median(appWall) / 1e6, median(cliWall) / 1e6, wallRatio);
-  RecordProperty("summary", summary);
-  // CPU time of the passes: the same work within 20% (the issue measured the app at 2-4x).
-  EXPECT_GT(cpuRatio, 1 / 1.2) << summary;
-  EXPECT_LT(cpuRatio, 1.2) << summary;
-  // Every pass taking at least a tenth of the total: within 50% (short passes are noisier).
-  const double total = median(cliCpu);
-  for (const auto& [i, v] : cliPass) {
-    const double c = median(v), a = median(appPass[i]);
-    if (c < 0.1 * total) continue;
-    EXPECT_LT(std::max(a, c) / std::max(1.0, std::min(a, c)), 1.5) << "pass #" << i << ": app " << a / 1e6 << " ms CPU, cli "
-                                                                  << c / 1e6 << " ms CPU; " << summary;
-  }
-  // The wall times the app shows: within 2x even on a loaded machine.
-  EXPECT_GT(wallRatio, 0.5) << summary;
-  EXPECT_LT(wallRatio, 2.0) << summary;
+  ADD_FAILURE() << "the app's pass times never agreed with the CLI's:\n" << failures;
 }
 
 /// One row of `lowerscope-cli bench --format csv`.
