@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <unordered_map>
 
 #include "core/backends/arm/tosa/tosa_ops.h"
 #include "core/exec/materialize.h"
@@ -233,9 +234,7 @@ class Checker {
     if (o_.skipNonTosaTypes)
       for (auto [a, x] : bound)
         if (x->known && !isTosaType(x->type)) return checkErrorIf(v, *s, bound);
-    std::vector<const TypeSupport*> candidates;
-    for (const TypeSupport& t : s->support)
-      if (allowed_.count(t.profile) && (!*t.andProfile || allowed_.count(t.andProfile))) candidates.push_back(&t);
+    const std::vector<const TypeSupport*>& candidates = candidatesOf(*s);
     bool typed = false, match = false;
     for (const TypeSupport* t : candidates) {
       bool ok = true;
@@ -268,6 +267,14 @@ class Checker {
   }
 
  private:
+  /// The type combinations of `s` under the allowed profiles (worked out once per operator).
+  const std::vector<const TypeSupport*>& candidatesOf(const OpSpec& s) {
+    auto [it, fresh] = candidates_.try_emplace(&s);
+    if (fresh)
+      for (const TypeSupport& t : s.support)
+        if (allowed_.count(t.profile) && (!*t.andProfile || allowed_.count(t.andProfile))) it->second.push_back(&t);
+    return it->second;
+  }
   static size_t countOf(const OpSpec& s, char c) {
     return size_t(std::count_if(s.args.begin(), s.args.end(), [&](const ArgSpec& a) { return a.category == c; }));
   }
@@ -363,6 +370,7 @@ class Checker {
   const TosaCheckOptions& o_;
   Level lv_;
   std::set<std::string, std::less<>> allowed_;
+  std::unordered_map<const OpSpec*, std::vector<const TypeSupport*>> candidates_;
   std::vector<TosaViolation>& out_;
 };
 
