@@ -266,7 +266,7 @@ void Graph::appendShared(NodePtr p) {
     if (pos.size() <= n.id) pos.resize(n.id + 1, -1);
     pos[n.id] = int32_t(nodes.size());
   }
-  if (NameIndex* names = namesForUpdate()) names->emplace(std::string_view(n.name), n.id);
+  if (NameIndex* names = namesForUpdate()) names->insert(n.name, n.id);
   if (UsersIndex* u = usersForUpdate()) u->addNode(n, true);
   nodes.push_back(std::move(p));
 }
@@ -276,7 +276,7 @@ NodeId Graph::insertAt(size_t pos, Node node) {
   else nextId_ = std::max(nextId_, node.id + 1);
   auto p = std::make_shared<Node>(std::move(node));
   indexAdd(*p);
-  if (NameIndex* names = namesForUpdate()) names->emplace(std::string_view(p->name), p->id);
+  if (NameIndex* names = namesForUpdate()) names->insert(p->name, p->id);
   if (UsersIndex* u = usersForUpdate()) u->addNode(*p, false);
   NodeId id = p->id;
   NodeVector& nodes = nodesForUpdate();
@@ -306,19 +306,34 @@ bool Graph::erase(NodeId id) {
 
 size_t Graph::eraseNodes(const std::unordered_set<NodeId>& ids) {
   if (ids.empty()) return 0;
+  std::vector<uint8_t> byId(nextId_, 0);
+  for (NodeId id : ids)
+    if (id < byId.size()) byId[id] = 1;
+  return eraseMarked(byId);
+}
+
+size_t Graph::eraseNodes(std::span<const NodeId> ids) {
+  if (ids.empty()) return 0;
+  std::vector<uint8_t> byId(nextId_, 0);
+  for (NodeId id : ids)
+    if (id < byId.size()) byId[id] = 1;
+  return eraseMarked(byId);
+}
+
+size_t Graph::eraseMarked(const std::vector<uint8_t>& byId) {
+  auto marked = [&](const NodePtr& p) { return p->id < byId.size() && byId[p->id]; };
   const size_t before = nodes_->size();
   if (usersValid_) ensureUsers();
   UsersIndex* users = usersForUpdate();
   NameIndex* names = namesForUpdate();
   NodeVector& nodes = nodesForUpdate();
   for (const NodePtr& p : nodes)
-    if (ids.count(p->id)) {
+    if (marked(p)) {
       indexRemove(*p);
       if (names) names->erase(std::string_view(p->name));
       if (users) users->removeNode(*p);
     }
-  nodes.erase(std::remove_if(nodes.begin(), nodes.end(), [&](const NodePtr& p) { return ids.count(p->id) > 0; }),
-              nodes.end());
+  nodes.erase(std::remove_if(nodes.begin(), nodes.end(), marked), nodes.end());
   invalidateOrder();
   return before - nodes.size();
 }
@@ -393,11 +408,11 @@ NodeId Graph::findByName(std::string_view name) const {
   if (!byName_) {
     auto names = std::make_shared<NameIndex>();
     names->reserve(nodes_->size());
-    for (const NodePtr& n : *nodes_) names->emplace(std::string_view(n->name), n->id);
+    for (const NodePtr& n : *nodes_) names->insert(n->name, n->id);
     byName_ = std::move(names);
   }
-  auto it = byName_->find(name);
-  return it == byName_->end() ? kInvalidNode : it->second;
+  const NodeId* id = byName_->find(name);
+  return id ? *id : kInvalidNode;
 }
 
 Node& Graph::cow(size_t pos) {
@@ -408,7 +423,7 @@ Node& Graph::cow(size_t pos) {
     // key at the copy before the shared version (which another graph may free) is released.
     if (NameIndex* names = namesForUpdate()) {
       names->erase(std::string_view(p->name));
-      names->emplace(std::string_view(copy->name), copy->id);
+      names->insert(copy->name, copy->id);
     }
     p = std::move(copy);
   }
@@ -438,7 +453,7 @@ void Graph::rename(NodeId id, std::string name) {
   NameIndex* names = namesForUpdate();
   if (names) names->erase(std::string_view(n.name));
   n.name = std::move(name);
-  if (names) names->emplace(std::string_view(n.name), n.id);
+  if (names) names->insert(n.name, n.id);
 }
 
 const TensorMeta& Graph::meta(ValueRef r) const {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/ir/node.h"
+#include "core/util/flat_view_map.h"
 #include "core/util/status.h"
 
 namespace ls::ir {
@@ -185,6 +186,7 @@ class Graph {
   bool erase(NodeId id);
   /// Erases every node of `ids` in one sweep (linear in the graph, unlike repeated erase()).
   size_t eraseNodes(const std::unordered_set<NodeId>& ids);
+  size_t eraseNodes(std::span<const NodeId> ids);
   /// Removes all nodes, constants and subgraphs.
   void clear();
   /// A graph with this graph's constants, store, subgraphs (deep), name and id counter, but no
@@ -251,7 +253,7 @@ class Graph {
   explicit Graph(Shell);  // no nodes, constants or store: shellCopy fills them in
   using NodeVector = std::vector<NodePtr>;
   using OpIndex = std::vector<std::vector<NodeId>>;
-  using NameIndex = std::unordered_map<std::string_view, NodeId>;
+  using NameIndex = FlatViewMap<NodeId>;
   /// The storage for an edit, copied first when another graph shares it.
   NodeVector& nodesForUpdate();
   OpIndex& opsForUpdate();
@@ -260,6 +262,8 @@ class Graph {
   /// dropped here: this graph rebuilds its own at its next lookup).
   NameIndex* namesForUpdate() const;
 
+  /// eraseNodes over a mark per node id (1: erase).
+  size_t eraseMarked(const std::vector<uint8_t>& byId);
   void indexAdd(const Node& n);
   void indexRemove(const Node& n);
   void invalidateOrder() { posValid_ = false; }

@@ -4,7 +4,8 @@
 #include <deque>
 #include <mutex>
 #include <shared_mutex>
-#include <unordered_map>
+
+#include "core/util/flat_view_map.h"
 
 namespace ls::ir {
 namespace {
@@ -12,7 +13,7 @@ namespace {
 struct Table {
   std::shared_mutex mu;
   std::deque<std::string> names{std::string()};
-  std::unordered_map<std::string_view, OpId> ids;
+  FlatViewMap<OpId> ids;  // views into `names`
 };
 
 Table& table() {
@@ -26,23 +27,21 @@ OpId internOp(std::string_view name) {
   Table& t = table();
   {
     std::shared_lock lock(t.mu);
-    auto it = t.ids.find(name);
-    if (it != t.ids.end()) return it->second;
+    if (const OpId* id = t.ids.find(name)) return *id;
   }
   std::unique_lock lock(t.mu);
-  auto it = t.ids.find(name);
-  if (it != t.ids.end()) return it->second;
+  if (const OpId* id = t.ids.find(name)) return *id;
   t.names.emplace_back(name);
   OpId id = OpId(t.names.size() - 1);
-  t.ids.emplace(std::string_view(t.names.back()), id);
+  t.ids.insert(t.names.back(), id);
   return id;
 }
 
 OpId findOp(std::string_view name) {
   Table& t = table();
   std::shared_lock lock(t.mu);
-  auto it = t.ids.find(name);
-  return it == t.ids.end() ? kNoOp : it->second;
+  const OpId* id = t.ids.find(name);
+  return id ? *id : kNoOp;
 }
 
 const std::string& opName(OpId id) {

@@ -1,6 +1,8 @@
 // GraphEditor: in-place edits with provenance and a downstream metadata refresh.
 #include "core/passes/editor.h"
 
+#include "core/util/flat_view_map.h"
+
 #include <fmt/format.h>
 
 #include <unordered_map>
@@ -157,31 +159,40 @@ Status GraphEditor::erase(ir::NodeId id) {
 
 size_t GraphEditor::eliminateDeadCode() {
   size_t removed = 0;
-  bool again = true;
-  while (again) {
-    again = false;
-    std::vector<ir::NodeId> dead;
+  std::vector<uint8_t> read;
+  std::vector<ir::NodeId> dead;
+  for (;;) {
+    // Dead: a call or get_attr no node reads (one sweep marks what is read; no users index).
+    read.assign(g_.nextId(), 0);
+    for (const ir::NodePtr& p : g_.nodes())
+      p->forEachInput([&](const ir::ValueRef& r) {
+        if (r.node < read.size()) read[r.node] = 1;
+      });
+    dead.clear();
     for (size_t i = g_.size(); i-- > 0;) {
       const ir::Node& n = g_.at(i);
       if (n.kind != ir::NodeKind::Call && n.kind != ir::NodeKind::GetAttr) continue;
-      if (g_.users(n.id).empty()) dead.push_back(n.id);
+      if (!read[n.id]) dead.push_back(n.id);
     }
     if (dead.empty()) break;  // nothing to erase: no constant readers to count
-    // get_attr readers per constant, counted once per round (not one scan per dead node).
-    std::unordered_map<std::string_view, int> readers;
-    for (const ir::NodePtr& p : g_.nodes())
-      if (p->kind == ir::NodeKind::GetAttr) ++readers[p->target];
+    // get_attr readers of the dead get_attrs' constants, counted once per round.
+    FlatViewMap<int> readers;
+    for (ir::NodeId id : dead)
+      if (const ir::Node& n = g_.node(id); n.kind == ir::NodeKind::GetAttr) readers.insert(n.target, 0);
+    if (!readers.empty())
+      for (const ir::NodePtr& p : g_.nodes())
+        if (p->kind == ir::NodeKind::GetAttr)
+          if (int* c = readers.find(p->target)) ++*c;
     std::vector<std::string> deadConstants;
     for (ir::NodeId id : dead) {
       const ir::Node& n = g_.node(id);
-      if (n.kind == ir::NodeKind::GetAttr && --readers[n.target] == 0) deadConstants.push_back(n.target);
+      if (n.kind == ir::NodeKind::GetAttr && --*readers.find(n.target) == 0) deadConstants.push_back(n.target);
     }
-    std::unordered_set<ir::NodeId> gone(dead.begin(), dead.end());
     for (ir::NodeId id : dead) touched_.erase(id);
-    const size_t n = g_.eraseNodes(gone);
+    const size_t n = g_.eraseNodes(std::span<const ir::NodeId>(dead));
     removed += n;
-    again = n > 0;
     for (const std::string& c : deadConstants) g_.eraseConstant(c);
+    if (n == 0) break;
   }
   if (removed) changed_ = true;
   return removed;

@@ -7,17 +7,14 @@
 
 #include <fmt/format.h>
 
-#include <unordered_set>
+#include <charconv>
+#include <deque>
+
+#include "core/util/flat_view_map.h"
 
 namespace ls::passes {
 
 namespace {
-// Hashes a string and a view of it alike (lookups by view without a copy).
-struct NameHash {
-  using is_transparent = void;
-  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-};
-
 enum State : uint8_t { kSame = 0, kMetaChanged = 1, kReplaced = 2, kReplacedMetaChanged = 3 };
 
 std::string defaultHint(std::string_view op) {
@@ -45,15 +42,17 @@ class RetraceEngine {
       const ir::Node& n = *p;
       if (ctx_.cancel && ctx_.cancel->load(std::memory_order_relaxed)) return Status::error("cancelled");
       int inState = 0;  // 0 untouched inputs, 1 rewire only, 2 re-infer
-      n.forEachInput([&](const ir::ValueRef& r) {
-        uint8_t s = r.node < state_.size() ? state_[r.node] : uint8_t(kSame);
-        if (s == kMetaChanged || s == kReplacedMetaChanged) inState = 2;
-        else if (s == kReplaced && inState < 1) inState = 1;
-      });
+      // Until something changed every state is kSame: no input to look at.
+      if (changed_)
+        n.forEachInput([&](const ir::ValueRef& r) {
+          uint8_t s = r.node < state_.size() ? state_[r.node] : uint8_t(kSame);
+          if (s == kMetaChanged || s == kReplacedMetaChanged) inState = 2;
+          else if (s == kReplaced && inState < 1) inState = 1;
+        });
       const bool hot = pass_ && n.kind == ir::NodeKind::Call && pass_->isTargeted(n.op) &&
                        !n.hasFlag(ir::kFlagOpaque) && pass_->allowedToTransform(n);
       if (!hot) {
-        if (n.kind == ir::NodeKind::Call && n.op == getitem_ && !n.args.empty() && n.args[0].ref()) {
+        if (changed_ && n.kind == ir::NodeKind::Call && n.op == getitem_ && !n.args.empty() && n.args[0].ref()) {
           ir::NodeId prod = n.args[0].ref()->node;
           if (prod < state_.size() && (state_[prod] == kReplaced || state_[prod] == kReplacedMetaChanged)) {
             materializePrefix();
@@ -179,20 +178,20 @@ class RetraceEngine {
   /// keep theirs) and the ones handed out here, so those two are checked: the graph being
   /// built needs no name index of its own.
   bool nameTaken(std::string_view name) const {
-    return src_.findByName(name) != ir::kInvalidNode || emittedNames_.count(name) > 0;
+    return src_.findByName(name) != ir::kInvalidNode || emittedNames_.contains(name);
   }
   std::string freshName(std::string_view base) {
-    std::string b(base);
-    if (!nameTaken(b)) return *emittedNames_.insert(std::move(b)).first;
+    if (!nameTaken(base)) return remember(std::string(base));
     // Resume from the last suffix handed out for this base: a pass emitting thousands of
     // nodes with one hint stays linear.
-    size_t& next = nextSuffix_[b];
-    for (size_t i = std::max<size_t>(next, 1);; ++i) {
-      std::string c = fmt::format("{}_{}", b, i);
+    size_t* next = nextSuffix_.find(base);
+    if (!next) next = &nextSuffix_.findOrInsert(keep(std::string(base)), 1);
+    std::string c;
+    for (size_t i = std::max<size_t>(*next, 1);; ++i) {
+      suffixed(base, i, c);
       if (!nameTaken(c)) {
-        next = i + 1;
-        emittedNames_.insert(c);
-        return c;
+        *next = i + 1;
+        return remember(std::move(c));
       }
     }
   }
@@ -217,12 +216,15 @@ class RetraceEngine {
 
   ir::ValueRef addConstant(const ir::Node& origin, ir::Constant c, std::string_view hint) {
     std::string name = freshName(hint.empty() ? "const" : hint);
-    if (out_.constant(name) || src_.constant(name)) {
+    // A constant of either graph (one map while no constant was added yet) takes the name.
+    auto constantTaken = [&](std::string_view n) {
+      return out_.constant(n) || (&out_.constants() != &src_.constants() && src_.constant(n));
+    };
+    if (constantTaken(name)) {
       for (size_t i = 1;; ++i) {
         std::string cand = fmt::format("{}_c{}", name, i);
-        if (!out_.constant(cand) && !src_.constant(cand) && !nameTaken(cand)) {
-          name = cand;
-          emittedNames_.insert(cand);
+        if (!constantTaken(cand) && !nameTaken(cand)) {
+          name = remember(std::move(cand));
           break;
         }
       }
@@ -243,6 +245,23 @@ class RetraceEngine {
   }
 
  private:
+  /// Stores `s` for the lifetime of the engine and returns a view of it.
+  std::string_view keep(std::string s) { return nameStore_.emplace_back(std::move(s)); }
+  /// Records `name` as handed out and returns it.
+  std::string remember(std::string name) {
+    emittedNames_.insert(keep(name), 1);
+    return name;
+  }
+  /// out = "<base>_<i>" (what fmt "{}_{}" gives), reusing out's buffer.
+  static void suffixed(std::string_view base, size_t i, std::string& out) {
+    char digits[24];
+    auto [end, ec] = std::to_chars(digits, digits + sizeof digits, i);
+    (void)ec;
+    out.assign(base);
+    out += '_';
+    out.append(digits, end);
+  }
+
   Status mapRef(ir::ValueRef& r, const ir::Node& user) {
     if (r.node >= state_.size()) return Status::ok();  // refers to a node created in this retrace
     uint8_t s = state_[r.node];
@@ -303,9 +322,12 @@ class RetraceEngine {
   ir::OpId getitem_;
   std::vector<uint8_t> state_;
   std::unordered_map<ir::NodeId, std::vector<ir::ValueRef>> repl_;
-  std::unordered_map<std::string, size_t> nextSuffix_;
-  /// Names given to nodes of this retrace (freshName), looked up by view.
-  std::unordered_set<std::string, NameHash, std::equal_to<>> emittedNames_;
+  /// Owns the characters of emittedNames_'s and nextSuffix_'s keys (a deque never moves them).
+  std::deque<std::string> nameStore_;
+  /// Next suffix to try per base name (freshName).
+  FlatViewMap<size_t> nextSuffix_;
+  /// Names given to nodes of this retrace (freshName).
+  FlatViewMap<uint8_t> emittedNames_;
   bool changed_ = false;
   bool sharingPrefix_ = true;  // out_ is src_'s first prefix_ nodes, not yet appended
   size_t prefix_ = 0;

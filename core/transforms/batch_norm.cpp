@@ -43,7 +43,7 @@ const std::vector<std::string> kBatchNormOps = {"aten.native_batch_norm.default"
 }  // namespace
 
 Result<std::optional<EvalBatchNorm>> matchEvalBatchNorm(const ir::Graph& g, const ir::Node& n,
-                                                        const BatchNormOptions& o) {
+                                                        const BatchNormOptions& o, bool scaleShift) {
   static const ir::OpId kLegit = ir::internOp("aten._native_batch_norm_legit_no_training.default");
   static const ir::OpId kLegacy = ir::internOp("aten.native_batch_norm.default");
   static const ir::OpId kGetitem = ir::internOp("operator.getitem");
@@ -70,15 +70,16 @@ Result<std::optional<EvalBatchNorm>> matchEvalBatchNorm(const ir::Graph& g, cons
   for (int i = 0; i < 4; ++i) {
     const ir::Arg& a = ops::schemaArg(n, i + 1);
     if (a.isNone()) {
-      v[i].assign(size_t(C), defaults[i]);
+      if (scaleShift) v[i].assign(size_t(C), defaults[i]);
       continue;
     }
     const ir::Constant* c = a.ref() ? constantBehind(g, *a.ref()) : nullptr;
     if (!c || c->numel() != C) return none;
-    v[i] = constantValues(*c).toDoubles();
+    if (scaleShift) v[i] = constantValues(*c).toDoubles();
   }
   EvalBatchNorm m;
   m.bn = n.id;
+  m.channels = C;
   m.input = *in;
   for (ir::NodeId u : g.users(n.id)) {
     const ir::Node& un = g.node(u);
@@ -90,7 +91,7 @@ Result<std::optional<EvalBatchNorm>> matchEvalBatchNorm(const ir::Graph& g, cons
   m.eps = *eps;
   for (int i = 0; i < 4; ++i)
     if (const ir::ValueRef* r = ops::schemaArg(n, i + 1).ref()) m.params[size_t(i)] = *constantBehind(g, *r);
-  batchNormScaleShift(v, m.eps, m.scale, m.shift);
+  if (scaleShift) batchNormScaleShift(v, m.eps, m.scale, m.shift);
   return std::optional<EvalBatchNorm>(std::move(m));
 }
 
@@ -200,7 +201,7 @@ class FoldBatchNormRecipe : public exec::TensorRecipe {
 
 std::shared_ptr<const exec::TensorRecipe> foldBatchNormRecipe(bool weight, const ir::Constant* target,
                                                               const EvalBatchNorm& m, ir::DType dtype) {
-  ir::Shape shape = weight ? target->shape : ir::Shape{int64_t(m.scale.size())};
+  ir::Shape shape = weight ? target->shape : ir::Shape{m.channels};
   return std::make_shared<FoldBatchNormRecipe>(weight, target, m, dtype, std::move(shape));
 }
 
@@ -221,7 +222,8 @@ Status FuseBatchNormPass::transform(passes::GraphEditor& ed) {
   static const ir::OpId kLinear = ir::internOp("aten.linear.default");
   ir::Graph& g = ed.graph();
   for (ir::NodeId id : batchNormsInOrder(g, targetOps())) {
-    LS_ASSIGN_OR_RETURN(m, matchEvalBatchNorm(g, g.node(id), opts_));
+    // The fold is a recipe: the match alone, not the statistics' values.
+    LS_ASSIGN_OR_RETURN(m, matchEvalBatchNorm(g, g.node(id), opts_, false));
     if (!m) continue;
     const ir::Node* p = g.find(m->input.node);
     auto keep = [&] { bump(kept_); };
@@ -242,7 +244,7 @@ Status FuseBatchNormPass::transform(passes::GraphEditor& ed) {
         continue;
       }
     }
-    const int64_t C = int64_t(m->scale.size());
+    const int64_t C = m->channels;
     const ir::Constant* wc = p->args.size() > 1 && p->args[1].ref() ? constantBehind(g, *p->args[1].ref()) : nullptr;
     if (!wc || wc->shape.rank() < 1 || wc->shape[0] != C || !supportedDtype(wc->dtype, opts_)) {
       keep();

@@ -42,6 +42,8 @@ struct EvalBatchNorm {
   ir::NodeId bn = ir::kInvalidNode;
   ir::ValueRef input;
   std::vector<ir::NodeId> getitems;  ///< getitem(bn, 0) nodes
+  int64_t channels = 0;              ///< C: dim 1 of the input
+  /// Per channel (`channels` values each); empty when matched without them (matchEvalBatchNorm).
   std::vector<double> scale, shift;
   double eps = 0;
   /// The batch norm's weight, bias, running mean and running var constants (none: 1, 0, 0, 1).
@@ -65,9 +67,11 @@ std::shared_ptr<const exec::TensorRecipe> foldBatchNormRecipe(bool weight, const
                                                               const EvalBatchNorm& m, ir::DType dtype);
 
 /// `n` as an EvalBatchNorm under `o`; nullopt when it is not one (or must stay), an error for a
-/// training-mode batch norm when o.rejectTraining.
+/// training-mode batch norm when o.rejectTraining. `scaleShift`: also compute scale and shift
+/// from the statistics' values (false: the match alone, which reads no constant's values; a
+/// fold recipe needs only the match).
 Result<std::optional<EvalBatchNorm>> matchEvalBatchNorm(const ir::Graph& g, const ir::Node& n,
-                                                        const BatchNormOptions& o);
+                                                        const BatchNormOptions& o, bool scaleShift = true);
 
 /// conv (not transposed) / linear -> eval batch norm: the producer's weight and bias become
 /// W * scale and b * scale + shift per output channel (new constants "<producer>_fused_weight"

@@ -18,16 +18,23 @@ using ir::NodeId;
 
 namespace {
 /// (dtype, shape) key of a constant: the cheap pre-check.
+/// dtype and shape as a grouping key (raw bytes: dtype, then each dim).
 std::string metaKey(const ir::Constant& c) {
-  std::string k = fmt::format("{}:", int(c.dtype));
-  for (int64_t d : c.shape.dims()) k += fmt::format("{},", d);
+  std::string k(1, char(c.dtype));
+  for (int64_t d : c.shape.dims()) k.append(reinterpret_cast<const char*>(&d), sizeof d);
   return k;
 }
 
-std::vector<NodeId> constantNodes(const ir::Graph& g) {
-  std::vector<NodeId> v;
+/// A get_attr node and its constant (looked up once).
+struct ConstantNode {
+  NodeId id;
+  const ir::Constant* c;
+};
+std::vector<ConstantNode> constantNodes(const ir::Graph& g) {
+  std::vector<ConstantNode> v;
   for (const ir::NodePtr& p : g.nodes())
-    if (p->kind == ir::NodeKind::GetAttr && g.constant(p->target)) v.push_back(p->id);
+    if (p->kind == ir::NodeKind::GetAttr)
+      if (const ir::Constant* c = g.constant(p->target)) v.push_back({p->id, c});
   return v;
 }
 }  // namespace
@@ -42,15 +49,15 @@ FuseEqualPlaceholdersPass::FuseEqualPlaceholdersPass()
 
 passes::ShouldRun FuseEqualPlaceholdersPass::shouldRunImpl(const ir::Graph& g, const passes::PassContext&) const {
   std::map<std::string, int> seen;
-  for (NodeId id : constantNodes(g))
-    if (++seen[metaKey(*g.constant(g.node(id).target))] == 2) return passes::ShouldRun::yes();
+  for (const ConstantNode& cn : constantNodes(g))
+    if (++seen[metaKey(*cn.c)] == 2) return passes::ShouldRun::yes();
   return passes::ShouldRun::no(passes::SkipReason::Precondition, "no two constants share dtype and shape");
 }
 
 Status FuseEqualPlaceholdersPass::transform(passes::GraphEditor& ed) {
   ir::Graph& g = ed.graph();
-  std::map<std::string, std::vector<NodeId>> byMeta;
-  for (NodeId id : constantNodes(g)) byMeta[metaKey(*g.constant(g.node(id).target))].push_back(id);
+  std::map<std::string, std::vector<ConstantNode>> byMeta;
+  for (const ConstantNode& cn : constantNodes(g)) byMeta[metaKey(*cn.c)].push_back(cn);
   // duplicate -> keeper (the first in graph order, so it dominates every use)
   std::unordered_map<NodeId, NodeId> into;
   for (auto& [key, ids] : byMeta) {
@@ -58,27 +65,25 @@ Status FuseEqualPlaceholdersPass::transform(passes::GraphEditor& ed) {
     // Content: the constant's content hash (bytes for data; the recipe's for derived
     // constants; name-derived for shape-only constants, whose synthesised values differ by
     // name), confirmed byte by byte for data and operation by operation for recipes.
-    std::map<uint64_t, std::vector<NodeId>> byHash;
-    for (NodeId id : ids) byHash[g.constant(g.node(id).target)->contentHash].push_back(id);
+    std::map<uint64_t, std::vector<ConstantNode>> byHash;
+    for (const ConstantNode& cn : ids) byHash[cn.c->contentHash].push_back(cn);
     for (auto& [h, same] : byHash) {
       if (same.size() < 2) continue;
-      std::vector<NodeId> keepers;
+      std::vector<ConstantNode> keepers;
       bool grouped = false;
-      for (NodeId id : same) {  // `ids` are in graph order
-        const ir::Constant* c = g.constant(g.node(id).target);
+      for (const ConstantNode& cn : same) {  // `ids` are in graph order
         NodeId to = ir::kInvalidNode;
-        for (NodeId k : keepers) {
-          const ir::Constant* kc = g.constant(g.node(k).target);
-          if (ir::sameContent(*c, *kc)) {
-            to = k;
+        for (const ConstantNode& k : keepers) {
+          if (ir::sameContent(*cn.c, *k.c)) {
+            to = k.id;
             break;
           }
         }
         if (to == ir::kInvalidNode) {
-          keepers.push_back(id);
+          keepers.push_back(cn);
           continue;
         }
-        into[id] = to;
+        into[cn.id] = to;
         bump(merged_);
         if (!grouped) bump(groups_);
         grouped = true;

@@ -3,7 +3,9 @@
 // propagation) and PropagateTransposesPass (the tosa-permute strategy's sinking).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
+#include <unordered_map>
 #include <set>
 
 #include "core/backends/arm/arm_passes.h"
@@ -40,7 +42,8 @@ struct AgnosticInfo {
 };
 
 AgnosticInfo agnostic(ir::OpId op) {
-  static const std::map<std::string, AgnosticInfo> table = [] {
+  // Keyed by interned op id (built once from the names below).
+  static const std::unordered_map<ir::OpId, AgnosticInfo> table = [] {
     std::map<std::string, AgnosticInfo> t;
     for (const char* u : {"CLAMP", "SIGMOID", "TANH", "ERF", "EXP", "LOG", "RECIPROCAL", "RSQRT", "ABS", "CEIL", "FLOOR",
                           "SIN", "COS", "LOGICAL_NOT", "NEGATE", "RESCALE", "TABLE", "CAST", "IDENTITY"})
@@ -55,9 +58,11 @@ AgnosticInfo agnostic(ir::OpId op) {
     t["tosa.SLICE"] = {Agn::ShapeArgs, {0}, {1, 2}, false};
     t["tosa.TILE"] = {Agn::ShapeArgs, {0}, {1}, false};
     t["tosa.PAD"] = {Agn::ShapeArgs, {0}, {1}, true};
-    return t;
+    std::unordered_map<ir::OpId, AgnosticInfo> byId;
+    for (const auto& [name, info] : t) byId.emplace(ir::internOp(name), info);
+    return byId;
   }();
-  auto it = table.find(ir::opName(op));
+  auto it = table.find(op);
   return it == table.end() ? AgnosticInfo{} : it->second;
 }
 
@@ -267,9 +272,10 @@ Status ToTosaMemoryFormatPass::transform(passes::GraphEditor& ed) {
   for (const ir::NodePtr& p : g.nodes()) order.push_back(p->id);
   size_t constCount = 0;
   auto isNhwcProducer = [&](const ir::Node& n) {
-    static const std::set<std::string> ops = {"tosa.CONV2D", "tosa.DEPTHWISE_CONV2D", "tosa.TRANSPOSE_CONV2D",
-                                              "tosa.MAX_POOL2D", "tosa.AVG_POOL2D", "tosa.RESIZE"};
-    return n.isCall() && ops.count(ir::opName(n.op));
+    static const ir::OpId ops[] = {ir::internOp("tosa.CONV2D"),     ir::internOp("tosa.DEPTHWISE_CONV2D"),
+                                   ir::internOp("tosa.TRANSPOSE_CONV2D"), ir::internOp("tosa.MAX_POOL2D"),
+                                   ir::internOp("tosa.AVG_POOL2D"), ir::internOp("tosa.RESIZE")};
+    return n.isCall() && std::find(std::begin(ops), std::end(ops), n.op) != std::end(ops);
   };
   for (NodeId id : order) {
     if (!g.contains(id)) continue;

@@ -71,6 +71,34 @@ TEST(BatchNorm, MatchGivesScaleAndShift) {
   EXPECT_FALSE(none->has_value());
 }
 
+TEST(BatchNorm, MatchWithoutScaleShiftReadsNoValuesAndGivesTheSameRecipes) {
+  BnGraph r = bnGraph("conv");
+  auto full = matchEvalBatchNorm(r.b.g, r.b.g.node(r.bn.node), {});
+  auto bare = matchEvalBatchNorm(r.b.g, r.b.g.node(r.bn.node), {}, false);
+  ASSERT_TRUE(full.isOk() && full->has_value());
+  ASSERT_TRUE(bare.isOk() && bare->has_value());
+  EXPECT_EQ((*bare)->channels, 4);
+  EXPECT_EQ((*full)->channels, 4);
+  EXPECT_TRUE((*bare)->scale.empty());
+  EXPECT_TRUE((*bare)->shift.empty());
+  EXPECT_EQ((*bare)->getitems, (*full)->getitems);
+  EXPECT_EQ((*bare)->eps, (*full)->eps);
+  // The fold recipes (what FuseBatchNormPass builds from the bare match) are the same.
+  const ir::Constant* w = r.b.g.constant("conv_w");
+  ASSERT_NE(w, nullptr);
+  for (bool weight : {true, false}) {
+    const ir::Constant* target = weight ? w : nullptr;
+    EXPECT_EQ(foldBatchNormRecipe(weight, target, **bare, ir::DType::Float32)->hash(),
+              foldBatchNormRecipe(weight, target, **full, ir::DType::Float32)->hash());
+    EXPECT_EQ(foldBatchNormRecipe(weight, target, **bare, ir::DType::Float32)->shape(),
+              foldBatchNormRecipe(weight, target, **full, ir::DType::Float32)->shape());
+  }
+  // Not a batch norm: no match either way.
+  auto none = matchEvalBatchNorm(r.b.g, r.b.g.node(r.producer.node), {}, false);
+  ASSERT_TRUE(none.isOk());
+  EXPECT_FALSE(none->has_value());
+}
+
 TEST(BatchNorm, FoldsIntoConvKeepingItsId) {
   BnGraph r = bnGraph("conv");
   const ir::Graph before = r.b.g;

@@ -7,9 +7,11 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <charconv>
 #include <map>
 #include <optional>
 #include <set>
+#include <unordered_map>
 
 #include "core/backends/arm/tosa/tosa_ops.h"
 #include "core/exec/materialize.h"
@@ -127,24 +129,20 @@ bool isTosaType(const std::string& t) {
   return types.count(t) > 0;
 }
 
-std::set<std::string> allowedProfiles(const TosaCheckOptions& o) {
-  std::set<std::string> s{"PRO-INT"};
+std::set<std::string, std::less<>> allowedProfiles(const TosaCheckOptions& o) {
+  std::set<std::string, std::less<>> s{"PRO-INT"};
   if (o.profile == TosaCheckOptions::Profile::Fp) s.insert("PRO-FP");
   for (const std::string& e : o.extensions) s.insert(e);
   return s;
 }
 
-int64_t rankLimit(const char* expr, const Level& lv) {
-  std::string e(expr);
+int64_t rankLimit(std::string_view e, const Level& lv) {
   if (e == "MAX_RANK") return lv.maxRank;
   if (e == "MAX_RANK - 1") return lv.maxRank - 1;
   if (e == "MAX_RANK - 2") return lv.maxRank - 2;
-  if (e == "-" || e.empty()) return -1;
-  try {
-    return std::stoll(e);
-  } catch (...) {
-    return -1;
-  }
+  int64_t v = -1;  // "-", empty or not a number: no limit
+  std::from_chars(e.data(), e.data() + e.size(), v);
+  return v;
 }
 
 std::string describeTypes(const OpSpec& s, const TypeSupport& t) {
@@ -158,9 +156,9 @@ std::string describeTypes(const OpSpec& s, const TypeSupport& t) {
 
 /// The element type an argument expects under `t` (and the operator's attributes), or "" when
 /// the tables leave it open.
-std::string expected(const ArgSpec& a, const TypeSupport& t, const std::map<std::string, std::vector<int64_t>>& attrs) {
-  static const std::set<std::string> concrete = {"bool_t", "i8_t", "i16_t", "i32_t", "i48_t", "fp16_t", "bf16_t", "fp32_t"};
-  std::string e = a.elem;
+std::string_view expected(const ArgSpec& a, const TypeSupport& t, const std::map<std::string, std::vector<int64_t>>& attrs) {
+  static constexpr std::string_view concrete[] = {"bool_t", "i8_t", "i16_t", "i32_t", "i48_t", "fp16_t", "bf16_t", "fp32_t"};
+  const std::string_view e = a.elem;
   if (e == "-" || e.empty()) return "";
   for (auto [var, type] : t.types)
     if (e == var) return type;
@@ -168,7 +166,7 @@ std::string expected(const ArgSpec& a, const TypeSupport& t, const std::map<std:
     auto it = attrs.find("scale32");
     return it != attrs.end() && !it->second.empty() && it->second[0] ? "i32_t" : "i16_t";
   }
-  return concrete.count(e) ? e : "";  // a concrete type (RESCALE shift: i8_t); other variables are open
+  return std::find(std::begin(concrete), std::end(concrete), e) != std::end(concrete) ? e : "";  // a concrete type (RESCALE shift: i8_t); other variables are open
 }
 
 class Checker {
@@ -185,7 +183,7 @@ class Checker {
     bool list = false;
     for (const ArgSpec& a : s->args) {
       if (a.category == 'i') {
-        if (std::string(a.type) == "tensor_list_t") {
+        if (std::string_view(a.type) == "tensor_list_t") {
           list = true;
           if (int64_t(v.inputs.size() - in) > lv_.maxTensorListSize)
             add(v, fmt::format("{} tensors in the list '{}', level {} allows at most {} (MAX_TENSOR_LIST_SIZE)",
@@ -209,7 +207,7 @@ class Checker {
     // Ranks, sizes and shape operands.
     for (auto [a, x] : bound) {
       if (!x->known) continue;
-      if (std::string(a->type) == "shape_t") {
+      if (std::string_view(a->type) == "shape_t") {
         if (x->type != "shape_t")
           add(v, fmt::format("'{}' must be a shape (CONST_SHAPE), got a {} tensor", a->name, x->type));
         continue;
@@ -236,15 +234,13 @@ class Checker {
     if (o_.skipNonTosaTypes)
       for (auto [a, x] : bound)
         if (x->known && !isTosaType(x->type)) return checkErrorIf(v, *s, bound);
-    std::vector<const TypeSupport*> candidates;
-    for (const TypeSupport& t : s->support)
-      if (allowed_.count(t.profile) && (!*t.andProfile || allowed_.count(t.andProfile))) candidates.push_back(&t);
+    const std::vector<const TypeSupport*>& candidates = candidatesOf(*s);
     bool typed = false, match = false;
     for (const TypeSupport* t : candidates) {
       bool ok = true;
       for (auto [a, x] : bound) {
-        if (!x->known || std::string(a->type) == "shape_t") continue;
-        std::string e = expected(*a, *t, v.intAttrs);
+        if (!x->known || std::string_view(a->type) == "shape_t") continue;
+        const std::string_view e = expected(*a, *t, v.intAttrs);
         if (e.empty()) continue;
         typed = true;
         if (x->type != e) ok = false;
@@ -257,7 +253,7 @@ class Checker {
     if (!match && (typed || candidates.empty())) {
       std::vector<std::string> found;
       for (auto [a, x] : bound)
-        if (x->known && std::string(a->elem) != "-") found.push_back(fmt::format("{}={}", a->name, x->type));
+        if (x->known && std::string_view(a->elem) != "-") found.push_back(fmt::format("{}={}", a->name, x->type));
       std::vector<std::string> allowed, other;
       for (const TypeSupport& t : s->support)
         (std::find(candidates.begin(), candidates.end(), &t) != candidates.end() ? allowed : other)
@@ -271,6 +267,14 @@ class Checker {
   }
 
  private:
+  /// The type combinations of `s` under the allowed profiles (worked out once per operator).
+  const std::vector<const TypeSupport*>& candidatesOf(const OpSpec& s) {
+    auto [it, fresh] = candidates_.try_emplace(&s);
+    if (fresh)
+      for (const TypeSupport& t : s.support)
+        if (allowed_.count(t.profile) && (!*t.andProfile || allowed_.count(t.andProfile))) it->second.push_back(&t);
+    return it->second;
+  }
   static size_t countOf(const OpSpec& s, char c) {
     return size_t(std::count_if(s.args.begin(), s.args.end(), [&](const ArgSpec& a) { return a.category == c; }));
   }
@@ -365,7 +369,8 @@ class Checker {
 
   const TosaCheckOptions& o_;
   Level lv_;
-  std::set<std::string> allowed_;
+  std::set<std::string, std::less<>> allowed_;
+  std::unordered_map<const OpSpec*, std::vector<const TypeSupport*>> candidates_;
   std::vector<TosaViolation>& out_;
 };
 
