@@ -222,6 +222,18 @@ class SynthesizedRecipe : public TensorRecipe {
   ir::Constant source_;
 };
 
+/// `fn` on a copy of each subgraph of `g`, which then replaces it (a subgraph may be shared
+/// with other graph versions, so it is never edited in place).
+template <typename F>
+void onSubgraphCopies(ir::Graph& g, F fn) {
+  for (auto& [name, sub] : g.subgraphs()) {
+    if (!sub) continue;
+    auto copy = std::make_shared<ir::Graph>(*sub);
+    fn(*copy);
+    sub = std::move(copy);
+  }
+}
+
 /// Shape-only: no bytes and no recipe (values synthesised from the name).
 bool shapeOnly(const ir::Constant& c) { return !c.data && !c.recipe; }
 
@@ -244,12 +256,7 @@ void freezeConstants(ir::Graph& g, int threads) {
     }
   }
   for (ir::Constant& c : frozen) g.setConstant(std::move(c));
-  for (auto& [name, sub] : g.subgraphs()) {
-    if (!sub) continue;
-    auto copy = std::make_shared<ir::Graph>(*sub);  // subgraphs may be shared with other graph versions
-    freezeConstants(*copy, threads);
-    sub = std::move(copy);
-  }
+  onSubgraphCopies(g, [&](ir::Graph& sub) { freezeConstants(sub, threads); });
   // What is left unknown is a recipe over shape-only sources (whose inputs only its values can
   // fix): bytes, as materializeConstants gives them (the frozen subgraphs have nothing left).
   if (derivedOverShapeOnly) materializeConstants(g, threads);
@@ -285,12 +292,7 @@ void materializeConstants(ir::Graph& g, int threads) {
   for (const std::string& e : errors)
     if (!e.empty()) throw std::runtime_error(e);
   for (ir::Constant& c : updated) g.setConstant(std::move(c));
-  for (auto& [name, sub] : g.subgraphs()) {
-    if (!sub) continue;
-    auto copy = std::make_shared<ir::Graph>(*sub);  // subgraphs may be shared with other graph versions
-    materializeConstants(*copy, threads);
-    sub = std::move(copy);
-  }
+  onSubgraphCopies(g, [&](ir::Graph& sub) { materializeConstants(sub, threads); });
 }
 
 }  // namespace ls::exec
