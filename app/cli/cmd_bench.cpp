@@ -105,6 +105,18 @@ std::vector<std::span<const uint8_t>> weightBlobs(const ir::Graph& g) {
   return out;
 }
 
+/// The weights one after the other into `out` (`total` bytes), observably (a byte is read
+/// back, or the compiler may drop the copy).
+void copyBlobs(const std::vector<std::span<const uint8_t>>& blobs, uint8_t* out, size_t total) {
+  size_t off = 0;
+  for (std::span<const uint8_t> b : blobs) {
+    std::memcpy(out + off, b.data(), b.size());
+    off += b.size();
+  }
+  volatile uint8_t sink = total ? out[total / 2] : 0;
+  (void)sink;
+}
+
 /// One memory pass over the weights: every byte read once and written once, into memory not
 /// touched before (as a one-shot lowering's output buffer is), so page faults are paid as a
 /// real lowering pays them. The reference the E2E time is compared with. The memory is mapped
@@ -115,15 +127,7 @@ int64_t timeMemoryPass(const std::vector<std::span<const uint8_t>>& blobs, size_
   const int64_t t0 = nowNs();
   void* mem = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (mem == MAP_FAILED) return -1;
-  auto* out = static_cast<uint8_t*>(mem);
-  size_t off = 0;
-  for (std::span<const uint8_t> b : blobs) {
-    std::memcpy(out + off, b.data(), b.size());
-    off += b.size();
-  }
-  // The copy must be observable, or the compiler may drop it.
-  volatile uint8_t sink = total ? out[total / 2] : 0;
-  (void)sink;
+  copyBlobs(blobs, static_cast<uint8_t*>(mem), total);
   const int64_t ns = nowNs() - t0;
   ::munmap(mem, size);  // not timed: E2E does not include freeing its output either
   return ns;
@@ -134,13 +138,7 @@ int64_t timeMemoryPass(const std::vector<std::span<const uint8_t>>& blobs, size_
 /// the allocator's reused pages).
 int64_t timeWarmMemoryPass(const std::vector<std::span<const uint8_t>>& blobs, std::vector<uint8_t>& out) {
   const int64_t t0 = nowNs();
-  size_t off = 0;
-  for (std::span<const uint8_t> b : blobs) {
-    std::memcpy(out.data() + off, b.data(), b.size());
-    off += b.size();
-  }
-  volatile uint8_t sink = out.empty() ? 0 : out[out.size() / 2];
-  (void)sink;
+  copyBlobs(blobs, out.data(), out.size());
   return nowNs() - t0;
 }
 

@@ -3,12 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <utility>
-
-#include <fmt/format.h>
 
 #include "core/exec/materialize.h"
 #include "core/exec/parallel.h"
@@ -198,13 +195,6 @@ class SynthesizedRecipe : public TensorRecipe {
   explicit SynthesizedRecipe(const ir::Constant& c)
       : TensorRecipe("synthesize", c.name + '\n' + c.fqn, {}, c.dtype, c.shape), source_(sourceOf(c)) {}
   Result<Tensor> compute(const std::vector<Tensor>&) const override { return synthesizeConstant(source_); }
-  Status computeInto(const std::vector<Tensor>&, std::span<uint8_t> out) const override {
-    Tensor t = synthesizeConstant(source_);
-    if (t.nbytes() != out.size())
-      return Status::error(fmt::format("synthesised {} bytes for a {}-byte destination", t.nbytes(), out.size()));
-    if (!out.empty()) std::memcpy(out.data(), t.bytes(), out.size());
-    return Status::ok();
-  }
   std::string describe() const override { return describeInput(source_); }
   bool derived() const override { return false; }
 

@@ -305,11 +305,8 @@ bool Graph::erase(NodeId id) {
 }
 
 size_t Graph::eraseNodes(const std::unordered_set<NodeId>& ids) {
-  if (ids.empty()) return 0;
-  std::vector<uint8_t> byId(nextId_, 0);
-  for (NodeId id : ids)
-    if (id < byId.size()) byId[id] = 1;
-  return eraseMarked(byId);
+  const std::vector<NodeId> v(ids.begin(), ids.end());
+  return eraseNodes(std::span<const NodeId>(v));
 }
 
 size_t Graph::eraseNodes(std::span<const NodeId> ids) {

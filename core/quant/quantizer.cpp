@@ -121,11 +121,7 @@ const ir::Constant* constantOf(const ir::Graph& g, const ir::Arg& a, NodeId* get
 
 /// The values of a weight or bias, made for this read only (not kept in exec::MaterializeCache:
 /// the quantizer reads each once, and a large model's float weights would otherwise stay).
-exec::Tensor valuesOf(const ir::Constant& c) {
-  auto t = exec::materialize(c, exec::Retain::Transient);
-  if (!t) throw std::runtime_error(t.message());
-  return std::move(*t);
-}
+exec::Tensor valuesOf(const ir::Constant& c) { return transforms::constantValues(c, exec::Retain::Transient); }
 
 ir::Arg dtypeArg(DType t) { return ir::Arg(ir::EnumArg{ir::EnumKind::DType, int32_t(t)}); }
 

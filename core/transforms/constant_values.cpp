@@ -7,8 +7,8 @@
 
 namespace ls::transforms {
 
-exec::Tensor constantValues(const ir::Constant& c) {
-  auto t = exec::materialize(c);
+exec::Tensor constantValues(const ir::Constant& c, exec::Retain retain) {
+  auto t = exec::materialize(c, retain);
   if (!t) throw std::runtime_error(t.message());
   return std::move(*t);
 }

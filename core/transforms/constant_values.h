@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "core/exec/materialize.h"
 #include "core/exec/tensor.h"
 #include "core/ir/graph.h"
 
@@ -14,8 +15,9 @@ namespace ls::transforms {
 /// Values of a constant: exec::materialize (a read-only view of its data, no copy; or its
 /// synthesised or recipe values, made once and cached: what the executor uses). Take
 /// writable() to modify them. Throws std::runtime_error when a recipe cannot be evaluated (a
-/// pass that throws fails with the message).
-exec::Tensor constantValues(const ir::Constant& c);
+/// pass that throws fails with the message). `retain`: Transient for a reader that needs the
+/// values once (nothing it makes stays in the cache, e.g. the quantizer's weight reads).
+exec::Tensor constantValues(const ir::Constant& c, exec::Retain retain = exec::Retain::Cache);
 /// The constant behind a get_attr value, or null.
 const ir::Constant* constantBehind(const ir::Graph& g, ir::ValueRef r);
 /// Values of a value produced by a get_attr constant; nullopt otherwise.

@@ -17,8 +17,7 @@ namespace ls::arm {
 using ir::NodeId;
 
 namespace {
-/// (dtype, shape) key of a constant: the cheap pre-check.
-/// dtype and shape as a grouping key (raw bytes: dtype, then each dim).
+/// (dtype, shape) key of a constant, the cheap pre-check: raw bytes, dtype then each dim.
 std::string metaKey(const ir::Constant& c) {
   std::string k(1, char(c.dtype));
   for (int64_t d : c.shape.dims()) k.append(reinterpret_cast<const char*>(&d), sizeof d);
