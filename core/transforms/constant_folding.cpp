@@ -236,11 +236,30 @@ FoldConstantsRetracePass::FoldConstantsRetracePass(std::string name, std::string
   skippedLarge_ = stat("skipped_large", "candidates left alone because the result is too large");
 }
 
+const ir::Node* FoldConstantsRetracePass::candidate(const ir::Graph& g, const ir::Node& n) const {
+  if (n.outputs.size() != 1 || !n.outputs[0].isTensor() || !allowedToTransform(n)) return nullptr;
+  return constantInputsOf(g, n, opts_.argLessProducers);
+}
+
+bool FoldConstantsRetracePass::anyCandidate(const ir::Graph& g) const {
+  for (ir::OpId op : targetOps())
+    for (ir::NodeId id : g.nodesOfOp(op))
+      if (candidate(g, g.node(id))) return true;
+  for (const auto& [name, sub] : g.subgraphs())
+    if (anyCandidate(*sub)) return true;
+  return false;
+}
+
+passes::ShouldRun FoldConstantsRetracePass::shouldRunImpl(const ir::Graph& g, const passes::PassContext& ctx) const {
+  passes::ShouldRun s = RetracePass::shouldRunImpl(g, ctx);
+  if (!s.run || anyCandidate(g)) return s;
+  return passes::ShouldRun::no(passes::SkipReason::Precondition, "no target op with only constant inputs");
+}
+
 Status FoldConstantsRetracePass::rewrite(passes::Rewriter& rw) {
   const ir::Node& n = rw.node();
   const ir::Graph& g = rw.graph();
-  if (n.outputs.size() != 1 || !n.outputs[0].isTensor() || !allowedToTransform(n)) return Status::ok();
-  const ir::Node* src = constantInputsOf(g, n, opts_.argLessProducers);
+  const ir::Node* src = candidate(g, n);
   if (!src) return Status::ok();
   if (opts_.requireData && !inputValuesKnown(g, n)) {
     bump(skippedNoData_);

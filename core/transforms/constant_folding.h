@@ -78,8 +78,16 @@ class FoldConstantsRetracePass : public passes::RetracePass {
 
  protected:
   Status rewrite(passes::Rewriter& rw) override;
+  /// Runs only when some target node is a candidate: a retrace folds nothing until it folds a
+  /// candidate of the source graph (a fold's result can make its users candidates in turn).
+  passes::ShouldRun shouldRunImpl(const ir::Graph& g, const passes::PassContext& ctx) const override;
 
  private:
+  /// The first constant input of `n` when the pass would fold it (before the requireData and
+  /// size limits, which count what they leave alone), else null.
+  const ir::Node* candidate(const ir::Graph& g, const ir::Node& n) const;
+  bool anyCandidate(const ir::Graph& g) const;
+
   ConstantFoldingOptions opts_;
   size_t folded_, skippedNoData_, skippedLarge_;
 };

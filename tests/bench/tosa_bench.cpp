@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "core/backends/arm/tosa/tosa_validate.h"
 #include "core/backends/arm/tosa/tosa_writer.h"
 #include "core/ir/graph.h"
 
@@ -105,5 +106,21 @@ void BM_TosaReadVerify(benchmark::State& state) {
   state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(bytes.size()));
 }
 BENCHMARK(BM_TosaReadVerify)->Unit(benchmark::kMillisecond);
+
+/// The TOSA 1.0 legality check (what CheckTosaOperatorSupportPass runs at the end of every
+/// `tosa` pipeline, and the writer before it writes) over the same graph: per node.
+void BM_TosaCheckGraph(benchmark::State& state) {
+  const ir::Graph& g = benchGraph();
+  size_t violations = 0;
+  for (auto _ : state) {
+    std::vector<arm::TosaViolation> v = arm::validateTosaGraph(g);
+    violations = v.size();
+    benchmark::DoNotOptimize(v);
+  }
+  if (violations) state.SkipWithError("the bench graph should be legal TOSA 1.0");
+  state.counters["ns_per_node"] =
+      benchmark::Counter(double(g.size()), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_TosaCheckGraph)->Unit(benchmark::kMicrosecond);
 
 }  // namespace

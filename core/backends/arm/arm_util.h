@@ -80,13 +80,28 @@ class ArmRewritePass : public passes::RetracePass {
   /// Counts a named extra statistic (registered on first use in the constructor via addStat).
   size_t addStat(std::string name, std::string desc) { return stat(std::move(name), std::move(desc)); }
   void count(size_t idx, int64_t n = 1) { bump(idx, n); }
+  /// Only nodes `candidate` accepts are handed to the rewrite, and the pass is skipped (a
+  /// precondition, `none` saying why) when no target node of the graph is one: the rewrite
+  /// changes nothing without a candidate, so the skip is exact. `candidate` reads the node
+  /// alone (its args and kwargs), which a retrace copies unchanged until a rewrite happens.
+  void onlyFor(bool (*candidate)(const ir::Node&), std::string none) {
+    candidate_ = candidate;
+    noCandidate_ = std::move(none);
+  }
 
  protected:
-  Status rewrite(passes::Rewriter& rw) override { return fn_(*this, rw); }
+  Status rewrite(passes::Rewriter& rw) override {
+    return candidate_ && !candidate_(rw.node()) ? Status::ok() : fn_(*this, rw);
+  }
+  passes::ShouldRun shouldRunImpl(const ir::Graph& g, const passes::PassContext& ctx) const override;
 
  private:
+  bool anyCandidate(const ir::Graph& g) const;
+
   Fn fn_;
   size_t rewritten_;
+  bool (*candidate_)(const ir::Node&) = nullptr;
+  std::string noCandidate_;
 };
 
 // ---- PT2E quantisation (INT profile): per-tensor q/dq matching ----

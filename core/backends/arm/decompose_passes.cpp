@@ -848,10 +848,22 @@ Status conv1dUnsqueeze(ArmRewritePass& self, Rewriter& rw) {
 /// (k - 1) - padding rows around (PAD, or SLICE where that is negative, plus output_padding at
 /// the end), and is convolved at stride 1 with the weight flipped in space and with its two
 /// channel dims swapped per group ([Cin, Cout/g, k...] -> [Cout, Cin/g, k...]).
+/// A convolution with transposed=True.
+bool isTransposedConv(const ir::Node& n) {
+  const ir::Arg& tr = sarg(n, 6);
+  return tr.asBool() && *tr.asBool();
+}
+
+/// A convolution with groups > 1 that is not transposed (depthwise ones included: the rewrite
+/// tells them apart by their shapes).
+bool isGroupedConv(const ir::Node& n) {
+  const ir::Arg& g = sarg(n, 8);
+  return g.asInt() && *g.asInt() > 1 && !isTransposedConv(n);
+}
+
 Status decomposeTransposedConv(ArmRewritePass& self, Rewriter& rw) {
   const ir::Node& n = rw.node();
-  const ir::Arg& tr = sarg(n, 6);
-  if (!tr.asBool() || !*tr.asBool()) return Status::ok();
+  if (!isTransposedConv(n)) return Status::ok();
   LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
   LS_RETURN_IF_ERROR(needTensor(rw, 1, "weight"));
   const ir::TensorMeta& xm = *argMeta(rw, 0);
@@ -941,9 +953,8 @@ Status decomposeTransposedConv(ArmRewritePass& self, Rewriter& rw) {
 
 Status decomposeGroupedConv(ArmRewritePass& self, Rewriter& rw) {
   const ir::Node& n = rw.node();
+  if (!isGroupedConv(n)) return Status::ok();
   const ir::Arg& g = sarg(n, 8);
-  const ir::Arg& tr = sarg(n, 6);
-  if (!g.asInt() || *g.asInt() <= 1 || (tr.asBool() && *tr.asBool())) return Status::ok();
   LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
   LS_RETURN_IF_ERROR(needTensor(rw, 1, "weight"));
   const ir::TensorMeta& xm = *argMeta(rw, 0);
@@ -1734,11 +1745,20 @@ void registerArmDecompositionPasses(passes::PassRegistry& r) {
           conv1dUnsqueeze);
   rewrite("DecomposeWeightNormPass", "_weight_norm_interface -> v * g * rsqrt(sum(v * v)), norms sqrt(sum(v * v))",
           {"aten._weight_norm_interface.default"}, decomposeWeightNorm);
-  rewrite("DecomposeTransposedConvPass",
-          "transposed convolution TOSA has no operator for (3-D, grouped, dilated) -> zero-inserted input + convolution",
-          {"aten.convolution.default"}, decomposeTransposedConv);
-  rewrite("DecomposeGroupedConvPass", "grouped (non-depthwise) convolution -> per-group convs + cat",
-          {"aten.convolution.default"}, decomposeGroupedConv);
+  // Candidates read from the node's arguments: a graph of plain convolutions skips both.
+  auto rewriteOnly = [&](const std::string& name, std::string desc, std::vector<std::string> targets,
+                         ArmRewritePass::Fn fn, bool (*candidate)(const ir::Node&), std::string none) {
+    r.add(name, [=] {
+      auto p = std::make_unique<ArmRewritePass>(name, desc, targets, fn);
+      p->onlyFor(candidate, none);
+      return p;
+    });
+  };
+  rewriteOnly("DecomposeTransposedConvPass",
+              "transposed convolution TOSA has no operator for (3-D, grouped, dilated) -> zero-inserted input + convolution",
+              {"aten.convolution.default"}, decomposeTransposedConv, isTransposedConv, "no transposed convolution");
+  rewriteOnly("DecomposeGroupedConvPass", "grouped (non-depthwise) convolution -> per-group convs + cat",
+              {"aten.convolution.default"}, decomposeGroupedConv, isGroupedConv, "no grouped convolution");
   rewrite("DecomposeAdaptiveAvgPool2dPass", "adaptive_avg_pool2d with divisible sizes -> avg_pool2d",
           {"aten.adaptive_avg_pool2d.default", "aten._adaptive_avg_pool2d.default"}, decomposeAdaptiveAvgPool);
   rewrite("DecomposeAvgPool2dPass", "avg_pool2d counting padding -> zero pad + unpadded pool",

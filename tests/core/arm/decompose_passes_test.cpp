@@ -499,6 +499,48 @@ TEST(ArmDecomposeFocused, ChangesWhatItShouldKeepsValuesAndVerifies) {
 
 TEST(ArmDecomposeFocused, SkippedWithoutItsTargetOp) { test::expectSkippedWithoutTarget(cases()); }
 
+TEST(ArmDecomposeFocused, ConvDecompositionsSkipPlainConvolutionsAndWouldChangeNothingThere) {
+  // A plain, a depthwise (groups = channels) and a grouped convolution: DecomposeTransposedConv
+  // has no candidate and skips with the precondition; run anyway, it changes nothing.
+  test::GraphBuilder b;
+  auto x = b.input("x", {1, 4, 6, 6});
+  auto plain = b.call("aten.convolution.default", {x, b.constant("w0", DType::Float32, {4, 4, 3, 3}, ramp(144)),
+                                                   ir::Arg(), IntList{1, 1}, IntList{1, 1}, IntList{1, 1}, false,
+                                                   IntList{0, 0}, int64_t(1)});
+  auto depthwise = b.call("aten.convolution.default", {plain, b.constant("w1", DType::Float32, {4, 1, 3, 3}, ramp(36)),
+                                                       ir::Arg(), IntList{1, 1}, IntList{1, 1}, IntList{1, 1}, false,
+                                                       IntList{0, 0}, int64_t(4)});
+  b.output({depthwise});
+  ops::InferenceCache cache;
+  passes::PassContext ctx;
+  ctx.cache = &cache;
+  for (const char* pass : {"DecomposeTransposedConvPass", "DecomposeGroupedConvPass"}) {
+    SCOPED_TRACE(pass);
+    auto p = passes::PassRegistry::instance().create(pass);
+    ir::Graph g = b.g;
+    passes::ShouldRun s = p->shouldRun(g, ctx);
+    const bool grouped = std::string_view(pass) == "DecomposeGroupedConvPass";
+    // The depthwise one is a grouped candidate (the rewrite tells it apart by its shapes).
+    EXPECT_EQ(s.run, grouped);
+    if (!grouped) {
+      EXPECT_EQ(s.reason, passes::SkipReason::Precondition);
+      EXPECT_EQ(s.detail, "no transposed convolution");
+    }
+    EXPECT_EQ(p->run(g, ctx).status, passes::PassStatus::Unchanged);
+  }
+  // A grouped (not depthwise) convolution is a candidate, and is rewritten.
+  test::GraphBuilder gb;
+  gb.output({gb.call("aten.convolution.default", {gb.input("x", {1, 4, 6, 6}),
+                                                  gb.constant("w", DType::Float32, {6, 2, 3, 3}, ramp(108)), ir::Arg(),
+                                                  IntList{1, 1}, IntList{1, 1}, IntList{1, 1}, false, IntList{0, 0},
+                                                  int64_t(2)})});
+  auto p = passes::PassRegistry::instance().create("DecomposeGroupedConvPass");
+  ASSERT_TRUE(p->shouldRun(gb.g, ctx).run);
+  EXPECT_EQ(p->run(gb.g, ctx).status, passes::PassStatus::Changed);
+  auto t = passes::PassRegistry::instance().create("DecomposeTransposedConvPass");
+  EXPECT_EQ(t->shouldRun(gb.g, ctx).reason, passes::SkipReason::Precondition);
+}
+
 TEST(ArmDecomposeFocused, UnsupportedInputIsAnErrorNamingTheNode) {
   // A transposed convolution TOSA cannot take needs its weight at compile time.
   std::string w = test::failureOf("DecomposeTransposedConvPass", [](test::GraphBuilder& b) {

@@ -95,6 +95,36 @@ TEST(ConstantFolding, ArgLessProducersAreEvaluatedAlongOnlyWhenAllowed) {
   EXPECT_EQ(test::maxRelDiff(before, g), 0.0);
 }
 
+TEST(ConstantFolding, TheRetraceDriverSkipsWithoutACandidateAndFoldsChainsFromOne) {
+  // permute(w) is a candidate (its input is a constant); view(permute) becomes one only once
+  // permute is folded, in the same run. view(x) reads an input: never a candidate.
+  test::GraphBuilder b;
+  auto x = b.input("x", {3, 4});
+  auto w = b.constant("w", ir::DType::Float32, {4, 3}, test::ramp(12));
+  auto p = b.call("aten.permute_copy.default", {w, IntList{1, 0}}, {}, "p");
+  auto v = b.call("aten.view_copy.default", {p, IntList{3, 4}}, {}, "v");
+  auto vx = b.call("aten.view_copy.default", {x, IntList{3, 4}}, {}, "vx");
+  b.output({b.call("aten.add.Tensor", {vx, v}, {}, "y")});
+  const ir::Graph before = b.g;
+  ConstantFoldingOptions o;
+  o.nameAfterInput = true;
+  FoldConstantsRetracePass fold("FuseConstantArgsPass", "views", {"aten.permute_copy.default", "aten.view_copy.default"}, o);
+  ir::Graph g = b.g;
+  ASSERT_EQ(runPassOn(fold, g).status, PassStatus::Changed);
+  EXPECT_EQ(fold.statistics()[0].value, 2);  // permute, then the view of its result
+  EXPECT_EQ(countOp(g, "aten.permute_copy.default"), 0u);
+  EXPECT_EQ(countOp(g, "aten.view_copy.default"), 1u);  // vx
+  EXPECT_EQ(test::maxRelDiff(before, g), 0.0);
+  // Nothing left to fold: skipped with the precondition, and a forced run changes nothing.
+  passes::PassContext ctx;
+  passes::ShouldRun s = fold.shouldRun(g, ctx);
+  EXPECT_FALSE(s.run);
+  EXPECT_EQ(s.reason, passes::SkipReason::Precondition);
+  ops::InferenceCache cache;
+  ctx.cache = &cache;
+  EXPECT_EQ(fold.run(g, ctx).status, PassStatus::Unchanged);
+}
+
 TEST(ConstantFolding, EvaluateRejectsNonConstantInputs) {
   ConstChain c = chain(/*data=*/true);
   auto r = evaluateOnConstants(c.b.g, c.b.g.node(c.b.g.findByName("y")));

@@ -7,10 +7,11 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <map>
 #include <optional>
-#include <set>
+#include <span>
 #include <unordered_map>
 
 #include "core/backends/arm/tosa/tosa_ops.h"
@@ -51,16 +52,6 @@ const std::vector<OpSpec>& specs() {
   return v;
 }
 
-const OpSpec* findSpec(std::string_view name) {
-  static const std::map<std::string, const OpSpec*, std::less<>> byName = [] {
-    std::map<std::string, const OpSpec*, std::less<>> m;
-    for (const OpSpec& s : specs()) m.emplace(s.name, &s);
-    return m;
-  }();
-  auto it = byName.find(name);
-  return it == byName.end() ? nullptr : it->second;
-}
-
 struct Level {
   int64_t maxRank, maxKernel, maxStride, maxScale, maxLog2Size, maxTensorListSize;
 };
@@ -68,17 +59,214 @@ struct Level {
 constexpr Level kLevel8K{6, 8192, 8192, 256, 31, 64};
 constexpr Level kLevelNone{32, 2147483647, 2147483647, 2048, 63, 256};
 
+// ---------------------------------------------------------------- element types
+
+/// The specification's element types as a small enum (the checker compares one byte per
+/// operand instead of strings); Other is a type TOSA 1.0 does not have (int64, float64, an
+/// unknown flatbuffer enumerator), which no table entry matches.
+enum class SType : uint8_t { Bool, I4, I8, I16, I32, I48, Fp16, Bf16, Fp32, Shape, Fp8E4M3, Fp8E5M2, Other };
+constexpr std::string_view kSTypeNames[] = {"bool_t", "i4_t",   "i8_t",   "i16_t",   "i32_t",     "i48_t",
+                                            "fp16_t", "bf16_t", "fp32_t", "shape_t", "fp8e4m3_t", "fp8e5m2_t"};
+
+SType parseSType(std::string_view name) {
+  for (size_t i = 0; i < std::size(kSTypeNames); ++i)
+    if (kSTypeNames[i] == name) return SType(i);
+  return SType::Other;
+}
+
+SType specType(ir::DType t) {
+  switch (t) {
+    case ir::DType::Bool: return SType::Bool;
+    case ir::DType::Int8: return SType::I8;
+    // Unsigned values reach TOSA 1.0 only as RESCALE operands with input/output_unsigned set,
+    // written as INT8/INT16 (the writer refuses them elsewhere).
+    case ir::DType::UInt8: return SType::I8;
+    case ir::DType::UInt16: return SType::I16;
+    case ir::DType::Int16: return SType::I16;
+    case ir::DType::Int32: return SType::I32;
+    case ir::DType::Float16: return SType::Fp16;
+    case ir::DType::BFloat16: return SType::Bf16;
+    case ir::DType::Float32: return SType::Fp32;
+    default: return SType::Other;  // not a TOSA 1.0 type: no entry matches it
+  }
+}
+
+SType specType(std::string_view fbName) {
+  static constexpr std::pair<std::string_view, SType> m[] = {
+      {"BOOL", SType::Bool}, {"INT4", SType::I4},     {"INT8", SType::I8},   {"INT16", SType::I16},
+      {"INT32", SType::I32}, {"INT48", SType::I48},   {"FP16", SType::Fp16}, {"BF16", SType::Bf16},
+      {"FP32", SType::Fp32}, {"SHAPE", SType::Shape}, {"FP8E4M3", SType::Fp8E4M3}, {"FP8E5M2", SType::Fp8E5M2}};
+  for (auto [name, t] : m)
+    if (name == fbName) return t;
+  return SType::Other;
+}
+
+// ---------------------------------------------------------------- the tables, compiled once
+
+/// Profiles and extensions as bits (an entry's profile, the options' allowed set): every name
+/// the tables use, in order of first use.
+constexpr uint32_t kUnknownProfile = 62;  ///< a name the tables never use: no entry needs it
+constexpr uint32_t kNoProfile = 63;       ///< an entry that needs no second extension
+uint32_t profileBit(std::string_view name) {
+  static const std::vector<std::string_view> names = [] {
+    std::vector<std::string_view> v;
+    for (const OpSpec& s : specs())
+      for (const TypeSupport& t : s.support)
+        for (std::string_view p : {std::string_view(t.profile), std::string_view(t.andProfile)})
+          if (!p.empty() && std::find(v.begin(), v.end(), p) == v.end()) v.push_back(p);
+    if (v.size() > kUnknownProfile) std::abort();  // the tables name at most a dozen
+    return v;
+  }();
+  for (size_t i = 0; i < names.size(); ++i)
+    if (names[i] == name) return uint32_t(i);
+  return kUnknownProfile;
+}
+
+/// What an argument's element type is under one type-support entry.
+constexpr uint8_t kOpen = 0xFF;  ///< the tables leave it open
+constexpr uint8_t kMul = 0xFE;   ///< RESCALE's mul_t: i32_t with scale32, else i16_t
+
+struct RankLimit {
+  int64_t value = -1;     ///< -1: no limit
+  bool relative = false;  ///< MAX_RANK - value
+  int64_t of(const Level& lv) const { return relative ? lv.maxRank - value : value; }
+};
+RankLimit parseRankLimit(std::string_view e) {
+  if (e == "MAX_RANK") return {0, true};
+  if (e == "MAX_RANK - 1") return {1, true};
+  if (e == "MAX_RANK - 2") return {2, true};
+  int64_t v = -1;  // "-", empty or not a number: no limit
+  std::from_chars(e.data(), e.data() + e.size(), v);
+  return {v, false};
+}
+
+/// The cheap ERROR_IF rules an operator has (see Checker::checkErrorIf).
+enum class Rule : uint8_t { None, Rescale, Mul, Pool, Conv, DepthwiseConv, Resize };
+
+struct CompiledArg {
+  const ArgSpec* spec;
+  bool list = false, shape = false;
+  RankLimit rmin, rmax;
+};
+struct CompiledSupport {
+  const TypeSupport* spec;
+  uint32_t profile, andProfile;  ///< bits; andProfile kNoProfile when none is needed
+  std::vector<uint8_t> expected;  ///< per argument: an SType, kOpen or kMul
+};
+struct CompiledOp {
+  const OpSpec* spec;
+  std::vector<CompiledArg> args;
+  std::vector<CompiledSupport> support;
+  size_t inputs = 0, outputs = 0;
+  Rule rule = Rule::None;
+  /// Zero-point ERROR_IF pairs (zero point argument, the operand it belongs to), argument indexes.
+  std::vector<std::pair<size_t, size_t>> zeroPoints;
+  int argIndex(std::string_view name) const {
+    for (size_t i = 0; i < args.size(); ++i)
+      if (name == args[i].spec->name) return int(i);
+    return -1;
+  }
+};
+
+CompiledOp compile(const OpSpec& s) {
+  static constexpr std::string_view concrete[] = {"bool_t", "i8_t", "i16_t", "i32_t", "i48_t", "fp16_t", "bf16_t", "fp32_t"};
+  CompiledOp c{&s, {}, {}};
+  for (const ArgSpec& a : s.args) {
+    c.args.push_back({&a, std::string_view(a.type) == "tensor_list_t", std::string_view(a.type) == "shape_t",
+                      parseRankLimit(a.rankMin), parseRankLimit(a.rankMax)});
+    c.inputs += a.category == 'i';
+    c.outputs += a.category == 'o';
+  }
+  for (const TypeSupport& t : s.support) {
+    CompiledSupport cs{&t, profileBit(t.profile), *t.andProfile ? profileBit(t.andProfile) : kNoProfile, {}};
+    for (const ArgSpec& a : s.args) {
+      const std::string_view e = a.elem;
+      uint8_t x = kOpen;
+      bool bound = false;
+      if (e != "-" && !e.empty()) {
+        for (auto [var, type] : t.types)
+          if (e == var) {
+            x = uint8_t(parseSType(type));  // every type the tables name is one of SType's
+            bound = true;
+            break;
+          }
+        if (!bound && e == "mul_t") x = kMul;
+        else if (!bound && std::find(std::begin(concrete), std::end(concrete), e) != std::end(concrete))
+          x = uint8_t(parseSType(e));  // a concrete type (RESCALE shift: i8_t); other variables are open
+      }
+      cs.expected.push_back(x);
+    }
+    c.support.push_back(std::move(cs));
+  }
+  const std::string_view n = s.name;
+  if (n == "RESCALE") c.rule = Rule::Rescale;
+  else if (n == "MUL") c.rule = Rule::Mul;
+  else if (n == "AVG_POOL2D" || n == "MAX_POOL2D") c.rule = Rule::Pool;
+  else if (n == "CONV2D" || n == "CONV3D" || n == "TRANSPOSE_CONV2D") c.rule = Rule::Conv;
+  else if (n == "DEPTHWISE_CONV2D") c.rule = Rule::DepthwiseConv;
+  else if (n == "RESIZE") c.rule = Rule::Resize;
+  static const std::pair<std::string_view, std::vector<std::pair<std::string_view, std::string_view>>> zpOf[] = {
+      {"CONV2D", {{"input_zp", "input"}, {"weight_zp", "weight"}}},
+      {"CONV3D", {{"input_zp", "input"}, {"weight_zp", "weight"}}},
+      {"DEPTHWISE_CONV2D", {{"input_zp", "input"}, {"weight_zp", "weight"}}},
+      {"TRANSPOSE_CONV2D", {{"input_zp", "input"}, {"weight_zp", "weight"}}},
+      {"AVG_POOL2D", {{"input_zp", "input"}, {"output_zp", "output"}}},
+      {"MATMUL", {{"A_zp", "A"}, {"B_zp", "B"}}},
+      {"NEGATE", {{"input1_zp", "input1"}, {"output_zp", "output"}}},
+  };
+  for (const auto& [op, pairs] : zpOf)
+    if (op == n)
+      for (auto [zp, of] : pairs)
+        if (int z = c.argIndex(zp), t = c.argIndex(of); z >= 0 && t >= 0) c.zeroPoints.emplace_back(size_t(z), size_t(t));
+  return c;
+}
+
+/// The compiled table of operator `name` (compiled on its first use: a one-shot run checks a
+/// dozen of the spec's operators), or null when the spec has no such operator.
+const CompiledOp* findSpec(std::string_view name) {
+  static const std::unordered_map<std::string_view, size_t> byName = [] {
+    std::unordered_map<std::string_view, size_t> m;
+    for (size_t i = 0; i < specs().size(); ++i) m.emplace(specs()[i].name, i);
+    return m;
+  }();
+  static std::vector<std::atomic<const CompiledOp*>> compiled(specs().size());
+  auto it = byName.find(name);
+  if (it == byName.end()) return nullptr;
+  std::atomic<const CompiledOp*>& slot = compiled[it->second];
+  if (const CompiledOp* c = slot.load(std::memory_order_acquire)) return c;
+  auto* fresh = new CompiledOp(compile(specs()[it->second]));  // lives as long as the process, like the tables
+  const CompiledOp* expected = nullptr;
+  if (slot.compare_exchange_strong(expected, fresh, std::memory_order_acq_rel)) return fresh;
+  delete fresh;  // another thread compiled it first
+  return expected;
+}
+
 // ---------------------------------------------------------------- one operator, either source
 
 struct Operand {
-  std::string type;  ///< spec element type ("i8_t", "fp32_t", "shape_t"; "i64_t" etc. for none of them)
-  std::vector<int64_t> shape;
+  SType type = SType::Other;
+  std::string_view otherName;      ///< the type's own name when it is no TOSA type ("int64", "UINT8")
+  std::span<const int64_t> shape;  ///< points into the graph's metadata or the file's tensor
   bool known = true;  ///< false: the operand could not be resolved (already reported)
-  std::optional<std::vector<int64_t>> values;  ///< integer constant values when known (zero points, shifts)
+  /// Where its integer values come from (zero points, shifts), read only when a rule needs them.
+  const ir::Graph* graph = nullptr;
+  ir::ValueRef ref{};
+  const io::TosaTensorInfo* tensor = nullptr;
+
+  std::string_view typeName() const { return type == SType::Other ? otherName : kSTypeNames[size_t(type)]; }
+};
+
+/// An int or int-list attribute.
+struct IntAttr {
+  std::string_view name;
+  std::span<const int64_t> list;  ///< a list attribute, else `scalar`
+  int64_t scalar = 0;
+  bool isList = false;
+  std::span<const int64_t> values() const { return isList ? list : std::span<const int64_t>(&scalar, 1); }
 };
 
 struct OpView {
-  std::string op;     ///< spec name
+  std::string_view op;  ///< spec name
   /// Where the operator is, formatted only when a violation is reported (the check runs on
   /// every node of every graph written and every TOSA kernel call).
   const std::string* prefix = nullptr;  ///< nested-graph path ("" for the main graph)
@@ -91,82 +279,46 @@ struct OpView {
     return fmt::format("{}node '{}'", prefix ? *prefix : std::string(), nodeName);
   }
   std::vector<Operand> inputs, outputs;
-  std::map<std::string, std::vector<int64_t>> intAttrs;  ///< int and int-list attributes
+  std::vector<IntAttr> intAttrs;  ///< int, bool and int-list attributes
+
+  /// Emptied for the next operator, keeping the vectors' storage.
+  void reset() {
+    op = {};
+    prefix = nullptr;
+    nodeName = {};
+    region = nullptr;
+    block = nullptr;
+    index = 0;
+    inputs.clear();
+    outputs.clear();
+    intAttrs.clear();
+  }
+  const IntAttr* attr(std::string_view name) const {
+    for (size_t i = intAttrs.size(); i-- > 0;)  // the last of repeated names counts
+      if (intAttrs[i].name == name) return &intAttrs[i];
+    return nullptr;
+  }
 };
 
-std::string specType(ir::DType t) {
-  switch (t) {
-    case ir::DType::Bool: return "bool_t";
-    case ir::DType::Int8: return "i8_t";
-    // Unsigned values reach TOSA 1.0 only as RESCALE operands with input/output_unsigned set,
-    // written as INT8/INT16 (the writer refuses them elsewhere).
-    case ir::DType::UInt8: return "i8_t";
-    case ir::DType::UInt16: return "i16_t";
-    case ir::DType::Int16: return "i16_t";
-    case ir::DType::Int32: return "i32_t";
-    case ir::DType::Float16: return "fp16_t";
-    case ir::DType::BFloat16: return "bf16_t";
-    case ir::DType::Float32: return "fp32_t";
-    default: return std::string(ir::dtypeName(t));  // not a TOSA 1.0 type: no entry matches it
-  }
-}
+std::optional<std::vector<int64_t>> intValues(const ir::Graph& g, ir::ValueRef r);
 
-std::string specType(const std::string& fbName) {
-  static const std::map<std::string, std::string> m = {
-      {"BOOL", "bool_t"},  {"INT4", "i4_t"},      {"INT8", "i8_t"},       {"INT16", "i16_t"},
-      {"INT32", "i32_t"},  {"INT48", "i48_t"},    {"FP16", "fp16_t"},     {"BF16", "bf16_t"},
-      {"FP32", "fp32_t"},  {"SHAPE", "shape_t"},  {"FP8E4M3", "fp8e4m3_t"}, {"FP8E5M2", "fp8e5m2_t"}};
-  auto it = m.find(fbName);
-  return it == m.end() ? fbName : it->second;
+/// The integer values of an operand that is a constant (zero points, shifts, scales).
+std::optional<std::vector<int64_t>> valuesOf(const Operand& x) {
+  if (x.graph) return intValues(*x.graph, x.ref);
+  if (x.tensor && x.tensor->hasData && x.type != SType::Fp32 && x.type != SType::Fp16 && x.type != SType::Bf16 &&
+      x.tensor->data.size() <= 4096 * 8)
+    return x.tensor->ints();
+  return std::nullopt;
 }
 
 // ---------------------------------------------------------------- checks
 
-bool isTosaType(const std::string& t) {
-  static const std::set<std::string> types = {"bool_t", "i4_t",   "i8_t",      "i16_t",     "i32_t",  "i48_t",
-                                              "fp16_t", "bf16_t", "fp32_t",    "shape_t",   "fp8e4m3_t",
-                                              "fp8e5m2_t"};
-  return types.count(t) > 0;
-}
-
-std::set<std::string, std::less<>> allowedProfiles(const TosaCheckOptions& o) {
-  std::set<std::string, std::less<>> s{"PRO-INT"};
-  if (o.profile == TosaCheckOptions::Profile::Fp) s.insert("PRO-FP");
-  for (const std::string& e : o.extensions) s.insert(e);
-  return s;
-}
-
-int64_t rankLimit(std::string_view e, const Level& lv) {
-  if (e == "MAX_RANK") return lv.maxRank;
-  if (e == "MAX_RANK - 1") return lv.maxRank - 1;
-  if (e == "MAX_RANK - 2") return lv.maxRank - 2;
-  int64_t v = -1;  // "-", empty or not a number: no limit
-  std::from_chars(e.data(), e.data() + e.size(), v);
-  return v;
-}
-
-std::string describeTypes(const OpSpec& s, const TypeSupport& t) {
+std::string describeTypes(const TypeSupport& t) {
   std::vector<std::string> parts;
   for (auto [var, type] : t.types) parts.push_back(fmt::format("{}={}", var, type));
   std::string p = t.profile;
   if (*t.andProfile) p += std::string("+") + t.andProfile;
-  (void)s;
   return fmt::format("{} ({})", fmt::join(parts, ", "), p);
-}
-
-/// The element type an argument expects under `t` (and the operator's attributes), or "" when
-/// the tables leave it open.
-std::string_view expected(const ArgSpec& a, const TypeSupport& t, const std::map<std::string, std::vector<int64_t>>& attrs) {
-  static constexpr std::string_view concrete[] = {"bool_t", "i8_t", "i16_t", "i32_t", "i48_t", "fp16_t", "bf16_t", "fp32_t"};
-  const std::string_view e = a.elem;
-  if (e == "-" || e.empty()) return "";
-  for (auto [var, type] : t.types)
-    if (e == var) return type;
-  if (e == "mul_t") {  // RESCALE: i32_t multipliers with scale32, else i16_t
-    auto it = attrs.find("scale32");
-    return it != attrs.end() && !it->second.empty() && it->second[0] ? "i32_t" : "i16_t";
-  }
-  return std::find(std::begin(concrete), std::end(concrete), e) != std::end(concrete) ? e : "";  // a concrete type (RESCALE shift: i8_t); other variables are open
 }
 
 class Checker {
@@ -174,50 +326,57 @@ class Checker {
   Checker(const TosaCheckOptions& o, std::vector<TosaViolation>& out)
       : o_(o), lv_(o.level8k ? kLevel8K : kLevelNone), allowed_(allowedProfiles(o)), out_(out) {}
 
+  /// The view the next operator is described in (its storage reused from operator to operator).
+  OpView& view() {
+    view_.reset();
+    return view_;
+  }
+
   void check(const OpView& v) {
-    const OpSpec* s = findSpec(v.op);
-    if (!s) return add(v, fmt::format("'{}' is not a TOSA {} operator", v.op, tosaSpecVersion()));
+    const CompiledOp* c = findSpec(v.op);
+    if (!c) return add(v, fmt::format("'{}' is not a TOSA {} operator", v.op, tosaSpecVersion()));
     // Map operands onto the spec's input/output arguments (a tensor list takes the rest).
-    std::vector<std::pair<const ArgSpec*, const Operand*>> bound;
+    bound_.clear();
     size_t in = 0, out = 0;
     bool list = false;
-    for (const ArgSpec& a : s->args) {
-      if (a.category == 'i') {
-        if (std::string_view(a.type) == "tensor_list_t") {
+    for (size_t ai = 0; ai < c->args.size(); ++ai) {
+      const CompiledArg& a = c->args[ai];
+      if (a.spec->category == 'i') {
+        if (a.list) {
           list = true;
           if (int64_t(v.inputs.size() - in) > lv_.maxTensorListSize)
             add(v, fmt::format("{} tensors in the list '{}', level {} allows at most {} (MAX_TENSOR_LIST_SIZE)",
-                               v.inputs.size() - in, a.name, o_.level8k ? "8K" : "none", lv_.maxTensorListSize));
-          for (; in < v.inputs.size(); ++in) bound.emplace_back(&a, &v.inputs[in]);
+                               v.inputs.size() - in, a.spec->name, o_.level8k ? "8K" : "none", lv_.maxTensorListSize));
+          for (; in < v.inputs.size(); ++in) bound_.push_back({ai, &v.inputs[in]});
         } else if (in < v.inputs.size()) {
-          bound.emplace_back(&a, &v.inputs[in++]);
+          bound_.push_back({ai, &v.inputs[in++]});
         } else {
-          return add(v, fmt::format("missing input '{}' (the spec lists {} inputs, the operator has {})", a.name,
-                                    countOf(*s, 'i'), v.inputs.size()));
+          return add(v, fmt::format("missing input '{}' (the spec lists {} inputs, the operator has {})", a.spec->name,
+                                    c->inputs, v.inputs.size()));
         }
-      } else if (a.category == 'o') {
-        if (out < v.outputs.size()) bound.emplace_back(&a, &v.outputs[out++]);
-        else return add(v, fmt::format("missing output '{}'", a.name));
+      } else if (a.spec->category == 'o') {
+        if (out < v.outputs.size()) bound_.push_back({ai, &v.outputs[out++]});
+        else return add(v, fmt::format("missing output '{}'", a.spec->name));
       }
     }
-    if (!list && in < v.inputs.size())
-      add(v, fmt::format("{} inputs, the spec lists {}", v.inputs.size(), countOf(*s, 'i')));
-    if (out < v.outputs.size()) add(v, fmt::format("{} outputs, the spec lists {}", v.outputs.size(), countOf(*s, 'o')));
+    if (!list && in < v.inputs.size()) add(v, fmt::format("{} inputs, the spec lists {}", v.inputs.size(), c->inputs));
+    if (out < v.outputs.size()) add(v, fmt::format("{} outputs, the spec lists {}", v.outputs.size(), c->outputs));
 
     // Ranks, sizes and shape operands.
-    for (auto [a, x] : bound) {
+    for (auto [ai, x] : bound_) {
+      const CompiledArg& a = c->args[ai];
       if (!x->known) continue;
-      if (std::string_view(a->type) == "shape_t") {
-        if (x->type != "shape_t")
-          add(v, fmt::format("'{}' must be a shape (CONST_SHAPE), got a {} tensor", a->name, x->type));
+      if (a.shape) {
+        if (x->type != SType::Shape)
+          add(v, fmt::format("'{}' must be a shape (CONST_SHAPE), got a {} tensor", a.spec->name, x->typeName()));
         continue;
       }
       const int64_t rank = int64_t(x->shape.size());
-      const int64_t rmin = rankLimit(a->rankMin, lv_), rmax = rankLimit(a->rankMax, lv_);
+      const int64_t rmin = a.rmin.of(lv_), rmax = a.rmax.of(lv_);
       if (rmax >= 0 && rank > rmax)
-        add(v, fmt::format("'{}' has rank {}, at most {} allowed ({}{})", a->name, rank, rmax, a->rankMax,
+        add(v, fmt::format("'{}' has rank {}, at most {} allowed ({}{})", a.spec->name, rank, rmax, a.spec->rankMax,
                            o_.level8k ? ", level 8K" : ""));
-      if (rmin >= 0 && rank < rmin) add(v, fmt::format("'{}' has rank {}, at least {} needed", a->name, rank, rmin));
+      if (rmin >= 0 && rank < rmin) add(v, fmt::format("'{}' has rank {}, at least {} needed", a.spec->name, rank, rmin));
       int64_t elems = 1;
       bool big = false;
       for (int64_t d : x->shape)
@@ -227,151 +386,157 @@ class Checker {
           break;
         }
       if (big || (lv_.maxLog2Size < 63 && elems > (int64_t(1) << lv_.maxLog2Size)))
-        add(v, fmt::format("'{}' has {} elements, more than 2^{} (MAX_LOG2_SIZE)", a->name, elems, lv_.maxLog2Size));
+        add(v, fmt::format("'{}' has {} elements, more than 2^{} (MAX_LOG2_SIZE)", a.spec->name, elems, lv_.maxLog2Size));
     }
 
     // Data types: one combination of the spec for an allowed profile must match every operand.
     if (o_.skipNonTosaTypes)
-      for (auto [a, x] : bound)
-        if (x->known && !isTosaType(x->type)) return checkErrorIf(v, *s, bound);
-    const std::vector<const TypeSupport*>& candidates = candidatesOf(*s);
-    bool typed = false, match = false;
-    for (const TypeSupport* t : candidates) {
+      for (auto [ai, x] : bound_)
+        if (x->known && x->type == SType::Other) return checkErrorIf(v, *c);
+    const IntAttr* scale32 = nullptr;
+    bool scale32Read = false;
+    bool typed = false, match = false, anyCandidate = false;
+    for (const CompiledSupport& t : c->support) {
+      if (!allowed(t)) continue;
+      anyCandidate = true;
       bool ok = true;
-      for (auto [a, x] : bound) {
-        if (!x->known || std::string_view(a->type) == "shape_t") continue;
-        const std::string_view e = expected(*a, *t, v.intAttrs);
-        if (e.empty()) continue;
+      for (auto [ai, x] : bound_) {
+        if (!x->known || c->args[ai].shape) continue;
+        uint8_t e = t.expected[ai];
+        if (e == kOpen) continue;
+        if (e == kMul) {
+          if (!scale32Read) scale32 = v.attr("scale32"), scale32Read = true;
+          e = uint8_t(scale32 && !scale32->values().empty() && scale32->values()[0] ? SType::I32 : SType::I16);
+        }
         typed = true;
-        if (x->type != e) ok = false;
+        if (x->type != SType(e)) ok = false;
       }
       if (ok) {
         match = true;
         break;
       }
     }
-    if (!match && (typed || candidates.empty())) {
+    if (!match && (typed || !anyCandidate)) {
       std::vector<std::string> found;
-      for (auto [a, x] : bound)
-        if (x->known && std::string_view(a->elem) != "-") found.push_back(fmt::format("{}={}", a->name, x->type));
-      std::vector<std::string> allowed, other;
-      for (const TypeSupport& t : s->support)
-        (std::find(candidates.begin(), candidates.end(), &t) != candidates.end() ? allowed : other)
-            .push_back(describeTypes(*s, t));
+      for (auto [ai, x] : bound_)
+        if (x->known && std::string_view(c->args[ai].spec->elem) != "-")
+          found.push_back(fmt::format("{}={}", c->args[ai].spec->name, x->typeName()));
+      std::vector<std::string> allowedTypes, other;
+      for (const CompiledSupport& t : c->support) (allowed(t) ? allowedTypes : other).push_back(describeTypes(*t.spec));
       add(v, fmt::format("operand types {} are not a {} combination of {} for {}; allowed: {}{}",
                          fmt::join(found, ", "), tosaSpecVersion(), v.op, profileName(),
-                         allowed.empty() ? "none" : fmt::format("{}", fmt::join(allowed, "; ")),
+                         allowedTypes.empty() ? "none" : fmt::format("{}", fmt::join(allowedTypes, "; ")),
                          other.empty() ? "" : fmt::format(" (other profiles/extensions: {})", fmt::join(other, "; "))));
     }
-    checkErrorIf(v, *s, bound);
+    checkErrorIf(v, *c);
   }
 
  private:
-  /// The type combinations of `s` under the allowed profiles (worked out once per operator).
-  const std::vector<const TypeSupport*>& candidatesOf(const OpSpec& s) {
-    auto [it, fresh] = candidates_.try_emplace(&s);
-    if (fresh)
-      for (const TypeSupport& t : s.support)
-        if (allowed_.count(t.profile) && (!*t.andProfile || allowed_.count(t.andProfile))) it->second.push_back(&t);
-    return it->second;
+  struct Bound {
+    size_t arg;
+    const Operand* x;
+  };
+
+  static uint64_t allowedProfiles(const TosaCheckOptions& o) {
+    uint64_t m = uint64_t(1) << profileBit("PRO-INT");
+    if (o.profile == TosaCheckOptions::Profile::Fp) m |= uint64_t(1) << profileBit("PRO-FP");
+    for (const std::string& e : o.extensions)
+      if (uint32_t b = profileBit(e); b != kUnknownProfile) m |= uint64_t(1) << b;
+    return m;
   }
-  static size_t countOf(const OpSpec& s, char c) {
-    return size_t(std::count_if(s.args.begin(), s.args.end(), [&](const ArgSpec& a) { return a.category == c; }));
+  bool allowed(const CompiledSupport& t) const {
+    return (allowed_ >> t.profile & 1) && (t.andProfile == kNoProfile || (allowed_ >> t.andProfile & 1));
   }
   std::string profileName() const {
     std::string p = o_.profile == TosaCheckOptions::Profile::Int ? "PRO-INT" : "PRO-FP/PRO-INT";
     for (const std::string& e : o_.extensions) p += "+" + e;
     return p;
   }
-  void add(const OpView& v, std::string msg) { out_.push_back({v.where(), v.op, std::move(msg)}); }
+  void add(const OpView& v, std::string msg) { out_.push_back({v.where(), std::string(v.op), std::move(msg)}); }
 
-  const Operand* operand(const std::vector<std::pair<const ArgSpec*, const Operand*>>& bound, std::string_view name) {
-    for (auto [a, x] : bound)
-      if (name == a->name) return x;
+  /// The operand bound to argument `arg` (the first, for a list), or null.
+  const Operand* operand(int arg) const {
+    for (auto [ai, x] : bound_)
+      if (int(ai) == arg) return x;
     return nullptr;
   }
+  const Operand* operand(const CompiledOp& c, std::string_view name) const { return operand(c.argIndex(name)); }
 
   /// The cheap ERROR_IF conditions: zero points of non-int8 operands, RESCALE / MUL shifts,
   /// and the kernel/stride/pad/scale level limits of the attributes.
-  void checkErrorIf(const OpView& v, const OpSpec& s, const std::vector<std::pair<const ArgSpec*, const Operand*>>& bound) {
-    (void)s;
-    static const std::map<std::string, std::vector<std::pair<std::string, std::string>>> zpOf = {
-        {"CONV2D", {{"input_zp", "input"}, {"weight_zp", "weight"}}},
-        {"CONV3D", {{"input_zp", "input"}, {"weight_zp", "weight"}}},
-        {"DEPTHWISE_CONV2D", {{"input_zp", "input"}, {"weight_zp", "weight"}}},
-        {"TRANSPOSE_CONV2D", {{"input_zp", "input"}, {"weight_zp", "weight"}}},
-        {"AVG_POOL2D", {{"input_zp", "input"}, {"output_zp", "output"}}},
-        {"MATMUL", {{"A_zp", "A"}, {"B_zp", "B"}}},
-        {"NEGATE", {{"input1_zp", "input1"}, {"output_zp", "output"}}},
-    };
-    if (auto it = zpOf.find(v.op); it != zpOf.end())
-      for (const auto& [zp, of] : it->second) {
-        const Operand* z = operand(bound, zp);
-        const Operand* t = operand(bound, of);
-        if (!z || !t || !z->values || !t->known) continue;
-        if (t->type != "i8_t")
-          for (int64_t x : *z->values)
-            if (x != 0) add(v, fmt::format("{} is {}, but must be 0 for a {} '{}' (ERROR_IF)", zp, x, t->type, of));
-      }
-    if (v.op == "RESCALE")
-      if (const Operand* sh = operand(bound, "shift"); sh && sh->values)
-        for (int64_t x : *sh->values)
-          if (x < 2 || x > 62) add(v, fmt::format("shift {} is outside [2, 62] (ERROR_IF)", x));
-    if (v.op == "MUL")
-      if (const Operand* sh = operand(bound, "shift"); sh && sh->values) {
-        const Operand* a = operand(bound, "input1");
-        for (int64_t x : *sh->values) {
-          if (a && a->known && a->type != "i32_t" && x != 0)
-            add(v, fmt::format("shift {} must be 0 for {} operands (ERROR_IF)", x, a->type));
-          if (x < 0 || x > 63) add(v, fmt::format("shift {} is outside [0, 63] (ERROR_IF)", x));
+  void checkErrorIf(const OpView& v, const CompiledOp& c) {
+    for (auto [zi, ti] : c.zeroPoints) {
+      const Operand* z = operand(int(zi));
+      const Operand* t = operand(int(ti));
+      if (!z || !t || !t->known || t->type == SType::I8) continue;
+      if (auto zv = valuesOf(*z))
+        for (int64_t x : *zv)
+          if (x != 0)
+            add(v, fmt::format("{} is {}, but must be 0 for a {} '{}' (ERROR_IF)", c.args[zi].spec->name, x,
+                               t->typeName(), c.args[ti].spec->name));
+    }
+    if (c.rule == Rule::Rescale)
+      if (const Operand* sh = operand(c, "shift"))
+        if (auto sv = valuesOf(*sh))
+          for (int64_t x : *sv)
+            if (x < 2 || x > 62) add(v, fmt::format("shift {} is outside [2, 62] (ERROR_IF)", x));
+    if (c.rule == Rule::Mul)
+      if (const Operand* sh = operand(c, "shift"))
+        if (auto sv = valuesOf(*sh)) {
+          const Operand* a = operand(c, "input1");
+          for (int64_t x : *sv) {
+            if (a && a->known && a->type != SType::I32 && x != 0)
+              add(v, fmt::format("shift {} must be 0 for {} operands (ERROR_IF)", x, a->typeName()));
+            if (x < 0 || x > 63) add(v, fmt::format("shift {} is outside [0, 63] (ERROR_IF)", x));
+          }
         }
-      }
     auto limit = [&](const char* attr, int64_t max, const char* what) {
-      auto it = v.intAttrs.find(attr);
-      if (it == v.intAttrs.end()) return;
-      for (int64_t x : it->second)
+      const IntAttr* a = v.attr(attr);
+      if (!a) return;
+      for (int64_t x : a->values())
         if (x > max) add(v, fmt::format("{} {} is above {} ({}{})", attr, x, max, what, o_.level8k ? ", level 8K" : ""));
     };
-    if (v.op == "AVG_POOL2D" || v.op == "MAX_POOL2D") {
+    if (c.rule == Rule::Pool) {
       limit("kernel", lv_.maxKernel, "MAX_KERNEL");
       limit("stride", lv_.maxStride, "MAX_STRIDE");
       limit("pad", lv_.maxKernel, "MAX_KERNEL");
     }
-    if (v.op == "CONV2D" || v.op == "CONV3D" || v.op == "DEPTHWISE_CONV2D" || v.op == "TRANSPOSE_CONV2D") {
+    if (c.rule == Rule::Conv || c.rule == Rule::DepthwiseConv) {
       limit("stride", lv_.maxStride, "MAX_STRIDE");
       limit("pad", lv_.maxKernel, "MAX_KERNEL");
       limit("out_pad", lv_.maxKernel, "MAX_KERNEL");
       // dilation * kernel size: the weight's spatial dims (OHWI / ODHWI; depthwise HWCM).
-      const Operand* w = operand(bound, "weight");
-      auto dil = v.intAttrs.find("dilation");
+      const Operand* w = operand(c, "weight");
+      const IntAttr* dil = v.attr("dilation");
       if (w && w->known && w->shape.size() >= 3) {
-        std::vector<int64_t> k;
-        if (v.op == "DEPTHWISE_CONV2D") k = {w->shape[0], w->shape[1]};
-        else k.assign(w->shape.begin() + 1, w->shape.end() - 1);
+        std::span<const int64_t> k =
+            c.rule == Rule::DepthwiseConv ? w->shape.first(2) : w->shape.subspan(1, w->shape.size() - 2);
         for (size_t i = 0; i < k.size(); ++i) {
-          int64_t d = dil != v.intAttrs.end() && i < dil->second.size() ? dil->second[i] : 1;
+          int64_t d = dil && i < dil->values().size() ? dil->values()[i] : 1;
           int64_t dk = 0;
           if (__builtin_mul_overflow(d, k[i], &dk) || dk > lv_.maxKernel)
             add(v, fmt::format("dilation x kernel {} x {} is above {} (MAX_KERNEL)", d, k[i], lv_.maxKernel));
         }
       }
     }
-    if (v.op == "RESIZE")
-      if (const Operand* sc = operand(bound, "scale"); sc && sc->values && sc->values->size() == 4) {
-        const auto& q = *sc->values;
-        for (int i = 0; i < 2; ++i)
-          if (int64_t lim = 0; q[size_t(2 * i + 1)] > 0 &&
-                               !__builtin_mul_overflow(lv_.maxScale, q[size_t(2 * i + 1)], &lim) && q[size_t(2 * i)] > lim)
-            add(v, fmt::format("scale {}/{} is above {} (MAX_SCALE)", q[size_t(2 * i)], q[size_t(2 * i + 1)],
-                               lv_.maxScale));
-      }
+    if (c.rule == Rule::Resize)
+      if (const Operand* sc = operand(c, "scale"))
+        if (auto sv = valuesOf(*sc); sv && sv->size() == 4) {
+          const auto& q = *sv;
+          for (int i = 0; i < 2; ++i)
+            if (int64_t lim = 0; q[size_t(2 * i + 1)] > 0 &&
+                                 !__builtin_mul_overflow(lv_.maxScale, q[size_t(2 * i + 1)], &lim) && q[size_t(2 * i)] > lim)
+              add(v, fmt::format("scale {}/{} is above {} (MAX_SCALE)", q[size_t(2 * i)], q[size_t(2 * i + 1)],
+                                 lv_.maxScale));
+        }
   }
 
   const TosaCheckOptions& o_;
   Level lv_;
-  std::set<std::string, std::less<>> allowed_;
-  std::unordered_map<const OpSpec*, std::vector<const TypeSupport*>> candidates_;
+  uint64_t allowed_;
   std::vector<TosaViolation>& out_;
+  OpView view_;
+  std::vector<Bound> bound_;
 };
 
 // ---------------------------------------------------------------- IR graph -> views
@@ -410,54 +575,59 @@ std::optional<std::vector<int64_t>> intValues(const ir::Graph& g, ir::ValueRef r
   return v;
 }
 
-Operand operandOf(const ir::Graph& g, ir::ValueRef r) {
+Operand operandOf(const ir::Graph& g, const ir::Node* n, ir::ValueRef r) {
   Operand o;
-  const ir::Node* n = g.find(r.node);
   if (!n || r.output >= n->outputs.size()) {
     o.known = false;
     return o;
   }
   const ir::TensorMeta& m = n->outputs[r.output];
   static const ir::OpId constShape = ir::internOp("tosa.CONST_SHAPE");
-  o.type = n->op == constShape ? "shape_t" : specType(m.dtype);
-  o.shape = m.shape.toVector();
-  o.values = intValues(g, r);
+  o.type = n->op == constShape ? SType::Shape : specType(m.dtype);
+  if (o.type == SType::Other) o.otherName = ir::dtypeName(m.dtype);
+  o.shape = m.shape.dims();
+  o.graph = &g;
+  o.ref = r;
   return o;
 }
 
 void checkNode(const ir::Graph& g, const ir::Node& n, const std::string& prefix, Checker& ck,
                std::vector<TosaViolation>& out) {
-  {
-    OpView v;
-    v.prefix = &prefix;
-    v.nodeName = n.name;
-    if (n.kind == ir::NodeKind::GetAttr) {
-      v.op = "CONST";
-      for (const ir::TensorMeta& m : n.outputs) v.outputs.push_back(Operand{specType(m.dtype), m.shape.toVector()});
-      ck.check(v);
-      return;
-    }
-    if (!n.isCall()) return;
-    const TosaSerialization* ser = tosaSerialization(n.op);
-    if (!ser) {
-      out.push_back({v.where(), std::string(ir::opName(n.op)), "not a TOSA operator (no TOSA lowering)"});
-      return;
-    }
-    v.op = ser->specName;
-    if (v.op == "CONST_SHAPE") return;  // a shape literal: checked where it is used
-    for (const ir::Arg& a : n.args) {
-      if (const ir::ValueRef* r = a.ref()) v.inputs.push_back(operandOf(g, *r));
-      else if (const ir::RefList* l = a.asRefList())
-        for (const ir::ValueRef& r2 : *l) v.inputs.push_back(operandOf(g, r2));
-    }
-    for (size_t i = 0; i < n.outputs.size(); ++i) v.outputs.push_back(operandOf(g, ir::ValueRef{n.id, uint32_t(i)}));
-    for (const ir::Kwarg& k : n.kwargs) {
-      if (const int64_t* x = k.value.asInt()) v.intAttrs[k.name] = {*x};
-      else if (const bool* bv = k.value.asBool()) v.intAttrs[k.name] = {*bv ? 1 : 0};
-      else if (const ir::IntList* l = k.value.asIntList()) v.intAttrs[k.name] = *l;
+  OpView& v = ck.view();
+  v.prefix = &prefix;
+  v.nodeName = n.name;
+  if (n.kind == ir::NodeKind::GetAttr) {
+    v.op = "CONST";
+    for (const ir::TensorMeta& m : n.outputs) {
+      Operand x;
+      x.type = specType(m.dtype);
+      if (x.type == SType::Other) x.otherName = ir::dtypeName(m.dtype);
+      x.shape = m.shape.dims();
+      v.outputs.push_back(x);
     }
     ck.check(v);
+    return;
   }
+  if (!n.isCall()) return;
+  const TosaSerialization* ser = tosaSerialization(n.op);
+  if (!ser) {
+    out.push_back({v.where(), std::string(ir::opName(n.op)), "not a TOSA operator (no TOSA lowering)"});
+    return;
+  }
+  v.op = ser->specName;
+  if (v.op == "CONST_SHAPE") return;  // a shape literal: checked where it is used
+  for (const ir::Arg& a : n.args) {
+    if (const ir::ValueRef* r = a.ref()) v.inputs.push_back(operandOf(g, g.find(r->node), *r));
+    else if (const ir::RefList* l = a.asRefList())
+      for (const ir::ValueRef& r2 : *l) v.inputs.push_back(operandOf(g, g.find(r2.node), r2));
+  }
+  for (size_t i = 0; i < n.outputs.size(); ++i) v.outputs.push_back(operandOf(g, &n, ir::ValueRef{n.id, uint32_t(i)}));
+  for (const ir::Kwarg& k : n.kwargs) {
+    if (const int64_t* x = k.value.asInt()) v.intAttrs.push_back({k.name, {}, *x, false});
+    else if (const bool* bv = k.value.asBool()) v.intAttrs.push_back({k.name, {}, *bv ? 1 : 0, false});
+    else if (const ir::IntList* l = k.value.asIntList()) v.intAttrs.push_back({k.name, *l, 0, true});
+  }
+  ck.check(v);
 }
 
 void graphViews(const ir::Graph& g, const std::string& prefix, Checker& ck, std::vector<TosaViolation>& out) {
@@ -507,8 +677,8 @@ std::vector<TosaViolation> validateTosaFile(const io::TosaFileInfo& f, const Tos
   Checker ck(o, out);
   for (const io::TosaRegionInfo& region : f.regions)
     for (const io::TosaBlockInfo& block : region.blocks) {
-      std::map<std::string, const io::TosaTensorInfo*> tensors;
-      for (const io::TosaTensorInfo& t : block.tensors) tensors[t.name] = &t;
+      std::unordered_map<std::string_view, const io::TosaTensorInfo*> tensors;
+      for (const io::TosaTensorInfo& t : block.tensors) tensors[t.name] = &t;  // the last of repeated names
       auto operand = [&](const std::string& name) {
         Operand x;
         auto it = tensors.find(name);
@@ -517,15 +687,14 @@ std::vector<TosaViolation> validateTosaFile(const io::TosaFileInfo& f, const Tos
           return x;
         }
         x.type = specType(it->second->dtype);
+        if (x.type == SType::Other) x.otherName = it->second->dtype;
         x.shape = it->second->shape;
-        if (it->second->hasData && x.type != "fp32_t" && x.type != "fp16_t" && x.type != "bf16_t" &&
-            it->second->data.size() <= 4096 * 8)
-          x.values = it->second->ints();
+        x.tensor = it->second;
         return x;
       };
       for (size_t i = 0; i < block.operators.size(); ++i) {
         const io::TosaOperatorInfo& op = block.operators[i];
-        OpView v;
+        OpView& v = ck.view();
         v.op = op.op;
         v.region = &region;
         v.block = &block;
@@ -533,9 +702,9 @@ std::vector<TosaViolation> validateTosaFile(const io::TosaFileInfo& f, const Tos
         for (const std::string& n : op.inputs) v.inputs.push_back(operand(n));
         for (const std::string& n : op.outputs) v.outputs.push_back(operand(n));
         for (const auto& [k, val] : op.attributes) {
-          if (const int64_t* x = std::get_if<int64_t>(&val)) v.intAttrs[k] = {*x};
-          else if (const bool* bv = std::get_if<bool>(&val)) v.intAttrs[k] = {*bv ? 1 : 0};
-          else if (const auto* l = std::get_if<std::vector<int64_t>>(&val)) v.intAttrs[k] = *l;
+          if (const int64_t* x = std::get_if<int64_t>(&val)) v.intAttrs.push_back({k, {}, *x, false});
+          else if (const bool* bv = std::get_if<bool>(&val)) v.intAttrs.push_back({k, {}, *bv ? 1 : 0, false});
+          else if (const auto* l = std::get_if<std::vector<int64_t>>(&val)) v.intAttrs.push_back({k, *l, 0, true});
         }
         ck.check(v);
       }
