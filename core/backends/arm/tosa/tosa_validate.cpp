@@ -229,12 +229,18 @@ const CompiledOp* findSpec(std::string_view name) {
     for (size_t i = 0; i < specs().size(); ++i) m.emplace(specs()[i].name, i);
     return m;
   }();
-  static std::vector<std::atomic<const CompiledOp*>> compiled(specs().size());
+  struct Slots {  // one per operator, owning what was compiled
+    std::vector<std::atomic<const CompiledOp*>> v = std::vector<std::atomic<const CompiledOp*>>(specs().size());
+    ~Slots() {
+      for (auto& s : v) delete s.load();
+    }
+  };
+  static Slots compiled;
   auto it = byName.find(name);
   if (it == byName.end()) return nullptr;
-  std::atomic<const CompiledOp*>& slot = compiled[it->second];
+  std::atomic<const CompiledOp*>& slot = compiled.v[it->second];
   if (const CompiledOp* c = slot.load(std::memory_order_acquire)) return c;
-  auto* fresh = new CompiledOp(compile(specs()[it->second]));  // lives as long as the process, like the tables
+  auto* fresh = new CompiledOp(compile(specs()[it->second]));
   const CompiledOp* expected = nullptr;
   if (slot.compare_exchange_strong(expected, fresh, std::memory_order_acq_rel)) return fresh;
   delete fresh;  // another thread compiled it first
