@@ -139,6 +139,54 @@ bool ConstantRecipe::sameAs(const ConstantRecipe& o) const {
   return true;
 }
 
+// ---------------------------------------------------------------- ConstantTable
+
+size_t ConstantTable::lowerBound(std::string_view name) const {
+  auto it = std::lower_bound(sorted_.begin(), sorted_.end(), name,
+                             [](const std::shared_ptr<const value_type>& e, std::string_view n) { return e->first < n; });
+  return size_t(it - sorted_.begin());
+}
+
+void ConstantTable::set(Constant c) {
+  std::string key = c.name;
+  std::shared_ptr<const value_type> entry = std::make_shared<value_type>(std::move(key), std::move(c));
+  const std::string_view name = entry->first;
+  if (const value_type** old = byName_.find(name)) {
+    const size_t pos = lowerBound(name);
+    assert(pos < sorted_.size() && sorted_[pos].get() == *old);
+    // The key views the replaced entry's name: re-key it at the new entry before that goes.
+    byName_.erase(name);
+    byName_.insert(name, entry.get());
+    sorted_[pos] = std::move(entry);
+    return;
+  }
+  byName_.insert(name, entry.get());
+  sorted_.insert(sorted_.begin() + std::ptrdiff_t(lowerBound(name)), std::move(entry));
+}
+
+bool ConstantTable::erase(std::string_view name) {
+  if (!byName_.find(name)) return false;
+  const size_t pos = lowerBound(name);
+  byName_.erase(name);  // before the entry (whose name the key views) is released
+  sorted_.erase(sorted_.begin() + std::ptrdiff_t(pos));
+  return true;
+}
+
+size_t ConstantTable::erase(std::span<const std::string> names) {
+  std::vector<const value_type*> gone;
+  for (const std::string& n : names)
+    if (const value_type* const* e = byName_.find(n)) {
+      gone.push_back(*e);
+      byName_.erase(n);  // before the entry (whose name the key views) is released
+    }
+  if (gone.empty()) return 0;
+  std::sort(gone.begin(), gone.end());
+  std::erase_if(sorted_, [&](const std::shared_ptr<const value_type>& e) {
+    return std::binary_search(gone.begin(), gone.end(), e.get());
+  });
+  return gone.size();
+}
+
 // ---------------------------------------------------------------- Graph
 
 namespace {
@@ -356,6 +404,14 @@ Graph Graph::shellCopy() const {
   return g;
 }
 
+void Graph::reserveLike(const Graph& like) {
+  nodesForUpdate().reserve(like.size() + 16);
+  const OpIndex& src = *like.opIndex_;
+  OpIndex& ops = opsForUpdate();
+  if (ops.size() < src.size()) ops.resize(src.size());
+  for (size_t i = 0; i < src.size(); ++i) ops[i].reserve(src[i].size());
+}
+
 void Graph::repositionFrom(size_t from) {
   if (!posValid_) return;
   std::vector<int32_t>& pos = positionsForUpdate();
@@ -508,30 +564,22 @@ const Graph::ConstantMap& Graph::constants() const {
   return constants_ ? *constants_ : kEmpty;  // a moved-from graph has no map
 }
 
-const Constant* Graph::constant(std::string_view name) const {
-  if (!constants_) return nullptr;
-  auto it = constants_->find(name);
-  return it == constants_->end() ? nullptr : &it->second;
-}
+const Constant* Graph::constant(std::string_view name) const { return constants_ ? constants_->find(name) : nullptr; }
 
 void Graph::setConstant(Constant c) {
   if (c.contentHash == 0) c.contentHash = constantContentHash(c);
   if (!constants_) constants_ = std::make_shared<ConstantMap>();
-  else if (constants_.use_count() > 1) constants_ = std::make_shared<ConstantMap>(*constants_);
-  std::string key = c.name;
-  constants_->insert_or_assign(std::move(key), std::move(c));
+  unshare(constants_).set(std::move(c));
 }
 
 bool Graph::eraseConstant(std::string_view name) {
-  if (!constants_) return false;
-  auto it = constants_->find(name);
-  if (it == constants_->end()) return false;
-  if (constants_.use_count() > 1) {
-    constants_ = std::make_shared<ConstantMap>(*constants_);
-    it = constants_->find(name);
-  }
-  constants_->erase(it);
-  return true;
+  if (!constants_ || !constants_->find(name)) return false;
+  return unshare(constants_).erase(name);
+}
+
+size_t Graph::eraseConstants(std::span<const std::string> names) {
+  if (!constants_ || std::ranges::none_of(names, [&](const std::string& n) { return constants_->find(n); })) return 0;
+  return unshare(constants_).erase(names);
 }
 
 GraphSignature Graph::signature() const {

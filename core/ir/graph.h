@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <memory>
@@ -140,6 +141,66 @@ uint64_t constantContentHash(const Constant& c);
 /// (ConstantRecipe::sameAs). Shape-only constants are never the same (seeded by name).
 bool sameContent(const Constant& a, const Constant& b);
 
+/// A graph's constants by name, iterated in name order (as the `std::map<std::string,
+/// Constant>` it replaces; `for (const auto& [name, c] : table)` reads the same). Entries are
+/// immutable and shared by pointer: copying the table (a graph's first constant edit after the
+/// graph was copied) copies one vector of pointers and the flat name index, not the constants;
+/// a lookup is one hash probe, not a walk of string comparisons.
+class ConstantTable {
+ public:
+  using value_type = std::pair<const std::string, Constant>;
+  class const_iterator {
+   public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = ConstantTable::value_type;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const value_type*;
+    using reference = const value_type&;
+    const_iterator() = default;
+    reference operator*() const { return **it_; }
+    pointer operator->() const { return it_->get(); }
+    const_iterator& operator++() {
+      ++it_;
+      return *this;
+    }
+    const_iterator operator++(int) {
+      const_iterator t = *this;
+      ++it_;
+      return t;
+    }
+    bool operator==(const const_iterator&) const = default;
+
+   private:
+    friend class ConstantTable;
+    using Base = std::vector<std::shared_ptr<const value_type>>::const_iterator;
+    explicit const_iterator(Base it) : it_(it) {}
+    Base it_;
+  };
+
+  size_t size() const { return sorted_.size(); }
+  bool empty() const { return sorted_.empty(); }
+  const_iterator begin() const { return const_iterator(sorted_.begin()); }
+  const_iterator end() const { return const_iterator(sorted_.end()); }
+  /// The constant named `name`, or null.
+  const Constant* find(std::string_view name) const {
+    const value_type* const* e = byName_.find(name);
+    return e ? &(*e)->second : nullptr;
+  }
+  /// Inserts `c` under `c.name`, replacing a constant of that name.
+  void set(Constant c);
+  /// Removes the constant named `name`. Returns whether it was present.
+  bool erase(std::string_view name);
+  /// Removes the constants named in `names` (absent ones are ignored) in one sweep. Returns
+  /// how many were removed.
+  size_t erase(std::span<const std::string> names);
+
+ private:
+  /// Position of the first entry whose name is not less than `name`.
+  size_t lowerBound(std::string_view name) const;
+  std::vector<std::shared_ptr<const value_type>> sorted_;  ///< by name
+  FlatViewMap<const value_type*> byName_;  ///< keys view the entries' names (they never change)
+};
+
 /// Who is who among the graph's boundary values.
 struct GraphSignature {
   std::vector<NodeId> userInputs;  ///< placeholders in order
@@ -193,6 +254,10 @@ class Graph {
   /// nodes: the starting point of a rebuild.
   Graph shellCopy() const;
   void reserveNodes(size_t n) { nodesForUpdate().reserve(n); }
+  /// Makes room for about `like`'s nodes: the node vector, and the op index's list of each op
+  /// for as many nodes of that op as `like` has (a rebuild of `like` then appends without
+  /// growing those lists one reallocation at a time).
+  void reserveLike(const Graph& like);
 
   bool contains(NodeId id) const;
   const Node& node(NodeId id) const;      ///< id must exist
@@ -223,11 +288,14 @@ class Graph {
   NodeId newId() { return nextId_++; }
 
   // ---- constants ----
-  using ConstantMap = std::map<std::string, Constant, std::less<>>;
+  using ConstantMap = ConstantTable;
   const ConstantMap& constants() const;
   const Constant* constant(std::string_view name) const;
   void setConstant(Constant c);
   bool eraseConstant(std::string_view name);
+  /// Removes the constants named in `names` (absent ones are ignored) in one sweep, unlike
+  /// repeated eraseConstant(). Returns how many were removed.
+  size_t eraseConstants(std::span<const std::string> names);
   ConstantStore& store() { return *store_; }
   const std::shared_ptr<ConstantStore>& storePtr() const { return store_; }
   void shareStore(std::shared_ptr<ConstantStore> s) { store_ = std::move(s); }

@@ -191,7 +191,7 @@ size_t GraphEditor::eliminateDeadCode() {
     for (ir::NodeId id : dead) touched_.erase(id);
     const size_t n = g_.eraseNodes(std::span<const ir::NodeId>(dead));
     removed += n;
-    for (const std::string& c : deadConstants) g_.eraseConstant(c);
+    g_.eraseConstants(deadConstants);
     if (n == 0) break;
   }
   if (removed) changed_ = true;

@@ -281,7 +281,7 @@ class RetraceEngine {
   void materializePrefix() {
     if (!sharingPrefix_) return;
     sharingPrefix_ = false;
-    out_.reserveNodes(src_.size() + 16);
+    out_.reserveLike(src_);
     for (size_t i = 0; i < prefix_; ++i) out_.appendShared(src_.ptrAt(i));
   }
 

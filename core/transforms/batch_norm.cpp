@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "core/exec/materialize.h"
 #include "core/ops/registry.h"
@@ -181,12 +182,28 @@ class FoldBatchNormRecipe : public exec::TensorRecipe {
 
  private:
   static std::string attrsOf(bool weight, bool hasTarget, const EvalBatchNorm& m) {
-    std::string s = fmt::format("part={};target={};eps={:a};params=", weight ? "weight" : "bias", hasTarget, m.eps);
+    // "part=weight;target=true;eps=0x1.4f8b588e368f1p-17;params=1111". The eps text is kept
+    // from the last call (every batch norm of a model has the same eps): fmt's hex float
+    // formatting was half the cost of building the recipe.
+    thread_local uint64_t lastBits = 0;
+    thread_local std::string epsText;
+    uint64_t bits;
+    std::memcpy(&bits, &m.eps, sizeof bits);
+    if (epsText.empty() || bits != lastBits) {
+      epsText = fmt::format("{:a}", m.eps);
+      lastBits = bits;
+    }
+    std::string s = weight ? "part=weight;target=" : "part=bias;target=";
+    s += hasTarget ? "true" : "false";
+    s += ";eps=";
+    s += epsText;
+    s += ";params=";
     for (const auto& p : m.params) s += p ? '1' : '0';
     return s;
   }
   static std::vector<ir::Constant> inputsOf(const ir::Constant* target, const EvalBatchNorm& m) {
     std::vector<ir::Constant> in;
+    in.reserve(1 + m.params.size());
     if (target) in.push_back(*target);
     for (const auto& p : m.params)
       if (p) in.push_back(*p);

@@ -344,3 +344,114 @@ TEST(GraphUsers, RandomEditsMatchARebuild) {
 
 }  // namespace
 }  // namespace ls
+
+namespace ls {
+namespace {
+
+ir::Constant namedConstant(const std::string& name, int64_t n) {
+  ir::Constant c;
+  c.name = name;
+  c.fqn = "fqn." + name;
+  c.shape = ir::Shape{n};
+  return c;
+}
+
+// The constants table against a std::map model: random sets (new names and replacements),
+// single and batch erases on random copies of graphs; every graph must read as its model
+// (name order, lookups, sizes) and never see another copy's edits. Names are longer than
+// the small-string buffer, so a key viewing a released entry's name is a use after free
+// under ASan.
+TEST(GraphConstants, RandomEditsOnCopiesMatchAMapInNameOrder) {
+  using Model = std::map<std::string, int64_t>;
+  std::mt19937 rng(1234);
+  auto nameOf = [](int i) { return "constant_with_a_long_name_" + std::to_string(i); };
+  std::vector<std::pair<ir::Graph, Model>> graphs(1);
+  auto check = [&](const ir::Graph& g, const Model& m) {
+    ASSERT_EQ(g.constants().size(), m.size());
+    ASSERT_EQ(g.constants().empty(), m.empty());
+    auto it = m.begin();
+    for (const auto& [name, c] : g.constants()) {
+      ASSERT_EQ(name, it->first);
+      ASSERT_EQ(c.name, it->first);
+      ASSERT_EQ(c.fqn, "fqn." + it->first);
+      ASSERT_EQ(c.shape, ir::Shape{it->second});
+      ++it;
+    }
+    for (int i = 0; i < 40; ++i) {
+      const ir::Constant* c = g.constant(nameOf(i));
+      auto mi = m.find(nameOf(i));
+      ASSERT_EQ(c != nullptr, mi != m.end()) << nameOf(i);
+      if (c) EXPECT_EQ(c->shape, ir::Shape{mi->second});
+    }
+  };
+  for (int step = 0; step < 3000; ++step) {
+    const size_t gi = rng() % graphs.size();
+    auto& [g, m] = graphs[gi];
+    switch (rng() % 6) {
+      case 0:
+      case 1: {
+        const int i = int(rng() % 40);
+        const int64_t n = int64_t(1 + rng() % 1000);
+        g.setConstant(namedConstant(nameOf(i), n));
+        m[nameOf(i)] = n;
+        break;
+      }
+      case 2: {
+        const int i = int(rng() % 40);
+        EXPECT_EQ(g.eraseConstant(nameOf(i)), m.erase(nameOf(i)) == 1);
+        break;
+      }
+      case 3: {
+        std::vector<std::string> names;
+        for (int k = int(rng() % 6); k-- > 0;) names.push_back(nameOf(int(rng() % 40)));
+        size_t expected = 0;
+        for (const std::string& n : names) expected += m.erase(n);
+        EXPECT_EQ(g.eraseConstants(names), expected);
+        break;
+      }
+      case 4:
+        if (graphs.size() < 6) {
+          ir::Graph copy = g;  // shares the table until one of the two edits it
+          Model model = m;
+          graphs.emplace_back(std::move(copy), std::move(model));
+        }
+        break;
+      default:
+        if (graphs.size() > 1) graphs.erase(graphs.begin() + std::ptrdiff_t(gi));  // frees shared entries
+        break;
+    }
+    for (const auto& [cg, cm] : graphs) ASSERT_NO_FATAL_FAILURE(check(cg, cm)) << "step " << step;
+  }
+}
+
+TEST(GraphConstants, ReplacingAConstantKeepsItsPlaceAndDropsTheOldValue) {
+  ir::Graph g;
+  g.setConstant(namedConstant("b_constant_with_a_long_name", 1));
+  g.setConstant(namedConstant("a_constant_with_a_long_name", 2));
+  ir::Graph copy = g;
+  g.setConstant(namedConstant("b_constant_with_a_long_name", 3));
+  std::vector<std::string> order;
+  for (const auto& [name, c] : g.constants()) order.push_back(name);
+  EXPECT_EQ(order, (std::vector<std::string>{"a_constant_with_a_long_name", "b_constant_with_a_long_name"}));
+  EXPECT_EQ(g.constant("b_constant_with_a_long_name")->shape, ir::Shape{3});
+  EXPECT_EQ(copy.constant("b_constant_with_a_long_name")->shape, ir::Shape{1}) << "the copy keeps its version";
+  EXPECT_EQ(g.eraseConstants(std::vector<std::string>{"no_such_constant"}), 0u);
+  EXPECT_EQ(g.constants().size(), 2u);
+}
+
+TEST(GraphReserveLike, AppendsAfterwardsKeepTheOpIndexRight) {
+  const ir::Graph src = smallGraph();
+  ir::Graph g = src.shellCopy();
+  g.reserveLike(src);
+  EXPECT_EQ(g.size(), 0u);
+  EXPECT_TRUE(g.nodesOfOp(ir::internOp("aten.relu.default")).empty());
+  for (const ir::NodePtr& p : src.nodes()) g.appendShared(p);
+  for (ir::OpId op : src.opsPresent()) {
+    const auto a = src.nodesOfOp(op), b = g.nodesOfOp(op);
+    EXPECT_EQ(std::vector<ir::NodeId>(a.begin(), a.end()), std::vector<ir::NodeId>(b.begin(), b.end()));
+  }
+  EXPECT_EQ(g.opsPresent(), src.opsPresent());
+}
+
+}  // namespace
+}  // namespace ls
