@@ -151,9 +151,9 @@ void ConstantTable::set(Constant c) {
   std::string key = c.name;
   std::shared_ptr<const value_type> entry = std::make_shared<value_type>(std::move(key), std::move(c));
   const std::string_view name = entry->first;
-  if (const value_type** old = byName_.find(name)) {
+  if (byName_.find(name)) {
     const size_t pos = lowerBound(name);
-    assert(pos < sorted_.size() && sorted_[pos].get() == *old);
+    assert(pos < sorted_.size() && sorted_[pos]->first == name);
     // The key views the replaced entry's name: re-key it at the new entry before that goes.
     byName_.erase(name);
     byName_.insert(name, entry.get());

@@ -381,7 +381,9 @@ TEST(GraphConstants, RandomEditsOnCopiesMatchAMapInNameOrder) {
       const ir::Constant* c = g.constant(nameOf(i));
       auto mi = m.find(nameOf(i));
       ASSERT_EQ(c != nullptr, mi != m.end()) << nameOf(i);
-      if (c) EXPECT_EQ(c->shape, ir::Shape{mi->second});
+      if (c) {
+        EXPECT_EQ(c->shape, ir::Shape{mi->second});
+      }
     }
   };
   for (int step = 0; step < 3000; ++step) {
