@@ -87,6 +87,16 @@ ShouldRun Pass::targetScan(const ir::Graph& g) const {
   }
 }
 
+bool Pass::anyTargetNode(const ir::Graph& g,
+                         const std::function<bool(const ir::Graph&, const ir::Node&)>& candidate) const {
+  for (ir::OpId op : targetOps_)
+    for (ir::NodeId id : g.nodesOfOp(op))
+      if (const ir::Node& n = g.node(id); allowedToTransform(n) && candidate(g, n)) return true;
+  for (const auto& [name, sub] : g.subgraphs())
+    if (sub && anyTargetNode(*sub, candidate)) return true;
+  return false;
+}
+
 ShouldRun Pass::shouldRun(const ir::Graph& g, const PassContext& ctx) const {
   ShouldRun s = applicability_.check(ctx);
   return s.run ? shouldRunImpl(g, ctx) : s;

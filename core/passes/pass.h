@@ -167,6 +167,10 @@ class Pass {
   virtual ShouldRun shouldRunImpl(const ir::Graph& g, const PassContext& ctx) const;
   /// Default op-index check shared by shouldRunImpl overrides.
   ShouldRun targetScan(const ir::Graph& g) const;
+  /// Whether a node of a target op, in `g` or a nested subgraph, that the pass may transform
+  /// satisfies `candidate(graph it is in, node)`: the precondition of a pass that rewrites only
+  /// some of its target nodes.
+  bool anyTargetNode(const ir::Graph& g, const std::function<bool(const ir::Graph&, const ir::Node&)>& candidate) const;
 
  private:
   std::string name_, description_;

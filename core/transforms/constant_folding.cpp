@@ -241,18 +241,10 @@ const ir::Node* FoldConstantsRetracePass::candidate(const ir::Graph& g, const ir
   return constantInputsOf(g, n, opts_.argLessProducers);
 }
 
-bool FoldConstantsRetracePass::anyCandidate(const ir::Graph& g) const {
-  for (ir::OpId op : targetOps())
-    for (ir::NodeId id : g.nodesOfOp(op))
-      if (candidate(g, g.node(id))) return true;
-  for (const auto& [name, sub] : g.subgraphs())
-    if (anyCandidate(*sub)) return true;
-  return false;
-}
-
 passes::ShouldRun FoldConstantsRetracePass::shouldRunImpl(const ir::Graph& g, const passes::PassContext& ctx) const {
   passes::ShouldRun s = RetracePass::shouldRunImpl(g, ctx);
-  if (!s.run || anyCandidate(g)) return s;
+  if (!s.run || anyTargetNode(g, [&](const ir::Graph& in, const ir::Node& n) { return candidate(in, n) != nullptr; }))
+    return s;
   return passes::ShouldRun::no(passes::SkipReason::Precondition, "no target op with only constant inputs");
 }
 

@@ -86,7 +86,6 @@ class FoldConstantsRetracePass : public passes::RetracePass {
   /// The first constant input of `n` when the pass would fold it (before the requireData and
   /// size limits, which count what they leave alone), else null.
   const ir::Node* candidate(const ir::Graph& g, const ir::Node& n) const;
-  bool anyCandidate(const ir::Graph& g) const;
 
   ConstantFoldingOptions opts_;
   size_t folded_, skippedNoData_, skippedLarge_;

@@ -70,18 +70,10 @@ ArmRewritePass::ArmRewritePass(std::string name, std::string desc, std::vector<s
   rewritten_ = stat("rewritten", "nodes rewritten");
 }
 
-bool ArmRewritePass::anyCandidate(const ir::Graph& g) const {
-  for (ir::OpId op : targetOps())
-    for (ir::NodeId id : g.nodesOfOp(op))
-      if (const ir::Node& n = g.node(id); allowedToTransform(n) && candidate_(n)) return true;
-  for (const auto& [name, sub] : g.subgraphs())
-    if (anyCandidate(*sub)) return true;
-  return false;
-}
-
 passes::ShouldRun ArmRewritePass::shouldRunImpl(const ir::Graph& g, const passes::PassContext& ctx) const {
   passes::ShouldRun s = RetracePass::shouldRunImpl(g, ctx);
-  if (!s.run || !candidate_ || anyCandidate(g)) return s;
+  if (!s.run || !candidate_ || anyTargetNode(g, [&](const ir::Graph&, const ir::Node& n) { return candidate_(n); }))
+    return s;
   return passes::ShouldRun::no(passes::SkipReason::Precondition, noCandidate_);
 }
 

@@ -96,8 +96,6 @@ class ArmRewritePass : public passes::RetracePass {
   passes::ShouldRun shouldRunImpl(const ir::Graph& g, const passes::PassContext& ctx) const override;
 
  private:
-  bool anyCandidate(const ir::Graph& g) const;
-
   Fn fn_;
   size_t rewritten_;
   bool (*candidate_)(const ir::Node&) = nullptr;

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -23,6 +25,15 @@ using ir::Shape;
 
 ir::Constant shapeOnly(const std::string& fqn, Shape s, DType t = DType::Float32) {
   return test::shapeOnlyConstant(fqn, fqn, s, t);
+}
+
+/// `n` shape-only conv weights "l<i>_weight" (fqn "l<i>.weight") of [rows(i), cin, 3, 3].
+void addLayerWeights(ir::Graph& g, int n, const std::function<int64_t(int)>& rows, int64_t cin) {
+  for (int i = 0; i < n; ++i) {
+    ir::Constant c = shapeOnly("l" + std::to_string(i) + ".weight", {rows(i), cin, 3, 3});
+    c.name = "l" + std::to_string(i) + "_weight";
+    g.setConstant(c);
+  }
 }
 
 bool sameBytes(const Tensor& a, const Tensor& b) {
@@ -69,11 +80,7 @@ TEST(SynthGenerator, ElementIDependsOnlyOnNameAndI) {
 TEST(SynthGenerator, MaterializeIsIndependentOfThreadsAndInterningOrder) {
   auto graph = [] {
     ir::Graph g;
-    for (int i = 0; i < 12; ++i) {
-      ir::Constant c = shapeOnly("l" + std::to_string(i) + ".weight", {int64_t(16 + 40 * i), 32, 3, 3});
-      c.name = "l" + std::to_string(i) + "_weight";
-      g.setConstant(c);
-    }
+    addLayerWeights(g, 12, [](int i) { return int64_t(16 + 40 * i); }, 32);
     g.setConstant(shapeOnly("idx", {1000}, DType::Int64));
     return g;
   };
@@ -94,11 +101,7 @@ TEST(SynthGenerator, MaterializeIsIndependentOfThreadsAndInterningOrder) {
 TEST(SynthGenerator, FreezeFixesWhatMaterializeConstantsGivesWithoutMakingBytes) {
   auto graph = [] {
     ir::Graph g;
-    for (int i = 0; i < 4; ++i) {
-      ir::Constant c = shapeOnly("l" + std::to_string(i) + ".weight", {int64_t(8 + 8 * i), 16, 3, 3});
-      c.name = "l" + std::to_string(i) + "_weight";
-      g.setConstant(c);
-    }
+    addLayerWeights(g, 4, [](int i) { return int64_t(8 + 8 * i); }, 16);
     g.setConstant(shapeOnly("l0.bias", {8}));
     g.setConstant(shapeOnly("idx", {100}, DType::Int64));
     ir::Constant perm = recipeConstant(permuteRecipe(shapeOnly("p.weight", {4, 2, 3, 3}), {0, 2, 3, 1}));
