@@ -47,12 +47,13 @@ Result<Config> parseConfig(const std::string& spec) {
     if (tok == "--no-skip") c.engine.skip = false;
     else if (tok == "--no-fast-copy") c.engine.fastCopy = false;
     else if (tok == "--no-cache") c.engine.cache = false;
+    else if (tok == "--cache") c.engine.cache = true;
     else if (tok == "--disable-pass") {
       if (!(in >> tok)) return Status::error("--config '" + spec + "': --disable-pass needs a pass name");
       c.disabled.push_back(tok);
     } else {
       return Status::error("--config '" + spec + "': unknown flag '" + tok +
-                           "' (known: --no-skip --no-fast-copy --no-cache --disable-pass NAME)");
+                           "' (known: --no-skip --no-fast-copy --cache --no-cache --disable-pass NAME)");
     }
   }
   return c;

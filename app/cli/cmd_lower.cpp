@@ -32,7 +32,9 @@ LowerCommand* addLowerCommand(CLI::App& app) {
       ->capture_default_str();
   s->add_flag("--no-skip", cmd.noSkip, "run every pass even when should_run says there is nothing to do");
   s->add_flag("--no-fast-copy", cmd.noFastCopy, "re-infer every node in every retrace (the upstream baseline)");
-  s->add_flag("--no-cache", cmd.noCache, "disable the meta-inference cache");
+  auto* withCache =
+      s->add_flag("--cache", cmd.cache, "memoise meta inference (off by default: it costs more than it saves)");
+  s->add_flag("--no-cache", cmd.noCache, "do not memoise meta inference (the default)")->excludes(withCache);
   s->add_option("--disable-pass", cmd.disabled, "skip this pass (repeatable)");
   s->add_flag("--verify-each", cmd.verifyEach, "run the verifier after every changed pass");
   s->add_option("--trace", cmd.traceOut, "write the trace (.lstrace)");

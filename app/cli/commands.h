@@ -35,7 +35,7 @@ int cmdInfo(const std::string& in, bool json, bool checkShapes, const std::strin
 struct LowerCommand {
   CLI::App* sub = nullptr;
   std::string input, pipeline = "generic", profile = "fp", target = "generic";
-  bool noSkip = false, noFastCopy = false, noCache = false, verifyEach = false, quiet = false, noQuantize = false;
+  bool noSkip = false, noFastCopy = false, cache = false, noCache = false, verifyEach = false, quiet = false, noQuantize = false;
   std::vector<std::string> disabled;
   std::string traceOut, graphOut, jsonOut;
   std::string tosaOut;  ///< --tosa: write the lowered graph as a TOSA 1.0 flatbuffer

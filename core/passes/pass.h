@@ -45,7 +45,9 @@ std::string_view skipReasonName(SkipReason r);  // "no-target-ops", "targets-dis
 struct EngineOptions {
   bool skip = true;      ///< honour should_run (off: every pass runs, the upstream baseline)
   bool fastCopy = true;  ///< copy cold nodes with their metadata (off: re-infer every node)
-  bool cache = true;     ///< memoise meta inference
+  /// Memoise meta inference. Off by default: building and hashing a key from every input's
+  /// metadata costs more than the meta functions it saves (docs/DESIGN.md, "Inference cache").
+  bool cache = false;
   bool operator==(const EngineOptions&) const = default;
 };
 

@@ -53,7 +53,7 @@ std::string describe(const RunConfig& c) {
   std::string s = fmt::format("{} {}/{}", c.pipeline, passes::profileName(c.profile), passes::targetName(c.target));
   if (!c.engine.skip) s += " no-skip";
   if (!c.engine.fastCopy) s += " no-fast-copy";
-  if (!c.engine.cache) s += " no-cache";
+  if (c.engine.cache) s += " cache";
   if (c.profile == passes::Profile::INT && !c.quantize) s += " no-quantize";
   for (const std::string& d : c.disabled) s += " -" + d;
   return s;

@@ -37,7 +37,7 @@ struct RunConfig {
 
 /// "tosa" when registered, else "generic", else the first registered pipeline.
 std::string defaultPipeline();
-/// Short description: "tosa fp/generic" plus " no-skip", " no-fast-copy", " no-cache".
+/// Short description: "tosa fp/generic" plus " no-skip", " no-fast-copy", " cache".
 std::string describe(const RunConfig& c);
 
 /// True for paths the app opens as a trace (.lstrace, or bytes starting with the identifier).

@@ -86,6 +86,7 @@ trace::Trace recordGeneric(const std::string& model) {
   pm->addInstrumentation(&rec);
   ops::InferenceCache cache;
   passes::PassContext ctx;
+  ctx.engine.cache = true;  // the goldens' cache_hits/cache_misses columns come from it
   ctx.cache = &cache;
   ir::Graph graph = std::move(g).value();
   auto res = pm->run(graph, ctx);

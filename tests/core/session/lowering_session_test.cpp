@@ -104,10 +104,32 @@ TEST(LoweringSession, UnknownPipelinePassOrDisabledNameIsAnError) {
   EXPECT_NE(s.message().find("has only 5 passes, 1000 requested"), std::string::npos) << s.message();
 }
 
+TEST(LoweringSession, TheInferenceCacheIsOptInAndChangesNoResult) {
+  session::SessionConfig c;
+  c.pipeline = "tosa";
+  ASSERT_FALSE(c.engine.cache);
+  auto plain = session::LoweringSession(c).lower(realGraph("resnet18.fxjson.json"), "resnet18");
+  ASSERT_TRUE(plain.isOk()) << plain.message();
+  EXPECT_EQ(plain->cacheHits + plain->cacheMisses, 0u);  // no lookup at all
+  c.engine.cache = true;
+  auto cached = session::LoweringSession(c).lower(realGraph("resnet18.fxjson.json"), "resnet18");
+  ASSERT_TRUE(cached.isOk()) << cached.message();
+  EXPECT_GT(cached->cacheHits, 0u);
+  ASSERT_EQ(plain->finalGraph.size(), cached->finalGraph.size());
+  for (size_t i = 0; i < plain->finalGraph.size(); ++i) {
+    const ir::Node& a = *plain->finalGraph.nodes()[i];
+    const ir::Node& b = *cached->finalGraph.nodes()[i];
+    EXPECT_EQ(a.name, b.name);
+    EXPECT_EQ(a.op, b.op);
+    EXPECT_EQ(a.outputs, b.outputs) << a.name;
+  }
+}
+
 TEST(LoweringSession, RunsThePipelineWithTraceAndPassLimit) {
   session::SessionConfig c;
   c.pipeline = "tosa";
   c.passLimit = 10;
+  c.engine.cache = true;  // the counters below come from the (opt-in) inference cache
   session::LoweringSession s(c);
   auto o = s.lower(realGraph("mobilenet_v2.fxjson.json"), "mobilenet_v2");
   ASSERT_TRUE(o.isOk()) << o.message();
