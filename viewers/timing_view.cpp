@@ -119,7 +119,7 @@ void TimingView::drawComparePopup(ViewState& s) {
     bConfig_.pipeline = s.trace->pipeline;
     bConfig_.profile = s.trace->profile;
     bConfig_.target = s.trace->target;
-    bConfig_.engine = passes::EngineOptions{false, false, true};
+    bConfig_.engine = passes::EngineOptions{false, false, false};
     bConfigInit_ = true;
   }
   if (ImGui::Button("Compare with...")) ImGui::OpenPopup("##comparepopup");

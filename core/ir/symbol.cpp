@@ -6,6 +6,7 @@
 #include <shared_mutex>
 
 #include "core/util/flat_view_map.h"
+#include "core/util/hash.h"
 
 namespace ls::ir {
 namespace {
@@ -23,21 +24,50 @@ Table& table() {
 
 }  // namespace
 
+/// The ids this thread looked up last, read without the lock: a pass interns the same few dozen
+/// op names thousands of times per pipeline run, and the shared lock's two atomic operations
+/// cost more than the lookup. Direct-mapped by the name's hash; an entry points at the table's
+/// copy of the name, whose characters never move (a deque that only grows). Plain data, so
+/// nothing is destroyed at thread exit (a static destructor may still intern a name).
+struct CacheEntry {
+  uint64_t hash;
+  const std::string* name;
+  OpId id;
+};
+constexpr size_t kCacheSlots = 256;
+thread_local CacheEntry tlCache[kCacheSlots];
+
 OpId internOp(std::string_view name) {
+  const uint64_t h = hashString(name);
+  CacheEntry& e = tlCache[h % kCacheSlots];
+  if (e.name && e.hash == h && *e.name == name) return e.id;
   Table& t = table();
+  OpId id = kNoOp;
   {
     std::shared_lock lock(t.mu);
-    if (const OpId* id = t.ids.find(name)) return *id;
+    if (const OpId* found = t.ids.find(name)) id = *found;
   }
-  std::unique_lock lock(t.mu);
-  if (const OpId* id = t.ids.find(name)) return *id;
-  t.names.emplace_back(name);
-  OpId id = OpId(t.names.size() - 1);
-  t.ids.insert(t.names.back(), id);
+  if (id == kNoOp) {
+    std::unique_lock lock(t.mu);
+    if (const OpId* found = t.ids.find(name)) {
+      id = *found;
+    } else {
+      t.names.emplace_back(name);
+      id = OpId(t.names.size() - 1);
+      t.ids.insert(t.names.back(), id);
+    }
+  }
+  {
+    std::shared_lock lock(t.mu);  // the deque's block map may move while another thread interns
+    e = CacheEntry{h, &t.names[id], id};
+  }
   return id;
 }
 
 OpId findOp(std::string_view name) {
+  const uint64_t h = hashString(name);
+  const CacheEntry& e = tlCache[h % kCacheSlots];
+  if (e.name && e.hash == h && *e.name == name) return e.id;
   Table& t = table();
   std::shared_lock lock(t.mu);
   const OpId* id = t.ids.find(name);

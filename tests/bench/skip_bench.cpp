@@ -28,7 +28,7 @@ void BM_TosaSkipSpeedup(benchmark::State& st, const std::string& name) {
   auto lowering = [](bool optimized) {
     session::SessionConfig cfg;
     cfg.pipeline = "tosa";
-    cfg.engine = {optimized, optimized, true};
+    cfg.engine = {optimized, optimized, false};
     return session::LoweringSession(session::timingConfig(cfg));
   };
   const session::LoweringSession baseline = lowering(false), optimized = lowering(true);
