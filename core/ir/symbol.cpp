@@ -74,11 +74,21 @@ OpId findOp(std::string_view name) {
   return id ? *id : kNoOp;
 }
 
+/// The same for names by id (passes dispatch on the op's name).
+struct NameEntry {
+  OpId id;
+  const std::string* name;
+};
+thread_local NameEntry tlNames[kCacheSlots];
+
 const std::string& opName(OpId id) {
+  NameEntry& e = tlNames[id % kCacheSlots];
+  if (e.name && e.id == id) return *e.name;
   Table& t = table();
   std::shared_lock lock(t.mu);
   if (id >= t.names.size()) return t.names[0];
-  return t.names[id];
+  e = NameEntry{id, &t.names[id]};
+  return *e.name;
 }
 
 uint32_t opCount() {

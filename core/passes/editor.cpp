@@ -158,42 +158,58 @@ Status GraphEditor::erase(ir::NodeId id) {
 }
 
 size_t GraphEditor::eliminateDeadCode() {
-  size_t removed = 0;
-  std::vector<uint8_t> read;
-  std::vector<ir::NodeId> dead;
-  for (;;) {
-    // Dead: a call or get_attr no node reads (one sweep marks what is read; no users index).
-    read.assign(g_.nextId(), 0);
-    for (const ir::NodePtr& p : g_.nodes())
-      p->forEachInput([&](const ir::ValueRef& r) {
-        if (r.node < read.size()) read[r.node] = 1;
-      });
-    dead.clear();
-    for (size_t i = g_.size(); i-- > 0;) {
-      const ir::Node& n = g_.at(i);
-      if (n.kind != ir::NodeKind::Call && n.kind != ir::NodeKind::GetAttr) continue;
-      if (!read[n.id]) dead.push_back(n.id);
+  // To the fixpoint in one sweep: count every node's readers, start from the calls and
+  // get_attrs nothing reads, and a node whose last reader dies joins them (any node order).
+  // Rounds of "erase what nothing reads" rescanned the graph once per level of a dead chain
+  // (batch norm -> getitem -> its get_attrs is three).
+  const size_t ids = g_.nextId();
+  auto removable = [](const ir::Node& n) { return n.kind == ir::NodeKind::Call || n.kind == ir::NodeKind::GetAttr; };
+  std::vector<uint32_t> readers(ids, 0);
+  for (const ir::NodePtr& p : g_.nodes())
+    p->forEachInput([&](const ir::ValueRef& r) {
+      if (r.node < ids) ++readers[r.node];
+    });
+  std::vector<uint8_t> dead(ids, 0);
+  std::vector<const ir::Node*> work;
+  for (const ir::NodePtr& p : g_.nodes())
+    if (removable(*p) && readers[p->id] == 0) {
+      dead[p->id] = 1;
+      work.push_back(p.get());
     }
-    if (dead.empty()) break;  // nothing to erase: no constant readers to count
-    // get_attr readers of the dead get_attrs' constants, counted once per round.
-    FlatViewMap<int> readers;
-    for (ir::NodeId id : dead)
-      if (const ir::Node& n = g_.node(id); n.kind == ir::NodeKind::GetAttr) readers.insert(n.target, 0);
-    if (!readers.empty())
-      for (const ir::NodePtr& p : g_.nodes())
-        if (p->kind == ir::NodeKind::GetAttr)
-          if (int* c = readers.find(p->target)) ++*c;
-    std::vector<std::string> deadConstants;
-    for (ir::NodeId id : dead) {
-      const ir::Node& n = g_.node(id);
-      if (n.kind == ir::NodeKind::GetAttr && --*readers.find(n.target) == 0) deadConstants.push_back(n.target);
-    }
-    for (ir::NodeId id : dead) touched_.erase(id);
-    const size_t n = g_.eraseNodes(std::span<const ir::NodeId>(dead));
-    removed += n;
-    g_.eraseConstants(deadConstants);
-    if (n == 0) break;
+  if (work.empty()) return 0;
+  std::vector<ir::NodeId> deadIds;
+  while (!work.empty()) {
+    const ir::Node* n = work.back();
+    work.pop_back();
+    deadIds.push_back(n->id);
+    n->forEachInput([&](const ir::ValueRef& r) {
+      if (r.node >= ids || --readers[r.node] != 0 || dead[r.node]) return;
+      if (const ir::Node* src = g_.find(r.node); src && removable(*src)) {
+        dead[r.node] = 1;
+        work.push_back(src);
+      }
+    });
   }
+  // A dead get_attr's constant goes with it when no live get_attr reads it.
+  FlatViewMap<uint8_t> deadTargets;
+  for (ir::NodeId id : deadIds)
+    if (const ir::Node& n = g_.node(id); n.kind == ir::NodeKind::GetAttr) deadTargets.insert(n.target, 1);
+  std::vector<std::string> deadConstants;
+  if (!deadTargets.empty()) {
+    for (const ir::NodePtr& p : g_.nodes())
+      if (p->kind == ir::NodeKind::GetAttr && !dead[p->id])
+        if (uint8_t* only = deadTargets.find(p->target)) *only = 0;
+    for (ir::NodeId id : deadIds)
+      if (const ir::Node& n = g_.node(id); n.kind == ir::NodeKind::GetAttr)
+        if (uint8_t* only = deadTargets.find(n.target); only && *only) {
+          deadConstants.push_back(n.target);
+          *only = 0;  // once per constant
+        }
+  }
+  if (!touched_.empty())
+    for (ir::NodeId id : deadIds) touched_.erase(id);
+  const size_t removed = g_.eraseNodes(std::span<const ir::NodeId>(deadIds));
+  g_.eraseConstants(deadConstants);
   if (removed) changed_ = true;
   return removed;
 }

@@ -57,7 +57,8 @@ class GraphEditor {
   void setArgs(ir::NodeId id, std::vector<ir::Arg> args);
   /// Erases a node; fails if it still has users.
   Status erase(ir::NodeId id);
-  /// Removes call/get_attr nodes without users (not the output), repeatedly. Returns the count.
+  /// Removes call/get_attr nodes no live node reads (to the fixpoint: chains go whole), and the
+  /// constants only they read. Returns the count.
   size_t eliminateDeadCode();
 
   /// Refreshes metadata (touched nodes and downstream). Returns an error naming the node.

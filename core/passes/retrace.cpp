@@ -83,7 +83,9 @@ class RetraceEngine {
           }
         }
         materializePrefix();
-        ir::Node copy = n;
+        // Copied once, into the node's final place (no temporary to move from and destroy).
+        auto owned = std::make_shared<ir::Node>(n);
+        ir::Node& copy = *owned;
         LS_RETURN_IF_ERROR(rewire(copy));
         if (copy.kind == ir::NodeKind::Call && (inState == 2 || !fast)) {
           Status st = ops::inferNode(out_, copy, metas, cache);
@@ -101,7 +103,7 @@ class RetraceEngine {
         } else {
           ++ctx_.counters.fastCopied;
         }
-        out_.append(std::move(copy));
+        out_.appendShared(std::move(owned));
         continue;
       }
       // Hot node: the pass decides.

@@ -489,7 +489,7 @@ const std::map<std::string, std::string>& binaryTable() {
 
 Status exirToTosa(ArmRewritePass& self, Rewriter& rw) {
   const ir::Node& n = rw.node();
-  const std::string op = ir::opName(n.op);
+  const std::string& op = ir::opName(n.op);
   Builder b(rw);
   ValueRef y;
   if (auto it = unaryTable().find(op); it != unaryTable().end()) {

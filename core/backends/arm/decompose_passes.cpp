@@ -1417,7 +1417,7 @@ Status decomposeAsStrided(ArmRewritePass& self, Rewriter& rw) {
 /// masked_fill(x, mask, v) = where(mask, v, x); ne = logical_not(eq).
 Status decomposeMaskedFillNe(ArmRewritePass& self, Rewriter& rw) {
   const ir::Node& n = rw.node();
-  const std::string op = ir::opName(n.op);
+  const std::string& op = ir::opName(n.op);
   LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
   Builder b(rw);
   if (op == "aten.masked_fill.Scalar") {
@@ -1652,7 +1652,7 @@ Status matchArgRanks(ArmRewritePass& self, Rewriter& rw) {
 
 Status matchArgDtype(ArmRewritePass& self, Rewriter& rw) {
   const ir::Node& n = rw.node();
-  const std::string op = ir::opName(n.op);
+  const std::string& op = ir::opName(n.op);
   if (!isBinaryArith(op)) return Status::ok();
   const size_t first = op == "aten.where.self" ? 1 : 0;
   DType target = n.meta().dtype;
