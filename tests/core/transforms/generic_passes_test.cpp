@@ -165,5 +165,36 @@ TEST(DeadCode, RemovesUnusedChainsAndSkipsCleanGraphs) {
   EXPECT_EQ(runPass(p, b.g).status, PassStatus::Skipped);
 }
 
+TEST(DeadCode, ADeadChainGoesWholeInOneRunAndAConstantStaysWhileALiveGetAttrReadsIt) {
+  test::GraphBuilder b;
+  auto x = b.input("x", {4});
+  auto w = b.constant("w", ir::DType::Float32, {4}, {1, 2, 3, 4});  // also read by a dead get_attr
+  auto v = b.constant("v", ir::DType::Float32, {4}, {5, 6, 7, 8});  // read by the dead chain only
+  ir::Node again;
+  again.kind = ir::NodeKind::GetAttr;
+  again.name = "w_again";
+  again.target = "w";
+  again.outputs.push_back(ir::TensorMeta(ir::DType::Float32, ir::Shape{4}));
+  const ir::ValueRef w2{b.g.append(std::move(again)), 0};
+  auto live = b.call("aten.add.Tensor", {x, w});
+  // Dead, three levels deep, with a node reading its producer twice.
+  auto m = b.call("aten.mul.Tensor", {x, v});
+  auto twice = b.call("aten.add.Tensor", {m, m});
+  b.call("aten.sigmoid.default", {twice});
+  b.call("aten.neg.default", {w2});
+  b.output({live});
+  DeadCodeEliminationPass p;
+  ASSERT_EQ(runPass(p, b.g).status, PassStatus::Changed);
+  EXPECT_EQ(p.statistics()[0].value, 6);  // v, w_again, mul, add, sigmoid, neg
+  std::vector<std::string> left;
+  for (const ir::NodePtr& n : b.g.nodes()) left.push_back(n->name);
+  EXPECT_EQ(left.size(), 4u);  // x, w, the live add, output
+  EXPECT_NE(b.g.findByName("w"), ir::kInvalidNode);
+  EXPECT_NE(b.g.constant("w"), nullptr);
+  EXPECT_EQ(b.g.constant("v"), nullptr);
+  EXPECT_TRUE(VerifierInstrumentation::verifyGraph(b.g).isOk());
+  EXPECT_EQ(runPass(p, b.g).status, PassStatus::Skipped);
+}
+
 }  // namespace
 }  // namespace ls
