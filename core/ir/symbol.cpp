@@ -43,11 +43,12 @@ OpId internOp(std::string_view name) {
   if (e.name && e.hash == h && *e.name == name) return e.id;
   Table& t = table();
   OpId id = kNoOp;
+  const std::string* stable = nullptr;  // read under the lock: the deque's block map may move
   {
     std::shared_lock lock(t.mu);
-    if (const OpId* found = t.ids.find(name)) id = *found;
+    if (const OpId* found = t.ids.find(name)) id = *found, stable = &t.names[id];
   }
-  if (id == kNoOp) {
+  if (!stable) {
     std::unique_lock lock(t.mu);
     if (const OpId* found = t.ids.find(name)) {
       id = *found;
@@ -56,11 +57,9 @@ OpId internOp(std::string_view name) {
       id = OpId(t.names.size() - 1);
       t.ids.insert(t.names.back(), id);
     }
+    stable = &t.names[id];
   }
-  {
-    std::shared_lock lock(t.mu);  // the deque's block map may move while another thread interns
-    e = CacheEntry{h, &t.names[id], id};
-  }
+  e = CacheEntry{h, stable, id};
   return id;
 }
 
