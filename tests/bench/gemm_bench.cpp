@@ -5,8 +5,8 @@
 // mobilenet_v2 convolutions. Each backend runs with 2 threads (the machine's cores) unless
 // its name says serial. The hand-written GEMM that OpenBLAS replaced is timed by this file as of
 // commit d883e9a (BM_Gemm/hand, hand_exact).
-//   build/release/tests/ls_bench --benchmark_filter=Gemm --benchmark_repetitions=5 \
-//     --benchmark_report_aggregates_only=true
+//   build/release/tests/ls_bench --benchmark_filter=Gemm --benchmark_repetitions=5
+//     --benchmark_report_aggregates_only=true   (one command line)
 #include <benchmark/benchmark.h>
 #include <cblas.h>
 

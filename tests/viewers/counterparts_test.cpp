@@ -42,7 +42,9 @@ TEST(Counterparts, ConvolutionForwardToConv2dAndBack) {
   for (ir::NodeId id : back) EXPECT_NE(t.source->find(id), nullptr);
   // No other convolution maps to this CONV2D.
   for (ir::NodeId id : back)
-    if (ir::opName(t.source->node(id).op) == "aten.convolution.default") EXPECT_EQ(id, conv);
+    if (ir::opName(t.source->node(id).op) == "aten.convolution.default") {
+      EXPECT_EQ(id, conv);
+    }
 }
 
 TEST(Counterparts, AcrossTwoRunsOfTheSameModel) {

@@ -38,7 +38,9 @@ TEST(Delegation, RealXnnpackRunMatchesThePartitionReport) {
     EXPECT_EQ(int64_t(u.nodes.size()), u.count) << u.op;
     EXPECT_FALSE(u.reason.empty()) << u.op;
     got[u.op] = u.count;
-    if (auto it = pr.reasons.find(u.op); it != pr.reasons.end()) EXPECT_EQ(u.reason, it->second) << u.op;
+    if (auto it = pr.reasons.find(u.op); it != pr.reasons.end()) {
+      EXPECT_EQ(u.reason, it->second) << u.op;
+    }
   }
   EXPECT_EQ(got, pr.undelegated);
 }

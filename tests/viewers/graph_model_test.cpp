@@ -261,7 +261,9 @@ TEST(GraphModel, GhostsGetTheirOwnSpaceInTheirRowAndKeepTheirLinks) {
       EXPECT_EQ(gh.y, old->y);  // its own row
       EXPECT_EQ(gh.w, old->w);
       for (const graph_layout::NodeBox& nb : lb.nodes)
-        if (nb.w > 0) EXPECT_FALSE(overlaps(gh.x, gh.w, gh.y, gh.h, nb.x, nb.w, nb.y, nb.h)) << t.records[size_t(i)].name;
+        if (nb.w > 0) {
+          EXPECT_FALSE(overlaps(gh.x, gh.w, gh.y, gh.h, nb.x, nb.w, nb.y, nb.h)) << t.records[size_t(i)].name;
+        }
       for (size_t k = 0; k < g; ++k)
         EXPECT_FALSE(overlaps(gh.x, gh.w, gh.y, gh.h, ghosts[k].x, ghosts[k].w, ghosts[k].y, ghosts[k].h));
     }

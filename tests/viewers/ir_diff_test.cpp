@@ -59,10 +59,10 @@ TEST(IrDiff, HunksTurnTheBeforeTextIntoTheAfterTextOnARealPass) {
     EXPECT_EQ(int64_t(d.added) - int64_t(d.removed), int64_t(lb.size()) - int64_t(la.size()));
     EXPECT_GT(d.added + d.removed, 0u) << t.records[size_t(i)].name;
     // At most 2 context lines on each side of a change: no run of more than 4 context lines.
-    int run = 0;
+    int contextRun = 0;
     for (const IrDiffLine& l : d.lines) {
-      run = l.kind == IrDiffLine::Kind::Context ? run + 1 : 0;
-      EXPECT_LE(run, 4);
+      contextRun = l.kind == IrDiffLine::Kind::Context ? contextRun + 1 : 0;
+      EXPECT_LE(contextRun, 4);
     }
     ++checked;
   }

@@ -197,7 +197,9 @@ TEST(InsertInt32CastsAfterInt64PlaceholdersPass, Int64InputsBecomeInt32AndTheTos
   passes::PassResult r = run(g);
   ASSERT_EQ(r.status, PassStatus::Changed) << r.message;
   for (const ir::NodePtr& p : g.nodes())
-    if (p->kind == ir::NodeKind::Placeholder) EXPECT_EQ(p->meta(0).dtype, DType::Int32) << p->name;
+    if (p->kind == ir::NodeKind::Placeholder) {
+      EXPECT_EQ(p->meta(0).dtype, DType::Int32) << p->name;
+    }
   EXPECT_EQ(count(g, "aten._to_copy.default"), 1u);  // int32 -> int32, removed by RemoveNoopClonePass
   // Skipped when no input is int64.
   ir::Graph again = g;

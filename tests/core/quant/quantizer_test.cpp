@@ -118,7 +118,9 @@ TEST(Quantizer, CalibrationReportsItsProgressPerNode) {
   for (size_t i = 0; i + 1 < seen.size(); ++i) {
     EXPECT_EQ(seen[i].first, "quantize: calibration");
     EXPECT_GT(seen[i].second, 0.0);
-    if (i > 0) EXPECT_GT(seen[i].second, seen[i - 1].second) << i;
+    if (i > 0) {
+      EXPECT_GT(seen[i].second, seen[i - 1].second) << i;
+    }
   }
   EXPECT_DOUBLE_EQ(seen[nodes - 1].second, 1.0);
   EXPECT_EQ(seen.back(), std::make_pair(std::string("quantize: converting"), 1.0));
