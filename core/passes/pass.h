@@ -46,7 +46,7 @@ struct EngineOptions {
   bool skip = true;      ///< honour should_run (off: every pass runs, the upstream baseline)
   bool fastCopy = true;  ///< copy cold nodes with their metadata (off: re-infer every node)
   /// Memoise meta inference. Off by default: building and hashing a key from every input's
-  /// metadata costs more than the meta functions it saves (docs/DESIGN.md, "Inference cache").
+  /// metadata costs more than the meta functions it saves (docs/DESIGN.md, "Op registry").
   bool cache = false;
   bool operator==(const EngineOptions&) const = default;
 };
