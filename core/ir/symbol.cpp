@@ -37,10 +37,18 @@ struct CacheEntry {
 constexpr size_t kCacheSlots = 256;
 thread_local CacheEntry tlCache[kCacheSlots];
 
+/// This thread's cache slot for `name` (hash `h`), and whether it holds `name`.
+CacheEntry& cacheSlot(std::string_view name, uint64_t h, bool& hit) {
+  CacheEntry& e = tlCache[h % kCacheSlots];
+  hit = e.name && e.hash == h && *e.name == name;
+  return e;
+}
+
 OpId internOp(std::string_view name) {
   const uint64_t h = hashString(name);
-  CacheEntry& e = tlCache[h % kCacheSlots];
-  if (e.name && e.hash == h && *e.name == name) return e.id;
+  bool hit = false;
+  CacheEntry& e = cacheSlot(name, h, hit);
+  if (hit) return e.id;
   Table& t = table();
   OpId id = kNoOp;
   const std::string* stable = nullptr;  // read under the lock: the deque's block map may move
@@ -64,9 +72,9 @@ OpId internOp(std::string_view name) {
 }
 
 OpId findOp(std::string_view name) {
-  const uint64_t h = hashString(name);
-  const CacheEntry& e = tlCache[h % kCacheSlots];
-  if (e.name && e.hash == h && *e.name == name) return e.id;
+  bool hit = false;
+  const CacheEntry& e = cacheSlot(name, hashString(name), hit);
+  if (hit) return e.id;
   Table& t = table();
   std::shared_lock lock(t.mu);
   const OpId* id = t.ids.find(name);
