@@ -2,11 +2,14 @@
 // that the executor's threads share. docs/DESIGN.md has the benchmark behind the choice.
 #include "core/exec/gemm.h"
 
-#include <cblas.h>
+#include <cblas.h>  // declarations only: the library is loaded on first use (blas() below)
+#include <dlfcn.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <atomic>
-#include <mutex>
+#include <cstdlib>
+#include <stdexcept>
 #include <vector>
 
 #include "core/exec/parallel.h"
@@ -14,11 +17,39 @@
 namespace ls::exec {
 namespace {
 
-/// OpenBLAS runs on the calling thread: the executor's parallelFor decides the threads (once,
-/// before the first product; the setting is process-wide).
-void singleThreadedBlas() {
-  static std::once_flag once;
-  std::call_once(once, [] { openblas_set_num_threads(1); });
+/// The OpenBLAS entry points the executor calls.
+struct Blas {
+  decltype(&cblas_sgemm) sgemm = nullptr;
+  decltype(&cblas_dgemm) dgemm = nullptr;
+};
+
+/// OpenBLAS, loaded by the first product (on the thread that asks for it, before parallelFor
+/// shares the blocks), single-threaded: the executor's parallelFor decides the threads.
+/// Not linked: Debian's pthread build starts its thread pool when it loads and the pool spins
+/// (sched_yield) for about 0.1 s of a core, in every process that links it, whether it multiplies
+/// anything or not; most never do (lowering, `bench`, the app before a run). Loaded here with
+/// OPENBLAS_NUM_THREADS=1, it starts no pool at all. docs/DESIGN.md "Matrix products" has the
+/// measurement. A missing library is an error naming it, raised by the product that needed it.
+const Blas& blas() {
+  static const Blas lib = [] {
+    constexpr const char* kLibrary = "libopenblas.so.0";  // libopenblas0 (libopenblas-dev's runtime)
+    setenv("OPENBLAS_NUM_THREADS", "1", 1);  // read by the library's constructor, in dlopen
+    void* h = dlopen(kLibrary, RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+      throw std::runtime_error(fmt::format("matrix product: cannot load OpenBLAS ({}): {} (install libopenblas0)",
+                                           kLibrary, dlerror()));
+    Blas b;
+    b.sgemm = reinterpret_cast<decltype(b.sgemm)>(dlsym(h, "cblas_sgemm"));
+    b.dgemm = reinterpret_cast<decltype(b.dgemm)>(dlsym(h, "cblas_dgemm"));
+    auto setThreads = reinterpret_cast<decltype(&openblas_set_num_threads)>(dlsym(h, "openblas_set_num_threads"));
+    if (!b.sgemm || !b.dgemm || !setThreads)
+      throw std::runtime_error(fmt::format("matrix product: {} has no cblas_sgemm, cblas_dgemm or "
+                                           "openblas_set_num_threads",
+                                           kLibrary));
+    setThreads(1);  // also when the process had loaded it already (a benchmark linking it)
+    return b;
+  }();
+  return lib;
 }
 
 /// How a product is cut: along the rows of C (`rows`) or its columns, into `count` blocks of
@@ -77,12 +108,12 @@ void emptyProduct(int64_t M, int64_t N, T* C, int64_t ldc, bool accumulate) {
 /// One sgemm / dgemm call for the block of C at (m0, n0) of m x n.
 void blasBlock(int64_t m, int64_t n, int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb, bool transB,
                float* C, int64_t ldc, bool accumulate) {
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, transB ? CblasTrans : CblasNoTrans, int(m), int(n), int(K), 1.0f, A,
+  blas().sgemm(CblasRowMajor, CblasNoTrans, transB ? CblasTrans : CblasNoTrans, int(m), int(n), int(K), 1.0f, A,
               int(lda), B, int(ldb), accumulate ? 1.0f : 0.0f, C, int(ldc));
 }
 void blasBlock(int64_t m, int64_t n, int64_t K, const double* A, int64_t lda, const double* B, int64_t ldb,
                bool transB, double* C, int64_t ldc, bool accumulate) {
-  cblas_dgemm(CblasRowMajor, CblasNoTrans, transB ? CblasTrans : CblasNoTrans, int(m), int(n), int(K), 1.0, A,
+  blas().dgemm(CblasRowMajor, CblasNoTrans, transB ? CblasTrans : CblasNoTrans, int(m), int(n), int(K), 1.0, A,
               int(lda), B, int(ldb), accumulate ? 1.0 : 0.0, C, int(ldc));
 }
 
@@ -92,7 +123,7 @@ void gemmIn(int64_t M, int64_t N, int64_t K, const T* A, int64_t lda, const T* B
             int64_t ldc, bool accumulate, int threads) {
   if (M <= 0 || N <= 0) return;
   if (K <= 0) return emptyProduct(M, N, C, ldc, accumulate);
-  singleThreadedBlas();
+  blas();  // loaded (or its error raised) here, on the calling thread
   forEachBlock(M, N, K, threads, [&](int64_t m0, int64_t m, int64_t n0, int64_t n) {
     blasBlock(m, n, K, A + m0 * lda, lda, columnsOf(B, ldb, transB, n0), ldb, transB, C + m0 * ldc + n0, ldc,
               accumulate);
@@ -115,7 +146,7 @@ void gemmExact(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, con
                bool transB, float* C, int64_t ldc, bool accumulate, int threads) {
   if (M <= 0 || N <= 0) return;
   if (K <= 0) return emptyProduct(M, N, C, ldc, accumulate);
-  singleThreadedBlas();
+  blas();  // loaded (or its error raised) here, on the calling thread
   // The same dgemm calls (one per block of forEachBlock, over the whole K) on the same values
   // as widening both operands whole, but only the operand every block reads whole (A for
   // blocks of columns, B for blocks of rows) is widened once; each block widens its own rows of

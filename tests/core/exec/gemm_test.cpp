@@ -4,10 +4,12 @@
 // float64 bound, results independent of the thread count.
 #include "core/exec/gemm.h"
 
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <vector>
 
 #include "core/exec/synth.h"
@@ -96,6 +98,35 @@ void checkEveryElement(uint64_t seed, bool integers, bool exact, Check ok) {
     for (int64_t i = 0; i < cs.m; ++i)
       for (int64_t j = cs.n; j < o.ldc; ++j) ASSERT_EQ(out[size_t(i * o.ldc + j)], o.c0[size_t(i * o.ldc + j)]);
   }
+}
+
+/// Whether OpenBLAS is in this process (RTLD_NOLOAD: look, do not load).
+bool openBlasLoaded() {
+  void* h = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_NOLOAD);
+  if (h) dlclose(h);  // drops only the reference NOLOAD took
+  return h != nullptr;
+}
+
+/// Threads of this process (/proc/self/task).
+size_t threadsOfThisProcess() {
+  size_t n = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/task")) ++n;
+  return n;
+}
+
+// OpenBLAS is loaded by the first product, without its thread pool, not when the process
+// starts (ctest runs each test in its own process; run alone it starts unloaded).
+TEST(Gemm, OpenBlasIsLoadedByTheFirstProductWithoutAThreadPool) {
+  if (openBlasLoaded()) GTEST_SKIP() << "an earlier test in this process multiplied already";
+  const size_t threadsBefore = threadsOfThisProcess();
+  const float a[4] = {1, 2, 3, 4}, b[4] = {5, 6, 7, 8};
+  float c[4] = {};
+  gemm(2, 2, 2, a, 2, b, 2, false, c, 2, false, 1);
+  EXPECT_TRUE(openBlasLoaded());
+  EXPECT_EQ(c[0], 19.0f);
+  EXPECT_EQ(c[3], 50.0f);
+  // OPENBLAS_NUM_THREADS=1 was set before the load: the library started no pool threads.
+  EXPECT_EQ(threadsOfThisProcess(), threadsBefore);
 }
 
 TEST(Gemm, FloatModeWithinFloat32SummationBound) {
