@@ -45,7 +45,7 @@ CacheEntry& cacheSlot(std::string_view name, uint64_t h, bool& hit) {
 }
 
 OpId internOp(std::string_view name) {
-  const uint64_t h = hashString(name);
+  const uint64_t h = hashKey(name);
   bool hit = false;
   CacheEntry& e = cacheSlot(name, h, hit);
   if (hit) return e.id;
@@ -73,7 +73,7 @@ OpId internOp(std::string_view name) {
 
 OpId findOp(std::string_view name) {
   bool hit = false;
-  const CacheEntry& e = cacheSlot(name, hashString(name), hit);
+  const CacheEntry& e = cacheSlot(name, hashKey(name), hit);
   if (hit) return e.id;
   Table& t = table();
   std::shared_lock lock(t.mu);

@@ -99,7 +99,7 @@ class FlatViewMap {
     std::string_view key;
     V value{};
   };
-  static uint64_t hashOf(std::string_view key) { return hashString(key) | 1; }
+  static uint64_t hashOf(std::string_view key) { return hashKey(key) | 1; }
 
   const V* findWith(std::string_view key, uint64_t h) const {
     if (slots_.empty()) return nullptr;

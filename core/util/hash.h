@@ -60,6 +60,44 @@ inline uint64_t hashString(std::string_view s, uint64_t seed = 0x9E3779B97F4A7C1
   return hashBytes(s.data(), s.size(), seed);
 }
 
+/// Hash of a short in-memory key (node and op names, for FlatViewMap and op interning): whole
+/// 8-byte loads, the last one overlapping the one before instead of a byte loop for the tail,
+/// and one 64x64->128-bit multiply, folded, per 16 bytes. About half of hashBytes' time on
+/// names of 10-40 bytes (tests/bench/passes_bench.cpp, BM_HashKey). Low bits are as mixed as
+/// high ones (tables mask them). Never persisted and free to change between versions: content
+/// hashes and synthesis seeds use hashBytes, whose values are fixed. Not collision-resistant.
+inline uint64_t hashKey(std::string_view key) {
+  const auto* p = reinterpret_cast<const unsigned char*>(key.data());
+  const size_t n = key.size();
+  constexpr uint64_t k0 = 0x9E3779B97F4A7C15ull, k1 = 0xbf58476d1ce4e5b9ull, k2 = 0x94d049bb133111ebull;
+  auto load8 = [](const unsigned char* q) {
+    uint64_t w;
+    std::memcpy(&w, q, 8);
+    return w;
+  };
+  auto load4 = [](const unsigned char* q) {
+    uint32_t w;
+    std::memcpy(&w, q, 4);
+    return uint64_t(w);
+  };
+  __extension__ typedef unsigned __int128 U128;  // GCC and Clang on 64-bit targets
+  auto fold = [](uint64_t a, uint64_t b) {
+    const U128 r = static_cast<U128>(a) * b;
+    return uint64_t(r) ^ uint64_t(r >> 64);
+  };
+  uint64_t seed = k0 ^ (uint64_t(n) * k2), a = 0, b = 0;
+  if (n <= 16) {
+    if (n >= 8) a = load8(p), b = load8(p + n - 8);
+    else if (n >= 4) a = load4(p), b = load4(p + n - 4);
+    else if (n > 0) a = (uint64_t(p[0]) << 16) | (uint64_t(p[n >> 1]) << 8) | p[n - 1];
+  } else {
+    size_t i = 0;
+    for (; i + 16 < n; i += 16) seed = fold(load8(p + i) ^ k1, load8(p + i + 8) ^ seed);
+    a = load8(p + n - 16), b = load8(p + n - 8);
+  }
+  return fold(k1 ^ uint64_t(n), fold(a ^ k1, b ^ seed) ^ k2);
+}
+
 inline uint64_t hashCombine(uint64_t a, uint64_t b) {
   a ^= b + 0x9E3779B97F4A7C15ull + (a << 6) + (a >> 2);
   return a;

@@ -413,7 +413,9 @@ TEST(Layout, ProducersWithManyUsersGetStubEdges) {
   expectValidLayout(g, lay, o);
   size_t stubs = 0;
   for (const EdgePath& e : lay.edges) {
-    if (e.from == x && lay.find(e.to)->layer - lay.find(x)->layer > 1) EXPECT_TRUE(e.stub);
+    if (e.from == x && lay.find(e.to)->layer - lay.find(x)->layer > 1) {
+      EXPECT_TRUE(e.stub);
+    }
     stubs += e.stub;
   }
   EXPECT_EQ(stubs, lay.stats.stubEdges);

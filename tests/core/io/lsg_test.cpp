@@ -1012,7 +1012,9 @@ TEST(LsgInPlace, ConstantsViewTheBufferAndKeepItAlive) {
   auto g2 = loadLsgBytes(std::string_view(*shifted).substr(1), "shifted.lsg", shifted);
   ASSERT_TRUE(g2) << g2.message();
   for (const auto& [name, c] : g2->constants())
-    if (c.hasData() && !c.data->bytes.empty()) EXPECT_FALSE(inside(c, *shifted)) << name;
+    if (c.hasData() && !c.data->bytes.empty()) {
+      EXPECT_FALSE(inside(c, *shifted)) << name;
+    }
   shifted.reset();
   expectSameGraph(rich, *g2);
 }

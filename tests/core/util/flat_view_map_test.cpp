@@ -2,15 +2,48 @@
 // including erases inside wrapped probe runs (backward shift) and growth.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <deque>
 #include <random>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/util/flat_view_map.h"
 
 namespace ls {
 namespace {
+
+// The map's key hash reads every byte of keys of every length (the short paths, the overlapping
+// last loads, the 16-byte loop), depends on the bytes not their address, and spreads node-like
+// names evenly over the low bits a table masks.
+TEST(HashKey, EveryByteCountsAndLowBitsSpread) {
+  std::unordered_set<uint64_t> seen;
+  size_t keys = 0;
+  for (size_t len = 0; len <= 70; ++len) {
+    std::string base(len, 'a');
+    for (size_t i = 0; i < len; ++i) base[i] = char('a' + (i * 7) % 26);
+    seen.insert(hashKey(base)), ++keys;
+    for (size_t i = 0; i < len; ++i)
+      for (int bit : {0, 5}) {
+        std::string k = base;
+        k[i] = char(k[i] ^ (1 << bit));
+        seen.insert(hashKey(k)), ++keys;
+      }
+  }
+  EXPECT_EQ(seen.size(), keys) << "two keys of the family collided";
+  const std::string a = "aten_convolution_default_17", b = std::string("x") + a;
+  EXPECT_EQ(hashKey(a), hashKey(std::string_view(b).substr(1)));
+
+  // 64k names of the shapes passes make, into 4096 buckets by the low 12 bits: about 16 each.
+  std::vector<int> bucket(4096, 0);
+  for (int i = 0; i < 16384; ++i)
+    for (const char* stem : {"node_", "aten_convolution_default_", "tosa_transpose_", "p_layer4_1_bn2_weight_"})
+      ++bucket[hashKey(stem + std::to_string(i)) & 4095];
+  const auto [lo, hi] = std::minmax_element(bucket.begin(), bucket.end());
+  EXPECT_GE(*lo, 2);  // Poisson(16): below 3 or above 40 has odds around 1e-4 per bucket
+  EXPECT_LE(*hi, 40);
+}
 
 TEST(FlatViewMap, InsertKeepsTheFirstValueFindAndErase) {
   FlatViewMap<int> m;
@@ -57,7 +90,9 @@ TEST(FlatViewMap, RandomOperationsMatchUnorderedMap) {
           const uint32_t* got = m.find(k);
           auto it = ref.find(k);
           ASSERT_EQ(got != nullptr, it != ref.end()) << "seed " << seed << " step " << step << " key " << k;
-          if (got) EXPECT_EQ(*got, it->second);
+          if (got) {
+            EXPECT_EQ(*got, it->second);
+          }
         }
       }
       ASSERT_EQ(m.size(), ref.size());
@@ -66,7 +101,9 @@ TEST(FlatViewMap, RandomOperationsMatchUnorderedMap) {
       const uint32_t* got = m.find(k);
       auto it = ref.find(k);
       ASSERT_EQ(got != nullptr, it != ref.end()) << "seed " << seed << " key " << k;
-      if (got) EXPECT_EQ(*got, it->second);
+      if (got) {
+        EXPECT_EQ(*got, it->second);
+      }
     }
     size_t seen = 0;
     m.forEach([&](std::string_view k, uint32_t v) {
