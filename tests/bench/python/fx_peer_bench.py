@@ -28,6 +28,16 @@ E2E writes an .lsg after every run, which for these shape-only weights synthesis
 47 MB and leaves the next run's caches cold). The figures are the medians of the --repeat
 samples.
 
+The Python samples come from one process that stays warm across the samples; each CLI sample is
+a new process, whose first runs are slower than its later ones (the CPU's caches and predictors
+learn the engine's code over the first runs: on resnet18 with --no-skip, runs 2-4 take about 15%
+longer than runs after the tenth). So, interleaved with the same samples, the script also runs
+our own steady-state benchmark, tests/bench's BM_TosaNoSkipResnet18 (Google Benchmark, many
+iterations in one process, the graph loaded afresh before every run: the fast_copy_fresh_load
+and full_reinfer cases, field ns_per_node_pass, the median run per pass and node) when --ls-bench
+names the binary (default build/dev/tests/ls_bench, skipped when absent). Warm against warm is the
+like-for-like pair; the fresh-process CLI figure is printed beside it.
+
     /usr/bin/python3 tests/bench/python/fx_peer_bench.py --cli build/dev/app/lowerscope-cli \
         --graph assets/graphs/resnet18.fxjson.json --model torchvision:resnet18
 
@@ -144,6 +154,20 @@ def run_cli(cli, graph, config, runs):
     return r["pm_ms_mean"] / 1e3, r["passes_ran"]
 
 
+def run_ls_bench(ls_bench, min_time):
+    """Nanoseconds per node and pass that ran, steady state (Google Benchmark), for our fast
+    copy and full re-inference on resnet18: {"copy": ns, "full": ns}."""
+    out = subprocess.run([ls_bench, "--benchmark_filter=BM_TosaNoSkipResnet18/(fast_copy_fresh_load|full_reinfer)",
+                          f"--benchmark_min_time={min_time}", "--benchmark_format=json"],
+                         check=True, capture_output=True, text=True)
+    got = {}
+    for b in json.loads(out.stdout)["benchmarks"]:
+        if "ns_per_node_pass" not in b:
+            raise SystemExit(f"{ls_bench}: {b.get('name')} has no ns_per_node_pass ({b.get('error_message', '')})")
+        got["copy" if "fast_copy" in b["name"] else "full"] = b["ns_per_node_pass"] / 1e9
+    return got
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--cli", default=os.path.join(ROOT, "build", "dev", "app", "lowerscope-cli"))
@@ -153,6 +177,9 @@ def main():
     ap.add_argument("--passes", type=int, default=10,
                     help="Python passes, and lowerscope pipeline runs, per timed sample (warm, averaged)")
     ap.add_argument("--repeat", type=int, default=5, help="interleaved samples per configuration")
+    ap.add_argument("--ls-bench", default=os.path.join(ROOT, "build", "dev", "tests", "ls_bench"),
+                    help="tests/bench binary for the steady-state samples (skipped when absent)")
+    ap.add_argument("--ls-bench-min-time", type=float, default=0.5, help="seconds per Google Benchmark case and sample")
     args = ap.parse_args()
     if not _load_torch():
         return 0
@@ -162,7 +189,10 @@ def main():
         ours_nodes = len(json.load(f)["nodes"])
     gm, example = trace_model(args.model, [int(x) for x in args.input_shape.split(",")])
     py_nodes = len(gm.graph.nodes)
-    samples = {"py_full": [], "py_copy": [], "ls_full": [], "ls_copy": []}
+    samples = {"py_full": [], "py_copy": [], "ls_full": [], "ls_copy": [], "gb_full": [], "gb_copy": []}
+    use_gb = os.path.exists(args.ls_bench)
+    if not use_gb:
+        print(f"note: --ls-bench {args.ls_bench}: no such file; steady-state rows skipped")
     ran = 0
     time_python(gm, example, 1)  # warm-up
     for _ in range(args.repeat):
@@ -173,18 +203,27 @@ def main():
         samples["ls_full"].append(t / (ran * ours_nodes))
         t, ran = run_cli(args.cli, args.graph, "copy=--no-skip", args.passes)
         samples["ls_copy"].append(t / (ran * ours_nodes))
-    med = {k: statistics.median(v) * 1e9 for k, v in samples.items()}
+        if use_gb:
+            gb = run_ls_bench(args.ls_bench, args.ls_bench_min_time)
+            samples["gb_full"].append(gb["full"])
+            samples["gb_copy"].append(gb["copy"])
+    med = {k: statistics.median(v) * 1e9 for k, v in samples.items() if v}
     print(f"model {args.model}: Python graph {py_nodes} nodes, ours {ours_nodes} nodes; "
           f"{args.repeat} interleaved samples (each the mean of {args.passes} warm passes / pipeline runs), medians; "
           f"lowerscope tosa pipeline ran {ran} passes (--no-skip)")
     print("| per node and pass | Python torch.fx | lowerscope | ratio |")
     print("|---|---:|---:|---:|")
-    print(f"| full retrace (ExportPass / --no-skip --no-fast-copy) | {med['py_full']:.0f} ns | "
+    print(f"| full retrace (ExportPass / --no-skip --no-fast-copy), CLI fresh process | {med['py_full']:.0f} ns | "
           f"{med['ls_full']:.0f} ns | {med['py_full'] / med['ls_full']:.0f}x |")
-    print(f"| fast copy (node_copy / --no-skip) | {med['py_copy']:.0f} ns | {med['ls_copy']:.0f} ns | "
+    print(f"| fast copy (node_copy / --no-skip), CLI fresh process | {med['py_copy']:.0f} ns | {med['ls_copy']:.0f} ns | "
           f"{med['py_copy'] / med['ls_copy']:.0f}x |")
     print(f"| Python full retrace vs lowerscope --no-skip | {med['py_full']:.0f} ns | {med['ls_copy']:.0f} ns | "
           f"{med['py_full'] / med['ls_copy']:.0f}x |")
+    if use_gb:
+        print(f"| full retrace, warm process (ls_bench full_reinfer) | {med['py_full']:.0f} ns | "
+              f"{med['gb_full']:.1f} ns | {med['py_full'] / med['gb_full']:.0f}x |")
+        print(f"| fast copy, warm process (ls_bench fast_copy_fresh_load) | {med['py_copy']:.0f} ns | "
+              f"{med['gb_copy']:.1f} ns | {med['py_copy'] / med['gb_copy']:.0f}x |")
     return 0
 
 
