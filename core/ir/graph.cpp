@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <charconv>
 #include <cstring>
 #include <utility>
 
@@ -605,11 +606,19 @@ std::string Graph::uniqueName(std::string_view base) const {
   if (findByName(base) == kInvalidNode) return std::string(base);
   // Suffixes are tried from the last one handed out for this base, so a pass that creates
   // thousands of nodes from one base name stays linear (names are never reused anyway).
-  size_t& hint = nameSuffixHint_[std::string(base)];
-  for (size_t i = std::max<size_t>(hint, 1);; ++i) {
-    std::string cand = fmt::format("{}_{}", base, i);
+  auto hint = nameSuffixHint_.find(base);
+  if (hint == nameSuffixHint_.end()) hint = nameSuffixHint_.emplace(std::string(base), size_t(1)).first;
+  std::string cand;
+  for (size_t i = std::max<size_t>(hint->second, 1);; ++i) {
+    // "<base>_<i>", built in place (what fmt "{}_{}" gives)
+    char digits[24];
+    const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, i);
+    (void)ec;
+    cand.assign(base);
+    cand += '_';
+    cand.append(digits, end);
     if (findByName(cand) == kInvalidNode) {
-      hint = i + 1;
+      hint->second = i + 1;
       return cand;
     }
   }

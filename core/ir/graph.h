@@ -353,7 +353,12 @@ class Graph {
   /// until first use. Shared by copies of this graph (which hold the same node versions) until
   /// one of them changes its nodes (that one drops it then: namesForUpdate).
   mutable std::shared_ptr<NameIndex> byName_;
-  mutable std::unordered_map<std::string, size_t> nameSuffixHint_;  // uniqueName: next suffix to try per base
+  /// A string-keyed map looked up by string_view, without building a key string.
+  struct KeyHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return size_t(hashKey(s)); }
+  };
+  mutable std::unordered_map<std::string, size_t, KeyHash, std::equal_to<>> nameSuffixHint_;  // uniqueName: next suffix to try per base
   mutable std::shared_ptr<std::vector<int32_t>> pos_;  // by NodeId; shared like nodes_ while valid
   mutable bool posValid_ = false;
   /// Built on first use, then kept up to date by every edit; shared by copies of this graph

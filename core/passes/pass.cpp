@@ -47,8 +47,6 @@ void Pass::targets(const std::vector<std::string>& ops) {
   for (const std::string& op : ops) targets({std::string_view(op)});
 }
 
-bool Pass::isTargeted(ir::OpId op) const { return op < targetMask_.size() && targetMask_[op]; }
-
 bool Pass::allowedToTransform(const ir::Node& n) const {
   return !checkAllowed_ || !n.hasFlag(ir::kFlagDisallowTransform);
 }

@@ -127,7 +127,7 @@ class Pass {
   /// unless the pass finds its work through other nodes (the INT fold targets quantize nodes
   /// and lowers the ops that feed them).
   virtual std::vector<ir::OpId> documentedOps() const { return targetOps_; }
-  bool isTargeted(ir::OpId op) const;
+  bool isTargeted(ir::OpId op) const { return op < targetMask_.size() && targetMask_[op]; }  // per node: inline
   /// Profiles and targets the pass applies to (data; checked by the PassManager).
   const Applicability& applicability() const { return applicability_; }
   /// True when the pass honours the per-node "disallow transform" flag.
