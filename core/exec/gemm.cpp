@@ -109,12 +109,12 @@ void emptyProduct(int64_t M, int64_t N, T* C, int64_t ldc, bool accumulate) {
 void blasBlock(int64_t m, int64_t n, int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb, bool transB,
                float* C, int64_t ldc, bool accumulate) {
   blas().sgemm(CblasRowMajor, CblasNoTrans, transB ? CblasTrans : CblasNoTrans, int(m), int(n), int(K), 1.0f, A,
-              int(lda), B, int(ldb), accumulate ? 1.0f : 0.0f, C, int(ldc));
+               int(lda), B, int(ldb), accumulate ? 1.0f : 0.0f, C, int(ldc));
 }
 void blasBlock(int64_t m, int64_t n, int64_t K, const double* A, int64_t lda, const double* B, int64_t ldb,
                bool transB, double* C, int64_t ldc, bool accumulate) {
   blas().dgemm(CblasRowMajor, CblasNoTrans, transB ? CblasTrans : CblasNoTrans, int(m), int(n), int(K), 1.0, A,
-              int(lda), B, int(ldb), accumulate ? 1.0 : 0.0, C, int(ldc));
+               int(lda), B, int(ldb), accumulate ? 1.0 : 0.0, C, int(ldc));
 }
 
 /// The product in T's precision (float: sgemm, double: dgemm), blocks shared over threads.

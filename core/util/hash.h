@@ -63,7 +63,7 @@ inline uint64_t hashString(std::string_view s, uint64_t seed = 0x9E3779B97F4A7C1
 /// Hash of a short in-memory key (node and op names, for FlatViewMap and op interning): whole
 /// 8-byte loads, the last one overlapping the one before instead of a byte loop for the tail,
 /// and one 64x64->128-bit multiply, folded, per 16 bytes. About half of hashBytes' time on
-/// names of 10-40 bytes (tests/bench/passes_bench.cpp, BM_HashKey). Low bits are as mixed as
+/// names of 10-40 bytes (tests/bench/passes_bench.cpp, BM_HashNames). Low bits are as mixed as
 /// high ones (tables mask them). Never persisted and free to change between versions: content
 /// hashes and synthesis seeds use hashBytes, whose values are fixed. Not collision-resistant.
 inline uint64_t hashKey(std::string_view key) {
