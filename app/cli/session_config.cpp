@@ -14,7 +14,7 @@ session::SessionConfig sessionConfig(const LowerCommand& cmd) {
   c.target = *passes::parseTarget(cmd.target);
   c.engine.skip = !cmd.noSkip;
   c.engine.fastCopy = !cmd.noFastCopy;
-  c.engine.cache = cmd.cache && !cmd.noCache;
+  c.engine.cache = cmd.cache;  // --no-cache (the default, still accepted) excludes --cache
   c.disabled = cmd.disabled;
   c.structuralVerify = cmd.verifyEach;
   c.quantize = !cmd.noQuantize;

@@ -602,6 +602,15 @@ GraphSignature Graph::signature() const {
   return s;
 }
 
+void suffixedName(std::string_view base, size_t i, std::string& out) {
+  char digits[24];
+  const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, i);
+  (void)ec;
+  out.assign(base);
+  out += '_';
+  out.append(digits, end);
+}
+
 std::string Graph::uniqueName(std::string_view base) const {
   if (findByName(base) == kInvalidNode) return std::string(base);
   // Suffixes are tried from the last one handed out for this base, so a pass that creates
@@ -610,13 +619,7 @@ std::string Graph::uniqueName(std::string_view base) const {
   if (hint == nameSuffixHint_.end()) hint = nameSuffixHint_.emplace(std::string(base), size_t(1)).first;
   std::string cand;
   for (size_t i = std::max<size_t>(hint->second, 1);; ++i) {
-    // "<base>_<i>", built in place (what fmt "{}_{}" gives)
-    char digits[24];
-    const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, i);
-    (void)ec;
-    cand.assign(base);
-    cand += '_';
-    cand.append(digits, end);
+    suffixedName(base, i, cand);
     if (findByName(cand) == kInvalidNode) {
       hint->second = i + 1;
       return cand;

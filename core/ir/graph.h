@@ -201,6 +201,10 @@ class ConstantTable {
   FlatViewMap<const value_type*> byName_;  ///< keys view the entries' names (they never change)
 };
 
+/// out = "<base>_<i>" (what fmt "{}_{}" gives), reusing out's buffer: the candidate names
+/// Graph::uniqueName and the retrace's fresh names try.
+void suffixedName(std::string_view base, size_t i, std::string& out);
+
 /// Who is who among the graph's boundary values.
 struct GraphSignature {
   std::vector<NodeId> userInputs;  ///< placeholders in order

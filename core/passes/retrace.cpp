@@ -7,7 +7,6 @@
 
 #include <fmt/format.h>
 
-#include <charconv>
 #include <deque>
 
 #include "core/util/flat_view_map.h"
@@ -190,7 +189,7 @@ class RetraceEngine {
     if (!next) next = &nextSuffix_.findOrInsert(keep(std::string(base)), 1);
     std::string c;
     for (size_t i = std::max<size_t>(*next, 1);; ++i) {
-      suffixed(base, i, c);
+      ir::suffixedName(base, i, c);
       if (!nameTaken(c)) {
         *next = i + 1;
         return remember(std::move(c));
@@ -253,15 +252,6 @@ class RetraceEngine {
   std::string remember(std::string name) {
     emittedNames_.insert(keep(name), 1);
     return name;
-  }
-  /// out = "<base>_<i>" (what fmt "{}_{}" gives), reusing out's buffer.
-  static void suffixed(std::string_view base, size_t i, std::string& out) {
-    char digits[24];
-    auto [end, ec] = std::to_chars(digits, digits + sizeof digits, i);
-    (void)ec;
-    out.assign(base);
-    out += '_';
-    out.append(digits, end);
   }
 
   Status mapRef(ir::ValueRef& r, const ir::Node& user) {
