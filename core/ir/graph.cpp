@@ -270,7 +270,7 @@ Graph& Graph::operator=(const Graph& o) {
 }
 
 Graph::NodeVector& Graph::nodesForUpdate() { return unshare(nodes_); }
-Graph::OpIndex& Graph::opsForUpdate() { return unshare(opIndex_); }
+OpIndex& Graph::opsForUpdate() { return unshare(opIndex_); }
 std::vector<int32_t>& Graph::positionsForUpdate() const { return unshare(pos_); }
 Graph::NameIndex* Graph::namesForUpdate() const {
   // A shared index is dropped, not cloned: a clone costs what a rebuild costs, and the rebuild
@@ -281,19 +281,12 @@ Graph::NameIndex* Graph::namesForUpdate() const {
 
 void Graph::indexAdd(const Node& n) {
   if (n.kind != NodeKind::Call) return;
-  OpIndex& ops = opsForUpdate();
-  if (ops.size() <= n.op) ops.resize(n.op + 1);
-  ops[n.op].push_back(n.id);
+  opsForUpdate().add(n.op, n.id);
 }
 
 void Graph::indexRemove(const Node& n) {
-  if (n.kind != NodeKind::Call || n.op >= opIndex_->size()) return;
-  auto& v = opsForUpdate()[n.op];
-  auto it = std::find(v.begin(), v.end(), n.id);
-  if (it != v.end()) {
-    *it = v.back();
-    v.pop_back();
-  }
+  if (n.kind != NodeKind::Call || opIndex_->nodes(n.op).empty()) return;
+  opsForUpdate().remove(n.op, n.id);
 }
 
 NodeId Graph::append(Node node) {
@@ -407,10 +400,7 @@ Graph Graph::shellCopy() const {
 
 void Graph::reserveLike(const Graph& like) {
   nodesForUpdate().reserve(like.size() + 16);
-  const OpIndex& src = *like.opIndex_;
-  OpIndex& ops = opsForUpdate();
-  if (ops.size() < src.size()) ops.resize(src.size());
-  for (size_t i = 0; i < src.size(); ++i) ops[i].reserve(src[i].size());
+  opsForUpdate().reserveLike(*like.opIndex_);
 }
 
 void Graph::repositionFrom(size_t from) {
@@ -518,15 +508,11 @@ const TensorMeta& Graph::meta(ValueRef r) const {
 }
 
 std::span<const NodeId> Graph::nodesOfOp(OpId op) const {
-  if (op >= opIndex_->size()) return {};
-  return (*opIndex_)[op];
+  return opIndex_->nodes(op);
 }
 
 std::vector<OpId> Graph::opsPresent() const {
-  std::vector<OpId> out;
-  for (OpId i = 0; i < opIndex_->size(); ++i)
-    if (!(*opIndex_)[i].empty()) out.push_back(i);
-  return out;
+  return opIndex_->present();
 }
 
 UsersIndex* Graph::usersForUpdate() const {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/ir/node.h"
+#include "core/ir/op_index.h"
 #include "core/util/flat_view_map.h"
 #include "core/util/status.h"
 
@@ -324,7 +325,6 @@ class Graph {
   struct Shell {};
   explicit Graph(Shell);  // no nodes, constants or store: shellCopy fills them in
   using NodeVector = std::vector<NodePtr>;
-  using OpIndex = std::vector<std::vector<NodeId>>;
   using NameIndex = FlatViewMap<NodeId>;
   /// The storage for an edit, copied first when another graph shares it.
   NodeVector& nodesForUpdate();
@@ -351,7 +351,7 @@ class Graph {
   /// until one of them edits it.
   std::shared_ptr<NodeVector> nodes_;
   NodeId nextId_ = 0;
-  std::shared_ptr<OpIndex> opIndex_;  // by OpId; never null, shared like nodes_
+  std::shared_ptr<OpIndex> opIndex_;  // never null, shared like nodes_
   /// Views into the names of nodes this graph holds; cow() re-points a key when it copies a
   /// node, erase/rename/insert keep it in step, so a key never outlives its string. Null
   /// until first use. Shared by copies of this graph (which hold the same node versions) until

@@ -28,15 +28,22 @@ E2E writes an .lsg after every run, which for these shape-only weights synthesis
 47 MB and leaves the next run's caches cold). The figures are the medians of the --repeat
 samples.
 
-The Python samples come from one process that stays warm across the samples; each CLI sample is
-a new process, whose first runs are slower than its later ones (the CPU's caches and predictors
-learn the engine's code over the first runs: on resnet18 with --no-skip, runs 2-4 take about 15%
-longer than runs after the tenth). So, interleaved with the same samples, the script also runs
-our own steady-state benchmark, tests/bench's BM_TosaNoSkipResnet18 (Google Benchmark, many
-iterations in one process, the graph loaded afresh before every run: the fast_copy_fresh_load
-and full_reinfer cases, field ns_per_node_pass, the median run per pass and node) when --ls-bench
-names the binary (default build/dev/tests/ls_bench, skipped when absent). Warm against warm is the
-like-for-like pair; the fresh-process CLI figure is printed beside it.
+A process's first runs are slower than its later ones, on both sides (the CPU's caches and
+predictors learn the code; on resnet18 with --no-skip our runs 2-4 take about 15% longer than
+runs after the tenth). So every sample pairs the two sides in the same state:
+
+  fresh process  a new Python process per sample (`--worker`: import, trace, one unmeasured pass
+                 of each kind, then --passes passes of each) against the CLI sample above, a new
+                 process with one unmeasured run;
+  warm process   the Python samples of this script's own process, which stays warm across the
+                 samples, against our steady-state benchmark, tests/bench's BM_TosaNoSkipResnet18
+                 (Google Benchmark, many iterations in one process, the graph loaded afresh
+                 before every run: the fast_copy_fresh_load and full_reinfer cases, field
+                 ns_per_node_pass, the median run per pass and node), when --ls-bench names the
+                 binary (default build/dev/tests/ls_bench, skipped when absent).
+
+A third pairing, warm Python against the fresh CLI process, is printed too: the most
+conservative reading (each side in the state that favours Python).
 
     /usr/bin/python3 tests/bench/python/fx_peer_bench.py --cli build/dev/app/lowerscope-cli \
         --graph assets/graphs/resnet18.fxjson.json --model torchvision:resnet18
@@ -154,6 +161,16 @@ def run_cli(cli, graph, config, runs):
     return r["pm_ms_mean"] / 1e3, r["passes_ran"]
 
 
+def run_python_fresh(args):
+    """Seconds of --passes full retraces and fast copies in a new Python process (after one
+    unmeasured pass of each), and its graph's node count."""
+    out = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker", "--model", args.model,
+                          "--input-shape", args.input_shape, "--passes", str(args.passes)],
+                         check=True, capture_output=True, text=True)
+    r = json.loads(out.stdout.strip().splitlines()[-1])
+    return r["full"], r["copy"], r["nodes"]
+
+
 def run_ls_bench(ls_bench, min_time):
     """Nanoseconds per node and pass that ran, steady state (Google Benchmark), for our fast
     copy and full re-inference on resnet18: {"copy": ns, "full": ns}."""
@@ -180,8 +197,16 @@ def main():
     ap.add_argument("--ls-bench", default=os.path.join(ROOT, "build", "dev", "tests", "ls_bench"),
                     help="tests/bench binary for the steady-state samples (skipped when absent)")
     ap.add_argument("--ls-bench-min-time", type=float, default=0.5, help="seconds per Google Benchmark case and sample")
+    ap.add_argument("--worker", action="store_true",
+                    help="internal: time the Python passes in this (fresh) process and print them as JSON")
     args = ap.parse_args()
     if not _load_torch():
+        return 0
+    if args.worker:
+        gm, example = trace_model(args.model, [int(x) for x in args.input_shape.split(",")])
+        time_python(gm, example, 1)  # warm-up: one pass of each kind, as the CLI's --warmup 1
+        full, copy = time_python(gm, example, args.passes)
+        print(json.dumps({"full": full, "copy": copy, "nodes": len(gm.graph.nodes)}))
         return 0
     if not os.path.exists(args.cli):
         raise SystemExit(f"--cli {args.cli}: no such file (build the dev preset first)")
@@ -189,7 +214,8 @@ def main():
         ours_nodes = len(json.load(f)["nodes"])
     gm, example = trace_model(args.model, [int(x) for x in args.input_shape.split(",")])
     py_nodes = len(gm.graph.nodes)
-    samples = {"py_full": [], "py_copy": [], "ls_full": [], "ls_copy": [], "gb_full": [], "gb_copy": []}
+    samples = {"py_full": [], "py_copy": [], "pyf_full": [], "pyf_copy": [], "ls_full": [], "ls_copy": [],
+               "gb_full": [], "gb_copy": []}
     use_gb = os.path.exists(args.ls_bench)
     if not use_gb:
         print(f"note: --ls-bench {args.ls_bench}: no such file; steady-state rows skipped")
@@ -199,6 +225,9 @@ def main():
         full, copy = time_python(gm, example, args.passes)
         samples["py_full"].append(full / (args.passes * py_nodes))
         samples["py_copy"].append(copy / (args.passes * py_nodes))
+        full, copy, fresh_nodes = run_python_fresh(args)
+        samples["pyf_full"].append(full / (args.passes * fresh_nodes))
+        samples["pyf_copy"].append(copy / (args.passes * fresh_nodes))
         t, ran = run_cli(args.cli, args.graph, "full=--no-skip --no-fast-copy", args.passes)
         samples["ls_full"].append(t / (ran * ours_nodes))
         t, ran = run_cli(args.cli, args.graph, "copy=--no-skip", args.passes)
@@ -213,17 +242,18 @@ def main():
           f"lowerscope tosa pipeline ran {ran} passes (--no-skip)")
     print("| per node and pass | Python torch.fx | lowerscope | ratio |")
     print("|---|---:|---:|---:|")
-    print(f"| full retrace (ExportPass / --no-skip --no-fast-copy), CLI fresh process | {med['py_full']:.0f} ns | "
-          f"{med['ls_full']:.0f} ns | {med['py_full'] / med['ls_full']:.0f}x |")
-    print(f"| fast copy (node_copy / --no-skip), CLI fresh process | {med['py_copy']:.0f} ns | {med['ls_copy']:.0f} ns | "
-          f"{med['py_copy'] / med['ls_copy']:.0f}x |")
-    print(f"| Python full retrace vs lowerscope --no-skip | {med['py_full']:.0f} ns | {med['ls_copy']:.0f} ns | "
-          f"{med['py_full'] / med['ls_copy']:.0f}x |")
+
+    def row(label, py, ours, digits=0):
+        print(f"| {label} | {med[py]:.0f} ns | {med[ours]:.{digits}f} ns | {med[py] / med[ours]:.0f}x |")
+
+    row("full retrace (ExportPass / --no-skip --no-fast-copy), fresh process both sides", "pyf_full", "ls_full", 1)
+    row("fast copy (node_copy / --no-skip), fresh process both sides", "pyf_copy", "ls_copy", 1)
     if use_gb:
-        print(f"| full retrace, warm process (ls_bench full_reinfer) | {med['py_full']:.0f} ns | "
-              f"{med['gb_full']:.1f} ns | {med['py_full'] / med['gb_full']:.0f}x |")
-        print(f"| fast copy, warm process (ls_bench fast_copy_fresh_load) | {med['py_copy']:.0f} ns | "
-              f"{med['gb_copy']:.1f} ns | {med['py_copy'] / med['gb_copy']:.0f}x |")
+        row("full retrace, warm process both sides (ls_bench full_reinfer)", "py_full", "gb_full", 1)
+        row("fast copy, warm process both sides (ls_bench fast_copy_fresh_load)", "py_copy", "gb_copy", 1)
+    row("full retrace, warm Python against the fresh CLI process", "py_full", "ls_full", 1)
+    row("fast copy, warm Python against the fresh CLI process", "py_copy", "ls_copy", 1)
+    row("Python full retrace (warm) vs lowerscope --no-skip (fresh CLI)", "py_full", "ls_copy", 1)
     return 0
 
 
