@@ -45,7 +45,9 @@ TEST(Npy, RoundTripsEveryElementTypeAndShape) {
     EXPECT_EQ(back->dtype(), dt);
     EXPECT_EQ(back->shape(), shape);
     ASSERT_EQ(back->nbytes(), t.nbytes());
-    if (t.nbytes()) EXPECT_EQ(std::memcmp(back->bytes(), t.bytes(), t.nbytes()), 0);
+    if (t.nbytes()) {
+      EXPECT_EQ(std::memcmp(back->bytes(), t.bytes(), t.nbytes()), 0);
+    }
   }
   exec::Tensor bf(DType::BFloat16, Shape{2});
   EXPECT_FALSE(encodeNpy(bf).isOk());
