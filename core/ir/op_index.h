@@ -14,8 +14,8 @@ namespace ls::ir {
 /// checks). A small open-addressing table maps an OpId to its slot (the op and its ids), so
 /// the index costs what the graph's distinct ops need (tens), not one entry per op interned
 /// in the process (hundreds, and growing as pipelines are built): every graph version a pass
-/// makes builds one, and zeroing a table indexed by OpId was 40% of the memory a cold
-/// pipeline run wrote (docs/DESIGN.md, "Op index").
+/// makes builds one, and zeroing a table indexed by OpId was 41% of the cache lines a
+/// pipeline run after a cache-flushing write wrote to cold memory (docs/DESIGN.md, "Op index").
 class OpIndex {
  public:
   /// The ids of `op`'s nodes, in insertion order until a remove (swap-removes); empty when

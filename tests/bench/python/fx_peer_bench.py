@@ -42,8 +42,10 @@ runs after the tenth). So every sample pairs the two sides in the same state:
                  ns_per_node_pass, the median run per pass and node), when --ls-bench names the
                  binary (default build/dev/tests/ls_bench, skipped when absent).
 
-A third pairing, warm Python against the fresh CLI process, is printed too: the most
-conservative reading (each side in the state that favours Python).
+A third pairing, warm Python against the fresh CLI process (how earlier versions of this script
+read the target), is printed too. A fresh Python process is not slower than the warm one (the
+long-lived process carries more objects for the collector), so fresh against fresh is the
+lowest of the three ratios in our runs.
 
     /usr/bin/python3 tests/bench/python/fx_peer_bench.py --cli build/dev/app/lowerscope-cli \
         --graph assets/graphs/resnet18.fxjson.json --model torchvision:resnet18
