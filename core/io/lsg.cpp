@@ -32,20 +32,33 @@ bool looksLikeLsg(std::string_view bytes) {
   return bytes.size() >= 8 && std::memcmp(bytes.data() + 4, kLsgIdentifier, 4) == 0;
 }
 
-Result<std::string> serializeLsg(const ir::Graph& g) {
-  flatbuffers::FlatBufferBuilder b(std::max<size_t>(1024, g.size() * 160));
+Status serializeLsgTo(const ir::Graph& g, const std::function<Status(std::string_view)>& use) {
+  flatbuffers::FlatBufferBuilder b(serializedSizeHint(g));
   auto graph = writeGraph(b, g);
   if (!graph) return Status::error("cannot serialise graph to .lsg: " + graph.message());
   auto producer = b.CreateString(kProducer);
   auto root = fb::CreateLsgFile(b, kLsgVersion, *graph, producer);
   fb::FinishLsgFileBuffer(b, root);
-  return std::string(reinterpret_cast<const char*>(b.GetBufferPointer()), b.GetSize());
+  return use(std::string_view(reinterpret_cast<const char*>(b.GetBufferPointer()), b.GetSize()));
+}
+
+Result<std::string> serializeLsg(const ir::Graph& g) {
+  std::string out;
+  LS_RETURN_IF_ERROR(serializeLsgTo(g, [&](std::string_view bytes) {
+    out.assign(bytes);
+    return Status::ok();
+  }));
+  return out;
 }
 
 Status saveLsg(const ir::Graph& g, const std::string& path) {
-  auto bytes = serializeLsg(g);
-  if (!bytes) return Status::error(path + ": " + bytes.message());
-  return writeFileAtomic(path, *bytes);
+  bool writing = false;  // writeFileAtomic's errors name the path already
+  Status st = serializeLsgTo(g, [&](std::string_view bytes) {
+    writing = true;
+    return writeFileAtomic(path, bytes);
+  });
+  if (!st.isOk() && !writing) return Status::error(path + ": " + st.message());
+  return st;
 }
 
 Result<ir::Graph> loadLsgBytes(std::string_view bytes, const std::string& sourceName,

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -22,6 +23,11 @@ inline constexpr char kLsgIdentifier[] = "LSG1";
 /// bytes. Fails, naming the node, when a value's metadata is not storable (see
 /// tensorMetaProblem in lsg_graph.h).
 Result<std::string> serializeLsg(const ir::Graph& g);
+
+/// Serialises as serializeLsg does and hands the finished bytes to `use` without copying them
+/// (they live in the writer's buffer and are valid only during the call); `use`'s status is
+/// returned. saveLsg writes the file from there.
+Status serializeLsgTo(const ir::Graph& g, const std::function<Status(std::string_view)>& use);
 
 /// Serialises and writes atomically (temp file + rename): `path` is either replaced
 /// completely or left untouched.

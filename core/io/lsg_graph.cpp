@@ -146,20 +146,31 @@ int32_t BlobTableWriter::add(const std::shared_ptr<const ir::Blob>& blob) {
   return it->second;
 }
 
-Result<std::shared_ptr<const ir::Blob>> BlobTableWriter::bytesOf(const ir::Constant& c) {
-  if (c.data || !c.recipe) return c.data;
-  auto& slot = derived_[c.contentHash];
-  if (!slot || slot->bytes.size() != size_t(c.numel()) * size_t(ir::dtypeSize(c.dtype))) {
-    LS_ASSIGN_OR_RETURN(t, exec::materialize(c, exec::Retain::Transient));
-    // The blob holds the materialised tensor itself (no copy of its bytes).
-    auto held = std::make_shared<const exec::Tensor>(std::move(t));
-    auto blob = std::make_shared<ir::Blob>();
-    blob->bytes = std::span<const uint8_t>(held->bytes(), held->nbytes());
-    blob->hash = hashBytes(blob->bytes.data(), blob->bytes.size());
-    blob->owner = std::move(held);
-    slot = std::move(blob);
+Result<BlobTableWriter::Derived> BlobTableWriter::addDerived(const ir::Constant& c) {
+  const size_t size = size_t(c.numel()) * size_t(ir::dtypeSize(c.dtype));
+  auto found = derived_.find(c.contentHash);
+  if (found != derived_.end() && found->second.bytes == size) return found->second.blob;
+  Derived d;
+  if (size == 0) {
+    d.index = 0;  // the empty sentinel
+    d.bytesHash = hashBytes(nullptr, 0);
+  } else if (full_ || bytes_ + size > kMaxBlobBytes) {
+    full_ = true;
+    return d;
+  } else {
+    // The values are made where the file holds them: the table's bytes are reserved (aligned
+    // as add() aligns them) and the recipe's last step writes there.
+    b_.ForceVectorAlignment(size, 1, 16);
+    uint8_t* at = nullptr;
+    const flatbuffers::uoffset_t vec = b_.CreateUninitializedVector(size, 1, &at);
+    LS_RETURN_IF_ERROR(exec::materializeInto(c, std::span<uint8_t>(at, size)));
+    d.bytesHash = hashBytes(at, size);  // before the builder moves: `at` is valid until then
+    bytes_ += size;
+    d.index = int32_t(offsets_.size());
+    offsets_.push_back(fb::CreateBlob(b_, Offset<Vector<uint8_t>>(vec)));
   }
-  return slot;
+  derived_[c.contentHash] = DerivedEntry{d, size};
+  return d;
 }
 
 Offset<Vector<Offset<fb::Blob>>> BlobTableWriter::finish() { return b_.CreateVector(offsets_); }
@@ -265,11 +276,24 @@ class GraphWriter {
       if (c.data && uint64_t(c.data->bytes.size()) != uint64_t(byteSize))
         return Status::error(fmt::format("constant '{}': has {} bytes of data, expected {}", key,
                                          c.data->bytes.size(), byteSize));
-      // A derived constant is saved with its materialised bytes (and its recipe's description).
-      auto bytes = blobs_.bytesOf(c);
-      if (!bytes) return bytes.status().withContext(fmt::format("constant '{}': ", key));
-      const std::shared_ptr<const ir::Blob>& blob = *bytes;
-      int32_t data = blob ? blobs_.add(blob) : -1;
+      // A derived constant is saved with its materialised bytes (and its recipe's description),
+      // under the content hash of those bytes, as the loaded constant holds them.
+      int32_t data = -1;
+      uint64_t contentHash = c.contentHash;
+      if (c.data || !c.recipe) {
+        data = c.data ? blobs_.add(c.data) : -1;
+      } else {
+        auto derived = blobs_.addDerived(c);
+        if (!derived) return derived.status().withContext(fmt::format("constant '{}': ", key));
+        data = derived->index;
+        if (data >= 0) {
+          ir::Constant saved = c;
+          auto hashOnly = std::make_shared<ir::Blob>();
+          hashOnly->hash = derived->bytesHash;
+          saved.data = std::move(hashOnly);
+          contentHash = ir::constantContentHash(saved);
+        }
+      }
       if (blobs_.full())
         return Status::error(fmt::format("constant '{}': the graph has more than {} bytes of constant data, the "
                                          ".lsg limit", key, kMaxBlobBytes));
@@ -277,12 +301,6 @@ class GraphWriter {
       auto fqn = c.fqn.empty() ? 0 : b_.CreateSharedString(c.fqn);
       auto shape = b_.CreateVector(c.shape.begin(), size_t(c.shape.rank()));
       auto recipe = c.recipe && c.recipe->derived() ? b_.CreateString(c.recipe->describe()) : 0;
-      uint64_t contentHash = c.contentHash;
-      if (blob && !c.data) {  // the hash of the bytes written, as the loaded constant holds them
-        ir::Constant saved = c;
-        saved.data = blob;
-        contentHash = ir::constantContentHash(saved);
-      }
       fb::ConstantBuilder cb(b_);
       cb.add_name(name);
       if (!fqn.IsNull()) cb.add_fqn(fqn);
@@ -538,6 +556,17 @@ class GraphWriter {
 };
 
 }  // namespace
+
+size_t serializedSizeHint(const ir::Graph& g) {
+  uint64_t bytes = uint64_t(g.size()) * 160 + 1024;
+  for (const auto& [name, c] : g.constants()) {
+    int64_t n = 0;
+    if ((c.data || c.recipe) && constantByteSize(c.shape, c.dtype, n)) bytes += uint64_t(n) + 16;
+  }
+  for (const auto& [name, sg] : g.subgraphs())
+    if (sg) bytes += serializedSizeHint(*sg);
+  return size_t(std::min<uint64_t>(bytes, kMaxBlobBytes + (uint64_t(1) << 26)));
+}
 
 Result<Offset<fb::Graph>> writeGraph(flatbuffers::FlatBufferBuilder& b, const ir::Graph& g, BlobTableWriter* blobs) {
   if (blobs) return GraphWriter(b, g, *blobs, 0).write();

@@ -41,10 +41,14 @@ class BlobTableWriter {
   /// full() turns true) once the table would exceed kMaxBlobBytes. Must not be called while a
   /// table is being built in `b`.
   int32_t add(const std::shared_ptr<const ir::Blob>& blob);
-  /// The bytes of a constant: its data, or for a recipe without data its materialised values
-  /// (exec::materialize), made once per recipe hash for this table (a trace's snapshots share
-  /// them); null for a shape-only constant.
-  Result<std::shared_ptr<const ir::Blob>> bytesOf(const ir::Constant& c);
+  /// A derived constant written into the table: a recipe without data materialised straight
+  /// into the table's bytes (exec::materializeInto: no buffer of its own, no copy), once per
+  /// recipe hash for this table (a trace's snapshots share it).
+  struct Derived {
+    int32_t index = -1;      ///< as add(): -1 once the table would exceed kMaxBlobBytes
+    uint64_t bytesHash = 0;  ///< hashBytes() of the values written
+  };
+  Result<Derived> addDerived(const ir::Constant& c);
   flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::Blob>>> finish();
   size_t size() const { return offsets_.size(); }
   bool full() const { return full_; }
@@ -53,7 +57,11 @@ class BlobTableWriter {
   flatbuffers::FlatBufferBuilder& b_;
   std::vector<flatbuffers::Offset<fb::Blob>> offsets_;
   std::unordered_map<const ir::Blob*, int32_t> index_;
-  std::unordered_map<uint64_t, std::shared_ptr<const ir::Blob>> derived_;  // by recipe hash
+  struct DerivedEntry {
+    Derived blob;
+    size_t bytes = 0;
+  };
+  std::unordered_map<uint64_t, DerivedEntry> derived_;  // by recipe hash
   uint64_t bytes_ = 0;
   bool full_ = false;
 };
@@ -90,6 +98,11 @@ class BlobTableReader {
 /// deeper than kMaxSubgraphNesting or more than kMaxBlobBytes of constant data.
 Result<flatbuffers::Offset<fb::Graph>> writeGraph(flatbuffers::FlatBufferBuilder& b, const ir::Graph& g,
                                                   BlobTableWriter* blobs = nullptr);
+
+/// About the bytes writeGraph() makes of `g` (subgraphs included): its nodes at ~160 bytes
+/// each plus every constant's values (held or derived; an upper bound when values are shared).
+/// A builder sized by it never regrows (each regrowth copies everything written so far).
+size_t serializedSizeHint(const ir::Graph& g);
 
 struct ReadGraphOptions {
   /// Where constants' `data` indices point; null = the Graph table's own `blobs` table (with

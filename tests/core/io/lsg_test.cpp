@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/exec/materialize.h"
 #include "core/io/load.h"
 #include "core/io/lsg_graph.h"
 #include "core/io/schema/lsg_generated.h"
@@ -445,6 +446,47 @@ TEST(LsgRoundTrip, SaveRefusesConstantWithWrongByteCount) {
   EXPECT_NE(bytes.message().find("constant 'w'"), std::string::npos) << bytes.message();
 }
 
+TEST(LsgRoundTrip, DerivedConstantsAreWrittenOnceWithTheirValuesAndHashedAsLoaded) {
+  // Recipes without bytes (over a constant with data and over a shape-only one) are saved with
+  // their materialised values, written straight into the file's table: equal recipes once, an
+  // empty one as the empty blob, each under the hash of the bytes the loaded constant holds.
+  ir::Graph g = tinyGraph();
+  addConstant(g, "w", ir::ConstantKind::Parameter, ir::DType::Int8, {4, 3, 5, 7}, bytesOf(g, 420, 9));
+  addConstant(g, "s", ir::ConstantKind::Parameter, ir::DType::Float32, {64, 3, 3, 3}, nullptr);  // shape-only
+  addConstant(g, "e", ir::ConstantKind::Parameter, ir::DType::Float32, {0, 3}, nullptr);
+  auto derive = [&](const std::string& from, std::vector<int64_t> perm, const std::string& name) {
+    ir::Constant c = exec::recipeConstant(exec::permuteRecipe(*g.constant(from), std::move(perm)));
+    c.name = name;
+    g.setConstant(std::move(c));
+  };
+  derive("w", {0, 2, 3, 1}, "w_ohwi");
+  derive("s", {0, 2, 3, 1}, "s_ohwi");
+  const std::string once = serializeLsg(g).value();
+  derive("s", {0, 2, 3, 1}, "s_ohwi_again");  // the same recipe: no second copy of its bytes
+  derive("e", {1, 0}, "e_t");
+  const std::string bytes = serializeLsg(g).value();
+  EXPECT_LT(bytes.size(), once.size() + 64 * 3 * 3 * 3 * 4 / 2);
+
+  auto back = loadLsgBytes(bytes, "mem.lsg");
+  ASSERT_TRUE(back) << back.message();
+  for (const char* name : {"w_ohwi", "s_ohwi", "s_ohwi_again", "e_t"}) {
+    const ir::Constant* before = g.constant(name);
+    const ir::Constant* after = back->constant(name);
+    ASSERT_TRUE(before && after) << name;
+    auto v = exec::materialize(*before);
+    ASSERT_TRUE(v) << v.message();
+    ASSERT_TRUE(after->hasData()) << name;
+    ASSERT_EQ(after->data->bytes.size(), v->nbytes()) << name;
+    if (v->nbytes()) {
+      EXPECT_EQ(std::memcmp(after->data->bytes.data(), v->bytes(), v->nbytes()), 0) << name;
+    }
+    EXPECT_EQ(after->contentHash, ir::constantContentHash(*after)) << name;
+    ASSERT_TRUE(after->recipe) << name;
+    EXPECT_EQ(after->recipe->describe(), before->recipe->describe());
+  }
+  EXPECT_EQ(back->constant("s_ohwi")->contentHash, back->constant("s_ohwi_again")->contentHash);
+}
+
 // ---------------------------------------------------------------- files and atomic save
 
 TEST(LsgFile, SaveLoadAndReplace) {
@@ -475,6 +517,18 @@ TEST(LsgFile, SaveIntoMissingDirectoryFails) {
   ASSERT_FALSE(st.isOk());
   EXPECT_NE(st.message().find("model.lsg"), std::string::npos) << st.message();
   EXPECT_FALSE(fsys::exists(missing));
+  EXPECT_TRUE(dir.entries().empty());
+}
+
+TEST(LsgFile, SaveOfAnUnstorableGraphNamesPathAndConstantAndWritesNothing) {
+  TempDir dir;
+  const std::string path = dir.file("bad.lsg");
+  ir::Graph g = tinyGraph();
+  addConstant(g, "w", ir::ConstantKind::Parameter, ir::DType::Float32, {4}, bytesOf(g, 15, 0));
+  Status st = saveLsg(g, path);
+  ASSERT_FALSE(st.isOk());
+  EXPECT_EQ(st.message().rfind(path + ": ", 0), 0u) << st.message();
+  EXPECT_NE(st.message().find("constant 'w'"), std::string::npos) << st.message();
   EXPECT_TRUE(dir.entries().empty());
 }
 
