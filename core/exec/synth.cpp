@@ -9,6 +9,7 @@
 
 #include "core/exec/materialize.h"
 #include "core/exec/parallel.h"
+#include "core/exec/synth_fill.h"
 #include "core/util/hash.h"
 
 namespace ls::exec {
@@ -74,14 +75,25 @@ std::pair<int64_t, int64_t> constantIntRange(DType t) {
 }
 
 /// Floats uniform in [lo, hi), drawn in double and rounded to the dtype (f16/bf16 via float,
-/// as Tensor::setDouble rounds).
+/// as Tensor::setDouble rounds). float32/float64 run synth_fill's kernels (AVX-512 where the
+/// CPU has it, same bytes).
 void fillUniform(Tensor& t, uint64_t seed, double lo, double hi, int threads) {
   const double scale = hi - lo;
   auto draw = [lo, scale](uint64_t bits) { return lo + scale * unitDouble(bits); };
   const int64_t n = t.numel();
   switch (t.dtype()) {
-    case DType::Float32: fillCounter(t.data<float>(), n, seed, threads, [&](uint64_t b) { return float(draw(b)); }); break;
-    case DType::Float64: fillCounter(t.data<double>(), n, seed, threads, draw); break;
+    case DType::Float32: {
+      float* out = t.data<float>();
+      parallelFor(threads, n, kSynthCostPerElement,
+                  [&](int64_t b, int64_t e) { synth_fill::uniformF32(out, b, e, seed, lo, scale); });
+      break;
+    }
+    case DType::Float64: {
+      double* out = t.data<double>();
+      parallelFor(threads, n, kSynthCostPerElement,
+                  [&](int64_t b, int64_t e) { synth_fill::uniformF64(out, b, e, seed, lo, scale); });
+      break;
+    }
     case DType::Float16:
       fillCounter(t.data<uint16_t>(), n, seed, threads, [&](uint64_t b) { return floatToHalf(float(draw(b))); });
       break;
@@ -93,6 +105,28 @@ void fillUniform(Tensor& t, uint64_t seed, double lo, double hi, int threads) {
 }
 
 }  // namespace
+
+namespace synth_fill {
+
+void uniformF32Portable(float* out, int64_t b, int64_t e, uint64_t seed, double lo, double scale) {
+  for (int64_t i = b; i < e; ++i) out[i] = float(lo + scale * unitDouble(splitmix64At(seed, uint64_t(i))));
+}
+
+void uniformF64Portable(double* out, int64_t b, int64_t e, uint64_t seed, double lo, double scale) {
+  for (int64_t i = b; i < e; ++i) out[i] = lo + scale * unitDouble(splitmix64At(seed, uint64_t(i)));
+}
+
+void uniformF32(float* out, int64_t b, int64_t e, uint64_t seed, double lo, double scale) {
+  if (haveV4()) uniformF32V4(out, b, e, seed, lo, scale);
+  else uniformF32Portable(out, b, e, seed, lo, scale);
+}
+
+void uniformF64(double* out, int64_t b, int64_t e, uint64_t seed, double lo, double scale) {
+  if (haveV4()) uniformF64V4(out, b, e, seed, lo, scale);
+  else uniformF64Portable(out, b, e, seed, lo, scale);
+}
+
+}  // namespace synth_fill
 
 Tensor constantDataView(const ir::Constant& c) {
   if (!c.hasData() || c.data->bytes.size() != size_t(c.numel()) * size_t(ir::dtypeSize(c.dtype))) return {};

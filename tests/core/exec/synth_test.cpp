@@ -14,6 +14,7 @@
 
 #include "core/exec/kernel_util.h"
 #include "core/exec/materialize.h"
+#include "core/exec/synth_fill.h"
 #include "core/util/hash.h"
 #include "support/constants.h"
 
@@ -49,6 +50,38 @@ TEST(SynthGenerator, CounterFormEqualsTheStream) {
   }
   EXPECT_NE(splitmix64At(1, 0), splitmix64At(2, 0));
   EXPECT_NE(splitmix64At(1, 0), splitmix64At(1, 1));
+}
+
+TEST(SynthGenerator, VectorKernelsMakeThePortableLoopsBytes) {
+  // The AVX-512 kernels against the portable loops, over ranges whose starts and lengths
+  // leave every remainder of a vector (and the dispatch, which synthesizeConstant uses).
+  const std::vector<std::pair<double, double>> ranges = {{-1.0, 2.0}, {-0.0473, 0.0946}, {0.5, 1.0}, {-1e-30, 3e-30}};
+  for (uint64_t seed : {uint64_t(0), uint64_t(12345), ~uint64_t(0)})
+    for (auto [lo, scale] : ranges)
+      for (int64_t b : {0, 1, 7, 13})
+        for (int64_t n : {0, 1, 15, 16, 17, 1000, 4099}) {
+          std::vector<float> f(size_t(b + n), -7.f), fp(size_t(b + n), -7.f), fd(size_t(b + n), -7.f);
+          std::vector<double> d(size_t(b + n), -7.0), dp(size_t(b + n), -7.0);
+          synth_fill::uniformF32Portable(fp.data(), b, b + n, seed, lo, scale);
+          synth_fill::uniformF64Portable(dp.data(), b, b + n, seed, lo, scale);
+          synth_fill::uniformF32(fd.data(), b, b + n, seed, lo, scale);
+          ASSERT_EQ(std::memcmp(fd.data(), fp.data(), fp.size() * sizeof(float)), 0) << "dispatch, b " << b << " n " << n;
+          if (!synth_fill::haveV4()) continue;
+          synth_fill::uniformF32V4(f.data(), b, b + n, seed, lo, scale);
+          synth_fill::uniformF64V4(d.data(), b, b + n, seed, lo, scale);
+          ASSERT_EQ(std::memcmp(f.data(), fp.data(), fp.size() * sizeof(float)), 0) << "f32, b " << b << " n " << n;
+          ASSERT_EQ(std::memcmp(d.data(), dp.data(), dp.size() * sizeof(double)), 0) << "f64, b " << b << " n " << n;
+        }
+  // A synthesised weight is the portable formula, element by element.
+  ir::Constant c;
+  c.name = c.fqn = "layer.weight";
+  c.dtype = ir::DType::Float32;
+  c.shape = {8, 4, 3, 3};
+  const exec::Tensor t = exec::synthesizeConstant(c, 2);
+  const double bound = std::sqrt(6.0 / 36.0);
+  std::vector<float> want(size_t(c.numel()));
+  synth_fill::uniformF32Portable(want.data(), 0, c.numel(), hashString(c.name, 0x5eedc0de57ull), -bound, 2 * bound);
+  EXPECT_EQ(std::memcmp(t.bytes(), want.data(), t.nbytes()), 0);
 }
 
 TEST(SynthGenerator, SameValuesWhateverTheThreadCount) {
