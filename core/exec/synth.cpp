@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -45,7 +46,8 @@ void fillCounter(T* out, int64_t n, uint64_t seed, int threads, F f) {
   });
 }
 
-/// Integers uniform in [lo, hi] (bool: 0/1), as the dtype stores them. Complex stays zero.
+/// Integers uniform in [lo, hi] (bool: 0/1), as the dtype stores them; other dtypes (complex,
+/// wider unsigned) are zeroed.
 void fillInts(Tensor& t, uint64_t seed, int64_t lo, int64_t hi, int threads) {
   const uint64_t range = uint64_t(hi - lo + 1);
   auto draw = [lo, range](uint64_t bits) { return lo + int64_t(bits % range); };
@@ -58,7 +60,9 @@ void fillInts(Tensor& t, uint64_t seed, int64_t lo, int64_t hi, int threads) {
     case DType::Int16: fillCounter(t.data<int16_t>(), n, seed, threads, [&](uint64_t b) { return int16_t(draw(b)); }); break;
     case DType::Int32: fillCounter(t.data<int32_t>(), n, seed, threads, [&](uint64_t b) { return int32_t(draw(b)); }); break;
     case DType::Int64: fillCounter(t.data<int64_t>(), n, seed, threads, draw); break;
-    default: break;
+    default:
+      if (t.nbytes()) std::memset(t.bytes(), 0, t.nbytes());
+      break;
   }
 }
 
@@ -75,11 +79,11 @@ std::pair<int64_t, int64_t> constantIntRange(DType t) {
 }
 
 /// Floats uniform in [lo, hi), drawn in double and rounded to the dtype (f16/bf16 via float,
-/// as Tensor::setDouble rounds). float32/float64 run synth_fill's kernels (AVX-512 where the
-/// CPU has it, same bytes).
+/// as Tensor::setDouble rounds); other dtypes are zeroed. float32/float64 run synth_fill's
+/// kernels (AVX-512 where the CPU has it, same bytes).
 void fillUniform(Tensor& t, uint64_t seed, double lo, double hi, int threads) {
   const double scale = hi - lo;
-  auto draw = [lo, scale](uint64_t bits) { return lo + scale * unitDouble(bits); };
+  auto draw = [lo, scale](uint64_t bits) { return uniformDraw(bits, lo, scale); };
   const int64_t n = t.numel();
   switch (t.dtype()) {
     case DType::Float32: {
@@ -100,7 +104,9 @@ void fillUniform(Tensor& t, uint64_t seed, double lo, double hi, int threads) {
     case DType::BFloat16:
       fillCounter(t.data<uint16_t>(), n, seed, threads, [&](uint64_t b) { return floatToBfloat16(float(draw(b))); });
       break;
-    default: break;
+    default:
+      if (t.nbytes()) std::memset(t.bytes(), 0, t.nbytes());
+      break;
   }
 }
 
@@ -109,11 +115,11 @@ void fillUniform(Tensor& t, uint64_t seed, double lo, double hi, int threads) {
 namespace synth_fill {
 
 void uniformF32Portable(float* out, int64_t b, int64_t e, uint64_t seed, double lo, double scale) {
-  for (int64_t i = b; i < e; ++i) out[i] = float(lo + scale * unitDouble(splitmix64At(seed, uint64_t(i))));
+  for (int64_t i = b; i < e; ++i) out[i] = float(uniformDraw(splitmix64At(seed, uint64_t(i)), lo, scale));
 }
 
 void uniformF64Portable(double* out, int64_t b, int64_t e, uint64_t seed, double lo, double scale) {
-  for (int64_t i = b; i < e; ++i) out[i] = lo + scale * unitDouble(splitmix64At(seed, uint64_t(i)));
+  for (int64_t i = b; i < e; ++i) out[i] = uniformDraw(splitmix64At(seed, uint64_t(i)), lo, scale);
 }
 
 void uniformF32(float* out, int64_t b, int64_t e, uint64_t seed, double lo, double scale) {
@@ -133,24 +139,10 @@ Tensor constantDataView(const ir::Constant& c) {
   return Tensor::view(c.dtype, c.shape, c.data->bytes, c.data);
 }
 
-namespace {
-/// fillUniform / fillInts write every element of these dtypes (others stay zero).
-bool synthesisFillsEveryElement(DType t) {
-  switch (t) {
-    case DType::Float32: case DType::Float64: case DType::Float16: case DType::BFloat16:
-    case DType::Bool: case DType::UInt8: case DType::Int8: case DType::UInt16: case DType::Int16:
-    case DType::Int32: case DType::Int64:
-      return true;
-    default:
-      return false;
-  }
-}
-}  // namespace
-
 Tensor synthesizeConstant(const ir::Constant& c, int threads) {
   threads = resolveThreads(threads);
-  // Not zeroed first when every element is drawn (a pass over the bytes saved).
-  Tensor t = synthesisFillsEveryElement(c.dtype) ? Tensor::uninitialized(c.dtype, c.shape) : Tensor(c.dtype, c.shape);
+  // Not zeroed first: fillInts / fillUniform write every byte (a pass over the bytes saved).
+  Tensor t = Tensor::uninitialized(c.dtype, c.shape);
   const uint64_t seed = hashString(c.name, 0x5eedc0de57ull);
   if (!ir::isFloating(c.dtype)) {
     auto [lo, hi] = constantIntRange(c.dtype);
@@ -218,7 +210,7 @@ Tensor synthesizeInput(const ir::TensorMeta& meta, uint64_t seed) {
     f.quant.reset();
     return quantizePerTensor(synthesizeInput(f, seed), *meta.quant);
   }
-  Tensor t(meta.dtype, meta.shape);
+  Tensor t = Tensor::uninitialized(meta.dtype, meta.shape);  // the fill writes every byte
   const int threads = resolveThreads(0);
   if (!ir::isFloating(meta.dtype)) fillInts(t, seed, 0, meta.dtype == DType::Bool ? 1 : 3, threads);
   else fillUniform(t, seed, -1.0, 1.0, threads);

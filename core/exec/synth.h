@@ -28,6 +28,11 @@ inline uint64_t splitmix64At(uint64_t seed, uint64_t i) { return splitmix64Mix(s
 /// A 64-bit draw as a double uniform in [0, 1) (its top 53 bits).
 inline double unitDouble(uint64_t bits) { return double(bits >> 11) * 0x1.0p-53; }
 
+/// The draw a synthesised float makes from 64 random bits: uniform in [lo, lo + scale), a
+/// multiply then an add in double (every build computes it so: core/exec/synth_fill_v4.cpp, the
+/// vectorised one, is compiled without contraction).
+inline double uniformDraw(uint64_t bits, double lo, double scale) { return lo + scale * unitDouble(bits); }
+
 /// splitmix64: a small, fast, well-mixed 64-bit PRNG (Steele, Lea, Flood 2014). Same sequence
 /// on every platform; next() after k calls equals splitmix64At(seed, k).
 class SplitMix64 {

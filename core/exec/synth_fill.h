@@ -5,7 +5,7 @@
 
 namespace ls::exec::synth_fill {
 
-/// out[i] = T(lo + scale * unitDouble(splitmix64At(seed, i))) for i in [b, e): the float32 /
+/// out[i] = T(uniformDraw(splitmix64At(seed, i), lo, scale)) for i in [b, e): the float32 /
 /// float64 draw of a synthesised value. Dispatches to the x86-64-v4 (AVX-512) kernels when the
 /// CPU has them, else runs the portable loop. The bytes are the same either way: the vector
 /// kernels are compiled without floating-point contraction (core/CMakeLists.txt), and each step

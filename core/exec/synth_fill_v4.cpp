@@ -18,12 +18,12 @@ bool haveV4() {
 
 __attribute__((target("arch=x86-64-v4"))) void uniformF32V4(float* out, int64_t b, int64_t e, uint64_t seed,
                                                              double lo, double scale) {
-  for (int64_t i = b; i < e; ++i) out[i] = float(lo + scale * unitDouble(splitmix64At(seed, uint64_t(i))));
+  for (int64_t i = b; i < e; ++i) out[i] = float(uniformDraw(splitmix64At(seed, uint64_t(i)), lo, scale));
 }
 
 __attribute__((target("arch=x86-64-v4"))) void uniformF64V4(double* out, int64_t b, int64_t e, uint64_t seed,
                                                              double lo, double scale) {
-  for (int64_t i = b; i < e; ++i) out[i] = lo + scale * unitDouble(splitmix64At(seed, uint64_t(i)));
+  for (int64_t i = b; i < e; ++i) out[i] = uniformDraw(splitmix64At(seed, uint64_t(i)), lo, scale);
 }
 
 #else

@@ -245,17 +245,17 @@ def main():
     print("| per node and pass | Python torch.fx | lowerscope | ratio |")
     print("|---|---:|---:|---:|")
 
-    def row(label, py, ours, digits=0):
-        print(f"| {label} | {med[py]:.0f} ns | {med[ours]:.{digits}f} ns | {med[py] / med[ours]:.0f}x |")
+    def row(label, py, ours):
+        print(f"| {label} | {med[py]:.0f} ns | {med[ours]:.1f} ns | {med[py] / med[ours]:.0f}x |")
 
-    row("full retrace (ExportPass / --no-skip --no-fast-copy), fresh process both sides", "pyf_full", "ls_full", 1)
-    row("fast copy (node_copy / --no-skip), fresh process both sides", "pyf_copy", "ls_copy", 1)
+    row("full retrace (ExportPass / --no-skip --no-fast-copy), fresh process both sides", "pyf_full", "ls_full")
+    row("fast copy (node_copy / --no-skip), fresh process both sides", "pyf_copy", "ls_copy")
     if use_gb:
-        row("full retrace, warm process both sides (ls_bench full_reinfer)", "py_full", "gb_full", 1)
-        row("fast copy, warm process both sides (ls_bench fast_copy_fresh_load)", "py_copy", "gb_copy", 1)
-    row("full retrace, warm Python against the fresh CLI process", "py_full", "ls_full", 1)
-    row("fast copy, warm Python against the fresh CLI process", "py_copy", "ls_copy", 1)
-    row("Python full retrace (warm) vs lowerscope --no-skip (fresh CLI)", "py_full", "ls_copy", 1)
+        row("full retrace, warm process both sides (ls_bench full_reinfer)", "py_full", "gb_full")
+        row("fast copy, warm process both sides (ls_bench fast_copy_fresh_load)", "py_copy", "gb_copy")
+    row("full retrace, warm Python against the fresh CLI process", "py_full", "ls_full")
+    row("fast copy, warm Python against the fresh CLI process", "py_copy", "ls_copy")
+    row("Python full retrace (warm) vs lowerscope --no-skip (fresh CLI)", "py_full", "ls_copy")
     return 0
 
 
