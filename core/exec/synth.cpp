@@ -124,11 +124,13 @@ void uniformF64Portable(double* out, int64_t b, int64_t e, uint64_t seed, double
 
 void uniformF32(float* out, int64_t b, int64_t e, uint64_t seed, double lo, double scale) {
   if (haveV4()) uniformF32V4(out, b, e, seed, lo, scale);
+  else if (haveV3()) uniformF32V3(out, b, e, seed, lo, scale);
   else uniformF32Portable(out, b, e, seed, lo, scale);
 }
 
 void uniformF64(double* out, int64_t b, int64_t e, uint64_t seed, double lo, double scale) {
   if (haveV4()) uniformF64V4(out, b, e, seed, lo, scale);
+  else if (haveV3()) uniformF64V3(out, b, e, seed, lo, scale);
   else uniformF64Portable(out, b, e, seed, lo, scale);
 }
 

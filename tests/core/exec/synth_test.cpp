@@ -53,8 +53,8 @@ TEST(SynthGenerator, CounterFormEqualsTheStream) {
 }
 
 TEST(SynthGenerator, VectorKernelsMakeThePortableLoopsBytes) {
-  // The AVX-512 kernels against the portable loops, over ranges whose starts and lengths
-  // leave every remainder of a vector (and the dispatch, which synthesizeConstant uses).
+  // The AVX-512 and AVX2 kernels against the portable loops, over ranges whose starts and
+  // lengths leave every remainder of a vector (and the dispatch, which synthesizeConstant uses).
   const std::vector<std::pair<double, double>> ranges = {{-1.0, 2.0}, {-0.0473, 0.0946}, {0.5, 1.0}, {-1e-30, 3e-30}};
   auto sameBytes = [](const auto& a, const auto& b) {  // memcmp is not for empty vectors' null data
     return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(a[0])) == 0);
@@ -69,11 +69,20 @@ TEST(SynthGenerator, VectorKernelsMakeThePortableLoopsBytes) {
           synth_fill::uniformF64Portable(dp.data(), b, b + n, seed, lo, scale);
           synth_fill::uniformF32(fd.data(), b, b + n, seed, lo, scale);
           ASSERT_TRUE(sameBytes(fd, fp)) << "dispatch, b " << b << " n " << n;
-          if (!synth_fill::haveV4()) continue;
-          synth_fill::uniformF32V4(f.data(), b, b + n, seed, lo, scale);
-          synth_fill::uniformF64V4(d.data(), b, b + n, seed, lo, scale);
-          ASSERT_TRUE(sameBytes(f, fp)) << "f32, b " << b << " n " << n;
-          ASSERT_TRUE(sameBytes(d, dp)) << "f64, b " << b << " n " << n;
+          if (synth_fill::haveV3()) {
+            synth_fill::uniformF32V3(f.data(), b, b + n, seed, lo, scale);
+            synth_fill::uniformF64V3(d.data(), b, b + n, seed, lo, scale);
+            ASSERT_TRUE(sameBytes(f, fp)) << "AVX2 f32, b " << b << " n " << n;
+            ASSERT_TRUE(sameBytes(d, dp)) << "AVX2 f64, b " << b << " n " << n;
+          }
+          if (synth_fill::haveV4()) {
+            std::fill(f.begin(), f.end(), -7.f);
+            std::fill(d.begin(), d.end(), -7.0);
+            synth_fill::uniformF32V4(f.data(), b, b + n, seed, lo, scale);
+            synth_fill::uniformF64V4(d.data(), b, b + n, seed, lo, scale);
+            ASSERT_TRUE(sameBytes(f, fp)) << "AVX-512 f32, b " << b << " n " << n;
+            ASSERT_TRUE(sameBytes(d, dp)) << "AVX-512 f64, b " << b << " n " << n;
+          }
         }
   // A synthesised weight is the portable formula, element by element.
   ir::Constant c;
