@@ -121,6 +121,9 @@ def do_verify(cli, path, profile, timeout, bisect):
         r["error"] = _verify_error(out, err) or (_lines(err, out) or [f"exit {rc}, no output"])[-1]
     if js:
         r["passes_run"] = js.get("passes_run")
+        ag = js.get("int_agreement")
+        if ag:  # verify's teacher-forced explanation of INT steps over the tolerance
+            r["int_agreement"] = {k: ag.get(k) for k in ("differ", "elements", "not_at_tie", "max_steps", "only_ties")}
     if bisect and needs_bisect(r):
         r["bisect"] = do_bisect(cli, path, profile, timeout)
     return r
@@ -300,6 +303,11 @@ def main(argv=None):
                 reason = "final graph not equivalent: " + (
                     "outputs off by more than --max-steps quantisation steps" if "quantisation step" in reason
                     else "float outputs beyond tolerance" if " vs expected " in reason else reason[13:])
+                ag = v.get("int_agreement")
+                if ag:
+                    reason += ("; every quantised difference is a rounding tie carried through the network"
+                               if ag.get("only_ties") else
+                               "; quantised values differ away from a rounding tie (see verify's int agreement)")
                 m = re.search(r"first bad pass is (#\d+ \S+?):", v.get("bisect") or "")
                 if m:
                     reason += f"; bisect: first bad pass {m.group(1)}"

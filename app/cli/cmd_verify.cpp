@@ -15,6 +15,7 @@
 #include "core/backends/arm/tosa/tosa_import.h"
 #include "core/exec/executor.h"
 #include "core/exec/synth.h"
+#include "core/verify/int_agreement.h"
 #include "core/verify/localize.h"
 #include "core/verify/verify.h"
 #include "core/io/lstrace.h"
@@ -85,6 +86,34 @@ std::string matchText(const trace::NodeError& e, const ir::Graph& before) {
 
 /// The ranked table and the culprit line of a localisation: the nodes with an error, at least
 /// 10 rows and at most 20.
+/// Teacher-forced agreement of an INT lowering that missed the tolerance: its own differences,
+/// or rounding ties carried through the network.
+void printAgreement(const verify::IntAgreement& a) {
+  fmt::print("int agreement (each quantize of the source fed the lowered graph's int8 values, float64): {} of {} "
+             "elements at {} of {} quantize nodes differ\n",
+             a.differ, a.elements, a.nodes.size(), a.compared);
+  if (a.differ == 0) {
+    fmt::print("  no quantised value differs: the output difference comes from outside the quantize nodes "
+               "compared ({} of {} found in the lowered graph)\n",
+               a.compared, a.quantizes);
+  } else if (a.onlyTies()) {
+    fmt::print("  every difference is one step at a rounding tie (the integer graph rounds .5 up, as TOSA specifies; "
+               "PyTorch's quantize rounds it to even): the lowered graph computes the quantised model, and the "
+               "output difference is these ties carried through the network\n");
+  } else {
+    fmt::print("  {} difference{} not at a rounding tie (up to {} step{}): the lowering computes other values "
+               "than its source there\n",
+               a.notTie, a.notTie == 1 ? " is" : "s are", a.maxDiff, a.maxDiff == 1 ? "" : "s");
+  }
+  const size_t shown = std::min<size_t>(a.nodes.size(), 5);
+  for (size_t i = 0; i < shown; ++i) {
+    const verify::QuantizeDisagreement& d = a.nodes[i];
+    fmt::print("  {} after {} ({}): {} of {} elements differ, {} not at a tie, up to {} step{}\n", d.quantize,
+               d.producer, d.producerOp, d.differ, d.elements, d.notTie, d.maxDiff, d.maxDiff == 1 ? "" : "s");
+  }
+  if (a.nodes.size() > shown) fmt::print("  ... {} more quantize nodes\n", a.nodes.size() - shown);
+}
+
 void printLocalization(const trace::Localization& l, const ir::Graph& before, const ir::Graph& after) {
   fmt::print("localize: pass #{} {}: {} nodes compared, {} above tolerance, {} skipped\n", l.passIndex, l.pass,
              l.nodes.size(), l.exceeding(), l.skipped.size());
@@ -341,6 +370,17 @@ int runVerify(const VerifyCommand& cmd) {
   }
   if (res.failedIndex >= 0) fmt::print("pipeline failed: {}\n", res.failure);
   fmt::print("final graph: {}\n", final.message);
+  std::optional<verify::IntAgreement> agreement;
+  if (vo.quantSteps && res.failedIndex < 0 && !final.executionFailed && !final.semantic.equivalent &&
+      !source.nodesOfOp(ir::internOp("quantized_decomposed.quantize_per_tensor.default")).empty()) {
+    auto ag = verify::intAgreement(source, g, ref->inputs(), verify::AgreementOptions{.threads = vo.threads});
+    if (!ag) {
+      fmt::print("int agreement: not available: {}\n", ag.message());
+    } else {
+      printAgreement(*ag);
+      agreement = std::move(ag).value();
+    }
+  }
 
   verify::BisectResult bis;
   bool bisected = false;
@@ -427,6 +467,23 @@ int runVerify(const VerifyCommand& cmd) {
     if (fileRun) {
       w.key("tosa_file").beginObject();
       w.field("path", cmd.tosaOut).field("bit_identical", fileRun->identical).field("message", fileRun->message);
+      w.endObject();
+    }
+    if (agreement) {
+      w.key("int_agreement").beginObject();
+      w.field("quantizes", uint64_t(agreement->quantizes)).field("compared", uint64_t(agreement->compared));
+      w.field("elements", agreement->elements).field("differ", agreement->differ);
+      w.field("not_at_tie", agreement->notTie).field("max_steps", agreement->maxDiff);
+      w.field("only_ties", agreement->onlyTies());
+      w.key("nodes").beginArray();
+      for (const verify::QuantizeDisagreement& d : agreement->nodes) {
+        w.beginObject();
+        w.field("quantize", d.quantize).field("producer", d.producer).field("producer_op", d.producerOp);
+        w.field("elements", d.elements).field("differ", d.differ).field("not_at_tie", d.notTie);
+        w.field("max_steps", d.maxDiff);
+        w.endObject();
+      }
+      w.endArray();
       w.endObject();
     }
     if (gap) {

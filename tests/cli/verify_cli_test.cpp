@@ -108,6 +108,31 @@ TEST(VerifyCli, AgainstFloatSeparatesQuantisationFromLoweringError) {
   EXPECT_NE(off.out.find("against float: not available"), std::string::npos) << off.out;
 }
 
+TEST(VerifyCli, IntAgreementExplainsTheStepsOfARealModel) {
+  // squeezenet1_1's INT lowering is one step off on 29 outputs: with no step allowed, verify
+  // fails and says why (teacher forcing finds one element, at a rounding tie).
+  auto json = scratch("squeezenet_int.json");
+  CliRun r = runCli("verify " + graph("squeezenet1_1") + " --pipeline tosa --profile int --max-steps 0 --json " +
+                    json.string());
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("result: NOT EQUIVALENT"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("int agreement (each quantize of the source fed the lowered graph's int8 values"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("every difference is one step at a rounding tie"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("after relu_8 (aten.relu.default): 1 of 93312 elements differ, 0 not at a tie"),
+            std::string::npos)
+      << r.out;
+  const std::string j = readText(json);
+  EXPECT_NE(j.find("\"int_agreement\""), std::string::npos) << j;
+  EXPECT_NE(j.find("\"only_ties\": true"), std::string::npos) << j;
+  EXPECT_NE(j.find("\"producer_op\": \"aten.relu.default\""), std::string::npos) << j;
+  // Within the default tolerance nothing needs explaining.
+  CliRun ok = runCli("verify " + graph("squeezenet1_1") + " --pipeline tosa --profile int");
+  EXPECT_EQ(ok.code, 0) << ok.out;
+  EXPECT_EQ(ok.out.find("int agreement"), std::string::npos) << ok.out;
+}
+
 TEST(VerifyCli, UsageAndInputErrorsExitTwo) {
   CliRun missing = runCli("verify /nonexistent/graph.fxjson.json");
   EXPECT_EQ(missing.code, 2) << missing.out;

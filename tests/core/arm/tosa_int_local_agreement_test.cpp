@@ -1,4 +1,5 @@
-// Local agreement of the INT lowering with its quantised source, quantize by quantize. The
+// Local agreement of the INT lowering with its quantised source, quantize by quantize
+// (verify::intAgreement, which `verify --profile int` runs to explain steps over its tolerance). The
 // source graph runs with every dequantize fed the lowered graph's int8 value of its quantize
 // (teacher forcing), so each quantize is computed from the same int8 inputs the integer graph
 // used and no difference propagates. The integer ops (int32 accumulation, RESCALE, TABLE) must
@@ -18,51 +19,25 @@
 #include <array>
 #include <cmath>
 #include <iostream>
-#include <unordered_map>
-#include <unordered_set>
 
 #include "core/exec/executor.h"
 #include "core/exec/synth.h"
 #include "core/io/fxjson.h"
 #include "core/passes/pass_manager.h"
 #include "core/quant/quantizer.h"
+#include "core/verify/int_agreement.h"
 #include "core/verify/verify.h"
+#include "support/graph_builder.h"
 
 namespace ls::arm {
 namespace {
 
 using exec::Tensor;
 
-struct Agreement {
-  size_t quantizes = 0, matched = 0;
-  int64_t elements = 0, flips = 0, notNearTie = 0, maxDiff = 0;
-  /// Flips farther from a .5 boundary than RESCALE resolves: its 31-bit multiplier approximates
-  /// the scale to 2^-31 relative, so the integer graph may round x / scale = k + .5 +- |x / scale|
-  /// * 2^-30 either way (and rounds an exact tie half up where the q/dq source rounds half to
-  /// even).
-  int64_t notRescaleTie = 0;
-};
-
-/// Lowered int8 element of the source's flat index i: the same layout, or the NHWC form of an
-/// NCHW source value.
-int64_t lowAt(const Tensor& src, const Tensor& low, int64_t i) {
-  if (src.shape() == low.shape()) return low.getInt(i);
-  const ir::Shape& s = src.shape();
-  const int64_t C = s[1], H = s[2], W = s[3];
-  const int64_t w = i % W, h = (i / W) % H, c = (i / (W * H)) % C, n = i / (W * H * C);
-  return low.getInt(((n * H + h) * W + w) * C + c);
-}
-
-bool comparable(const ir::Shape& src, const ir::Shape& low) {
-  if (src == low) return true;
-  return src.rank() == 4 && low.rank() == 4 && low[0] == src[0] && low[1] == src[2] && low[2] == src[3] &&
-         low[3] == src[1];
-}
-
 /// Agreement of the lowered graph with its quantised source run in float32 ([0]) and with
 /// the source run in float64 ([1], ExecOptions::float64, the INT reference of verify).
-std::array<Agreement, 2> measure(const std::string& model) {
-  std::array<Agreement, 2> both;
+std::array<verify::IntAgreement, 2> measure(const std::string& model) {
+  std::array<verify::IntAgreement, 2> both;
   auto loaded = io::importFxJsonFile(std::string(LS_ASSETS_DIR) + "/graphs/" + model + ".fxjson.json");
   EXPECT_TRUE(loaded.isOk()) << loaded.message();
   if (!loaded) return both;
@@ -79,62 +54,12 @@ std::array<Agreement, 2> measure(const std::string& model) {
   ctx.cache = &cache;
   auto run = pm->run(low, ctx);
   EXPECT_EQ(run.failedIndex, -1) << run.failure;
-
-  static const ir::OpId q = ir::internOp("quantized_decomposed.quantize_per_tensor.default");
-  static const ir::OpId dq = ir::internOp("quantized_decomposed.dequantize_per_tensor.default");
-  // Source quantize -> the lowered int8 value that takes it over (the last node whose
-  // provenance names it alone).
-  std::unordered_map<ir::NodeId, ir::NodeId> lowOf;
-  for (const ir::NodePtr& p : low.nodes()) {
-    if (!p->isCall() || p->outputs.size() != 1 || p->meta().dtype != ir::DType::Int8) continue;
-    if (p->provenance.derivedFrom.size() != 1) continue;
-    const ir::NodeId s = p->provenance.derivedFrom[0];
-    if (src.contains(s) && src.node(s).op == q && comparable(src.node(s).meta().shape, p->meta().shape)) lowOf[s] = p->id;
-  }
   auto shared = std::make_shared<exec::ConstantCache>();
-  exec::Executor ex(exec::ExecOptions{.exactAccumulation = true}, shared);
   const std::vector<Tensor> inputs = exec::synthesizeInputs(src, 1);
-  auto lv = ex.runAll(low, exec::adaptInputs(low, inputs));
-  EXPECT_TRUE(lv.isOk()) << lv.message();
-  if (!lv) return both;
   for (const bool f64 : {false, true}) {
-    Agreement& a = both[f64 ? 1 : 0];
-    a.quantizes = src.nodesOfOp(q).size();
-    std::unordered_map<ir::NodeId, std::vector<Tensor>> forced;
-    auto reuse = [&](const ir::Node& n, const std::vector<std::vector<Tensor>>& values) -> const std::vector<Tensor>* {
-      if (n.op != dq) return nullptr;
-      const ir::NodeId qid = n.args[0].ref()->node;
-      if (auto f = forced.find(qid); f != forced.end()) return &f->second;
-      auto it = lowOf.find(qid);
-      if (it == lowOf.end()) return nullptr;
-      const ir::Node& qn = src.node(qid);
-      const Tensor& mine = values[qid][0];
-      const Tensor& theirs = lv->of(it->second)[0];
-      const Tensor& pre = values[qn.args[0].ref()->node][qn.args[0].ref()->output];
-      const double scale = *qn.args[1].number();
-      const float inv = float(1.0 / scale);
-      const int64_t zp = int64_t(*qn.args[2].number());
-      Tensor out(f64 ? ir::DType::Float64 : ir::DType::Float32, mine.shape());
-      ++a.matched;
-      a.elements += mine.numel();
-      for (int64_t i = 0; i < mine.numel(); ++i) {
-        const int64_t want = mine.getInt(i), got = lowAt(mine, theirs, i);
-        // the dequantize kernel's arithmetic
-        if (f64) out.data<double>()[i] = double(got - zp) * scale;
-        else out.data<float>()[i] = float(got - zp) * float(scale);
-        if (want == got) continue;
-        ++a.flips;
-        a.maxDiff = std::max(a.maxDiff, std::abs(want - got));
-        const double v = f64 ? pre.getDouble(i) / scale : double(float(pre.getDouble(i)) * inv);
-        if (std::abs(v - std::floor(v) - 0.5) >= 1e-3) ++a.notNearTie;
-        if (std::abs(v - std::floor(v) - 0.5) > std::ldexp(std::abs(v), -30)) ++a.notRescaleTie;
-      }
-      forced[qid] = {std::move(out)};
-      return &forced[qid];
-    };
-    exec::Executor sx(exec::ExecOptions{.exactAccumulation = true, .float64 = f64}, shared);
-    auto sv = sx.runAll(src, inputs, reuse);
-    EXPECT_TRUE(sv.isOk()) << sv.message();
+    auto a = verify::intAgreement(src, low, inputs, verify::AgreementOptions{.float64 = f64}, shared);
+    EXPECT_TRUE(a.isOk()) << a.message();
+    if (a) both[f64 ? 1 : 0] = std::move(a).value();
   }
   return both;
 }
@@ -142,12 +67,12 @@ std::array<Agreement, 2> measure(const std::string& model) {
 class TosaIntLocalAgreement : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(TosaIntLocalAgreement, IntegerOpsGiveTheSourceQuantisedValuesUpToNearTies) {
-  const std::array<Agreement, 2> both = measure(GetParam());
+  const std::array<verify::IntAgreement, 2> both = measure(GetParam());
   for (int f64 = 0; f64 < 2; ++f64) {
-    const Agreement& a = both[size_t(f64)];
+    const verify::IntAgreement& a = both[size_t(f64)];
     std::cout << "[ tosa-int-local ] " << GetParam() << (f64 ? " (float64 source)" : " (float32 source)") << ": "
-              << a.matched << " of " << a.quantizes << " quantize nodes compared, " << a.elements << " elements, "
-              << a.flips << " differ (" << a.notNearTie << " not at a near-tie, " << a.notRescaleTie
+              << a.compared << " of " << a.quantizes << " quantize nodes compared, " << a.elements << " elements, "
+              << a.differ << " differ (" << a.notNearTie << " not at a near-tie, " << a.notTie
               << " farther from a tie than RESCALE resolves, largest difference " << a.maxDiff << ")\n";
   }
   // Evaluated in float64 (the INT reference of verify), the source decides every near-tie that
@@ -155,21 +80,82 @@ TEST_P(TosaIntLocalAgreement, IntegerOpsGiveTheSourceQuantisedValuesUpToNearTies
   // within RESCALE's own precision (2^-30 relative) of a .5 boundary. deit_tiny_vit: 1 of 18.6 M
   // elements (4e-9 steps from the tie; with float32, 8 elements up to 5e-5 steps away).
   // (Both runs compare the same quantize nodes and elements, checked below.)
-  const Agreement& exact = both[1];
-  EXPECT_EQ(exact.notRescaleTie, 0);
+  const verify::IntAgreement& exact = both[1];
+  EXPECT_EQ(exact.notTie, 0);
   EXPECT_LE(exact.maxDiff, 1);
-  EXPECT_LE(double(exact.flips), 1e-6 * double(exact.elements));
-  const Agreement& a = both[0];
+  EXPECT_TRUE(exact.onlyTies());
+  EXPECT_LE(double(exact.differ), 1e-6 * double(exact.elements));
+  EXPECT_EQ(exact.compared, both[0].compared);
+  EXPECT_EQ(exact.elements, both[0].elements);
+  const verify::IntAgreement& a = both[0];
   // Every quantize that rounds (not only moves data) has its lowered value found.
-  EXPECT_GE(a.matched * 2, a.quantizes);
+  EXPECT_GE(a.compared * 2, a.quantizes);
   EXPECT_GT(a.elements, 1'000'000);
   EXPECT_EQ(a.notNearTie, 0);
   EXPECT_LE(a.maxDiff, 1);
-  EXPECT_LE(double(a.flips), 1e-5 * double(a.elements));
+  EXPECT_LE(double(a.differ), 1e-5 * double(a.elements));
 }
 
 INSTANTIATE_TEST_SUITE_P(Int, TosaIntLocalAgreement, ::testing::Values("deit_tiny_vit", "mobilenet_v2"),
                          [](const auto& p) { return std::string(p.param); });
+
+/// int8 x -> dequantize -> 2x2 average pool -> quantize (scale `outScale`) -> dequantize. With
+/// one scale in and out, a mean of four values lies on a .5 boundary whenever their sum is 2
+/// mod 4: TOSA's AVG_POOL2D rounds it up, the source's quantize (torch.round) to even.
+ir::Graph avgPoolGraph(double outScale) {
+  const char* kQ = "quantized_decomposed.quantize_per_tensor.default";
+  const char* kDq = "quantized_decomposed.dequantize_per_tensor.default";
+  const ir::Arg i8(ir::EnumArg{ir::EnumKind::DType, int32_t(ir::DType::Int8)});
+  test::GraphBuilder b;
+  auto x = b.input("x", ir::DType::Int8, {1, 8, 16, 16});
+  auto dx = b.call(kDq, {x, 0.05, 3, -128, 127, i8});
+  auto ap = b.call("aten.avg_pool2d.default", {dx, ir::IntList{2, 2}, ir::IntList{2, 2}});
+  auto q = b.call(kQ, {ap, outScale, 3, -128, 127, i8});
+  b.output({b.call(kDq, {q, outScale, 3, -128, 127, i8})});
+  return b.g;
+}
+
+ir::Graph lowerInt(ir::Graph g) {
+  auto pm = passes::PassManager::fromPipeline("tosa");
+  EXPECT_TRUE(pm.isOk()) << pm.message();
+  passes::PassContext ctx;
+  ctx.profile = passes::Profile::INT;
+  auto run = pm->run(g, ctx);
+  EXPECT_EQ(run.failedIndex, -1) << run.failure;
+  return g;
+}
+
+TEST(IntAgreement, RoundingTiesOfAnAveragePoolAreOneStepAtATie) {
+  const ir::Graph src = avgPoolGraph(0.05);
+  const ir::Graph low = lowerInt(src);
+  ASSERT_EQ(low.nodesOfOp(ir::internOp("tosa.AVG_POOL2D")).size(), 1u);
+  const std::vector<Tensor> inputs = exec::synthesizeInputs(src, 1);
+  auto a = verify::intAgreement(src, low, inputs);
+  ASSERT_TRUE(a.isOk()) << a.message();
+  EXPECT_EQ(a->quantizes, 1u);
+  EXPECT_EQ(a->compared, 1u);
+  EXPECT_EQ(a->elements, 8 * 8 * 8);
+  EXPECT_GT(a->differ, 0);  // some sums are 2 mod 4 with an odd half below them
+  EXPECT_EQ(a->notTie, 0);
+  EXPECT_EQ(a->maxDiff, 1);
+  EXPECT_TRUE(a->onlyTies());
+  ASSERT_EQ(a->nodes.size(), 1u);
+  EXPECT_EQ(a->nodes[0].producerOp, "aten.avg_pool2d.default");
+  EXPECT_EQ(a->nodes[0].differ, a->differ);
+}
+
+TEST(IntAgreement, AValueComputedOtherwiseIsNotATie) {
+  // The lowering of one graph against a source whose quantize has another scale: the integer
+  // graph's values are not the source's, by more than a tie.
+  const ir::Graph low = lowerInt(avgPoolGraph(0.05));
+  const ir::Graph other = avgPoolGraph(0.07);
+  const std::vector<Tensor> inputs = exec::synthesizeInputs(other, 1);
+  auto a = verify::intAgreement(other, low, inputs);
+  ASSERT_TRUE(a.isOk()) << a.message();
+  EXPECT_EQ(a->compared, 1u);
+  EXPECT_GT(a->notTie, 0);
+  EXPECT_FALSE(a->onlyTies());
+}
 
 }  // namespace
 }  // namespace ls::arm

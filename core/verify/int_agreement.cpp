@@ -1,0 +1,145 @@
+// Teacher-forced agreement of an INT lowering with its quantised source (see int_agreement.h).
+#include "core/verify/int_agreement.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <unordered_map>
+
+#include "core/exec/synth.h"
+
+namespace ls::verify {
+
+namespace {
+
+/// The lowered value is the NHWC form of an NCHW source value: its shape says so, or, when
+/// C = H = W leaves both layouts the same shape, its values do (the layout that agrees with the
+/// source in more elements; a dim order is not a safe guide here, as it is not kept alike by
+/// every pass).
+bool nhwcForm(const exec::Tensor& src, const exec::Tensor& low) {
+  const ir::Shape& s = src.shape();
+  if (s != low.shape()) return true;  // comparable(): the NHWC form
+  if (s.rank() != 4 || s[1] != s[2] || s[2] != s[3]) return false;
+  const int64_t C = s[1], H = s[2], W = s[3];
+  int64_t same = 0, permuted = 0;
+  for (int64_t i = 0; i < src.numel(); ++i) {
+    const int64_t w = i % W, h = (i / W) % H, c = (i / (W * H)) % C, n = i / (W * H * C);
+    const int64_t v = src.getInt(i);
+    same += low.getInt(i) == v;
+    permuted += low.getInt(((n * H + h) * W + w) * C + c) == v;
+  }
+  return permuted > same;
+}
+
+/// The lowered int8 element of the source's flat index i: the same layout, or the NHWC form of
+/// an NCHW source value.
+int64_t loweredAt(const exec::Tensor& src, const exec::Tensor& low, bool nhwc, int64_t i) {
+  if (!nhwc) return low.getInt(i);
+  const ir::Shape& s = src.shape();
+  const int64_t C = s[1], H = s[2], W = s[3];
+  const int64_t w = i % W, h = (i / W) % H, c = (i / (W * H)) % C, n = i / (W * H * C);
+  return low.getInt(((n * H + h) * W + w) * C + c);
+}
+
+bool comparable(const ir::Shape& src, const ir::Shape& low) {
+  if (src == low) return true;
+  return src.rank() == 4 && low.rank() == 4 && low[0] == src[0] && low[1] == src[2] && low[2] == src[3] &&
+         low[3] == src[1];
+}
+
+}  // namespace
+
+Result<IntAgreement> intAgreement(const ir::Graph& source, const ir::Graph& lowered,
+                                  const std::vector<exec::Tensor>& inputs, const AgreementOptions& opts,
+                                  std::shared_ptr<exec::ConstantCache> constants) {
+  static const ir::OpId q = ir::internOp("quantized_decomposed.quantize_per_tensor.default");
+  static const ir::OpId dq = ir::internOp("quantized_decomposed.dequantize_per_tensor.default");
+  IntAgreement a;
+  a.quantizes = source.nodesOfOp(q).size();
+  // Source quantize -> the lowered int8 value that takes it over.
+  std::unordered_map<ir::NodeId, ir::NodeId> lowOf;
+  for (const ir::NodePtr& p : lowered.nodes()) {
+    if (!p->isCall() || p->outputs.size() != 1 || p->meta().dtype != ir::DType::Int8) continue;
+    if (p->provenance.derivedFrom.size() != 1) continue;
+    const ir::NodeId s = p->provenance.derivedFrom[0];
+    if (const ir::Node* sn = source.find(s); sn && sn->op == q && comparable(sn->meta().shape, p->meta().shape))
+      lowOf[s] = p->id;
+  }
+  if (!constants) constants = std::make_shared<exec::ConstantCache>();
+  exec::Executor lx(exec::ExecOptions{.threads = opts.threads, .exactAccumulation = true}, constants);
+  auto lv = lx.runAll(lowered, exec::adaptInputs(lowered, inputs));
+  if (!lv) return Status::error("the lowered graph does not run: " + lv.message());
+
+  std::unordered_map<ir::NodeId, std::vector<exec::Tensor>> forced;
+  Status bad = Status::ok();
+  auto reuse = [&](const ir::Node& n, const std::vector<std::vector<exec::Tensor>>& values)
+      -> const std::vector<exec::Tensor>* {
+    if (n.op != dq || n.args.empty() || !n.args[0].ref()) return nullptr;
+    const ir::NodeId qid = n.args[0].ref()->node;
+    if (auto f = forced.find(qid); f != forced.end()) return &f->second;
+    auto it = lowOf.find(qid);
+    if (it == lowOf.end()) return nullptr;
+    const ir::Node& qn = source.node(qid);
+    const ir::ValueRef* in = qn.args.empty() ? nullptr : qn.args[0].ref();
+    const std::optional<double> scaleArg = qn.args.size() > 2 ? qn.args[1].number() : std::nullopt;
+    const std::optional<double> zpArg = qn.args.size() > 2 ? qn.args[2].number() : std::nullopt;
+    if (!in || !scaleArg || !zpArg || qid >= values.size() || values[qid].empty() || in->node >= values.size() ||
+        values[in->node].size() <= in->output) {
+      if (bad.isOk()) bad = Status::error(fmt::format("quantize '{}': its input or qparams are not plain", qn.name));
+      return nullptr;
+    }
+    const exec::Tensor& mine = values[qid][0];
+    const exec::Tensor& theirs = lv->of(it->second).at(0);
+    const exec::Tensor& pre = values[in->node][in->output];
+    if (theirs.numel() != mine.numel() || pre.numel() != mine.numel()) return nullptr;
+    const bool nhwc = nhwcForm(mine, theirs);
+    const double scale = *scaleArg;
+    const float inv = float(1.0 / scale);
+    const int64_t zp = int64_t(*zpArg);
+    exec::Tensor out(opts.float64 ? ir::DType::Float64 : ir::DType::Float32, mine.shape());
+    ++a.compared;
+    a.elements += mine.numel();
+    QuantizeDisagreement d;
+    for (int64_t i = 0; i < mine.numel(); ++i) {
+      const int64_t want = mine.getInt(i), got = loweredAt(mine, theirs, nhwc, i);
+      // the dequantize kernel's arithmetic
+      if (opts.float64) out.data<double>()[i] = double(got - zp) * scale;
+      else out.data<float>()[i] = float(got - zp) * float(scale);
+      if (want == got) continue;
+      ++d.differ;
+      d.maxDiff = std::max(d.maxDiff, std::abs(want - got));
+      // x / scale as the source's quantize computed it
+      const double v = opts.float64 ? pre.getDouble(i) / scale : double(float(pre.getDouble(i)) * inv);
+      const double fromTie = std::abs(v - std::floor(v) - 0.5);
+      if (fromTie >= 1e-3) ++a.notNearTie;
+      if (fromTie > std::ldexp(std::abs(v), -30)) ++d.notTie;
+    }
+    if (d.differ) {
+      d.quantize = qn.name;
+      const ir::Node& pn = source.node(in->node);
+      d.producer = pn.name;
+      d.producerOp = pn.target;
+      d.elements = mine.numel();
+      a.differ += d.differ;
+      a.notTie += d.notTie;
+      a.maxDiff = std::max(a.maxDiff, d.maxDiff);
+      a.nodes.push_back(std::move(d));
+    }
+    forced[qid] = {std::move(out)};
+    return &forced[qid];
+  };
+  exec::Executor sx(exec::ExecOptions{.threads = opts.threads, .exactAccumulation = true, .float64 = opts.float64},
+                    constants);
+  auto sv = sx.runAll(source, inputs, reuse);
+  if (!sv) return Status::error("the source graph does not run: " + sv.message());
+  LS_RETURN_IF_ERROR(bad);
+  std::stable_sort(a.nodes.begin(), a.nodes.end(), [](const QuantizeDisagreement& x, const QuantizeDisagreement& y) {
+    if ((x.notTie > 0) != (y.notTie > 0)) return x.notTie > 0;
+    return x.differ > y.differ;
+  });
+  return a;
+}
+
+}  // namespace ls::verify
