@@ -123,7 +123,8 @@ def do_verify(cli, path, profile, timeout, bisect):
         r["passes_run"] = js.get("passes_run")
         ag = js.get("int_agreement")
         if ag:  # verify's teacher-forced explanation of INT steps over the tolerance
-            r["int_agreement"] = {k: ag.get(k) for k in ("differ", "elements", "not_at_tie", "max_steps", "only_ties")}
+            r["int_agreement"] = {k: ag.get(k) for k in ("differ", "elements", "not_at_tie", "not_near_tie",
+                                                         "max_steps", "only_ties", "only_near_ties")}
     if bisect and needs_bisect(r):
         r["bisect"] = do_bisect(cli, path, profile, timeout)
     return r
@@ -307,6 +308,8 @@ def main(argv=None):
                 if ag:
                     reason += ("; every quantised difference is a rounding tie carried through the network"
                                if ag.get("only_ties") else
+                               "; every quantised difference is a rounding tie or float32 near-tie"
+                               if ag.get("only_near_ties") else
                                "; quantised values differ away from a rounding tie (see verify's int agreement)")
                 m = re.search(r"first bad pass is (#\d+ \S+?):", v.get("bisect") or "")
                 if m:

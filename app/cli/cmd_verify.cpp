@@ -100,16 +100,23 @@ void printAgreement(const verify::IntAgreement& a) {
     fmt::print("  every difference is one step at a rounding tie (the integer graph rounds .5 up, as TOSA specifies; "
                "PyTorch's quantize rounds it to even): the lowered graph computes the quantised model, and the "
                "output difference is these ties carried through the network\n");
+  } else if (a.onlyNearTies()) {
+    fmt::print("  every difference is one step at a rounding tie or within 1e-3 steps of one ({} of them: values the "
+               "lowering fixed in float32 as PyTorch computes them, such as folded constants, round such near-ties "
+               "otherwise than the float64 reference): the output difference is rounding carried through the "
+               "network, not a lowering error\n",
+               a.notTie);
   } else {
-    fmt::print("  {} difference{} not at a rounding tie (up to {} step{}): the lowering computes other values "
+    fmt::print("  {} difference{} not near a rounding tie (up to {} step{}): the lowering computes other values "
                "than its source there\n",
-               a.notTie, a.notTie == 1 ? " is" : "s are", a.maxDiff, a.maxDiff == 1 ? "" : "s");
+               a.notNearTie, a.notNearTie == 1 ? " is" : "s are", a.maxDiff, a.maxDiff == 1 ? "" : "s");
   }
   const size_t shown = std::min<size_t>(a.nodes.size(), 5);
   for (size_t i = 0; i < shown; ++i) {
     const verify::QuantizeDisagreement& d = a.nodes[i];
-    fmt::print("  {} after {} ({}): {} of {} elements differ, {} not at a tie, up to {} step{}\n", d.quantize,
-               d.producer, d.producerOp, d.differ, d.elements, d.notTie, d.maxDiff, d.maxDiff == 1 ? "" : "s");
+    fmt::print("  {} after {} ({}): {} of {} elements differ, {} not at a tie, {} not near one, up to {} step{}\n",
+               d.quantize, d.producer, d.producerOp, d.differ, d.elements, d.notTie, d.notNearTie, d.maxDiff,
+               d.maxDiff == 1 ? "" : "s");
   }
   if (a.nodes.size() > shown) fmt::print("  ... {} more quantize nodes\n", a.nodes.size() - shown);
 }
@@ -473,13 +480,15 @@ int runVerify(const VerifyCommand& cmd) {
       w.key("int_agreement").beginObject();
       w.field("quantizes", uint64_t(agreement->quantizes)).field("compared", uint64_t(agreement->compared));
       w.field("elements", agreement->elements).field("differ", agreement->differ);
-      w.field("not_at_tie", agreement->notTie).field("max_steps", agreement->maxDiff);
-      w.field("only_ties", agreement->onlyTies());
+      w.field("not_at_tie", agreement->notTie).field("not_near_tie", agreement->notNearTie);
+      w.field("max_steps", agreement->maxDiff);
+      w.field("only_ties", agreement->onlyTies()).field("only_near_ties", agreement->onlyNearTies());
       w.key("nodes").beginArray();
       for (const verify::QuantizeDisagreement& d : agreement->nodes) {
         w.beginObject();
         w.field("quantize", d.quantize).field("producer", d.producer).field("producer_op", d.producerOp);
         w.field("elements", d.elements).field("differ", d.differ).field("not_at_tie", d.notTie);
+        w.field("not_near_tie", d.notNearTie);
         w.field("max_steps", d.maxDiff);
         w.endObject();
       }

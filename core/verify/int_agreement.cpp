@@ -113,8 +113,8 @@ Result<IntAgreement> intAgreement(const ir::Graph& source, const ir::Graph& lowe
       // x / scale as the source's quantize computed it
       const double v = opts.float64 ? pre.getDouble(i) / scale : double(float(pre.getDouble(i)) * inv);
       const double fromTie = std::abs(v - std::floor(v) - 0.5);
-      if (fromTie >= 1e-3) ++a.notNearTie;
       if (fromTie > std::ldexp(std::abs(v), -30)) ++d.notTie;
+      if (fromTie >= 1e-3) ++d.notNearTie;
     }
     if (d.differ) {
       d.quantize = qn.name;
@@ -124,6 +124,7 @@ Result<IntAgreement> intAgreement(const ir::Graph& source, const ir::Graph& lowe
       d.elements = mine.numel();
       a.differ += d.differ;
       a.notTie += d.notTie;
+      a.notNearTie += d.notNearTie;
       a.maxDiff = std::max(a.maxDiff, d.maxDiff);
       a.nodes.push_back(std::move(d));
     }
@@ -136,6 +137,7 @@ Result<IntAgreement> intAgreement(const ir::Graph& source, const ir::Graph& lowe
   if (!sv) return Status::error("the source graph does not run: " + sv.message());
   LS_RETURN_IF_ERROR(bad);
   std::stable_sort(a.nodes.begin(), a.nodes.end(), [](const QuantizeDisagreement& x, const QuantizeDisagreement& y) {
+    if ((x.notNearTie > 0) != (y.notNearTie > 0)) return x.notNearTie > 0;
     if ((x.notTie > 0) != (y.notTie > 0)) return x.notTie > 0;
     return x.differ > y.differ;
   });

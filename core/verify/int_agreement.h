@@ -26,8 +26,9 @@ struct QuantizeDisagreement {
   std::string producer;    ///< the node whose value it quantizes
   std::string producerOp;  ///< and its op (e.g. aten.avg_pool2d.default)
   int64_t elements = 0, differ = 0;
-  int64_t notTie = 0;  ///< differences farther from a .5 boundary than RESCALE resolves
-  int64_t maxDiff = 0;  ///< in quantisation steps
+  int64_t notTie = 0;      ///< differences farther from a .5 boundary than RESCALE resolves
+  int64_t notNearTie = 0;  ///< of them, farther than 1e-3 steps (see IntAgreement)
+  int64_t maxDiff = 0;     ///< in quantisation steps
 };
 
 struct IntAgreement {
@@ -35,15 +36,19 @@ struct IntAgreement {
   size_t compared = 0;   ///< of them, those whose lowered int8 value was found (provenance)
   int64_t elements = 0, differ = 0;
   /// Differences farther from a .5 boundary than RESCALE's multiplier resolves (|x / scale -
-  /// (k + .5)| > |x / scale| 2^-30), and farther than 1e-3 steps (what a float32 source cannot
-  /// decide either).
+  /// (k + .5)| > |x / scale| 2^-30), and of them those farther than 1e-3 steps. The ones in
+  /// between are near-ties that float32 arithmetic decides either way: a value the lowering
+  /// fixed in float32 as PyTorch computes it (a folded constant, quantised with x * (1 / scale)
+  /// in float32) against the float64 reference.
   int64_t notTie = 0, notNearTie = 0;
   int64_t maxDiff = 0;
-  /// The quantize nodes with differences: those with differences away from a tie first, then
-  /// by the number of differences.
+  /// The quantize nodes with differences: those with differences away from a near-tie first,
+  /// then away from a tie, then by the number of differences.
   std::vector<QuantizeDisagreement> nodes;
   /// Every difference is one step at a rounding tie.
   bool onlyTies() const { return notTie == 0 && maxDiff <= 1; }
+  /// Every difference is one step at a tie or a float32 near-tie.
+  bool onlyNearTies() const { return notNearTie == 0 && maxDiff <= 1; }
 };
 
 struct AgreementOptions {

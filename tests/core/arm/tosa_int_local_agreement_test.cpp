@@ -138,7 +138,9 @@ TEST(IntAgreement, RoundingTiesOfAnAveragePoolAreOneStepAtATie) {
   EXPECT_GT(a->differ, 0);  // some sums are 2 mod 4 with an odd half below them
   EXPECT_EQ(a->notTie, 0);
   EXPECT_EQ(a->maxDiff, 1);
+  EXPECT_EQ(a->notNearTie, 0);
   EXPECT_TRUE(a->onlyTies());
+  EXPECT_TRUE(a->onlyNearTies());
   ASSERT_EQ(a->nodes.size(), 1u);
   EXPECT_EQ(a->nodes[0].producerOp, "aten.avg_pool2d.default");
   EXPECT_EQ(a->nodes[0].differ, a->differ);
@@ -154,7 +156,9 @@ TEST(IntAgreement, AValueComputedOtherwiseIsNotATie) {
   ASSERT_TRUE(a.isOk()) << a.message();
   EXPECT_EQ(a->compared, 1u);
   EXPECT_GT(a->notTie, 0);
+  EXPECT_GT(a->notNearTie, 0);
   EXPECT_FALSE(a->onlyTies());
+  EXPECT_FALSE(a->onlyNearTies());
 }
 
 }  // namespace
