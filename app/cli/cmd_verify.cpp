@@ -84,8 +84,6 @@ std::string matchText(const trace::NodeError& e, const ir::Graph& before) {
   return fmt::format("{}: {}", trace::nodeMatchName(e.match), n ? n->name : "?");
 }
 
-/// The ranked table and the culprit line of a localisation: the nodes with an error, at least
-/// 10 rows and at most 20.
 /// Teacher-forced agreement of an INT lowering that missed the tolerance: its own differences,
 /// or rounding ties carried through the network.
 void printAgreement(const verify::IntAgreement& a) {
@@ -121,6 +119,8 @@ void printAgreement(const verify::IntAgreement& a) {
   if (a.nodes.size() > shown) fmt::print("  ... {} more quantize nodes\n", a.nodes.size() - shown);
 }
 
+/// The ranked table and the culprit line of a localisation: the nodes with an error, at least
+/// 10 rows and at most 20.
 void printLocalization(const trace::Localization& l, const ir::Graph& before, const ir::Graph& after) {
   fmt::print("localize: pass #{} {}: {} nodes compared, {} above tolerance, {} skipped\n", l.passIndex, l.pass,
              l.nodes.size(), l.exceeding(), l.skipped.size());

@@ -90,8 +90,9 @@ Result<IntAgreement> intAgreement(const ir::Graph& source, const ir::Graph& lowe
       if (bad.isOk()) bad = Status::error(fmt::format("quantize '{}': its input or qparams are not plain", qn.name));
       return nullptr;
     }
+    if (lv->of(it->second).empty()) return nullptr;
     const exec::Tensor& mine = values[qid][0];
-    const exec::Tensor& theirs = lv->of(it->second).at(0);
+    const exec::Tensor& theirs = lv->of(it->second)[0];
     const exec::Tensor& pre = values[in->node][in->output];
     if (theirs.numel() != mine.numel() || pre.numel() != mine.numel()) return nullptr;
     const bool nhwc = nhwcForm(mine, theirs);
