@@ -67,46 +67,38 @@ struct Drawer {
   }
 };
 
-/// The splitmix64 states of elements i .. i + 3.
-__attribute__((target("avx2"))) inline __m256i statesAt(uint64_t seed, int64_t i) {
-  const uint64_t x = seed + (uint64_t(i) + 1) * kGolden;
-  return _mm256_set_epi64x(int64_t(x + 3 * kGolden), int64_t(x + 2 * kGolden), int64_t(x + kGolden), int64_t(x));
-}
+/// Four draws stored as T.
+__attribute__((target("avx2"))) inline void store4(float* out, __m256d v) { _mm_storeu_ps(out, _mm256_cvtpd_ps(v)); }
+__attribute__((target("avx2"))) inline void store4(double* out, __m256d v) { _mm256_storeu_pd(out, v); }
 
-}  // namespace
-
-__attribute__((target("avx2"))) void uniformF32V3(float* out, int64_t b, int64_t e, uint64_t seed, double lo,
-                                                  double scale) {
-  const Drawer d(lo, scale);
-  const __m256i step = _mm256_set1_epi64x(int64_t(4 * kGolden));
-  int64_t i = b;
-  if (e - i >= 8) {
-    __m256i x = statesAt(seed, i);
-    for (; i + 8 <= e; i += 8) {
-      const __m128 f0 = _mm256_cvtpd_ps(d.draw(x));
-      x = _mm256_add_epi64(x, step);
-      const __m128 f1 = _mm256_cvtpd_ps(d.draw(x));
-      x = _mm256_add_epi64(x, step);
-      _mm_storeu_ps(out + i, f0);
-      _mm_storeu_ps(out + i + 4, f1);
-    }
-  }
-  uniformF32Portable(out, i, e, seed, lo, scale);
-}
-
-__attribute__((target("avx2"))) void uniformF64V3(double* out, int64_t b, int64_t e, uint64_t seed, double lo,
-                                                  double scale) {
+/// out[i] for i in [b, e): four elements a step, the remainder by the portable loop.
+template <typename T, typename Tail>
+__attribute__((target("avx2"))) void uniformV3(T* out, int64_t b, int64_t e, uint64_t seed, double lo, double scale,
+                                               Tail tail) {
   const Drawer d(lo, scale);
   const __m256i step = _mm256_set1_epi64x(int64_t(4 * kGolden));
   int64_t i = b;
   if (e - i >= 4) {
-    __m256i x = statesAt(seed, i);
+    // the splitmix64 states of elements i .. i + 3
+    const uint64_t x0 = seed + (uint64_t(i) + 1) * kGolden;
+    __m256i x = _mm256_set_epi64x(int64_t(x0 + 3 * kGolden), int64_t(x0 + 2 * kGolden), int64_t(x0 + kGolden),
+                                  int64_t(x0));
     for (; i + 4 <= e; i += 4) {
-      _mm256_storeu_pd(out + i, d.draw(x));
+      store4(out + i, d.draw(x));
       x = _mm256_add_epi64(x, step);
     }
   }
-  uniformF64Portable(out, i, e, seed, lo, scale);
+  tail(out, i, e, seed, lo, scale);
+}
+
+}  // namespace
+
+void uniformF32V3(float* out, int64_t b, int64_t e, uint64_t seed, double lo, double scale) {
+  uniformV3(out, b, e, seed, lo, scale, uniformF32Portable);
+}
+
+void uniformF64V3(double* out, int64_t b, int64_t e, uint64_t seed, double lo, double scale) {
+  uniformV3(out, b, e, seed, lo, scale, uniformF64Portable);
 }
 
 #else
