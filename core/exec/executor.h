@@ -69,6 +69,10 @@ struct ExecOptions {
   /// accumulation of an integer lowering does, instead of flipping ties that float32
   /// summation order moved (INT verification turns it on).
   bool exactAccumulation = false;
+  /// Float32 matrix products as one chain of fused multiply-adds per element in k order
+  /// (exec::gemmOrdered): the same bits on every CPU, at float32 speed (the quantizer's
+  /// calibration). exactAccumulation wins when both are set.
+  bool orderedAccumulation = false;
   /// Evaluate float32 values in float64: float32 graph inputs and constants are widened,
   /// every float32 value the metadata inference gives a node is produced as float64 by its
   /// kernel, and the graph outputs (and runAll's values) come back rounded to float32. A

@@ -30,15 +30,38 @@ void gemmExact(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, con
 void gemm(int64_t M, int64_t N, int64_t K, const double* A, int64_t lda, const double* B, int64_t ldb, bool transB,
           double* C, int64_t ldc, bool accumulate, int threads);
 
-/// gemm or gemmExact.
-inline void gemmFor(bool exact, int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B,
+/// The same product with every element one chain of fused multiply-adds over k in increasing
+/// order, c = fma(A[i,k], op(B)[k,j], c), started from C (accumulate) or +0: its bytes are
+/// fixed by IEEE 754 alone, so they are the same on every CPU and for every thread count (an
+/// AVX2 + FMA kernel where the CPU has one, else the portable loop; the two agree bit for bit).
+/// Float32 accumulation, about OpenBLAS sgemm's speed, half dgemm's time: the quantizer's
+/// calibration uses it, so an INT model's qparams do not depend on the machine.
+void gemmOrdered(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb,
+                 bool transB, float* C, int64_t ldc, bool accumulate, int threads);
+/// gemmOrdered's portable loop (what it runs without AVX2 and FMA; tests compare the two).
+void gemmOrderedPortable(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B, int64_t ldb,
+                         bool transB, float* C, int64_t ldc, bool accumulate, int threads);
+
+/// How the executor's float32 products accumulate (ExecOptions picks it).
+enum class Accumulation : uint8_t {
+  Blas,     ///< gemm: OpenBLAS sgemm, the fastest; the last bits depend on the CPU
+  Ordered,  ///< gemmOrdered: one fma chain per element in k order, the same bits on every CPU
+  Exact,    ///< gemmExact: double accumulation rounded to float once
+};
+
+/// gemm, gemmOrdered or gemmExact.
+inline void gemmFor(Accumulation acc, int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B,
                     int64_t ldb, bool transB, float* C, int64_t ldc, bool accumulate, int threads) {
-  if (exact) gemmExact(M, N, K, A, lda, B, ldb, transB, C, ldc, accumulate, threads);
-  else gemm(M, N, K, A, lda, B, ldb, transB, C, ldc, accumulate, threads);
+  switch (acc) {
+    case Accumulation::Exact: return gemmExact(M, N, K, A, lda, B, ldb, transB, C, ldc, accumulate, threads);
+    case Accumulation::Ordered: return gemmOrdered(M, N, K, A, lda, B, ldb, transB, C, ldc, accumulate, threads);
+    case Accumulation::Blas: break;
+  }
+  gemm(M, N, K, A, lda, B, ldb, transB, C, ldc, accumulate, threads);
 }
-/// In float64 every product accumulates in double already: `exact` changes nothing.
-inline void gemmFor(bool /*exact*/, int64_t M, int64_t N, int64_t K, const double* A, int64_t lda, const double* B,
-                    int64_t ldb, bool transB, double* C, int64_t ldc, bool accumulate, int threads) {
+/// In float64 every product accumulates in double already: the mode changes nothing.
+inline void gemmFor(Accumulation /*acc*/, int64_t M, int64_t N, int64_t K, const double* A, int64_t lda,
+                    const double* B, int64_t ldb, bool transB, double* C, int64_t ldc, bool accumulate, int threads) {
   gemm(M, N, K, A, lda, B, ldb, transB, C, ldc, accumulate, threads);
 }
 

@@ -12,7 +12,10 @@ namespace ls::exec {
 using ir::Arg;
 using ir::ArgKind;
 
-bool KernelCtx::exactAccumulation() const { return executor_.options().exactAccumulation; }
+Accumulation KernelCtx::accumulation() const {
+  const ExecOptions& o = executor_.options();
+  return o.exactAccumulation ? Accumulation::Exact : o.orderedAccumulation ? Accumulation::Ordered : Accumulation::Blas;
+}
 
 KernelCtx::KernelCtx(Executor& executor, const ir::Graph& graph, const ir::Node& node, const ops::OpSchema* schema,
                      const std::vector<std::vector<Tensor>>& values, const std::vector<ir::TensorMeta>& outMetas,
@@ -151,6 +154,13 @@ Tensor& KernelCtx::newOutput(size_t k) {
   if (outputs.size() <= k) outputs.resize(k + 1);
   const ir::TensorMeta& m = outMetas_[k];
   outputs[k] = Tensor(m.dtype, m.shape);
+  return outputs[k];
+}
+
+Tensor& KernelCtx::newOutputForOverwrite(size_t k) {
+  if (outputs.size() <= k) outputs.resize(k + 1);
+  const ir::TensorMeta& m = outMetas_[k];
+  outputs[k] = Tensor::uninitialized(m.dtype, m.shape);
   return outputs[k];
 }
 

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/exec/gemm.h"
 #include "core/exec/tensor.h"
 #include "core/ir/graph.h"
 #include "core/ops/builtin_ops.h"
@@ -46,8 +47,8 @@ class KernelCtx {
   Executor& executor() { return executor_; }
   /// Threads a kernel may use (>= 1).
   int threads() const { return threads_; }
-  /// Matrix products accumulate in double (ExecOptions::exactAccumulation).
-  bool exactAccumulation() const;
+  /// How matrix products accumulate (ExecOptions::exactAccumulation, orderedAccumulation).
+  Accumulation accumulation() const;
 
   // ---- args ----
   const ir::Arg& arg(int i) const;
@@ -80,6 +81,8 @@ class KernelCtx {
   /// Allocates output k (zero-filled) with its inferred dtype and shape and returns it. The
   /// reference stays valid while the kernel runs (k < outMetas().size()).
   Tensor& newOutput(size_t k = 0);
+  /// newOutput without the zero fill, for a kernel that writes every element of it.
+  Tensor& newOutputForOverwrite(size_t k = 0);
   /// Sets output k to an existing tensor (e.g. a reshaped view of an input).
   void setOutput(size_t k, Tensor t);
   /// The produced outputs, one per output value (undefined for non-tensor outputs).

@@ -77,7 +77,7 @@ bool isNan(T v) {
 template <typename F>
 Status unaryMap(KernelCtx& c, F f) {
   LS_ASSIGN_OR_RETURN(x, c.tensor(0));
-  Tensor& out = c.newOutput(0);
+  Tensor& out = c.newOutputForOverwrite(0);
   const int64_t n = out.numel();
   switch (computeType(out.dtype())) {
     case DType::Float32: {
@@ -372,7 +372,7 @@ T truncDivide(T a, T b) {
 /// Runs op in compute type T; O is the stored type (T, or uint8_t for bool results).
 template <typename T>
 Status binaryTyped(KernelCtx& c, Bin op, const Operand& x, const Operand& y, double alphaIn) {
-  Tensor& out = c.newOutput(0);
+  Tensor& out = c.newOutputForOverwrite(0);
   const Shape& os = out.shape();
   std::vector<T> bufA, bufB;
   const T* a = x.tensor ? elements<T>(*x.tensor, bufA) : (bufA.assign(1, numberAs<T>(x)), bufA.data());

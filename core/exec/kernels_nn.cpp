@@ -67,7 +67,7 @@ void convDepthwise(const Conv2dGeom& g, const T* x, const T* w, T* out, int thre
 /// General grouped conv: im2col per (image, group) + GEMM; 1x1 stride-1 unpadded convs
 /// multiply the input directly.
 template <typename T>
-void convIm2col(const Conv2dGeom& g, const T* x, const T* w, T* out, int threads, bool exact) {
+void convIm2col(const Conv2dGeom& g, const T* x, const T* w, T* out, int threads, Accumulation acc) {
   const int64_t cinG = g.cin / g.groups, coutG = g.cout / g.groups;
   const int64_t K = cinG * g.kh * g.kw, P = g.oh * g.ow;
   const bool pointwise = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0;
@@ -78,7 +78,7 @@ void convIm2col(const Conv2dGeom& g, const T* x, const T* w, T* out, int threads
       const T* wg = w + gr * coutG * K;
       T* og = out + (n * g.cout + gr * coutG) * P;
       if (pointwise) {
-        gemmFor(exact, coutG, P, K, wg, K, xg, P, false, og, P, false, threads);
+        gemmFor(acc, coutG, P, K, wg, K, xg, P, false, og, P, false, threads);
         continue;
       }
       parallelFor(threads, K, P, [&](int64_t b, int64_t e) {
@@ -101,7 +101,7 @@ void convIm2col(const Conv2dGeom& g, const T* x, const T* w, T* out, int threads
           }
         }
       });
-      gemmFor(exact, coutG, P, K, wg, K, col.data(), P, false, og, P, false, threads);
+      gemmFor(acc, coutG, P, K, wg, K, col.data(), P, false, og, P, false, threads);
     }
   }
 }
@@ -152,7 +152,7 @@ struct Conv3dGeom {
 
 /// 3-D conv: im2col per (image, group) + GEMM.
 template <typename T>
-void conv3dIm2col(const Conv3dGeom& g, const T* x, const T* w, T* out, int threads, bool exact) {
+void conv3dIm2col(const Conv3dGeom& g, const T* x, const T* w, T* out, int threads, Accumulation acc) {
   const int64_t cinG = g.cin / g.groups, coutG = g.cout / g.groups;
   const int64_t K = cinG * g.kVol(), P = g.outPlane();
   std::vector<T> col(size_t(K * P));
@@ -179,7 +179,7 @@ void conv3dIm2col(const Conv3dGeom& g, const T* x, const T* w, T* out, int threa
           }
         }
       });
-      gemmFor(exact, coutG, P, K, w + gr * coutG * K, K, col.data(), P, false, out + (n * g.cout + gr * coutG) * P, P, false,
+      gemmFor(acc, coutG, P, K, w + gr * coutG * K, K, col.data(), P, false, out + (n * g.cout + gr * coutG) * P, P, false,
               threads);
     }
 }
@@ -251,7 +251,7 @@ Status convolution3d(KernelCtx& c, const Tensor& x, const Tensor& w) {
     return c.error("channels ({} in, {} out) must be divisible by groups {}", g.cin, g.cout, g.groups);
   T* o = out.data<T>();
   if (transposed) conv3dTransposed(g, x.data<T>(), w.data<T>(), o, c.threads());
-  else conv3dIm2col(g, x.data<T>(), w.data<T>(), o, c.threads(), c.exactAccumulation());
+  else conv3dIm2col(g, x.data<T>(), w.data<T>(), o, c.threads(), c.accumulation());
   return addConvBias(c, o, g.n, g.cout, g.outPlane());
 }
 
@@ -285,7 +285,7 @@ Status convolutionIn(KernelCtx& c) {
   T* o = out.data<T>();
   if (transposed) convTransposed(g, x->data<T>(), w->data<T>(), o, c.threads());
   else if (g.cin / g.groups == 1 && g.groups > 1) convDepthwise(g, x->data<T>(), w->data<T>(), o, c.threads());
-  else convIm2col(g, x->data<T>(), w->data<T>(), o, c.threads(), c.exactAccumulation());
+  else convIm2col(g, x->data<T>(), w->data<T>(), o, c.threads(), c.accumulation());
   return addConvBias(c, o, g.n, g.cout, g.oh * g.ow);
 }
 
@@ -324,13 +324,13 @@ Status byMatmulType(const Tensor& a, Fn&& fn, Other&& other) {
 Status mm(KernelCtx& c) {
   LS_ASSIGN_OR_RETURN(a, c.tensor(0));
   LS_ASSIGN_OR_RETURN(b, c.tensor(1));
-  Tensor& out = c.newOutput(0);
+  Tensor& out = c.newOutputForOverwrite(0);
   const int64_t M = a->dim(0), K = a->dim(1), N = b->dim(1);
   return byMatmulType(
       *a,
       [&]<typename T>() {
         LS_RETURN_IF_ERROR(requireDType<T>(c, *b, "mat2"));
-        gemmFor(c.exactAccumulation(), M, N, K, a->data<T>(), K, b->data<T>(), N, false, out.data<T>(), N, false,
+        gemmFor(c.accumulation(), M, N, K, a->data<T>(), K, b->data<T>(), N, false, out.data<T>(), N, false,
                 c.threads());
         return Status::ok();
       },
@@ -343,14 +343,14 @@ Status mm(KernelCtx& c) {
 Status bmm(KernelCtx& c) {
   LS_ASSIGN_OR_RETURN(a, c.tensor(0));
   LS_ASSIGN_OR_RETURN(b, c.tensor(1));
-  Tensor& out = c.newOutput(0);
+  Tensor& out = c.newOutputForOverwrite(0);
   const int64_t B = a->dim(0), M = a->dim(1), K = a->dim(2), N = b->dim(2);
   return byMatmulType(
       *a,
       [&]<typename T>() {
         LS_RETURN_IF_ERROR(requireDType<T>(c, *b, "mat2"));
         for (int64_t i = 0; i < B; ++i)
-          gemmFor(c.exactAccumulation(), M, N, K, a->data<T>() + i * M * K, K, b->data<T>() + i * K * N, N, false,
+          gemmFor(c.accumulation(), M, N, K, a->data<T>() + i * M * K, K, b->data<T>() + i * K * N, N, false,
                   out.data<T>() + i * M * N, N, false, c.threads());
         return Status::ok();
       },
@@ -367,8 +367,8 @@ Status addmmIn(KernelCtx& c, const Tensor& self, const Tensor& a, const Tensor& 
   LS_RETURN_IF_ERROR(requireDType<T>(c, b, "mat2"));
   const int64_t M = a.dim(0), K = a.dim(1), N = b.dim(1);
   T* o = out.data<T>();
-  std::vector<T> prod(size_t(M * N));
-  gemmFor(c.exactAccumulation(), M, N, K, a.data<T>(), K, b.data<T>(), N, false, prod.data(), N, false, c.threads());
+  const std::unique_ptr<T[]> prod(new T[size_t(M * N)]);  // every element written by the product
+  gemmFor(c.accumulation(), M, N, K, a.data<T>(), K, b.data<T>(), N, false, prod.get(), N, false, c.threads());
   std::vector<T> sbuf;
   const T* s = typedData(self, sbuf);
   std::vector<int64_t> ss = broadcastStrides(self.shape(), out.shape());
@@ -389,7 +389,7 @@ Status addmm(KernelCtx& c) {
   LS_ASSIGN_OR_RETURN(b, c.tensor(2));
   LS_ASSIGN_OR_RETURN(beta, c.getFloat(3));
   LS_ASSIGN_OR_RETURN(alpha, c.getFloat(4));
-  Tensor& out = c.newOutput(0);
+  Tensor& out = c.newOutputForOverwrite(0);
   const int64_t M = a->dim(0), K = a->dim(1), N = b->dim(1);
   return byMatmulType(
       *a, [&]<typename T>() { return addmmIn<T>(c, *self, *a, *b, alpha, beta, out); },
@@ -412,12 +412,12 @@ Status linearIn(KernelCtx& c) {
   LS_ASSIGN_OR_RETURN(x, c.tensor(0));
   LS_ASSIGN_OR_RETURN(w, c.tensor(1));
   LS_RETURN_IF_ERROR(requireDType<T>(c, *w, "weight"));
-  Tensor& out = c.newOutput(0);
+  Tensor& out = c.newOutputForOverwrite(0);
   const int64_t in = x->dim(x->rank() - 1);
   const int64_t rows = x->numel() / std::max<int64_t>(in, 1);
   const int64_t outF = w->rank() == 2 ? w->dim(0) : 1;
   // x W^T with W [out, in] used in place.
-  gemmFor(c.exactAccumulation(), rows, outF, in, x->data<T>(), in, w->data<T>(), in, /*transB=*/true, out.data<T>(),
+  gemmFor(c.accumulation(), rows, outF, in, x->data<T>(), in, w->data<T>(), in, /*transB=*/true, out.data<T>(),
           outF, false, c.threads());
   if (c.has(2)) {
     LS_ASSIGN_OR_RETURN(b, c.tensor(2));
@@ -964,7 +964,7 @@ Status groupNorm(KernelCtx& c) {
 Status softmaxImpl(KernelCtx& c, bool log) {
   LS_ASSIGN_OR_RETURN(x, c.tensor(0));
   LS_ASSIGN_OR_RETURN(d, c.getInt(1));
-  Tensor& out = c.newOutput(0);
+  Tensor& out = c.newOutputForOverwrite(0);
   const int dim = wrapDim(d, x->rank());
   const int64_t len = x->rank() == 0 ? 1 : x->dim(dim);
   int64_t outer = 1, inner = 1;

@@ -133,7 +133,7 @@ using ir::Shape;
 
 /// out = the elements of `x` read with `strides` (elements) from `offset`, shaped as output 0.
 Status gatherStrided(KernelCtx& c, const Tensor& x, int64_t offset, const std::vector<int64_t>& strides) {
-  Tensor& out = c.newOutput(0);
+  Tensor& out = c.newOutputForOverwrite(0);
   std::vector<int64_t> dst = contiguousStrides(out.shape());
   copyStrided(x.elementSize(), out.shape(), x.bytes(), offset, strides.data(), out.bytes(), 0, dst.data());
   return Status::ok();

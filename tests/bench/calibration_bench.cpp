@@ -1,4 +1,4 @@
-// Benchmarks: the quantizer's calibration runs (4 seeded inputs, exact accumulation, float
+// Benchmarks: the quantizer's calibration runs (4 seeded inputs, ordered accumulation, float
 // weights as data, as quantizeGraph runs them) one after the other with Executor::run against
 // side by side with Executor::runEach (a weight's transpose made once for all runs, the runs
 // spread over the threads). Both observe every value, as the min/max observers do.
@@ -39,7 +39,7 @@ void BM_Calibration(benchmark::State& st, const std::string& name, bool sideBySi
     if (outs.size() == 1 && outs[0].defined() && outs[0].numel() > 0) sink += double(outs[0].bytes()[0]);
   };
   for (auto _ : st) {
-    exec::Executor ex(exec::ExecOptions{.exactAccumulation = true});
+    exec::Executor ex(exec::ExecOptions{.orderedAccumulation = true});
     if (sideBySide) {
       auto out = ex.runEach(g, inputs, [&](size_t, const ir::Node& n, const std::vector<exec::Tensor>& o) {
         if (n.id == 0) observe(n, o);  // the observer's own cost is the quantizer's, not timed here

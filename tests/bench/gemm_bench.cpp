@@ -3,7 +3,7 @@
 // C[M,N] = A[M,K] * B[K,N] as the executor issues them: ViT-B/16 linears (B is the weight
 // [N, K], used transposed), attention products, and the im2col products of resnet18 and
 // mobilenet_v2 convolutions. Each backend runs with 2 threads (the machine's cores) unless
-// its name says serial. The hand-written GEMM that OpenBLAS replaced is timed by this file as of
+// its name says serial; `executor_ordered` (gemmOrdered, the calibration's product) is ours. The hand-written GEMM that OpenBLAS replaced is timed by this file as of
 // commit d883e9a (BM_Gemm/hand, hand_exact).
 //   build/release/tests/ls_bench --benchmark_filter=Gemm --benchmark_repetitions=5
 //     --benchmark_report_aggregates_only=true   (one command line)
@@ -64,13 +64,14 @@ void setFlops(benchmark::State& st, const Shape& s) {
                                              benchmark::Counter::kIsRate, benchmark::Counter::kIs1000);
 }
 
-/// The executor's products (core/exec/gemm.h): OpenBLAS sgemm in fixed blocks over kThreads
-/// threads, or with `exact` dgemm on operands widened to double.
-void BM_GemmExecutor(benchmark::State& st, Shape s, bool exact) {
+/// The executor's products (core/exec/gemm.h) over kThreads threads: OpenBLAS sgemm in fixed
+/// blocks (Blas), the ordered fma chains (Ordered), or dgemm on operands widened to double
+/// (Exact).
+void BM_GemmExecutor(benchmark::State& st, Shape s, ls::exec::Accumulation acc) {
   Operands o(s);
   const int64_t ldb = s.transB ? s.k : s.n;
   for (auto _ : st) {
-    ls::exec::gemmFor(exact, s.m, s.n, s.k, o.a.data(), s.k, o.b.data(), ldb, s.transB, o.c.data(), s.n, false,
+    ls::exec::gemmFor(acc, s.m, s.n, s.k, o.a.data(), s.k, o.b.data(), ldb, s.transB, o.c.data(), s.n, false,
                       kThreads);
     benchmark::DoNotOptimize(o.c.data());
   }
@@ -130,9 +131,12 @@ void BM_GemmOneDnn(benchmark::State& st, Shape s) {
 int registerAll() {
   for (const Shape& s : kShapes) {
     const std::string n = s.name;
-    benchmark::RegisterBenchmark(("BM_Gemm/executor/" + n).c_str(), BM_GemmExecutor, s, false)
+    using ls::exec::Accumulation;
+    benchmark::RegisterBenchmark(("BM_Gemm/executor/" + n).c_str(), BM_GemmExecutor, s, Accumulation::Blas)
         ->Unit(benchmark::kMicrosecond)->UseRealTime();
-    benchmark::RegisterBenchmark(("BM_Gemm/executor_exact/" + n).c_str(), BM_GemmExecutor, s, true)
+    benchmark::RegisterBenchmark(("BM_Gemm/executor_ordered/" + n).c_str(), BM_GemmExecutor, s, Accumulation::Ordered)
+        ->Unit(benchmark::kMicrosecond)->UseRealTime();
+    benchmark::RegisterBenchmark(("BM_Gemm/executor_exact/" + n).c_str(), BM_GemmExecutor, s, Accumulation::Exact)
         ->Unit(benchmark::kMicrosecond)->UseRealTime();
     benchmark::RegisterBenchmark(("BM_Gemm/executor_exact_whole/" + n).c_str(), BM_GemmExactWhole, s)
         ->Unit(benchmark::kMicrosecond)->UseRealTime();

@@ -1,7 +1,8 @@
 // The executor's matrix products (core/exec/gemm.h, OpenBLAS) against a direct definition in
 // double: float mode within the float32 summation error bound, exact mode bit-exact on
-// quantised (integer-valued) operands, float64 products (ExecOptions::float64) within the
-// float64 bound, results independent of the thread count.
+// quantised (integer-valued) operands, ordered mode bit for bit one fma chain per element in k
+// order, float64 products (ExecOptions::float64) within the float64 bound, results independent
+// of the thread count.
 #include "core/exec/gemm.h"
 
 #include <dlfcn.h>
@@ -57,9 +58,9 @@ struct Operands {
         absSum[size_t(i * c.n + j)] = t;
       }
   }
-  std::vector<float> run(bool exact, int threads) const {
+  std::vector<float> run(Accumulation acc, int threads) const {
     std::vector<float> out = c0;
-    gemmFor(exact, c.m, c.n, c.k, a.data(), lda, b.data(), ldb, c.transB, out.data(), ldc, c.accumulate, threads);
+    gemmFor(acc, c.m, c.n, c.k, a.data(), lda, b.data(), ldb, c.transB, out.data(), ldc, c.accumulate, threads);
     return out;
   }
   /// The float64 product (ExecOptions::float64) of the same operands widened.
@@ -76,19 +77,21 @@ const std::vector<Case> kCases = {
     {1, 1000, 77},        {1, 1, 1},   {57, 1, 300},         {33, 45, 1},  {7, 9, 0},  {7, 9, 0, false, true},
     {197, 300, 64, true}, {64, 1100, 27}, {513, 49, 130},    {100, 70, 90, true, true, 3},
     {5, 600, 40, false, false, 5}, {130, 130, 200, true},
+    // more than one block of k (256), of rows (264) and of columns (256) in the ordered kernel
+    {70, 40, 600, true, true, 2}, {300, 270, 520}, {13, 17, 257, true},
 };
 
 /// Runs every case (operands drawn from `seed`) in float or exact mode and checks each element
 /// of C with ok(case, computed, exact double result, sum of |a_ik b_kj|); the padding between
 /// rows of C must stay unwritten.
 template <typename Check>
-void checkEveryElement(uint64_t seed, bool integers, bool exact, Check ok) {
+void checkEveryElement(uint64_t seed, bool integers, Accumulation acc, Check ok) {
   SplitMix64 rng(seed);
   for (const Case& cs : kCases) {
     Operands o(cs, rng, integers);
     std::vector<double> ref, absSum;
     o.reference(ref, absSum);
-    const std::vector<float> out = o.run(exact, 2);
+    const std::vector<float> out = o.run(acc, 2);
     for (int64_t i = 0; i < cs.m; ++i)
       for (int64_t j = 0; j < cs.n; ++j) {
         const size_t r = size_t(i * cs.n + j);
@@ -132,7 +135,7 @@ TEST(Gemm, OpenBlasIsLoadedByTheFirstProductWithoutAThreadPool) {
 TEST(Gemm, FloatModeWithinFloat32SummationBound) {
   // |computed - exact| <= 2 (K + 1) u sum |a_ik b_kj| (u = 2^-24): the classic bound for
   // float32 dot products in any order (+1 for the accumulated C).
-  checkEveryElement(11, false, false, [](const Case& cs, float got, double want, double absSum) {
+  checkEveryElement(11, false, Accumulation::Blas, [](const Case& cs, float got, double want, double absSum) {
     const double bound = 2.0 * double(cs.k + 1) * std::ldexp(1.0, -24) * absSum;
     return std::abs(double(got) - want) <= bound ? ::testing::AssertionSuccess()
                                                  : ::testing::AssertionFailure() << got << " vs " << want;
@@ -142,7 +145,7 @@ TEST(Gemm, FloatModeWithinFloat32SummationBound) {
 TEST(Gemm, ExactModeIsBitExactOnIntegerOperands) {
   // int8-range integers (a quantised tensor's q - zero point): the exact mode must give the
   // integer accumulation itself, whatever the order of summation.
-  checkEveryElement(12, true, true, [](const Case&, float got, double want, double) {
+  checkEveryElement(12, true, Accumulation::Exact, [](const Case&, float got, double want, double) {
     return got == float(want) ? ::testing::AssertionSuccess() : ::testing::AssertionFailure() << got << " vs " << want;
   });
 }
@@ -150,7 +153,7 @@ TEST(Gemm, ExactModeIsBitExactOnIntegerOperands) {
 TEST(Gemm, ExactModeOnFloatsIsTheDoubleSumRoundedOnce) {
   // Products of floats are exact in double; the double sums of two orders differ far below a
   // float32 ulp, so the result is the double sum rounded to float, give or take that rounding.
-  checkEveryElement(13, false, true, [](const Case&, float got, double want, double) {
+  checkEveryElement(13, false, Accumulation::Exact, [](const Case&, float got, double want, double) {
     const float w = float(want);
     const double ulp = double(std::nextafter(std::abs(w), INFINITY) - std::abs(w));
     return std::abs(double(got) - double(w)) <= ulp ? ::testing::AssertionSuccess()
@@ -162,12 +165,12 @@ TEST(Gemm, ResultsDoNotDependOnThreadsAndRepeat) {
   SplitMix64 rng(14);
   for (const Case& cs : kCases) {
     Operands o(cs, rng, false);
-    for (bool exact : {false, true}) {
-      const std::vector<float> one = o.run(exact, 1);
+    for (Accumulation acc : {Accumulation::Blas, Accumulation::Ordered, Accumulation::Exact}) {
+      const std::vector<float> one = o.run(acc, 1);
       for (int threads : {1, 2, 3, 4}) {
-        const std::vector<float> t = o.run(exact, threads);
+        const std::vector<float> t = o.run(acc, threads);
         ASSERT_EQ(std::memcmp(one.data(), t.data(), one.size() * sizeof(float)), 0)
-            << cs.m << "x" << cs.n << "x" << cs.k << (exact ? " exact" : " float") << ", " << threads << " threads";
+            << cs.m << "x" << cs.n << "x" << cs.k << " mode " << int(acc) << ", " << threads << " threads";
       }
     }
   }
@@ -181,7 +184,7 @@ TEST(Gemm, ExactModeIsTheWholeOperandsDgemmRoundedBitForBit) {
   for (const Case& cs : kCases) {
     Operands o(cs, rng, false);
     for (int threads : {1, 2, 3}) {
-      const std::vector<float> got = o.run(true, threads);
+      const std::vector<float> got = o.run(Accumulation::Exact, threads);
       const std::vector<double> wide = o.runDouble(threads);
       for (int64_t i = 0; i < cs.m; ++i)
         for (int64_t j = 0; j < o.ldc; ++j) {
@@ -190,6 +193,38 @@ TEST(Gemm, ExactModeIsTheWholeOperandsDgemmRoundedBitForBit) {
           ASSERT_EQ(std::memcmp(&got[r], &want, sizeof(float)), 0)
               << cs.m << "x" << cs.n << "x" << cs.k << " element " << i << "," << j << ", " << threads << " threads";
         }
+    }
+  }
+}
+
+TEST(Gemm, OrderedModeIsOneFmaChainPerElementInKOrder) {
+  // Each element of gemmOrdered (the AVX2 kernel on a CPU that has it) and of its portable
+  // loop is, bit for bit, c = fma(a_ik, b_kj, c) for k = 0, 1, ... from C or +0; the padding of
+  // C stays unwritten. Signed zeros and an infinity are among the operands (an IEEE chain
+  // decides the signs of zeros and where NaNs arise; not a NaN's payload).
+  SplitMix64 rng(16);
+  for (const Case& cs : kCases) {
+    Operands o(cs, rng, false);
+    for (size_t i = 0; i < o.a.size(); i += 37) o.a[i] = (i / 37) % 2 ? -0.0f : 0.0f;
+    if (o.b.size() > 50) o.b[50] = INFINITY;
+    std::vector<float> want = o.c0;
+    for (int64_t i = 0; i < cs.m; ++i)
+      for (int64_t j = 0; j < cs.n; ++j) {
+        float c = cs.accumulate ? o.c0[size_t(i * o.ldc + j)] : 0.0f;
+        for (int64_t k = 0; k < cs.k; ++k) c = std::fma(o.a[size_t(i * o.lda + k)], float(o.bAt(k, j)), c);
+        want[size_t(i * o.ldc + j)] = c;
+      }
+    for (int threads : {1, 2, 3}) {
+      for (bool portable : {false, true}) {
+        std::vector<float> got = o.c0;
+        (portable ? gemmOrderedPortable : gemmOrdered)(cs.m, cs.n, cs.k, o.a.data(), o.lda, o.b.data(), o.ldb,
+                                                       cs.transB, got.data(), o.ldc, cs.accumulate, threads);
+        for (size_t r = 0; r < got.size(); ++r)  // a NaN's payload is not IEEE's to fix
+          ASSERT_TRUE(std::isnan(got[r]) ? std::isnan(want[r]) : std::memcmp(&got[r], &want[r], sizeof(float)) == 0)
+              << cs.m << "x" << cs.n << "x" << cs.k << " element " << r / size_t(o.ldc) << "," << r % size_t(o.ldc)
+              << (portable ? " portable" : " dispatched") << ", " << threads << " threads: " << got[r] << " vs "
+              << want[r];
+      }
     }
   }
 }

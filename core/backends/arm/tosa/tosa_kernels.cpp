@@ -576,7 +576,7 @@ Status conv2dK(KernelCtx& c) {
           }
         }
       // weight [OC, K] used transposed in place
-      exec::gemmFor(c.exactAccumulation(), M, g.oc, K, col.data(), K, pw, K, /*transB=*/true, res.data(), g.oc, false,
+      exec::gemmFor(c.accumulation(), M, g.oc, K, col.data(), K, pw, K, /*transB=*/true, res.data(), g.oc, false,
                     c.threads());
       for (int64_t m = 0; m < M; ++m)
         for (int64_t oc = 0; oc < g.oc; ++oc)
@@ -654,7 +654,7 @@ Status conv3dK(KernelCtx& c) {
           else std::memcpy(dst, px + xi, size_t(IC) * sizeof(float));
         });
       // weight [OC, K] used transposed in place
-      exec::gemmFor(c.exactAccumulation(), M, OC, K, col.data(), K, pw, K, /*transB=*/true, res.data(), OC, false,
+      exec::gemmFor(c.accumulation(), M, OC, K, col.data(), K, pw, K, /*transB=*/true, res.data(), OC, false,
                     c.threads());
       for (int64_t m = 0; m < M; ++m)
         for (int64_t oc = 0; oc < OC; ++oc)
@@ -769,12 +769,12 @@ Status matmulK(KernelCtx& c) {
     const float* pb = exec::typedData<float>(*b, bs);
     if (o.dtype() == DType::Float32) {
       for (int64_t n = 0; n < N; ++n)
-        exec::gemmFor(c.exactAccumulation(), H, W, C, pa + n * H * C, C, pb + n * C * W, W, false, o.data<float>() + n * H * W, W,
+        exec::gemmFor(c.accumulation(), H, W, C, pa + n * H * C, C, pb + n * C * W, W, false, o.data<float>() + n * H * W, W,
                       false, c.threads());
     } else {
       std::vector<float> r(size_t(H * W));
       for (int64_t n = 0; n < N; ++n) {
-        exec::gemmFor(c.exactAccumulation(), H, W, C, pa + n * H * C, C, pb + n * C * W, W, false, r.data(), W, false,
+        exec::gemmFor(c.accumulation(), H, W, C, pa + n * H * C, C, pb + n * C * W, W, false, r.data(), W, false,
                       c.threads());
         for (int64_t i = 0; i < H * W; ++i) o.setDouble(n * H * W + i, r[size_t(i)]);
       }
