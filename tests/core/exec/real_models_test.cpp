@@ -419,7 +419,7 @@ TEST(RealGraphTiming, MobileNetV2) {
 // ---------------------------------------------------------------- runs side by side
 
 // Executor::runEach (calibration's runs side by side) on real graphs: per run the outputs and
-// every observed value equal run()'s bit for bit, in float and exact mode; a value that does not
+// every observed value equal run()'s bit for bit, in float, ordered and exact mode; a value that does not
 // depend on the inputs (a weight's t_copy) is made once and shared by the runs.
 class RealGraphEach : public ::testing::TestWithParam<const char*> {};
 
@@ -431,12 +431,13 @@ TEST_P(RealGraphEach, RunEachEqualsRunPerInputAndMakesConstantOnlyNodesOnce) {
   auto bitsEqual = [](const Tensor& a, const Tensor& b) {
     return a.dtype() == b.dtype() && a.shape() == b.shape() && std::memcmp(a.bytes(), b.bytes(), a.nbytes()) == 0;
   };
-  for (bool exact : {false, true}) {
+  for (const char* mode : {"float", "ordered", "exact"}) {
+    const bool exact = mode[0] == 'e', ordered = mode[0] == 'o';
     for (int threads : {1, 2}) {
       // Observed values of run(), per run, by node.
       std::vector<std::map<ir::NodeId, Tensor>> seen(inputs.size());
       std::vector<std::vector<Tensor>> want;
-      Executor one(ExecOptions{.threads = threads, .exactAccumulation = exact});
+      Executor one(ExecOptions{.threads = threads, .exactAccumulation = exact, .orderedAccumulation = ordered});
       for (size_t r = 0; r < inputs.size(); ++r) {
         auto out = one.run(g, inputs[r], [&](const ir::Node& n, const std::vector<Tensor>& o) {
           if (o.size() == 1 && o[0].defined()) seen[r][n.id] = o[0];
@@ -444,7 +445,7 @@ TEST_P(RealGraphEach, RunEachEqualsRunPerInputAndMakesConstantOnlyNodesOnce) {
         ASSERT_TRUE(out.isOk()) << out.message();
         want.push_back(*out);
       }
-      Executor each(ExecOptions{.threads = threads, .exactAccumulation = exact});
+      Executor each(ExecOptions{.threads = threads, .exactAccumulation = exact, .orderedAccumulation = ordered});
       std::vector<std::map<ir::NodeId, const uint8_t*>> storage(inputs.size());
       std::vector<size_t> observed(inputs.size(), 0), mismatched(inputs.size(), 0);
       auto got = each.runEach(g, inputs, [&](size_t r, const ir::Node& n, const std::vector<Tensor>& o) {
@@ -459,7 +460,7 @@ TEST_P(RealGraphEach, RunEachEqualsRunPerInputAndMakesConstantOnlyNodesOnce) {
       size_t sharedTransposes = 0;
       for (size_t r = 0; r < inputs.size(); ++r) {
         EXPECT_EQ(observed[r], seen[r].size()) << "run " << r;
-        EXPECT_EQ(mismatched[r], 0u) << "run " << r << (exact ? " exact" : " float") << ", " << threads << " threads";
+        EXPECT_EQ(mismatched[r], 0u) << "run " << r << " " << mode << ", " << threads << " threads";
         ASSERT_EQ((*got)[r].size(), want[r].size());
         for (size_t k = 0; k < want[r].size(); ++k) EXPECT_TRUE(bitsEqual((*got)[r][k], want[r][k])) << "output #" << k;
       }
