@@ -115,6 +115,8 @@ void printAgreement(const verify::IntAgreement& a) {
     fmt::print("  {} after {} ({}): {} of {} elements differ, {} not at a tie, {} not near one, up to {} step{}\n",
                d.quantize, d.producer, d.producerOp, d.differ, d.elements, d.notTie, d.notNearTie, d.maxDiff,
                d.maxDiff == 1 ? "" : "s");
+    fmt::print("    e.g. element {}: x / scale = {:.9g} quantises to {} in the source, {} in the lowered graph\n",
+               d.example, d.exampleSteps, d.exampleSource, d.exampleLowered);
   }
   if (a.nodes.size() > shown) fmt::print("  ... {} more quantize nodes\n", a.nodes.size() - shown);
 }
@@ -490,6 +492,10 @@ int runVerify(const VerifyCommand& cmd) {
         w.field("elements", d.elements).field("differ", d.differ).field("not_at_tie", d.notTie);
         w.field("not_near_tie", d.notNearTie);
         w.field("max_steps", d.maxDiff);
+        w.key("example").beginObject();
+        w.field("element", d.example).field("steps", d.exampleSteps);
+        w.field("source", d.exampleSource).field("lowered", d.exampleLowered);
+        w.endObject();
         w.endObject();
       }
       w.endArray();

@@ -182,6 +182,8 @@ void gemmOrderedWith(bool avx2, int64_t M, int64_t N, int64_t K, const float* A,
   Micro micro = microPortable;
 #ifdef LS_GEMM_AVX2
   if (avx2) micro = microAvx2;
+#else
+  (void)avx2;
 #endif
   // Tasks: rows cut evenly into blocks of at most kMC (whole panels), columns into kNC.
   const int64_t mBlocks = (M + kMC - 1) / kMC, nBlocks = (N + kNC - 1) / kNC;

@@ -14,6 +14,13 @@ namespace ls::verify {
 
 namespace {
 
+/// An NCHW source shape's C, H and W; an NCW one (a 1-D convolution's value, which the TOSA
+/// lowering computes as [N, C, 1, W] in NHWC) as H = 1.
+struct Chw {
+  int64_t C, H, W;
+};
+Chw chwOf(const ir::Shape& s) { return s.rank() == 3 ? Chw{s[1], 1, s[2]} : Chw{s[1], s[2], s[3]}; }
+
 /// The lowered value is the NHWC form of an NCHW source value: its shape says so, or, when
 /// C = H = W leaves both layouts the same shape, its values do (the layout that agrees with the
 /// source in more elements; a dim order is not a safe guide here, as it is not kept alike by
@@ -37,16 +44,16 @@ bool nhwcForm(const exec::Tensor& src, const exec::Tensor& low) {
 /// an NCHW source value.
 int64_t loweredAt(const exec::Tensor& src, const exec::Tensor& low, bool nhwc, int64_t i) {
   if (!nhwc) return low.getInt(i);
-  const ir::Shape& s = src.shape();
-  const int64_t C = s[1], H = s[2], W = s[3];
+  const auto [C, H, W] = chwOf(src.shape());
   const int64_t w = i % W, h = (i / W) % H, c = (i / (W * H)) % C, n = i / (W * H * C);
   return low.getInt(((n * H + h) * W + w) * C + c);
 }
 
 bool comparable(const ir::Shape& src, const ir::Shape& low) {
   if (src == low) return true;
-  return src.rank() == 4 && low.rank() == 4 && low[0] == src[0] && low[1] == src[2] && low[2] == src[3] &&
-         low[3] == src[1];
+  if (low.rank() != 4 || (src.rank() != 4 && src.rank() != 3)) return false;
+  const auto [C, H, W] = chwOf(src);
+  return low[0] == src[0] && low[1] == H && low[2] == W && low[3] == C;
 }
 
 }  // namespace
@@ -116,6 +123,8 @@ Result<IntAgreement> intAgreement(const ir::Graph& source, const ir::Graph& lowe
       const double fromTie = std::abs(v - std::floor(v) - 0.5);
       if (fromTie > std::ldexp(std::abs(v), -30)) ++d.notTie;
       if (fromTie >= 1e-3) ++d.notNearTie;
+      if (d.example < 0 || fromTie > std::abs(d.exampleSteps - std::floor(d.exampleSteps) - 0.5))
+        d.example = i, d.exampleSteps = v, d.exampleSource = want, d.exampleLowered = got;
     }
     if (d.differ) {
       d.quantize = qn.name;

@@ -29,6 +29,12 @@ struct QuantizeDisagreement {
   int64_t notTie = 0;      ///< differences farther from a .5 boundary than RESCALE resolves
   int64_t notNearTie = 0;  ///< of them, farther than 1e-3 steps (see IntAgreement)
   int64_t maxDiff = 0;     ///< in quantisation steps
+  /// One differing element, the farthest from a rounding tie: its flat index (the source's
+  /// layout), the source's x / scale there (float64 or float32 as the source ran), and the
+  /// quantised values of source and lowered graph.
+  int64_t example = -1;
+  double exampleSteps = 0;
+  int64_t exampleSource = 0, exampleLowered = 0;
 };
 
 struct IntAgreement {
@@ -62,7 +68,8 @@ struct AgreementOptions {
 /// `source` quantize by quantize on `inputs` (the source's graph inputs; the lowered graph gets
 /// exec::adaptInputs of them). A lowered value takes over a source quantize when it is int8,
 /// its provenance names that quantize alone (the last such node), and its shape is the
-/// quantize's or that shape's NHWC form (when C = H = W makes the two alike, the layout that
+/// quantize's or that shape's NHWC form ([N, 1, W, C] for an NCW value, a 1-D convolution's,
+/// which the lowering computes as a 2-D one; when C = H = W makes the two alike, the layout that
 /// agrees with the source in more elements). Fails when either graph does not run.
 Result<IntAgreement> intAgreement(const ir::Graph& source, const ir::Graph& lowered,
                                   const std::vector<exec::Tensor>& inputs, const AgreementOptions& opts = {},

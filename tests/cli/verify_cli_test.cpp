@@ -123,10 +123,14 @@ TEST(VerifyCli, IntAgreementExplainsTheStepsOfARealModel) {
   EXPECT_NE(r.out.find("every difference is one step at a rounding tie"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("after upsample_bilinear2d_1 (aten.upsample_bilinear2d.vec): "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(" elements differ, 0 not at a tie, 0 not near one, up to 1 step"), std::string::npos) << r.out;
+  // One element shown, with its value in steps: a tie is k + .5.
+  EXPECT_NE(r.out.find(".5 quantises to "), std::string::npos) << r.out;
   const std::string j = readText(json);
   EXPECT_NE(j.find("\"int_agreement\""), std::string::npos) << j;
   EXPECT_NE(j.find("\"only_ties\": true"), std::string::npos) << j;
   EXPECT_NE(j.find("\"producer_op\": \"aten.upsample_bilinear2d.vec\""), std::string::npos) << j;
+  EXPECT_NE(j.find("\"example\": {"), std::string::npos) << j;
+  EXPECT_NE(j.find("\"steps\": "), std::string::npos) << j;
   // Within the default tolerance nothing needs explaining.
   CliRun ok = runCli("verify " + graph("squeezenet1_1") + " --pipeline tosa --profile int");
   EXPECT_EQ(ok.code, 0) << ok.out;

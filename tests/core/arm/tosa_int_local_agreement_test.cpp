@@ -161,5 +161,37 @@ TEST(IntAgreement, AValueComputedOtherwiseIsNotATie) {
   EXPECT_FALSE(a->onlyNearTies());
 }
 
+TEST(IntAgreement, ComparesAOneDimensionalConvolutionsValueInItsNhwcForm) {
+  // A 1-D convolution's output [N, C, W] is computed by the TOSA lowering as a 2-D one in NHWC,
+  // [N, 1, W, C]: its quantize must still find that value and compare it element by element
+  // (the layouts line up: no difference beyond a rounding tie). Without the NCW form, audio
+  // models' convolutions went uncompared and their differences surfaced one op later, where
+  // they looked like a lowering error.
+  test::GraphBuilder b;
+  auto x = b.input("x", ir::DType::Float32, {1, 4, 40});
+  std::vector<double> wv(6 * 4 * 3), bv(6);
+  for (size_t i = 0; i < wv.size(); ++i) wv[i] = std::sin(double(i) * 0.7) * 0.4;
+  for (size_t i = 0; i < bv.size(); ++i) bv[i] = 0.05 * double(i) - 0.1;
+  auto w = b.constant("conv_w", ir::DType::Float32, {6, 4, 3}, wv);
+  auto cb = b.constant("conv_b", ir::DType::Float32, {6}, bv);
+  auto c = b.call("aten.convolution.default",
+                  {x, w, cb, ir::IntList{1}, ir::IntList{1}, ir::IntList{1}, false, ir::IntList{0}, 1}, {}, "conv");
+  b.output({b.call("aten.relu.default", {c}, {}, "act")});
+  ir::Graph src = b.g;
+  auto rep = quant::quantizeGraph(src, {});
+  ASSERT_TRUE(rep.isOk()) << rep.message();
+  exec::materializeConstants(src);
+  const ir::Graph low = lowerInt(src);
+  ASSERT_EQ(low.nodesOfOp(ir::internOp("tosa.CONV2D")).size(), 1u);
+  auto a = verify::intAgreement(src, low, exec::synthesizeInputs(src, 2));
+  ASSERT_TRUE(a.isOk()) << a.message();
+  // The graph input's quantize runs outside the integer graph; every other one is compared,
+  // the convolution's [1, 6, 40] among them.
+  EXPECT_EQ(a->compared + 1, a->quantizes);
+  EXPECT_GE(a->elements, 6 * 40);
+  EXPECT_EQ(a->notTie, 0);
+  EXPECT_LE(a->maxDiff, 1);
+}
+
 }  // namespace
 }  // namespace ls::arm
