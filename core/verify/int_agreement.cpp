@@ -8,6 +8,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "core/exec/materialize.h"
 #include "core/exec/synth.h"
 
 namespace ls::verify {
@@ -79,6 +80,16 @@ Result<IntAgreement> intAgreement(const ir::Graph& source, const ir::Graph& lowe
   auto lv = lx.runAll(lowered, exec::adaptInputs(lowered, inputs));
   if (!lv) return Status::error("the lowered graph does not run: " + lv.message());
 
+  // Source values no graph input reaches (weights, and values computed from them alone): the
+  // lowering folds them and quantises them as PyTorch's convert does (x * (1 / scale) in
+  // float32) into int8 constants, which no lowered node's provenance names.
+  std::vector<uint8_t> fromInputs(source.nextId(), 0);
+  for (const ir::NodePtr& p : source.nodes()) {
+    bool dep = p->kind == ir::NodeKind::Placeholder;
+    p->forEachInput([&](const ir::ValueRef& r) { dep = dep || (r.node < fromInputs.size() && fromInputs[r.node]); });
+    fromInputs[p->id] = dep;
+  }
+
   std::unordered_map<ir::NodeId, std::vector<exec::Tensor>> forced;
   Status bad = Status::ok();
   auto reuse = [&](const ir::Node& n, const std::vector<std::vector<exec::Tensor>>& values)
@@ -87,8 +98,10 @@ Result<IntAgreement> intAgreement(const ir::Graph& source, const ir::Graph& lowe
     const ir::NodeId qid = n.args[0].ref()->node;
     if (auto f = forced.find(qid); f != forced.end()) return &f->second;
     auto it = lowOf.find(qid);
-    if (it == lowOf.end()) return nullptr;
     const ir::Node& qn = source.node(qid);
+    const ir::ValueRef* qin = qn.args.empty() ? nullptr : qn.args[0].ref();
+    const bool folded = it == lowOf.end() && qin && qin->node < fromInputs.size() && !fromInputs[qin->node];
+    if (it == lowOf.end() && !folded) return nullptr;
     const ir::ValueRef* in = qn.args.empty() ? nullptr : qn.args[0].ref();
     const std::optional<double> scaleArg = qn.args.size() > 2 ? qn.args[1].number() : std::nullopt;
     const std::optional<double> zpArg = qn.args.size() > 2 ? qn.args[2].number() : std::nullopt;
@@ -97,15 +110,25 @@ Result<IntAgreement> intAgreement(const ir::Graph& source, const ir::Graph& lowe
       if (bad.isOk()) bad = Status::error(fmt::format("quantize '{}': its input or qparams are not plain", qn.name));
       return nullptr;
     }
-    if (lv->of(it->second).empty()) return nullptr;
     const exec::Tensor& mine = values[qid][0];
-    const exec::Tensor& theirs = lv->of(it->second)[0];
     const exec::Tensor& pre = values[in->node][in->output];
-    if (theirs.numel() != mine.numel() || pre.numel() != mine.numel()) return nullptr;
-    const bool nhwc = nhwcForm(mine, theirs);
     const double scale = *scaleArg;
     const float inv = float(1.0 / scale);
     const int64_t zp = int64_t(*zpArg);
+    exec::Tensor constant;  // a folded constant's int8 value as the lowering quantises it
+    if (folded) {
+      if (!ir::isFloating(pre.dtype()) || pre.numel() != mine.numel()) return nullptr;
+      const int64_t qmin = qn.args.size() > 4 && qn.args[3].number() ? int64_t(*qn.args[3].number()) : -128;
+      const int64_t qmax = qn.args.size() > 4 && qn.args[4].number() ? int64_t(*qn.args[4].number()) : 127;
+      constant = exec::Tensor(mine.dtype(), mine.shape());
+      for (int64_t i = 0; i < pre.numel(); ++i)
+        constant.setInt(i, exec::quantizeValue(float(pre.getDouble(i)), inv, zp, qmin, qmax));
+    } else if (lv->of(it->second).empty()) {
+      return nullptr;
+    }
+    const exec::Tensor& theirs = folded ? constant : lv->of(it->second)[0];
+    if (theirs.numel() != mine.numel() || pre.numel() != mine.numel()) return nullptr;
+    const bool nhwc = !folded && nhwcForm(mine, theirs);
     exec::Tensor out(opts.float64 ? ir::DType::Float64 : ir::DType::Float32, mine.shape());
     ++a.compared;
     a.elements += mine.numel();

@@ -70,7 +70,11 @@ struct AgreementOptions {
 /// its provenance names that quantize alone (the last such node), and its shape is the
 /// quantize's or that shape's NHWC form ([N, 1, W, C] for an NCW value, a 1-D convolution's,
 /// which the lowering computes as a 2-D one; when C = H = W makes the two alike, the layout that
-/// agrees with the source in more elements). Fails when either graph does not run.
+/// agrees with the source in more elements). A quantize of a value no graph input reaches (a
+/// weight, or a value computed from weights alone) has no such node: the lowering folds it into
+/// an int8 constant, quantised as PyTorch's convert does (x * (1 / scale) in float32), and it is
+/// compared with, and fed, that quantisation of the source's value. Fails when either graph
+/// does not run.
 Result<IntAgreement> intAgreement(const ir::Graph& source, const ir::Graph& lowered,
                                   const std::vector<exec::Tensor>& inputs, const AgreementOptions& opts = {},
                                   std::shared_ptr<exec::ConstantCache> constants = nullptr);

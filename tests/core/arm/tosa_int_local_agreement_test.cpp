@@ -21,6 +21,7 @@
 #include <iostream>
 
 #include "core/exec/executor.h"
+#include "core/exec/materialize.h"
 #include "core/exec/synth.h"
 #include "core/io/fxjson.h"
 #include "core/passes/pass_manager.h"
@@ -191,6 +192,46 @@ TEST(IntAgreement, ComparesAOneDimensionalConvolutionsValueInItsNhwcForm) {
   EXPECT_GE(a->elements, 6 * 40);
   EXPECT_EQ(a->notTie, 0);
   EXPECT_LE(a->maxDiff, 1);
+}
+
+TEST(IntAgreement, AWeightQuantisedInFloat32IsComparedWhereTheLoweringFoldsIt) {
+  // x -> dq -> mm with a per-tensor quantised constant [8, 4] -> q -> dq. The lowering folds
+  // q(W) into an int8 constant (x * (1 / scale) in float32, as PyTorch's convert), which no
+  // lowered node's provenance names: the weight's quantize is compared with that folding, and
+  // the product is fed the folded weight. Weights on k + .5 steps in double make float32 and
+  // float64 disagree on some of them: those are near-ties at the weight's quantize, and the
+  // product's quantize then agrees (before, the product carried them, as if wrong).
+  const char* kQ = "quantized_decomposed.quantize_per_tensor.default";
+  const char* kDq = "quantized_decomposed.dequantize_per_tensor.default";
+  const ir::Arg i8(ir::EnumArg{ir::EnumKind::DType, int32_t(ir::DType::Int8)});
+  const double ws = 0.1;
+  std::vector<double> wv(8 * 4);
+  int64_t disagree = 0;
+  for (size_t i = 0; i < wv.size(); ++i) {
+    wv[i] = double(float((double(i) - 15.5) * ws));  // about k + .5 steps
+    const double exact = std::nearbyint(wv[i] / ws);
+    disagree += exec::quantizeValue(float(wv[i]), float(1.0 / ws), 0, -128, 127) != int64_t(exact);
+  }
+  ASSERT_GT(disagree, 0) << "no weight where float32 and float64 quantisation disagree";
+  test::GraphBuilder b;
+  auto x = b.input("x", ir::DType::Int8, {5, 8});
+  auto dx = b.call(kDq, {x, 0.05, 0, -128, 127, i8});
+  auto w = b.constant("w", ir::DType::Float32, {8, 4}, wv);
+  auto dw = b.call(kDq, {b.call(kQ, {w, ws, 0, -128, 127, i8}), ws, 0, -128, 127, i8});
+  auto mm = b.call("aten.mm.default", {dx, dw});
+  auto q = b.call(kQ, {mm, 0.2, 0, -128, 127, i8});
+  b.output({b.call(kDq, {q, 0.2, 0, -128, 127, i8})});
+  const ir::Graph src = b.g;
+  const ir::Graph low = lowerInt(src);
+  auto a = verify::intAgreement(src, low, exec::synthesizeInputs(src, 3));
+  ASSERT_TRUE(a.isOk()) << a.message();
+  EXPECT_EQ(a->quantizes, 2u);
+  EXPECT_EQ(a->compared, 2u);
+  EXPECT_EQ(a->differ, disagree);
+  EXPECT_EQ(a->notNearTie, 0);
+  EXPECT_TRUE(a->onlyNearTies());
+  ASSERT_EQ(a->nodes.size(), 1u);
+  EXPECT_EQ(a->nodes[0].producer, "w");
 }
 
 }  // namespace
