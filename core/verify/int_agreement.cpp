@@ -99,10 +99,9 @@ Result<IntAgreement> intAgreement(const ir::Graph& source, const ir::Graph& lowe
     if (auto f = forced.find(qid); f != forced.end()) return &f->second;
     auto it = lowOf.find(qid);
     const ir::Node& qn = source.node(qid);
-    const ir::ValueRef* qin = qn.args.empty() ? nullptr : qn.args[0].ref();
-    const bool folded = it == lowOf.end() && qin && qin->node < fromInputs.size() && !fromInputs[qin->node];
-    if (it == lowOf.end() && !folded) return nullptr;
     const ir::ValueRef* in = qn.args.empty() ? nullptr : qn.args[0].ref();
+    const bool folded = it == lowOf.end() && in && in->node < fromInputs.size() && !fromInputs[in->node];
+    if (it == lowOf.end() && !folded) return nullptr;
     const std::optional<double> scaleArg = qn.args.size() > 2 ? qn.args[1].number() : std::nullopt;
     const std::optional<double> zpArg = qn.args.size() > 2 ? qn.args[2].number() : std::nullopt;
     if (!in || !scaleArg || !zpArg || qid >= values.size() || values[qid].empty() || in->node >= values.size() ||
