@@ -185,6 +185,22 @@ std::string whereOf(const ir::Graph& g, const ir::Node& n) {
 
 std::string graphPrefix(const ir::Graph& g) { return g.modelName.empty() ? "" : g.modelName + ": "; }
 
+}  // namespace
+
+std::vector<uint8_t> inputFreeNodes(const ir::Graph& g) {
+  std::vector<uint8_t> free(g.nextId(), 0);
+  for (const ir::NodePtr& p : g.nodes()) {
+    if (p->kind == ir::NodeKind::GetAttr) free[p->id] = 1;
+    if (p->kind != ir::NodeKind::Call) continue;
+    bool all = true;
+    p->forEachInput([&](const ir::ValueRef& r) { all = all && r.node < free.size() && free[r.node]; });
+    free[p->id] = all;
+  }
+  return free;
+}
+
+namespace {
+
 /// dieAfter[pos]: the nodes whose values are dead once the node at `pos` has run (after their
 /// last reader; a value nobody reads dies right after it is made).
 std::vector<std::vector<ir::NodeId>> deathSchedule(const ir::Graph& g) {
@@ -379,18 +395,11 @@ Result<std::vector<std::vector<Tensor>>> Executor::runEach(const ir::Graph& g,
   const size_t runs = inputs.size(), n = g.size();
   std::vector<std::vector<Tensor>> outputs(runs);
   if (runs == 0) return outputs;
-  // Shared: get_attr, and calls whose inputs are all shared (nothing reads a graph input).
-  std::vector<uint8_t> shared(g.nextId(), 0);
+  // Shared: what no graph input reaches, made once for all runs.
+  const std::vector<uint8_t> shared = inputFreeNodes(g);
   bool delegates = false;
-  for (size_t pos = 0; pos < n; ++pos) {
-    const ir::Node& node = g.at(pos);
-    if (node.kind == ir::NodeKind::GetAttr) shared[node.id] = 1;
-    if (node.kind != ir::NodeKind::Call) continue;
-    if (ir::opName(node.op) == kCallDelegateOp) delegates = true;
-    bool all = true;
-    node.forEachInput([&](const ir::ValueRef& r) { all = all && r.node < shared.size() && shared[r.node]; });
-    shared[node.id] = all;
-  }
+  for (size_t pos = 0; pos < n; ++pos)
+    if (g.at(pos).kind == ir::NodeKind::Call && ir::opName(g.at(pos).op) == kCallDelegateOp) delegates = true;
   const std::vector<std::vector<ir::NodeId>> dieAfter = deathSchedule(g);
   // A get_attr is made right before its first reader (makeBefore), not where the graph lists
   // it: graphs list every get_attr first, and a run would otherwise hold all the weights from

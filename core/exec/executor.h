@@ -91,6 +91,11 @@ struct ExecOptions {
 
 class Executor;
 
+/// Per node id of `g`: 1 when no graph input reaches the node's values (get_attr, and calls
+/// that read only such values: a weight's transpose, a mask built from constants). runEach
+/// computes them once for all runs; a lowering folds them into constants.
+std::vector<uint8_t> inputFreeNodes(const ir::Graph& g);
+
 /// Runs the nested graph of a delegate call. `inputs` are the call's input tensors in order;
 /// returns the subgraph's outputs. The default runs `subgraph` with the same executor.
 using DelegateRunner = std::function<Result<std::vector<Tensor>>(

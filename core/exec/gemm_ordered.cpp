@@ -142,14 +142,15 @@ __attribute__((target("avx2"))) inline void transpose8(__m256 r[8]) {
 }
 
 /// packB for a transposed B (rows of B are columns of op(B)) by 8 x 8 transposes: the same
-/// layout and values as packB; edges (a short panel, k past a multiple of 8) go through it.
+/// layout and values as packB. A short last panel goes through packB, k past a multiple of 8
+/// element by element.
 __attribute__((target("avx2"))) void packBTransAvx2(const float* B, int64_t ldb, int64_t n0, int64_t nc, int64_t k0,
                                                     int64_t kc, float* out) {
   const int64_t kv = kc / 8 * 8;
   for (int64_t q = 0; q < nc; q += kNR, out += kNR * kc) {
-    if (nc - q < kNR || kv < kc) {
-      packB(B, ldb, true, n0 + q, std::min(kNR, nc - q), k0, kc, out);
-      if (nc - q < kNR) continue;
+    if (nc - q < kNR) {
+      packB(B, ldb, true, n0 + q, nc - q, k0, kc, out);
+      continue;
     }
     for (int64_t half = 0; half < kNR; half += 8) {
       const float* rows = B + (n0 + q + half) * ldb + k0;
@@ -159,6 +160,8 @@ __attribute__((target("avx2"))) void packBTransAvx2(const float* B, int64_t ldb,
         transpose8(r);
         for (int i = 0; i < 8; ++i) _mm256_store_ps(out + (k + i) * kNR + half, r[i]);
       }
+      for (int64_t j = 0; j < 8; ++j)
+        for (int64_t k = kv; k < kc; ++k) out[k * kNR + half + j] = rows[j * ldb + k];
     }
   }
 }

@@ -367,15 +367,15 @@ Status addmmIn(KernelCtx& c, const Tensor& self, const Tensor& a, const Tensor& 
   LS_RETURN_IF_ERROR(requireDType<T>(c, b, "mat2"));
   const int64_t M = a.dim(0), K = a.dim(1), N = b.dim(1);
   T* o = out.data<T>();
-  const std::unique_ptr<T[]> prod(new T[size_t(M * N)]);  // every element written by the product
-  gemmFor(c.accumulation(), M, N, K, a.data<T>(), K, b.data<T>(), N, false, prod.get(), N, false, c.threads());
+  // The product into the output (it writes every element), then combined with self in place.
+  gemmFor(c.accumulation(), M, N, K, a.data<T>(), K, b.data<T>(), N, false, o, N, false, c.threads());
   std::vector<T> sbuf;
   const T* s = typedData(self, sbuf);
   std::vector<int64_t> ss = broadcastStrides(self.shape(), out.shape());
   const T fa = T(alpha), fb = T(beta);
   for (int64_t i = 0; i < M; ++i)
     for (int64_t j = 0; j < N; ++j) {
-      T p = prod[size_t(i * N + j)];
+      T p = o[i * N + j];
       if (alpha != 1.0) p *= fa;
       // beta == 0 ignores self entirely (nan/inf in self do not propagate), as in torch.
       o[i * N + j] = beta == 0.0 ? p : (beta == 1.0 ? s[i * ss[0] + j * ss[1]] : fb * s[i * ss[0] + j * ss[1]]) + p;

@@ -83,12 +83,7 @@ Result<IntAgreement> intAgreement(const ir::Graph& source, const ir::Graph& lowe
   // Source values no graph input reaches (weights, and values computed from them alone): the
   // lowering folds them and quantises them as PyTorch's convert does (x * (1 / scale) in
   // float32) into int8 constants, which no lowered node's provenance names.
-  std::vector<uint8_t> fromInputs(source.nextId(), 0);
-  for (const ir::NodePtr& p : source.nodes()) {
-    bool dep = p->kind == ir::NodeKind::Placeholder;
-    p->forEachInput([&](const ir::ValueRef& r) { dep = dep || (r.node < fromInputs.size() && fromInputs[r.node]); });
-    fromInputs[p->id] = dep;
-  }
+  const std::vector<uint8_t> inputFree = exec::inputFreeNodes(source);
 
   std::unordered_map<ir::NodeId, std::vector<exec::Tensor>> forced;
   Status bad = Status::ok();
@@ -100,7 +95,7 @@ Result<IntAgreement> intAgreement(const ir::Graph& source, const ir::Graph& lowe
     auto it = lowOf.find(qid);
     const ir::Node& qn = source.node(qid);
     const ir::ValueRef* in = qn.args.empty() ? nullptr : qn.args[0].ref();
-    const bool folded = it == lowOf.end() && in && in->node < fromInputs.size() && !fromInputs[in->node];
+    const bool folded = it == lowOf.end() && in && in->node < inputFree.size() && inputFree[in->node];
     if (it == lowOf.end() && !folded) return nullptr;
     const std::optional<double> scaleArg = qn.args.size() > 2 ? qn.args[1].number() : std::nullopt;
     const std::optional<double> zpArg = qn.args.size() > 2 ? qn.args[2].number() : std::nullopt;
