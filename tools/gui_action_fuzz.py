@@ -9,7 +9,11 @@ The app runs it under Xvfb with --script-keep-going (a command that does not app
 and the next one runs), normally from the ASan+UBSan build (`cmake --preset asan-app`).
 
 A seed fails when the app crashes, a sanitizer reports, it hangs past the timeout, or it exits
-with anything but 0. The failing script is kept (and printed with the command that replays it).
+with anything but 0. The failing script is kept (and printed with the command that replays it),
+then reduced: the app echoes each command as it starts (--script-echo), so everything after the
+last one started is dropped, then chunks of lines of halving size are dropped while the app still
+fails the same way (--reduce-budget seconds per seed). The reduced script is printed and kept as
+seedN.reduced.lsscript; the exit status is 1 when any seed failed.
 
 Usage:
   tools/gui_action_fuzz.py --app build/asan-app/app/lowerscope --cli build/asan-app/app/lowerscope-cli \
@@ -17,6 +21,7 @@ Usage:
 Python standard library only.
 """
 import argparse
+import concurrent.futures
 import os
 import random
 import shutil
@@ -135,6 +140,94 @@ def action(rng, good, bad, work, n):
                        "expect node conv2d"])
 
 
+def run_script(args, script, timeout):
+    """Runs the app on one script; returns (finding or None, seconds, stderr, cmd)."""
+    env = dict(os.environ)
+    env.setdefault("ASAN_OPTIONS", "detect_leaks=0:abort_on_error=1:exitcode=86")
+    env.setdefault("UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=1")
+    cmd = [args.app, "--script", script, "--script-keep-going", "--script-echo", "--no-settings", "--size", "1280x800",
+           "--timeout", str(timeout)]
+    t0 = time.time()
+    try:
+        p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace",
+                           timeout=timeout + 60)
+        err, rc = p.stderr, p.returncode
+    except subprocess.TimeoutExpired as e:
+        err, rc = (e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else (e.stderr or "")), 3
+    dt = time.time() - t0
+    finding = None
+    if "AddressSanitizer" in err or "runtime error:" in err or "LeakSanitizer" in err:
+        finding = "sanitizer report"
+    elif rc == 3:
+        finding = "hang (timed out)"
+    elif rc != 0:
+        finding = f"exit code {rc}"
+    return finding, dt, err, cmd
+
+
+def last_echoed_line(stderr):
+    """The source line of the last script command the app started (--script-echo), or None."""
+    last = None
+    for ln in stderr.splitlines():
+        if ln.startswith("script: "):
+            try:
+                last = int(ln.split(":")[1])
+            except ValueError:
+                pass
+    return last
+
+
+def reduce_script(args, lines, finding, seconds, path):
+    """Drops script lines while the app still fails the same way: first everything after the last
+    command the app started, then chunks of halving size (ddmin). Returns the reduced lines."""
+    kind = finding.split()[0]  # "exit", "sanitizer" or "hang"
+    timeout = int(min(args.timeout, max(30, 3 * seconds)))
+    deadline = time.time() + args.reduce_budget
+    runs = 0
+
+    def fails(cand):
+        nonlocal runs
+        runs += 1
+        with open(path, "w") as f:
+            f.write("\n".join(cand) + "\n")
+        got, _, err, _ = run_script(args, path, timeout)
+        same = got is not None and (got == finding if kind == "exit" else got.split()[0] == kind)
+        return same, err
+
+    def cut_after_crash(cand, err):
+        last = last_echoed_line(err)
+        # Script line numbers are 1-based positions in the file written by fails().
+        return cand[:last] if last is not None and last < len(cand) else cand
+
+    ok, err = fails(lines)
+    if not ok:
+        return lines, runs
+    cand = cut_after_crash(lines, err)
+    if cand != lines:
+        ok2, err2 = fails(cand)
+        if ok2:
+            lines, err = cand, err2
+    header = [ln for ln in lines[:1] if ln.startswith("#")]
+    body = lines[len(header):]
+    chunk = max(1, len(body) // 2)
+    while chunk >= 1 and time.time() < deadline:
+        i = 0
+        while i < len(body) and time.time() < deadline:
+            cand = body[:i] + body[i + chunk:]
+            ok, err = fails(header + cand) if cand else (False, "")
+            if ok:
+                body = cut_after_crash(header + cand, err)[len(header):]
+            else:
+                i += chunk
+        if chunk == 1:
+            break
+        chunk //= 2
+    reduced = header + body
+    with open(path, "w") as f:
+        f.write("\n".join(reduced) + "\n")
+    return reduced, runs
+
+
 def run_seed(args, seed, good, bad, work):
     rng = random.Random(seed)
     lines = [f"# gui_action_fuzz seed {seed}", f"open {rng.choice(good)}"]
@@ -142,26 +235,15 @@ def run_seed(args, seed, good, bad, work):
     script = os.path.join(args.out, f"seed{seed}.lsscript")
     with open(script, "w") as f:
         f.write("\n".join(lines) + "\n")
-    env = dict(os.environ)
-    env.setdefault("ASAN_OPTIONS", "detect_leaks=0:abort_on_error=1:exitcode=86")
-    env.setdefault("UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=1")
-    cmd = [args.app, "--script", script, "--script-keep-going", "--no-settings", "--size", "1280x800",
-           "--timeout", str(args.timeout)]
-    t0 = time.time()
-    p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace",
-                       timeout=args.timeout + 60)
-    dt = time.time() - t0
-    err = p.stderr
+    finding, dt, err, cmd = run_script(args, script, args.timeout)
     kept = err.count("(keep going)")
-    finding = None
-    if "AddressSanitizer" in err or "runtime error:" in err or "LeakSanitizer" in err:
-        finding = "sanitizer report"
-    elif p.returncode == 3:
-        finding = "hang (timed out)"
-    elif p.returncode != 0:
-        finding = f"exit code {p.returncode}"
-    return {"seed": seed, "seconds": dt, "actions": args.actions, "not_applicable": kept, "finding": finding,
-            "script": script, "stderr": err, "cmd": cmd}
+    r = {"seed": seed, "seconds": dt, "actions": args.actions, "not_applicable": kept, "finding": finding,
+         "script": script, "stderr": err, "cmd": cmd, "reduced": None}
+    if finding and args.reduce_budget > 0 and not finding.startswith("hang"):
+        reduced_path = os.path.join(args.out, f"seed{seed}.reduced.lsscript")
+        r["reduced"], r["reduce_runs"] = reduce_script(args, lines, finding, dt, reduced_path)
+        r["reduced_path"] = reduced_path
+    return r
 
 
 def main():
@@ -173,6 +255,9 @@ def main():
     ap.add_argument("--actions", type=int, default=1000)
     ap.add_argument("--timeout", type=int, default=900)
     ap.add_argument("--out", default="/tmp/gui_action_fuzz")
+    ap.add_argument("--jobs", type=int, default=1, help="seeds run at once (one Xvfb serves them all)")
+    ap.add_argument("--reduce-budget", type=int, default=600,
+                    help="seconds per failing seed spent dropping lines while it still fails (0: no reduction)")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     work = os.path.join(args.out, "files")
@@ -192,17 +277,23 @@ def main():
     failures = 0
     print("| seed | actions | not applicable | seconds | finding |")
     print("|---:|---:|---:|---:|---|")
+    seeds = range(args.first_seed, args.first_seed + args.seeds)
     try:
-        for seed in range(args.first_seed, args.first_seed + args.seeds):
-            r = run_seed(args, seed, good, bad, work)
-            print(f"| {seed} | {r['actions']} | {r['not_applicable']} | {r['seconds']:.0f} | {r['finding'] or 'none'} |",
-                  flush=True)
-            if r["finding"]:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+            for r in pool.map(lambda s: run_seed(args, s, good, bad, work), seeds):
+                print(f"| {r['seed']} | {r['actions']} | {r['not_applicable']} | {r['seconds']:.0f} | {r['finding'] or 'none'} |",
+                      flush=True)
+                if not r["finding"]:
+                    continue
                 failures += 1
-                log = os.path.join(args.out, f"seed{seed}.stderr.txt")
+                log = os.path.join(args.out, f"seed{r['seed']}.stderr.txt")
                 with open(log, "w") as f:
                     f.write(r["stderr"])
                 print(f"  replay: DISPLAY=$DISPLAY {' '.join(r['cmd'])}   (stderr: {log})", flush=True)
+                if r["reduced"] is not None:
+                    print(f"  reduced to {len(r['reduced'])} lines in {r['reduce_runs']} runs ({r['reduced_path']}):", flush=True)
+                    for ln in r["reduced"]:
+                        print("    " + ln, flush=True)
     finally:
         if xvfb:
             xvfb.terminate()

@@ -56,6 +56,19 @@ void ViewState::selectPass(int pass) {
   selectedPass = std::clamp(pass, -1, std::max(-1, passCount() - 1));
 }
 
+bool ViewState::revalidate() {
+  bool fixed = false;
+  const int last = passCount() - 1;
+  if (selectedPass < -1 || selectedPass > last) selectPass(selectedPass), fixed = true;
+  if (pinnedPass != kNoPin && (!trace || pinnedPass < -1 || pinnedPass > last)) pinnedPass = kNoPin, fixed = true;
+  const size_t before = panes.size();
+  std::erase_if(panes, [&](const PaneRef& p) {
+    const viewmodel::TracePtr& t = paneTrace(p);
+    return !t || p.pass < -1 || p.pass >= int(t->records.size());
+  });
+  return fixed || panes.size() != before;
+}
+
 void requestLineageLayouts(graph_layout::LayoutCache& cache, const ViewState& s) {
   if (!s.trace) return;
   const trace::Trace& tr = *s.trace;

@@ -97,6 +97,12 @@ struct ViewState {
   GraphKey comparedKey() const;
   /// Selects a pass, clamped to [-1, last]; keeps the selected node.
   void selectPass(int pass);
+  /// Brings every index into the runs it refers to back in range after the runs changed (a new
+  /// run, a failed open, a cleared comparison): the selected and pinned pass are clamped to run A,
+  /// panes whose run or pass is gone are dropped. The shell calls it once per frame, after taking
+  /// finished jobs and before any view reads the state, so no view indexes a run with a stale
+  /// index. Returns true when something was out of range.
+  bool revalidate();
   int passCount() const { return trace ? int(trace->records.size()) : 0; }
 };
 

@@ -53,6 +53,7 @@ App::App(AppOptions opts, GLFWwindow* window) : opts_(std::move(opts)), window_(
     }
     script_ = std::make_unique<ScriptRunner>(std::move(runner).value());
     script_->setKeepGoing(opts_.scriptKeepGoing);
+    script_->setEcho(opts_.scriptEcho);
   }
   // A script that opens its own file does not need the sample first.
   bool scriptOpens = script_ && script_->opensFile();
@@ -223,7 +224,8 @@ void App::pollJobs() {
   if (auto src = jobA_.takeLoaded()) showLoaded(std::move(src));
   if (auto o = jobA_.take()) {
     if (o->source) source_ = o->source;
-    // Selection as before the loaded graph was shown (re-opening keeps the pass).
+    // Selection as before the loaded graph was shown (re-opening keeps the pass); showRun clamps
+    // it to the new run.
     if (loadedPass_) state_.selectedPass = *loadedPass_;
     loadedPass_.reset();
     if (!o->path.empty()) {
@@ -231,6 +233,8 @@ void App::pollJobs() {
       if (o->fromTraceFile) config_ = o->config;
     }
     if (!o->trace) {
+      // The loaded graph (a run without passes) stays shown: the selection is clamped to it.
+      state_.selectPass(state_.selectedPass);
       showError(o->trace.message());
     } else {
       adoptTrace(o->trace.value());
@@ -302,6 +306,7 @@ void App::onDrop(const std::vector<std::string>& paths) {
 
 void App::frame() {
   pollJobs();
+  state_.revalidate();
   // A held open (startFile with holdAfterLoad) runs its pipeline once the loaded graph has been
   // drawn: its layout was ready when the panels below were drawn (or it is not on screen).
   const bool loadedDrawn = !graphView_->layoutPending(state_) || state_.tab != viewers::CenterTab::Graph;

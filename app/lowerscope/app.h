@@ -34,6 +34,7 @@ struct AppOptions {
   std::string screenshot;  ///< save a PNG when idle, then exit
   std::string script;      ///< UI actions to run
   bool scriptKeepGoing = false;  ///< a failing script command is reported and the next one runs
+  bool scriptEcho = false;       ///< print each script command to stderr as it starts
   bool useSettings = true; ///< load/save the settings file (off in test modes)
   double timeoutSec = 120; ///< test modes: give up after this long
 };

@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
   cli.add_option("--script", opts.script, "run UI actions from this file (see viewers/model/script.h)");
   cli.add_flag("--script-keep-going", opts.scriptKeepGoing,
                "report a failing script command and run the next one (the GUI action fuzzer)");
+  cli.add_flag("--script-echo", opts.scriptEcho, "print each script command to stderr as it starts (the fuzzer's reducer)");
   cli.add_option("--screenshot", opts.screenshot, "render until idle, save this PNG and exit");
   cli.add_option("--size", size, "window size WxH (default: last used, or 1600x1000)");
   cli.add_option("--timeout", opts.timeoutSec, "test modes: give up after this many seconds")->capture_default_str();

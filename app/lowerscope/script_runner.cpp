@@ -2,6 +2,7 @@
 #include "app/lowerscope/script_runner.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -68,6 +69,7 @@ void ScriptRunner::step(ScriptHost& host) {
   }
   while (pos_ < commands_.size() && !waiting_ && frames_ == 0) {
     const ScriptCommand& c = commands_[pos_++];
+    if (echo_) fmt::print(stderr, "script: {}: {}\n", c.line, c.text), std::fflush(stderr);
     Status st = execute(host, c);
     if (!st) {
       std::string msg = fmt::format("{}:{}: '{}': {}", path_, c.line, c.text, st.message());

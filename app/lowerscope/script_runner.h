@@ -139,6 +139,9 @@ class ScriptRunner {
   /// Keep going after a failing command (the action fuzzer: random commands often do not
   /// apply): the failure is collected in errors() and the next command runs.
   void setKeepGoing(bool on) { keepGoing_ = on; }
+  /// Print "script: LINE: TEXT" to stderr as each command starts (the fuzzer's reducer cuts a
+  /// crashing script after the last line printed).
+  void setEcho(bool on) { echo_ = on; }
   /// Failures collected in keep-going mode, one "SCRIPT:LINE: 'TEXT': message" each.
   const std::vector<std::string>& errors() const { return errors_; }
   bool done() const { return done_; }
@@ -167,6 +170,7 @@ class ScriptRunner {
   int frames_ = 0;        // frames to render before the next command
   bool done_ = false;
   bool keepGoing_ = false;
+  bool echo_ = false;
   std::string error_;
   std::vector<std::string> errors_;
 };
