@@ -94,7 +94,9 @@ def action(rng, good, bad, work, n):
     if r < 0.14:
         return "run " + " ".join(rng.sample(RUN_OPTIONS, rng.randint(0, 3)))
     if r < 0.16:
-        return "compare " + " ".join(rng.sample(RUN_OPTIONS, rng.randint(0, 2)))
+        # Timed repeats are most of a comparison's time: mostly one or two, sometimes the default (5).
+        repeat = rng.choice(["--repeat 1", "--repeat 1", "--repeat 2", ""])
+        return " ".join(["compare", repeat] + rng.sample(RUN_OPTIONS, rng.randint(0, 2))).replace("  ", " ").strip()
     if r < 0.17:
         return f"compare-trace {rng.choice(good + bad)}"
     if r < 0.19:

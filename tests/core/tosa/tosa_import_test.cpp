@@ -126,6 +126,60 @@ TEST(TosaImport, EveryBundledModelIsCovered) {
   EXPECT_EQ(listed, onDisk);
 }
 
+// conv -> F.interpolate(scale_factor=2, mode=...) as make_fx records it: the RESIZE each mode
+// lowers to is written, read back (the schema's enum names NEAREST what the specification and
+// tosa.RESIZE call NEAREST_NEIGHBOR) and computes the same, FP and INT.
+std::string convThenUpsample(const char* target, const char* modeArgs) {
+  return fmt::format(R"({{"format": "fxjson", "version": 1, "model": "upsample",
+ "nodes": [
+  {{"name": "x", "op": "placeholder", "target": "x", "args": [], "kwargs": {{}}, "meta": {{"shape": [1, 3, 5, 4], "dtype": "float32"}}}},
+  {{"name": "w", "op": "get_attr", "target": "w", "args": [], "kwargs": {{}}, "meta": {{"shape": [4, 3, 3, 3], "dtype": "float32"}}}},
+  {{"name": "conv", "op": "call_function", "target": "aten.convolution.default",
+   "args": [{{"node": "x"}}, {{"node": "w"}}, null, [1, 1], [1, 1], [1, 1], false, [0, 0], 1], "kwargs": {{}},
+   "meta": {{"shape": [1, 4, 5, 4], "dtype": "float32"}}}},
+  {{"name": "up", "op": "call_function", "target": "{}", "args": [{{"node": "conv"}}, null, {}], "kwargs": {{}},
+   "meta": {{"shape": [1, 4, 10, 8], "dtype": "float32"}}}},
+  {{"name": "output", "op": "output", "target": "output", "args": [[{{"node": "up"}}]], "kwargs": {{}},
+   "meta": {{"shapes": [[1, 4, 10, 8]], "dtypes": ["float32"]}}}}
+ ],
+ "constants": {{"w": {{"shape": [4, 3, 3, 3], "dtype": "float32", "kind": "parameter"}}}},
+ "inputs": ["x"], "outputs": ["up"]}})", target, modeArgs);
+}
+
+TEST(TosaImport, ResizeInEveryModeRoundTrips) {
+  const std::pair<const char*, const char*> modes[] = {{"aten.upsample_nearest2d.vec", "[2.0, 2.0]"},
+                                                        {"aten.upsample_bilinear2d.vec", "false, [2.0, 2.0]"}};
+  for (const auto& [target, args] : modes) {
+    for (passes::Profile profile : {passes::Profile::FP, passes::Profile::INT}) {
+      SCOPED_TRACE(fmt::format("{} {}", target, passes::profileName(profile)));
+      auto src = io::importFxJson(convThenUpsample(target, args), "upsample.fxjson.json");
+      ASSERT_TRUE(src.isOk()) << src.message();
+      session::SessionConfig cfg;
+      cfg.pipeline = "tosa";
+      cfg.profile = profile;
+      cfg.materializeConstants = true;
+      session::LoweringSession s(cfg);
+      auto out = s.lower(*src, "upsample");
+      ASSERT_TRUE(out.isOk()) << out.message();
+      ASSERT_LT(out->result.failedIndex, 0) << out->result.failure;
+      const ir::Graph& g = out->finalGraph;
+      bool hasResize = false;
+      for (const ir::NodePtr& n : g.nodes()) hasResize |= n && ir::opName(n->op) == "tosa.RESIZE";
+      ASSERT_TRUE(hasResize);
+      auto bytes = io::serializeTosa(g);
+      ASSERT_TRUE(bytes.isOk()) << bytes.message();
+      auto back = loadTosaGraphBytes(*bytes, "upsample.tosa");
+      ASSERT_TRUE(back.isOk()) << back.message();
+      auto again = io::serializeTosa(*back);
+      ASSERT_TRUE(again.isOk()) << again.message();
+      EXPECT_EQ(fileText(*again), fileText(*bytes));
+      auto run = runTosaFileAgainst(g, *bytes, "upsample.tosa", exec::adaptInputs(g, exec::synthesizeInputs(*src, 7)));
+      ASSERT_TRUE(run.isOk()) << run.message();
+      EXPECT_TRUE(run->identical) << run->message;
+    }
+  }
+}
+
 // ---------------------------------------------------------------- hand-made files
 
 io::TosaTensorInfo tensor(const std::string& name, const std::string& dtype, std::vector<int64_t> shape) {
