@@ -42,11 +42,15 @@ int cmdPasses(bool json, bool namesOnly) {
       w.key("pipelines").beginArray();
       for (const std::string& pl : in) w.value(pl);
       w.endArray();
+      w.key("origins").beginArray();
+      for (const std::string& o : reg.origins(name)) w.value(o);
+      w.endArray();
       w.endObject();
     } else {
       fmt::print("{}  [{}]{}\n    {}\n", name, p->applicability().describe(),
                  in.empty() ? std::string() : fmt::format("  in: {}", fmt::join(in, ", ")), p->description());
       if (!targets.empty()) fmt::print("    targets: {}\n", fmt::join(targets, ", "));
+      for (const std::string& o : reg.origins(name)) fmt::print("    {}\n", o);
     }
   }
   if (json) {

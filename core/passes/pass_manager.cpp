@@ -35,6 +35,12 @@ std::unique_ptr<Pass> PassRegistry::create(const std::string& name) const {
   return it == factories_.end() ? nullptr : it->second();
 }
 
+const std::vector<std::string>& PassRegistry::origins(const std::string& name) const {
+  static const std::vector<std::string> kNone;
+  auto it = origins_.find(name);
+  return it == origins_.end() ? kNone : it->second;
+}
+
 std::vector<std::string> PassRegistry::names() const {
   std::vector<std::string> v;
   for (auto& [n, f] : factories_) v.push_back(n);

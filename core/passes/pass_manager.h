@@ -33,9 +33,15 @@ class PassRegistry {
   std::unique_ptr<Pass> create(const std::string& name) const;  ///< null if unknown
   bool contains(const std::string& name) const { return factories_.count(name) > 0; }
   std::vector<std::string> names() const;
+  /// What a backend knows about where a pass comes from: one line per upstream entry it runs or
+  /// stands for ("upstream _tosa_pipeline #44 DecomposeIntPowPass (backends/arm/_passes/...)").
+  /// Backends add them when they register; `lowerscope-cli passes` prints them.
+  void addOrigin(const std::string& name, std::string line) { origins_[name].push_back(std::move(line)); }
+  const std::vector<std::string>& origins(const std::string& name) const;
 
  private:
   std::map<std::string, PassFactory> factories_;
+  std::map<std::string, std::vector<std::string>> origins_;
   std::vector<std::string> errors_;
 };
 
