@@ -150,16 +150,17 @@ struct BenchCommand {
   std::vector<std::string> graphs, configs;
   std::string pipeline = "generic", profile = "fp", target = "generic", format = "md", out, serialize = "lsg";
   int repeat = 5, warmup = 1;
+  bool quiet = false;
 };
 
 BenchCommand* addBenchCommand(CLI::App& app) {
   static BenchCommand cmd;
   auto* s = app.add_subcommand("bench", "Benchmark pipeline configurations (interleaved runs, medians, speedups)");
   cmd.sub = s;
-  s->add_option("graphs", cmd.graphs, "graphs (.fxjson.json or .lsg)")->required();
-  s->add_option("--pipeline", cmd.pipeline, "pipeline name")->capture_default_str();
-  s->add_option("--profile", cmd.profile, "fp or int")->check(CLI::IsMember({"fp", "int"}))->capture_default_str();
-  s->add_option("--target", cmd.target, "generic, u55 or u85")->check(CLI::IsMember({"generic", "u55", "u85"}))->capture_default_str();
+  s->add_option("graphs", cmd.graphs, graphFileHelp() + "; one or more")->required();
+  s->add_option("--pipeline", cmd.pipeline, pipelineHelp())->capture_default_str();
+  s->add_option("--profile", cmd.profile, "TOSA profile: fp or int")->check(CLI::IsMember({"fp", "int"}))->capture_default_str();
+  s->add_option("--target", cmd.target, "hardware target: generic, u55 or u85")->check(CLI::IsMember({"generic", "u55", "u85"}))->capture_default_str();
   s->add_option("--config", cmd.configs, "LABEL=FLAGS (repeatable); the first is the reference for speedups")
       ->expected(1)
       ->take_all();
@@ -173,6 +174,7 @@ BenchCommand* addBenchCommand(CLI::App& app) {
                 "between them, as a peer's passes in a loop)")
       ->check(CLI::IsMember({"lsg", "tosa", "none"}))
       ->capture_default_str();
+  addQuietFlag(s, cmd.quiet, "the report");
   return &cmd;
 }
 
@@ -215,7 +217,8 @@ int runBench(const BenchCommand& cmd) {
       auto quantized = session::RunInput::fromGraph(prep->graph, cmd.graphs[gi] + " (quantized)");
       if (!quantized) return fail(quantized.message());
       input = std::move(quantized).value();
-      fmt::print(stderr, "{}: quantized once before timing: {}\n", models.back(), prep->quantizeSummary);
+      if (!cmd.quiet)
+        fmt::print(stderr, "{}: quantized once before timing: {}\n", models.back(), prep->quantizeSummary);
     }
     base.quantize = false;  // done once above
     // The weights the E2E run loads (of the quantized program for INT), for the memory-pass reference.
@@ -252,7 +255,7 @@ int runBench(const BenchCommand& cmd) {
     };
     auto runs = session::runInterleaved(
         configs.size(), session::RepeatOptions{cmd.repeat, cmd.warmup}, body, [&](size_t, size_t, size_t ci, int rep) {
-          progress.update(++step, total, fmt::format("{} {} #{}", models.back(), configs[ci].label, rep));
+          if (!cmd.quiet) progress.update(++step, total, fmt::format("{} {} #{}", models.back(), configs[ci].label, rep));
         });
     if (!runs) return fail(runs.message());
     for (size_t ci = 0; ci < configs.size(); ++ci) samples[{gi, ci}] = Samples(std::move((*runs)[ci]));

@@ -25,17 +25,17 @@ std::string metaText(const ir::Node& n) {
 
 }  // namespace
 
-int cmdImport(const std::string& in, const std::string& out) {
-  auto g = load(in);
+int cmdImport(const std::string& in, const std::string& out, bool quiet) {
+  auto g = load(in, quiet);
   if (!g) return fail(g.message());
   Status st = io::saveLsg(g.value(), out);
   if (!st) return fail(st.message());
-  fmt::print("wrote {} ({} nodes)\n", out, g->size());
+  if (!quiet) fmt::print("wrote {} ({} nodes)\n", out, g->size());
   return 0;
 }
 
-int cmdPrint(const std::string& in, bool modules, bool constants) {
-  auto g = load(in);
+int cmdPrint(const std::string& in, bool modules, bool constants, bool quiet) {
+  auto g = load(in, quiet);
   if (!g) return fail(g.message());
   if (constants) {  // one line per constant: dtype, shape, kind, and its bytes, synthesis or recipe
     std::string text;
@@ -103,8 +103,8 @@ Counts countNodes(const ir::Graph& g) {
   return c;
 }
 
-int cmdInfo(const std::string& in, bool json, bool checkShapes, const std::string& jsonOut) {
-  auto loaded = load(in, json);
+int cmdInfo(const std::string& in, bool json, bool checkShapes, const std::string& jsonOut, bool quiet) {
+  auto loaded = load(in, json || quiet);
   if (!loaded) return fail(loaded.message());
   const ir::Graph& g = loaded.value();
   Counts c = countNodes(g);

@@ -24,8 +24,8 @@ LowerCommand* addLowerCommand(CLI::App& app) {
   static LowerCommand cmd;
   auto* s = app.add_subcommand("lower", "Run a lowering pipeline over a graph and report every pass");
   cmd.sub = s;
-  s->add_option("input", cmd.input, "graph (.fxjson.json or .lsg)")->required();
-  s->add_option("--pipeline", cmd.pipeline, "pipeline name")->capture_default_str();
+  s->add_option("graph", cmd.input, graphFileHelp())->required();
+  s->add_option("--pipeline", cmd.pipeline, pipelineHelp())->capture_default_str();
   s->add_option("--profile", cmd.profile, "TOSA profile: fp or int")->check(CLI::IsMember({"fp", "int"}))->capture_default_str();
   s->add_option("--target", cmd.target, "hardware target: generic, u55 or u85")
       ->check(CLI::IsMember({"generic", "u55", "u85"}))
@@ -35,14 +35,14 @@ LowerCommand* addLowerCommand(CLI::App& app) {
   auto* withCache =
       s->add_flag("--cache", cmd.cache, "memoise meta inference (off by default: it costs more than it saves)");
   s->add_flag("--no-cache", cmd.noCache, "do not memoise meta inference (the default)")->excludes(withCache);
-  s->add_option("--disable-pass", cmd.disabled, "skip this pass (repeatable)");
+  s->add_option("--disable-pass", cmd.disabled, "skip this pass (repeatable; `lowerscope-cli passes` lists them)");
   s->add_flag("--verify-each", cmd.verifyEach, "run the verifier after every changed pass");
   s->add_option("--trace", cmd.traceOut, "write the trace (.lstrace)");
   s->add_option("--out", cmd.graphOut, "write the final graph (.lsg)");
-  s->add_option("--json", cmd.jsonOut, "write a JSON summary (see README)");
+  s->add_option("--json", cmd.jsonOut, "write a JSON summary to this file (see README)");
   s->add_option("--tosa", cmd.tosaOut,
                 "write the lowered graph as a TOSA 1.0 flatbuffer (.tosa); fails, listing them, if any op is not TOSA");
-  s->add_flag("-q,--quiet", cmd.quiet, "print only totals");
+  addQuietFlag(s, cmd.quiet, "the totals line");
   s->add_flag("--no-quantize", cmd.noQuantize, "with --profile int: do not quantize a float graph first");
   return &cmd;
 }
@@ -90,7 +90,7 @@ bool writeTosa(const ir::Graph& g, const std::string& path, bool quiet, bool int
 }  // namespace
 
 int runLower(const LowerCommand& cmd) {
-  auto loaded = load(cmd.input);
+  auto loaded = load(cmd.input, cmd.quiet);
   if (!loaded) return fail(loaded.message());
   ir::Graph source = std::move(loaded).value();
   std::string model = source.modelName.empty() ? cmd.input : source.modelName;
@@ -102,7 +102,7 @@ int runLower(const LowerCommand& cmd) {
   auto prepared = lowering.prepare(std::move(source), [&](std::string_view stage, double f) { line.stage(stage, f); });
   line.finish();
   if (!prepared) return fail(prepared.message());
-  reportQuantize(*prepared);
+  if (!cmd.quiet) reportQuantize(*prepared);
   const std::vector<passes::PassRecord> quantizePasses = prepared->quantizePasses;
   const std::string quantizeSummary = prepared->quantizeSummary;
   const int64_t quantizeNs = prepared->quantizeNs;
@@ -156,9 +156,9 @@ int runLower(const LowerCommand& cmd) {
       if (const ir::RefList* l = out->args[0].asRefList())
         for (const ir::ValueRef& r : *l)
           if (!r.isNone() && exec::isQuantizedIO(g.meta(r))) io.push_back(describe("output", g.node(r.node).name, g.meta(r)));
-    if (!io.empty()) fmt::print("quantized graph I/O (quantize/dequantize run outside the graph): {}\n", fmt::join(io, "; "));
+    if (!io.empty() && !cmd.quiet) fmt::print("quantized graph I/O (quantize/dequantize run outside the graph): {}\n", fmt::join(io, "; "));
   }
-  if (cmd.pipeline == "xnnpack" && !failed) {
+  if (cmd.pipeline == "xnnpack" && !failed && !cmd.quiet) {
     xnnpack::PartitionReport pr = xnnpack::partitionReport(g);
     fmt::print("xnnpack: {} delegates, {} delegated nodes\n", pr.delegates, pr.delegatedNodes);
     for (const auto& [op, n] : pr.undelegated) fmt::print("  undelegated {:>4}  {}: {}\n", n, op, pr.reasons[op]);

@@ -19,7 +19,7 @@ namespace ls::cli {
 struct RunCommand {
   CLI::App* sub = nullptr;
   std::string input, pipeline, afterPass, profile = "fp", target = "generic", outDir = ".";
-  std::vector<std::string> inputs;  ///< NAME=path.npy
+  std::vector<std::string> inputs;  ///< NAME=path.npy, or path.npy for a one-input graph
   uint64_t seed = 1;
   bool noQuantize = false, quiet = false;
 };
@@ -29,22 +29,23 @@ RunCommand* addRunCommand(CLI::App& app) {
   auto* s = app.add_subcommand("run", "Run a graph with the reference executor on .npy inputs and write its outputs "
                                       "as .npy (exit 0 ran, 1 the graph failed, 2 usage/input error)");
   cmd.sub = s;
-  s->add_option("graph", cmd.input, "graph (.fxjson.json, .lsg or .tosa)")->required();
-  s->add_option("--pipeline", cmd.pipeline, "run this pipeline first (see --after-pass)");
+  s->add_option("graph", cmd.input, graphFileHelp())->required();
+  s->add_option("--pipeline", cmd.pipeline, pipelineHelp() + "; run it first (see --after-pass)");
   s->add_option("--after-pass", cmd.afterPass,
                 "with --pipeline: stop after this pass (its index as `lower` prints it, or its name: the first "
                 "pass of that name); default: the whole pipeline");
-  s->add_option("--profile", cmd.profile, "fp or int (int: a float graph is quantized first, as verify does)")
+  s->add_option("--profile", cmd.profile, "TOSA profile: fp or int (int: a float graph is quantized first, as verify does)")
       ->check(CLI::IsMember({"fp", "int"}))
       ->capture_default_str();
-  s->add_option("--target", cmd.target, "generic, u55 or u85")->check(CLI::IsMember({"generic", "u55", "u85"}))
+  s->add_option("--target", cmd.target, "hardware target: generic, u55 or u85")->check(CLI::IsMember({"generic", "u55", "u85"}))
       ->capture_default_str();
   s->add_option("--input", cmd.inputs,
-                "NAME=path.npy for graph input NAME (repeatable); inputs not given are the seeded ones verify uses");
+                "NAME=path.npy for graph input NAME (repeatable), or just path.npy when the graph has one input; "
+                "inputs not given are the seeded ones verify uses");
   s->add_option("--seed", cmd.seed, "seed of the synthesised inputs (and of the INT calibration)")->capture_default_str();
   s->add_option("--out", cmd.outDir, "directory for the .npy files (created)")->capture_default_str();
   s->add_flag("--no-quantize", cmd.noQuantize, "with --profile int: run a float graph as it is");
-  s->add_flag("-q,--quiet", cmd.quiet, "print nothing but errors");
+  addQuietFlag(s, cmd.quiet, "");
   return &cmd;
 }
 
@@ -117,26 +118,43 @@ int runRun(const RunCommand& cmd) {
     if (p->kind == ir::NodeKind::Placeholder) placeholders.push_back(p.get());
   std::map<std::string, size_t> byName;
   for (size_t i = 0; i < placeholders.size(); ++i) byName[placeholders[i]->name] = i;
+  // "a f32[2,3], b f32[3]": the inputs as a user has to name them.
+  auto inputList = [&] {
+    std::string list;
+    for (const ir::Node* p : placeholders) list += fmt::format("{}{} {}", list.empty() ? "" : ", ", p->name, ir::toString(p->meta()));
+    return list.empty() ? std::string("none") : list;
+  };
   std::vector<bool> given(inputs.size(), false);
   for (const std::string& spec : cmd.inputs) {
+    // NAME=path.npy; a bare path (no '=') is the graph's only input.
     const size_t eq = spec.find('=');
-    if (eq == std::string::npos || eq == 0) return runError(fmt::format("--input {}: expected NAME=path.npy", spec));
-    const std::string name = spec.substr(0, eq), path = spec.substr(eq + 1);
-    auto it = byName.find(name);
-    if (it == byName.end()) {
-      std::string names;
-      for (const auto& [n, i] : byName) names += (names.empty() ? "" : ", ") + n;
-      return runError(fmt::format("--input {}: the graph has no input '{}' (its inputs: {})", spec, name, names));
+    size_t index = 0;
+    std::string name, path;
+    if (eq == std::string::npos) {
+      if (placeholders.size() != 1)
+        return runError(fmt::format("--input {}: the graph has {} inputs, so say which one the file is for: "
+                                    "--input NAME=path.npy with NAME one of: {}",
+                                    spec, placeholders.size(), inputList()));
+      name = placeholders[0]->name, path = spec;
+    } else {
+      name = spec.substr(0, eq), path = spec.substr(eq + 1);
+      if (name.empty() || path.empty())
+        return runError(fmt::format("--input {}: expected NAME=path.npy (the graph's inputs: {})", spec, inputList()));
+      auto it = byName.find(name);
+      if (it == byName.end())
+        return runError(fmt::format("--input {}: the graph has no input '{}' (its inputs: {})", spec, name, inputList()));
+      index = it->second;
     }
+    if (given[index]) return runError(fmt::format("--input {}: input '{}' is given twice", spec, name));
     auto t = io::readNpyFile(path);
     if (!t) return runError(t.message());
-    const ir::TensorMeta& want = placeholders[it->second]->meta();
+    const ir::TensorMeta& want = placeholders[index]->meta();
     if (t->dtype() != want.dtype || t->shape() != want.shape)
       return runError(fmt::format("--input {}: {} holds {}[{}], input '{}' expects {}", spec, path,
                                   ir::dtypeName(t->dtype()), fmt::join(t->shape().dims(), ","), name,
                                   ir::toString(want)));
-    inputs[it->second] = std::move(t).value();
-    given[it->second] = true;
+    inputs[index] = std::move(t).value();
+    given[index] = true;
   }
 
   ir::Graph graph = source;

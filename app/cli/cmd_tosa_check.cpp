@@ -12,7 +12,7 @@
 namespace ls::cli {
 
 int cmdTosaCheck(const std::string& path, const std::string& profile, const std::string& level,
-                 const std::vector<std::string>& extensions, bool json) {
+                 const std::vector<std::string>& extensions, bool json, bool quiet) {
   arm::TosaCheckOptions o;
   if (profile == "int") o.profile = arm::TosaCheckOptions::Profile::Int;
   else if (profile == "fp") o.profile = arm::TosaCheckOptions::Profile::Fp;
@@ -23,6 +23,10 @@ int cmdTosaCheck(const std::string& path, const std::string& profile, const std:
   o.extensions = extensions;
   auto info = io::readTosa(path);
   if (!info) return fail(info.message());
+  // What the reader could not read as TOSA 1.0 (another version, unknown fields): said, as every
+  // command that loads a file says it.
+  if (!quiet)
+    for (const std::string& w : info->warnings) fmt::print(stderr, "warning: {}: {}\n", path, w);
   std::vector<arm::TosaViolation> v = arm::validateTosaFile(*info, o);
   size_t ops = 0;
   for (const auto& r : info->regions)

@@ -25,6 +25,7 @@ struct TraceCommands {
   std::vector<std::string> dotArgs;
   std::string a, b, format = "md", out, labelA = "A", labelB = "B";
   double failAbove = 0.0, noiseFloorMs = 0.2;
+  bool quiet = false;
 };
 
 TraceCommands* addTraceCommands(CLI::App& app) {
@@ -33,6 +34,7 @@ TraceCommands* addTraceCommands(CLI::App& app) {
   c.importCmd = i;
   i->add_option("bundle", c.bundle, "bundle written by the Python recorder (.lsbundle)")->required();
   i->add_option("-o,--out", c.bundleOut, "output .lstrace path (written atomically)")->required();
+  addQuietFlag(i, c.quiet, "");
   auto* e = app.add_subcommand("export", "Export a trace: Chrome trace JSON, CSV, Markdown, or DOT of a snapshot");
   c.exportCmd = e;
   e->add_option("trace", c.trace, "trace (.lstrace or a recorder bundle)")->required();
@@ -41,6 +43,7 @@ TraceCommands* addTraceCommands(CLI::App& app) {
   e->add_option("--md", c.md, "Markdown table");
   e->add_option("--dot", c.dotArgs, "N OUT.dot: Graphviz DOT of the graph after pass N (-1 = source), diff colours")
       ->expected(2);
+  addQuietFlag(e, c.quiet, "");
   auto* k = app.add_subcommand("compare", "Compare two traces pass by pass; --fail-above makes it a CI gate (exit 2)");
   c.compareCmd = k;
   k->add_option("a", c.a, "reference trace (.lstrace or a recorder bundle)")->required();
@@ -64,10 +67,12 @@ int runImportTrace(const TraceCommands& c) {
   io::ImportReport report;
   auto t = io::loadBundle(c.bundle, &report);
   if (!t) return fail(t.message());
-  for (const std::string& w : report.warnings) fmt::print(stderr, "warning: {}\n", w);
+  if (!c.quiet)
+    for (const std::string& w : report.warnings) fmt::print(stderr, "warning: {}\n", w);
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   Status st = io::saveTrace(t.value(), c.bundleOut);
   if (!st) return fail(st.message());
+  if (c.quiet) return 0;
   trace::Trace::Totals tot = t->totals();
   fmt::print("{}: {} passes ({} changed, {} unchanged, {} skipped, {} failed), {} snapshots, {} opaque nodes; "
              "read in {:.1f} ms\nwrote {}\n",
@@ -77,10 +82,10 @@ int runImportTrace(const TraceCommands& c) {
 }
 
 int runExport(const TraceCommands& c) {
+  if (c.chrome.empty() && c.csv.empty() && c.md.empty() && c.dotArgs.empty())
+    return fail("export: give at least one of --chrome-trace FILE, --csv FILE, --md FILE, --dot N FILE");
   auto t = io::loadTrace(c.trace);
   if (!t) return fail(t.message());
-  if (c.chrome.empty() && c.csv.empty() && c.md.empty() && c.dotArgs.empty())
-    return fail("export: give at least one of --chrome-trace, --csv, --md, --dot N OUT");
   auto write = [&](const std::string& path, const std::string& text) -> bool {
     if (path.empty()) return true;
     Status st = writeFileAtomic(path, text);
@@ -88,7 +93,7 @@ int runExport(const TraceCommands& c) {
       fail(st.message());
       return false;
     }
-    fmt::print("wrote {}\n", path);
+    if (!c.quiet) fmt::print("wrote {}\n", path);
     return true;
   };
   if (!write(c.chrome, io::traceToChromeJson(t.value()))) return 1;

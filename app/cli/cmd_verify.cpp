@@ -30,7 +30,7 @@ struct VerifyCommand {
   CLI::App* sub = nullptr;
   std::string input, pipeline = "generic", profile = "fp", target = "generic", jsonOut, traceOut;
   bool each = false, doBisect = false, noReuse = false, stopOnFailure = false, noQuantize = false, elementwise = false,
-       againstFloat = false, localize = false;
+       againstFloat = false, localize = false, quiet = false;
   std::vector<std::string> disabled;
   uint64_t seed = 1;
   double rtol = 1e-4, atol = 1e-5;
@@ -195,8 +195,8 @@ VerifyCommand* addVerifyCommand(CLI::App& app) {
       "verify", "Run a pipeline and check the result computes what the source graph computes (exit 0 equivalent, "
                 "1 not, 2 usage/input error)");
   cmd.sub = s;
-  s->add_option("input", cmd.input, "graph (.fxjson.json or .lsg)")->required();
-  s->add_option("--pipeline", cmd.pipeline, "pipeline name")->capture_default_str();
+  s->add_option("graph", cmd.input, graphFileHelp())->required();
+  s->add_option("--pipeline", cmd.pipeline, pipelineHelp())->capture_default_str();
   s->add_option("--profile", cmd.profile, "TOSA profile: fp or int (int compares outputs in quantisation steps)")
       ->check(CLI::IsMember({"fp", "int"}))
       ->capture_default_str();
@@ -207,13 +207,13 @@ VerifyCommand* addVerifyCommand(CLI::App& app) {
   s->add_flag("--bisect", cmd.doBisect,
               "when the check fails, find the first responsible pass by running halved pipeline prefixes");
   s->add_option("--bisect-limit", cmd.limit, "run only the first N passes of the pipeline (as -opt-bisect-limit)");
-  s->add_option("--disable-pass", cmd.disabled, "skip this pass (repeatable)");
-  s->add_option("--json", cmd.jsonOut, "write the verification result as JSON");
+  s->add_option("--disable-pass", cmd.disabled, "skip this pass (repeatable; `lowerscope-cli passes` lists them)");
+  s->add_option("--json", cmd.jsonOut, "write the verification result as JSON to this file");
   s->add_option("-o,--trace", cmd.traceOut,
                 "write the trace (.lstrace); with --each every changed pass's record carries its errors, with "
                 "--localize the trace also holds the per-node errors of the first bad pass");
   s->add_flag("--localize", cmd.localize,
-              "with --each: in the first bad pass's result, compare every node's value with its counterpart before "
+              "implies --each: in the first bad pass's result, compare every node's value with its counterpart before "
               "the pass (same node id or provenance), rank the nodes by error and name the first whose error "
               "exceeds the tolerance while its inputs' do not");
   s->add_option("--seed", cmd.seed, "seed of the synthesised graph inputs")->capture_default_str();
@@ -225,8 +225,8 @@ VerifyCommand* addVerifyCommand(CLI::App& app) {
   s->add_option("--atol", cmd.atol, "absolute tolerance for float outputs")->capture_default_str();
   s->add_option("--max-steps", cmd.maxSteps, "tolerance for quantised outputs, in quantisation steps")
       ->capture_default_str();
-  s->add_flag("--stop-on-failure", cmd.stopOnFailure, "with --each: stop the pipeline at the first bad pass");
-  s->add_flag("--no-reuse", cmd.noReuse, "with --each: recompute every node after every pass (no value reuse)");
+  s->add_flag("--stop-on-failure", cmd.stopOnFailure, "implies --each: stop the pipeline at the first bad pass");
+  s->add_flag("--no-reuse", cmd.noReuse, "implies --each: recompute every node after every pass (no value reuse)");
   s->add_flag("--against-float", cmd.againstFloat,
               "with --profile int on a float graph: also report how far the quantized source and the lowered graph "
               "are from the float model (the cost of quantisation vs the cost of the integer lowering)");
@@ -235,16 +235,20 @@ VerifyCommand* addVerifyCommand(CLI::App& app) {
                  "lowered graph's outputs bit for bit on the same inputs (int8 for --profile int)");
   s->add_flag("--no-quantize", cmd.noQuantize,
               "with --profile int: do not quantize a float graph first (it is verified as it is)");
+  addQuietFlag(s, cmd.quiet, "the result line");
   return &cmd;
 }
 
 bool selected(const VerifyCommand& cmd) { return cmd.sub && cmd.sub->parsed(); }
 
-int runVerify(const VerifyCommand& cmd) {
+int runVerify(const VerifyCommand& options) {
   auto t0 = std::chrono::steady_clock::now();
+  VerifyCommand cmd = options;
+  // The options that only mean something per pass turn the per-pass check on.
+  cmd.each = cmd.each || cmd.localize || cmd.stopOnFailure || cmd.noReuse;
   if (!(cmd.rtol >= 0) || !(cmd.atol >= 0) || cmd.maxSteps < 0)
     return usageError("--rtol, --atol and --max-steps must not be negative");
-  auto loaded = load(cmd.input);
+  auto loaded = load(cmd.input, cmd.quiet);
   if (!loaded) return usageError(loaded.message());
   ir::Graph g = std::move(loaded).value();
   const std::string model = g.modelName.empty() ? cmd.input : g.modelName;
@@ -260,7 +264,6 @@ int runVerify(const VerifyCommand& cmd) {
   // Weights: shape-only constants get their synthesised values as data once, before any
   // pass, so every graph version (and every bisect probe) sees the same weights.
   cfg.materializeConstants = true;
-  if (cmd.localize && !cmd.each) return usageError("--localize needs --each (it localises the first bad pass)");
   if (cmd.localize && cmd.stopOnFailure)
     return usageError("--localize needs the first bad pass's result, which --stop-on-failure rolls back");
   cfg.recordTrace = !cmd.traceOut.empty() || cmd.localize;
@@ -279,7 +282,7 @@ int runVerify(const VerifyCommand& cmd) {
   auto prepared = probe.prepare(std::move(g), showProgress);
   line.finish();
   if (!prepared) return usageError(prepared.message());
-  reportQuantize(*prepared);
+  if (!cmd.quiet) reportQuantize(*prepared);
   g = std::move(prepared->graph);
   std::shared_ptr<const trace::Trace> preparation = prepared->preparation;
 
@@ -341,10 +344,12 @@ int runVerify(const VerifyCommand& cmd) {
     final = ref->check(g);
   }
   bool equivalent = final.semantic.equivalent && res.failedIndex < 0;
-  fmt::print("verify {} with pipeline '{}' ({} passes{}), profile {}, target {}, seed {}\n", model, cmd.pipeline,
-             runCount, runCount < passCount ? fmt::format(" of {}", passCount) : "", cmd.profile, cmd.target, cmd.seed);
-  if (cmd.each) {
-    if (!each.setupStatus()) return usageError(each.setupStatus().message());
+  if (!cmd.quiet)
+    fmt::print("verify {} with pipeline '{}' ({} passes{}), profile {}, target {}, seed {}\n", model, cmd.pipeline,
+               runCount, runCount < passCount ? fmt::format(" of {}", passCount) : "", cmd.profile, cmd.target,
+               cmd.seed);
+  if (cmd.each && !each.setupStatus()) return usageError(each.setupStatus().message());
+  if (cmd.each && !cmd.quiet) {
     fmt::print("{:>4}  {:<40} {:>12} {:>12} {:>8} {:>9}  {}\n", "#", "pass", "max abs", "max rel", "steps", "exec ms",
                "result");
     for (const verify::PassCheck& c : each.checks()) {
@@ -362,15 +367,16 @@ int runVerify(const VerifyCommand& cmd) {
   if (cmd.localize) {
     const verify::PassCheck* f = each.firstFailure();
     if (!f) {
-      fmt::print("localize: no pass changed the outputs beyond the tolerance; nothing to localise\n");
+      if (!cmd.quiet) fmt::print("localize: no pass changed the outputs beyond the tolerance; nothing to localise\n");
     } else if (!outcome->trace) {
       return usageError("localize: the run recorded no trace");
     } else if (f->result.executionFailed) {
-      fmt::print("localize: pass #{} {}: its graph does not run; nothing to compare\n", f->passIndex, f->pass);
+      if (!cmd.quiet) fmt::print("localize: pass #{} {}: its graph does not run; nothing to compare\n", f->passIndex, f->pass);
     } else {
       auto loc = verify::localizePass(*outcome->trace, f->passIndex, *ref);
       if (!loc) return usageError(loc.message());
-      printLocalization(*loc, outcome->trace->graphBefore(f->passIndex), outcome->trace->graphAfter(f->passIndex));
+      if (!cmd.quiet)
+        printLocalization(*loc, outcome->trace->graphBefore(f->passIndex), outcome->trace->graphAfter(f->passIndex));
       auto withLoc = std::make_shared<trace::Trace>(*outcome->trace);
       withLoc->generation = trace::nextGeneration();
       withLoc->localization = std::make_shared<const trace::Localization>(std::move(loc).value());
@@ -378,15 +384,15 @@ int runVerify(const VerifyCommand& cmd) {
     }
   }
   if (res.failedIndex >= 0) fmt::print("pipeline failed: {}\n", res.failure);
-  fmt::print("final graph: {}\n", final.message);
+  if (!cmd.quiet) fmt::print("final graph: {}\n", final.message);
   std::optional<verify::IntAgreement> agreement;
   if (vo.quantSteps && res.failedIndex < 0 && !final.executionFailed && !final.semantic.equivalent &&
       !source.nodesOfOp(ir::internOp("quantized_decomposed.quantize_per_tensor.default")).empty()) {
     auto ag = verify::intAgreement(source, g, ref->inputs(), verify::AgreementOptions{.threads = vo.threads});
     if (!ag) {
-      fmt::print("int agreement: not available: {}\n", ag.message());
+      if (!cmd.quiet) fmt::print("int agreement: not available: {}\n", ag.message());
     } else {
-      printAgreement(*ag);
+      if (!cmd.quiet) printAgreement(*ag);
       agreement = std::move(ag).value();
     }
   }
@@ -403,16 +409,18 @@ int runVerify(const VerifyCommand& cmd) {
     if (!b) return usageError(b.message());
     bis = std::move(b).value();
     bisected = true;
-    for (const verify::BisectProbe& p : bis.probes)
-      fmt::print("bisect: first {:>3} passes: {}\n", p.limit, p.failed ? "FAIL" : "ok");
-    if (bis.culprit >= 0) {
-      fmt::print("bisect: first bad pass is #{} {}: {}\n", bis.culprit, bis.culpritName, bis.detail);
-      fmt::print("bisect: reproduce with: {}\n", reproduceCommand(cmd, size_t(bis.culprit) + 1));
-      fmt::print("bisect: passes with:    {}\n", reproduceCommand(cmd, size_t(bis.culprit)));
-    } else if (!bis.fullPipelineFails) {
-      fmt::print("bisect: the check passes when re-run from the start; nothing to bisect\n");
-    } else {
-      fmt::print("bisect: {}\n", bis.detail);
+    if (!cmd.quiet) {
+      for (const verify::BisectProbe& p : bis.probes)
+        fmt::print("bisect: first {:>3} passes: {}\n", p.limit, p.failed ? "FAIL" : "ok");
+      if (bis.culprit >= 0) {
+        fmt::print("bisect: first bad pass is #{} {}: {}\n", bis.culprit, bis.culpritName, bis.detail);
+        fmt::print("bisect: reproduce with: {}\n", reproduceCommand(cmd, size_t(bis.culprit) + 1));
+        fmt::print("bisect: passes with:    {}\n", reproduceCommand(cmd, size_t(bis.culprit)));
+      } else if (!bis.fullPipelineFails) {
+        fmt::print("bisect: the check passes when re-run from the start; nothing to bisect\n");
+      } else {
+        fmt::print("bisect: {}\n", bis.detail);
+      }
     }
   }
   // Against the float model: the same seeded inputs through the float graph; the error of the
@@ -422,7 +430,8 @@ int runVerify(const VerifyCommand& cmd) {
   };
   std::optional<FloatGap> gap;
   if (cmd.againstFloat && !floatModel) {
-    fmt::print("against float: not available (the input already holds quantize/dequantize ops, or --profile is not int)\n");
+    if (!cmd.quiet)
+      fmt::print("against float: not available (the input already holds quantize/dequantize ops, or --profile is not int)\n");
   } else if (floatModel) {
     verify::VerifyOptions fo = vo;
     fo.quantSteps = false;
@@ -437,9 +446,10 @@ int runVerify(const VerifyCommand& cmd) {
       return usageError("against float: " + (qs.executionFailed ? qs.message : lw.message));
     fg.sourceAbs = qs.semantic.maxAbsError, fg.loweredAbs = lw.semantic.maxAbsError;
     const double denom = fg.maxFloat > 0 ? fg.maxFloat : 1.0;
-    fmt::print("against float: quantized source max abs {:.4g} ({:.3g} of max|float| {:.4g}); lowered graph max abs "
-               "{:.4g} ({:.3g})\n",
-               fg.sourceAbs, fg.sourceAbs / denom, fg.maxFloat, fg.loweredAbs, fg.loweredAbs / denom);
+    if (!cmd.quiet)
+      fmt::print("against float: quantized source max abs {:.4g} ({:.3g} of max|float| {:.4g}); lowered graph max "
+                 "abs {:.4g} ({:.3g})\n",
+                 fg.sourceAbs, fg.sourceAbs / denom, fg.maxFloat, fg.loweredAbs, fg.loweredAbs / denom);
     gap = fg;
   }
   // The file as written: read back like any .tosa and run on the inputs the lowered graph takes.
@@ -447,13 +457,13 @@ int runVerify(const VerifyCommand& cmd) {
   if (!cmd.tosaOut.empty() && res.failedIndex < 0) {
     auto bytes = io::serializeTosa(g);
     if (!bytes) {
-      fmt::print("tosa file: not written: {}\n", bytes.message());
+      if (!cmd.quiet) fmt::print("tosa file: not written: {}\n", bytes.message());
       equivalent = false;
     } else {
       const std::string name = cmd.tosaOut.substr(cmd.tosaOut.find_last_of('/') + 1);
       auto fr = arm::runTosaFileAgainst(g, *bytes, name, exec::adaptInputs(g, ref->inputs()));
       if (!fr) return usageError(fr.message());
-      fmt::print("tosa file {}: {}\n", cmd.tosaOut, fr->message);
+      if (!cmd.quiet) fmt::print("tosa file {}: {}\n", cmd.tosaOut, fr->message);
       equivalent = equivalent && fr->identical;
       fileRun = std::move(fr).value();
       if (Status st = writeFileAtomic(cmd.tosaOut, *bytes); !st) return usageError(st.message());

@@ -16,20 +16,28 @@ namespace ls::cli {
 
 /// Prints "error: <msg>" on stderr and returns exit code 1.
 int fail(const std::string& msg);
-/// Loads a graph (.lsg or fxjson), printing import warnings unless quiet.
+/// Loads a graph (any format io::loadGraphFile reads), printing import warnings unless quiet.
 Result<ir::Graph> load(const std::string& path, bool quiet = false);
 
+/// Help text of a graph argument: the formats every command reads (fxjson, .lsg and the
+/// formats backends register). Call after registerBuiltins().
+std::string graphFileHelp();
+/// Help text of --pipeline: the registered pipelines. Call after registerBuiltins().
+std::string pipelineHelp();
+/// -q/--quiet, worded the same for every command: only `result` (the command's one result
+/// line, "" for none) and errors are printed.
+void addQuietFlag(CLI::App* s, bool& quiet, const std::string& result);
 
-int cmdImport(const std::string& in, const std::string& out);
-int cmdPrint(const std::string& in, bool modules, bool constants);
+int cmdImport(const std::string& in, const std::string& out, bool quiet);
+int cmdPrint(const std::string& in, bool modules, bool constants, bool quiet);
 /// Lists the registered passes (description, target ops, applicability, pipelines).
 int cmdPasses(bool json, bool namesOnly);
 /// The op coverage table of a pipeline (session::opCoverage), as text or as docs/OPS.md.
 int cmdOps(const std::string& pipeline, bool markdown);
 /// Checks a .tosa file against the TOSA 1.0 specification (profile int|fp, level 8k|none).
 int cmdTosaCheck(const std::string& path, const std::string& profile, const std::string& level,
-                 const std::vector<std::string>& extensions, bool json);
-int cmdInfo(const std::string& in, bool json, bool checkShapes, const std::string& jsonOut);
+                 const std::vector<std::string>& extensions, bool json, bool quiet);
+int cmdInfo(const std::string& in, bool json, bool checkShapes, const std::string& jsonOut, bool quiet);
 
 /// Options of `lower` (shared by `verify` and `bench` later).
 struct LowerCommand {

@@ -122,6 +122,7 @@ class App final : private ScriptHost {
   void enterSubgraph(const std::string& name) override;
   void leaveSubgraph() override;
   Status showPreparation(bool on) override;
+  viewmodel::TracePtr pipelineTrace() const override { return state_.pipelineTrace; }
   void showView(const std::string& name) override;
   void setSearch(const std::string& text) override;
   bool searchStep(int dir) override;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -48,11 +49,83 @@ std::string ScriptRunner::resolve(const std::string& path) const {
   return std::filesystem::exists(alt) ? alt : path;
 }
 
-std::optional<int> ScriptRunner::findPass(const trace::Trace& t, const ScriptCommand& c) const {
-  if (c.numeric) return c.number >= -1 && c.number < int(t.records.size()) ? std::optional<int>(c.number) : std::nullopt;
+namespace {
+
+bool parseIndex(std::string_view s, int& n) {
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
+  return ec == std::errc() && end == s.data() + s.size();
+}
+
+/// The pass `name` names in `t`: an index (-1: the source graph), first|last (as the pipeline
+/// list's Home/End keys under `filter`, from `selected`), or the first pass of that name.
+std::optional<int> passIn(const trace::Trace& t, std::string_view name, int selected,
+                          const viewmodel::PassFilter& filter) {
+  int n = 0;
+  if (parseIndex(name, n)) return n >= -1 && n < int(t.records.size()) ? std::optional<int>(n) : std::nullopt;
+  if (name == "first" || name == "last")
+    return viewmodel::step(t, viewmodel::visiblePasses(t, filter), selected,
+                           name == "first" ? viewmodel::StepKey::First : viewmodel::StepKey::Last);
   for (const trace::PassRecord& r : t.records)
-    if (r.name == c.arg) return r.index;
+    if (r.name == name) return r.index;
   return std::nullopt;
+}
+
+/// "no pass 'X' in the tosa run (0..3, first, last or a pass name)".
+std::string noPass(const std::string& arg, const trace::Trace& t) {
+  return fmt::format("no pass '{}'{} (0..{}, first, last or a pass name)", arg,
+                     t.pipeline.empty() ? std::string() : fmt::format(" in the {} run", t.pipeline),
+                     int(t.records.size()) - 1);
+}
+
+}  // namespace
+
+Result<int> ScriptRunner::findPassIn(ScriptHost& host, const trace::Trace& t, const ScriptCommand& c) const {
+  if (std::optional<int> p = passIn(t, c.arg, host.selectedPass(), host.passFilter())) return *p;
+  return Status::error(noPass(c.arg, t));
+}
+
+Result<ScriptRunner::NamedPass> ScriptRunner::findPass(ScriptHost& host, const ScriptCommand& c) const {
+  const viewmodel::TracePtr shown = host.trace();
+  if (!shown) return Status::error("no trace loaded (open a file first)");
+  // The other stage: the quantizer's run before the shown pipeline run, or the pipeline run
+  // after the shown quantizer's run.
+  const viewmodel::TracePtr pipeline = host.pipelineTrace();
+  const viewmodel::TracePtr other = pipeline ? pipeline : shown->preparation;
+  const int selected = host.selectedPass();
+  const viewmodel::PassFilter filter = host.passFilter();
+  std::string_view name = c.arg;
+  const trace::Trace* only = nullptr;  // RUN:NAME names one of them
+  if (const size_t colon = name.find(':'); colon != std::string_view::npos && colon > 0) {
+    const std::string_view run = name.substr(0, colon);
+    if (run == shown->pipeline) only = shown.get();
+    else if (other && run == other->pipeline) only = other.get();
+    else
+      return Status::error(fmt::format("no run '{}' to name a pass of (the shown run is '{}'{})", run, shown->pipeline,
+                                       other ? fmt::format(", the {} one '{}'", pipeline ? "pipeline" : "quantizer's",
+                                                           other->pipeline)
+                                             : std::string()));
+    name = name.substr(colon + 1);
+  }
+  if (!only || only == shown.get())
+    if (std::optional<int> p = passIn(*shown, name, selected, filter)) return NamedPass{*p, false, shown->pipeline};
+  if (other && (!only || only == other.get())) {
+    // Unqualified, the other run is searched by pass name only: an index, first and last mean
+    // the shown run's.
+    int index = 0;
+    const bool isName = !parseIndex(name, index) && name != "first" && name != "last";
+    if (only || isName)
+      if (std::optional<int> p = passIn(*other, name, -1, filter)) return NamedPass{*p, true, other->pipeline};
+  }
+  std::string msg = noPass(c.arg, only ? *only : *shown);
+  if (other && !only)
+    msg += fmt::format(" nor in the {} run {} it", other->pipeline, pipeline ? "after" : "before");
+  return Status::error(msg);
+}
+
+Status ScriptRunner::showOtherStage(ScriptHost& host) {
+  LS_RETURN_IF_ERROR(host.showPreparation(!host.pipelineTrace()));
+  waiting_ = true;  // the other run's layouts
+  return Status::ok();
 }
 
 void ScriptRunner::step(ScriptHost& host) {
@@ -99,6 +172,7 @@ Status ScriptRunner::execute(ScriptHost& host, const ScriptCommand& c) {
   switch (c.op) {
     case ScriptOp::Open:
       host.openFile(resolve(c.arg));
+      paneStage_.reset();
       waiting_ = true;
       return Status::ok();
     case ScriptOp::Pipeline: {
@@ -124,10 +198,9 @@ Status ScriptRunner::execute(ScriptHost& host, const ScriptCommand& c) {
       return Status::ok();
     case ScriptOp::Wait: waiting_ = true; return Status::ok();
     case ScriptOp::SelectPass: {
-      LS_RETURN_IF_ERROR(needTrace());
-      std::optional<int> p = findPass(*trace, c);
-      if (!p) return Status::error(fmt::format("no pass '{}' (0..{} or a pass name)", c.arg, int(trace->records.size()) - 1));
-      host.selectPass(*p);
+      LS_ASSIGN_OR_RETURN(p, findPass(host, c));
+      if (p.otherStage) LS_RETURN_IF_ERROR(showOtherStage(host));
+      host.selectPass(p.index);
       return Status::ok();
     }
     case ScriptOp::NextPass: return stepPass(viewmodel::StepKey::Next);
@@ -157,24 +230,41 @@ Status ScriptRunner::execute(ScriptHost& host, const ScriptCommand& c) {
     }
     case ScriptOp::Pin:
     case ScriptOp::PaneAdd: {
-      LS_RETURN_IF_ERROR(needTrace());
-      std::optional<int> p = findPass(*trace, c);
-      if (!p) return Status::error(fmt::format("no pass '{}'", c.arg));
-      if (c.op == ScriptOp::Pin) host.setPin(*p);
-      else host.addPane(*p, false);
+      LS_ASSIGN_OR_RETURN(p, findPass(host, c));
+      const bool preparation = bool(host.pipelineTrace()) != p.otherStage;  // the run the pass is in
+      if (p.otherStage) {
+        // Pins and panes are passes of the shown run: what is there stays meaningful only if
+        // the shown run does not change under it.
+        const std::string where =
+            fmt::format("'{}' is a pass of the {} run, not of the shown {} run", c.arg, p.run, trace->pipeline);
+        if (c.op == ScriptOp::Pin)
+          return Status::error(where + ": a pin compares passes of the shown run (select pass " + c.arg + " shows that run)");
+        if (paneStage_ && *paneStage_ != preparation)
+          return Status::error(where + ", which the panes show: panes show passes of one run (pane clear first)");
+        LS_RETURN_IF_ERROR(showOtherStage(host));
+      }
+      if (c.op == ScriptOp::Pin) {
+        host.setPin(p.index);
+      } else {
+        host.addPane(p.index, false);
+        paneStage_ = preparation;
+      }
       return Status::ok();
     }
     case ScriptOp::PaneAddB: {
       LS_RETURN_IF_ERROR(needTrace());
       viewmodel::TracePtr b = host.compareTrace();
       if (!b) return Status::error("no run B (compare or compare-trace first)");
-      std::optional<int> p = findPass(*b, c);
-      if (!p) return Status::error(fmt::format("run B has no pass '{}'", c.arg));
+      auto p = findPassIn(host, *b, c);
+      if (!p) return Status::error("run B: " + p.message());
       host.addPane(*p, true);
       return Status::ok();
     }
     case ScriptOp::Unpin: host.setPin(std::nullopt); return Status::ok();
-    case ScriptOp::PaneClear: host.clearPanes(); return Status::ok();
+    case ScriptOp::PaneClear:
+      host.clearPanes();
+      paneStage_.reset();
+      return Status::ok();
     case ScriptOp::View: host.showView(c.arg); return Status::ok();
     case ScriptOp::Filter: {
       viewmodel::PassFilter f = host.passFilter();

@@ -77,6 +77,9 @@ class ScriptHost {
   /// Shows the run that prepared run A's source (Trace::preparation: the quantizer's passes)
   /// as the stepped run (true), or run A again (false). Errors when there is no such run.
   virtual Status showPreparation(bool on) = 0;
+  /// While showPreparation(true) is in effect (trace() is the preparation run), the pipeline
+  /// run it prepared; null otherwise.
+  virtual viewmodel::TracePtr pipelineTrace() const = 0;
 
   // ---- views
   /// "graph" | "timing" (centre tab) | "pipeline" | "inspector" (side panels).
@@ -158,8 +161,22 @@ class ScriptRunner {
   ScriptRunner(std::vector<viewmodel::ScriptCommand> commands, std::string path);
   Status execute(ScriptHost& host, const viewmodel::ScriptCommand& c);
   Status expect(ScriptHost& host, const viewmodel::ScriptCommand& c);
-  /// Pass index named by the command (index or name), nullopt when there is no such pass.
-  std::optional<int> findPass(const trace::Trace& t, const viewmodel::ScriptCommand& c) const;
+  /// A pass a command names in run A: its index, and whether it is a pass of the other stage
+  /// (the quantizer's run when the pipeline run is shown, or the reverse), which the command
+  /// shows first.
+  struct NamedPass {
+    int index = -1;
+    bool otherStage = false;
+    std::string run;  ///< the pipeline of the run the pass is in (e.g. quantize-pt2e)
+  };
+  /// The pass `c.arg` names in run A: an index (-1: the source graph), first|last (as the
+  /// pipeline list's Home/End keys), a pass name (the shown run's first, else the other stage's),
+  /// or RUN:NAME (RUN: the pipeline of either stage, e.g. quantize-pt2e:FuseBatchNorm2dPass).
+  Result<NamedPass> findPass(ScriptHost& host, const viewmodel::ScriptCommand& c) const;
+  /// The same in one run (run B), without stages.
+  Result<int> findPassIn(ScriptHost& host, const trace::Trace& t, const viewmodel::ScriptCommand& c) const;
+  /// Shows the other stage of run A (the quantizer's run or the pipeline run) and waits for it.
+  Status showOtherStage(ScriptHost& host);
   /// `path` as given when it exists (or is absolute), else relative to the script's directory.
   std::string resolve(const std::string& path) const;
 
@@ -171,6 +188,9 @@ class ScriptRunner {
   bool done_ = false;
   bool keepGoing_ = false;
   bool echo_ = false;
+  /// The stage of run A the panes this script added show (true: the quantizer's run); nullopt
+  /// when it added none since the last `pane clear` / `open`.
+  std::optional<bool> paneStage_;
   std::string error_;
   std::vector<std::string> errors_;
 };

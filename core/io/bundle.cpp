@@ -166,10 +166,18 @@ Result<const ir::Graph*> BundleReader::imported(int64_t index, const std::string
   auto g = importFxJson(text, name, &rep);
   if (!g) return g.status();
   if (report_) {
+    // The same finding warns once, not once per snapshot that still holds it: a grouped one
+    // (an unknown op kind) by what it is, with the count of the first graph that has it.
+    std::unordered_map<std::string, const NodeFinding*> grouped;
+    for (const NodeFinding& f : rep.nodeFindings) grouped.emplace(name + ": " + f.text(), &f);
     for (std::string& w : rep.warnings) {
-      // The same unknown op warns once, not once per snapshot that still holds it.
-      std::string what = w.rfind(name, 0) == 0 ? w.substr(name.size()) : w;
-      if (warned_.insert(std::move(what)).second) report_->warnings.push_back(std::move(w));
+      auto finding = grouped.find(w);
+      std::string what = finding != grouped.end() ? finding->second->what
+                         : w.rfind(name, 0) == 0   ? w.substr(name.size())
+                                                   : w;
+      if (!warned_.insert(std::move(what)).second) continue;
+      if (finding != grouped.end()) report_->nodeFindings.push_back(*finding->second);
+      report_->warnings.push_back(std::move(w));
     }
     report_->opaqueNodes = std::max(report_->opaqueNodes, rep.opaqueNodes);
   }

@@ -271,6 +271,24 @@ class Importer {
   void warn(std::string msg) {
     if (report_) report_->warnings.push_back(source_ + ": " + msg);
   }
+  /// A finding many nodes can share: counted, reported once by reportFindings().
+  void noteNode(std::string what, std::string example) {
+    if (!report_) return;
+    auto [it, added] = findingIndex_.try_emplace(what, findings_.size());
+    if (added) findings_.push_back(NodeFinding{.what = std::move(what)});
+    NodeFinding& f = findings_[it->second];
+    if (f.examples.size() < NodeFinding::kMaxExamples) f.examples.push_back(std::move(example));
+    ++f.nodes;
+  }
+  /// One warning per finding, in the order they were first seen.
+  void reportFindings() {
+    if (!report_) return;
+    for (NodeFinding& f : findings_) {
+      warn(f.text());
+      report_->nodeFindings.push_back(std::move(f));
+    }
+    findings_.clear();
+  }
 
   Status checkHeader(const dom::object& top);
   Status parseConstants(const dom::object& top);
@@ -306,6 +324,9 @@ class Importer {
 
   std::vector<Node> nodes_;       ///< decoded, refs hold file indices
   std::vector<uint8_t> hasMeta_;  ///< per file index
+
+  std::vector<NodeFinding> findings_;  ///< grouped per-node warnings, first-seen order
+  std::unordered_map<std::string, size_t> findingIndex_;
 };
 
 Status Importer::checkHeader(const dom::object& top) {
@@ -963,8 +984,8 @@ Status Importer::buildGraph(const std::vector<uint32_t>& order) {
         const ops::OpSchema* schema = reg.find(node.op);
         if (!schema) {
           if ((schema = reg.functionalTwin(node.target))) {
-            warn(fmt::format("node {}: {} imported as its functional twin {}", quote(node.name), quote(node.target),
-                             quote(schema->name)));
+            noteNode(fmt::format("{} imported as its functional twin {}", quote(node.target), quote(schema->name)),
+                     quote(node.name));
             node.target = schema->name;
             node.op = ir::internOp(node.target);
           }
@@ -972,7 +993,9 @@ Status Importer::buildGraph(const std::vector<uint32_t>& order) {
         if (!schema) {
           node.flags |= ir::kFlagOpaque;
           if (report_) ++report_->opaqueNodes;
-          warn(fmt::format("node {}: unknown op {} imported as opaque", quote(node.name), quote(node.target)));
+          const std::string kind = unknownOpKind(node.target);
+          noteNode(fmt::format("unknown op {} imported as opaque", quote(kind)),
+                   kind == node.target ? quote(node.name) : fmt::format("{} ({})", quote(node.name), node.target));
           break;
         }
         st = ops::checkArgs(*schema, node, graph_);
@@ -1074,6 +1097,7 @@ Result<ir::Graph> Importer::run() {
   }
   LS_RETURN_IF_ERROR(buildGraph(order));
   LS_RETURN_IF_ERROR(checkSignature(top));
+  reportFindings();
   return std::move(graph_);
 }
 
@@ -1297,6 +1321,20 @@ class Writer {
 }  // namespace
 
 // ------------------------------------------------------------------ public API
+
+std::string NodeFinding::text() const {
+  std::string list;
+  for (const std::string& e : examples) list += (list.empty() ? "" : ", ") + e;
+  if (nodes == 1) return fmt::format("{}: 1 node ({})", what, list);
+  if (nodes <= examples.size()) return fmt::format("{}: {} nodes ({})", what, nodes, list);
+  return fmt::format("{}: {} nodes, e.g. {}", what, nodes, list);
+}
+
+std::string unknownOpKind(std::string_view target) {
+  constexpr std::string_view kModule = "call_module.";
+  if (target.substr(0, kModule.size()) == kModule) return "call_module.*";
+  return std::string(target);
+}
 
 std::string encodeBase64(const void* data, size_t len) {
   const auto* p = static_cast<const uint8_t*>(data);

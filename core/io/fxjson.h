@@ -12,11 +12,31 @@
 
 namespace ls::io {
 
+/// One finding that many nodes can share (an unknown op imported as opaque, an op imported as
+/// its functional twin): reported as one line with the count and the first few nodes, not one
+/// line per node (a symbolic_trace graph has dozens of call_module nodes).
+struct NodeFinding {
+  static constexpr size_t kMaxExamples = 3;
+  std::string what;                   ///< "unknown op 'operator.add' imported as opaque"
+  size_t nodes = 0;                   ///< how many nodes it applies to
+  std::vector<std::string> examples;  ///< the first kMaxExamples of them, as "'name'" or "'name' (target)"
+  /// "WHAT: 1 node ('a')", "WHAT: 3 nodes ('a', 'b', 'c')", "WHAT: 12 nodes, e.g. 'a', 'b', 'c'".
+  std::string text() const;
+};
+
 /// Non-fatal findings of an import (unknown ops imported as opaque, nodes re-sorted, ...).
 struct ImportReport {
-  std::vector<std::string> warnings;
+  std::vector<std::string> warnings;  ///< one line each, "SOURCE: ..."; grouped findings included
   size_t opaqueNodes = 0;  ///< call nodes whose op the registry does not know (kFlagOpaque)
+  /// The grouped findings behind some of `warnings` (in the same order), for readers that merge
+  /// the reports of several graphs (a bundle warns once per finding, not once per snapshot).
+  std::vector<NodeFinding> nodeFindings;
 };
+
+/// The kind an unknown op is grouped under in warnings: the op itself, except that every
+/// `call_module.<module path>` (torch.fx symbolic_trace, kept by tools/lowerscope_record.py)
+/// is one kind, "call_module.*": its target names a module instance, not an operation.
+std::string unknownOpKind(std::string_view target);
 
 /// Imports an fxjson document. `sourceName` prefixes every error message
 /// ("resnet18.fxjson.json: node 'convolution_3' (#57): meta.shape: expected ..., got ...").
@@ -25,7 +45,8 @@ struct ImportReport {
 /// are sorted (stable: file order is kept wherever the references allow); a cycle is an error.
 /// Call nodes of known ops are checked against their schema (ops::checkArgs); missing meta is
 /// inferred (ops::inferNode). Unknown ops are kept with their recorded meta, flagged
-/// ir::kFlagOpaque and counted in `report`.
+/// ir::kFlagOpaque and counted in `report`, with one warning per kind (unknownOpKind) that
+/// gives the node count and the first few nodes.
 ///
 /// Never throws and never crashes on malformed input: every problem is an error Status that
 /// names the source, the node (name and index in "nodes") or constant, what was expected and

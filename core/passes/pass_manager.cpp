@@ -185,7 +185,8 @@ Status PassManager::validate() const {
   }
   for (const std::string& d : disabled_)
     if (!seen.count(d))
-      problems += fmt::format("{}cannot disable '{}': no such pass in the pipeline", problems.empty() ? "" : "; ", d);
+      problems += fmt::format("{}cannot disable '{}': no such pass in {}", problems.empty() ? "" : "; ", d,
+                              pipelineName.empty() ? std::string("the pipeline") : fmt::format("pipeline '{}'", pipelineName));
   if (!problems.empty()) return Status::error(problems);
   return Status::ok();
 }

@@ -98,6 +98,7 @@ class FakeHost : public ScriptHost {
     log(on ? "stage quantizer" : "stage pipeline");
     return Status::ok();
   }
+  viewmodel::TracePtr pipelineTrace() const override { return pipelineRun; }
   void showView(const std::string& n) override { log("view " + n); }
   void setSearch(const std::string& t) override { log("search " + t); }
   bool searchStep(int dir) override { return log(fmt::format("search step {}", dir)), true; }
@@ -307,8 +308,9 @@ TEST(ScriptRunner, ARuntimeErrorStopsTheScriptWithItsLine) {
     bool withTrace;
   };
   for (const Case& c : std::vector<Case>{
-           {"fit\nselect pass 9\nfit\n", "t.lsscript:2: 'select pass 9': no pass '9' (0..3 or a pass name)", true},
-           {"select pass Pass2\npin pass NoSuchPass\n", "t.lsscript:2: 'pin pass NoSuchPass': no pass 'NoSuchPass'", true},
+           {"fit\nselect pass 9\nfit\n", "t.lsscript:2: 'select pass 9': no pass '9' (0..3, first, last or a pass name)", true},
+           {"select pass Pass2\npin pass NoSuchPass\n",
+            "t.lsscript:2: 'pin pass NoSuchPass': no pass 'NoSuchPass' (0..3, first, last or a pass name)", true},
            {"next pass\n", "t.lsscript:1: 'next pass': no trace loaded (open a file first)", false},
            {"pipeline nope\n", "t.lsscript:1: 'pipeline nope': unknown pipeline 'nope'", false},
            {"select pass 1\nexpect pass-status changed\n", "t.lsscript:2: 'expect pass-status changed': expectation failed: got unchanged", true},
@@ -375,6 +377,98 @@ TEST(ScriptRunner, StageSwitchesToThePreparationRunAndBack) {
   EXPECT_NE(r2->error().find("t.lsscript:1"), std::string::npos) << r2->error();
   EXPECT_NE(r2->error().find("no preparation run"), std::string::npos) << r2->error();
   EXPECT_FALSE(ScriptRunner::parse("stage sideways\n", "t.lsscript").isOk());
+}
+
+TEST(ScriptRunner, PaneAddTakesFirstAndLastAsTheListKeysDo) {
+  // first: the source row (Home); last: the last pass the pipeline list shows (End), so
+  // with hide-skipped the last pass that ran. select pass and pin pass take them too.
+  ScriptRunner r = parse("open m.fxjson.json\npane add last\npane add first\nfilter hide-skipped on\npane add last\n"
+                         "select pass last\npin pass first\n");
+  FakeHost h;
+  h.next = std::make_shared<const trace::Trace>(test::syntheticTrace("cucs"));
+  runToEnd(r, h);
+  ASSERT_FALSE(r.failed()) << r.error();
+  std::vector<std::string> want = {"open m.fxjson.json", "pane 3",   "pane -1", "filter true false ''",
+                                   "pane 2",             "select 2", "pin -1"};
+  EXPECT_EQ(h.calls, want);
+  // A bad word still names what is accepted.
+  ScriptRunner bad = parse("open m.fxjson.json\npane add lastt\n");
+  FakeHost h2;
+  runToEnd(bad, h2);
+  ASSERT_TRUE(bad.failed());
+  EXPECT_NE(bad.error().find("t.lsscript:2"), std::string::npos) << bad.error();
+  EXPECT_NE(bad.error().find("first, last"), std::string::npos) << bad.error();
+}
+
+/// Run A of pipeline tosa ("cusc": Pass0..Pass3) prepared by a quantize-pt2e run whose passes
+/// have their own names, as under --profile int.
+viewmodel::TracePtr preparedRun() {
+  auto prep = std::make_shared<trace::Trace>(test::syntheticTrace("cuc"));
+  prep->pipeline = "quantize-pt2e";
+  prep->records[0].name = "FuseBatchNorm2dPass";
+  prep->records[1].name = "AnnotatePass";
+  prep->records[2].name = "QuantizePt2ePass";
+  auto a = std::make_shared<trace::Trace>(test::syntheticTrace("cusc"));
+  a->pipeline = "tosa";
+  a->preparation = prep;
+  return a;
+}
+
+TEST(ScriptRunner, PreparationPassesCanBeNamedFromThePipelineRun) {
+  // The pipeline list shows the quantizer's passes under "Prepared by quantize-pt2e": naming
+  // one in select pass or pane add shows that run (as stage quantizer does) and picks it.
+  FakeHost h;
+  h.run = preparedRun();
+  // From the quantizer's run a pipeline pass goes back the same way; RUN:NAME says which run.
+  ScriptRunner r = parse(R"(select pass FuseBatchNorm2dPass
+expect pipeline quantize-pt2e
+expect pass-status changed
+select pass Pass3
+expect pipeline tosa
+select pass quantize-pt2e:last
+expect pipeline quantize-pt2e
+stage pipeline
+pane add QuantizePt2ePass
+pane add last
+expect pipeline quantize-pt2e
+)");
+  runToEnd(r, h);
+  ASSERT_FALSE(r.failed()) << r.error();
+  std::vector<std::string> want = {"stage quantizer", "select 0", "stage pipeline", "select 3",
+                                   "stage quantizer", "select 2", "stage pipeline", "stage quantizer",
+                                   "pane 2",          "pane 2"};
+  EXPECT_EQ(h.calls, want);
+  // A run name that is neither says which runs there are.
+  FakeHost h2;
+  h2.run = preparedRun();
+  ScriptRunner bad = parse("select pass xnnpack:Pass1\n");
+  runToEnd(bad, h2);
+  ASSERT_TRUE(bad.failed());
+  EXPECT_NE(bad.error().find("no run 'xnnpack' to name a pass of (the shown run is 'tosa', the quantizer's one "
+                             "'quantize-pt2e')"),
+            std::string::npos)
+      << bad.error();
+}
+
+TEST(ScriptRunner, PaneAddDoesNotMixTheQuantizerAndThePipelineRuns) {
+  // Panes show passes of the shown run: a quantizer pass while panes show pipeline passes is
+  // an error that says how to get there, not a silent reinterpretation of those panes.
+  FakeHost h;
+  h.run = preparedRun();
+  ScriptRunner r = parse("pane add Pass1\npane add QuantizePt2ePass\n");
+  runToEnd(r, h);
+  ASSERT_TRUE(r.failed());
+  EXPECT_NE(r.error().find("t.lsscript:2"), std::string::npos) << r.error();
+  EXPECT_NE(r.error().find("quantize-pt2e"), std::string::npos) << r.error();
+  EXPECT_NE(r.error().find("pane clear"), std::string::npos) << r.error();
+  // A name in neither run names both.
+  FakeHost h2;
+  h2.run = preparedRun();
+  ScriptRunner none = parse("select pass NoSuchPass\n");
+  runToEnd(none, h2);
+  ASSERT_TRUE(none.failed());
+  EXPECT_NE(none.error().find("no pass 'NoSuchPass' in the tosa run"), std::string::npos) << none.error();
+  EXPECT_NE(none.error().find("nor in the quantize-pt2e run"), std::string::npos) << none.error();
 }
 
 TEST(ScriptRunner, KeepGoingCollectsFailuresAndRunsTheRest) {

@@ -70,4 +70,31 @@ TEST(CliBundle, ExportAndCompareOpenBundlesDirectly) {
   EXPECT_NE(other.out.find("Only in A: DecomposeGeluPass, DecomposeMeanDimPass"), std::string::npos) << other.out;
 }
 
+TEST(CliBundle, SymbolicTraceWarningsAreGroupedPerOpKind) {
+  // resnet18 traced with torch.fx.symbolic_trace (tests/tools/make_symbolic_bundle.py): 60
+  // call_module nodes (one target per module path), 8 operator.add, 1 flatten. One line
+  // per kind with its count and the first nodes, not one per node.
+  auto d = ls::clitest::scratchDir("bundle_symbolic");
+  const std::string bundle = std::string(LS_TEST_DATA_DIR) + "/bundles/resnet18_symbolic.lsbundle";
+  CliRun r = runCli("import-trace " + bundle + " -o " + (d / "s.lstrace").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  size_t warnings = 0;
+  for (size_t at = r.out.find("warning: "); at != std::string::npos; at = r.out.find("warning: ", at + 1)) ++warnings;
+  EXPECT_EQ(warnings, 3u) << r.out;
+  EXPECT_NE(r.out.find("unknown op 'operator.add' imported as opaque: 8 nodes, e.g. 'add', 'add_1', 'add_2'"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("unknown op 'call_module.*' imported as opaque: 60 nodes, e.g. 'conv1' (call_module.conv1)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("unknown op 'torch._VariableFunctionsClass.flatten' imported as opaque: 1 node ('flatten')"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("69 opaque nodes"), std::string::npos) << r.out;
+  // -q: neither the warnings nor the summary.
+  CliRun q = runCli("import-trace " + bundle + " -q -o " + (d / "q.lstrace").string());
+  ASSERT_EQ(q.code, 0) << q.out;
+  EXPECT_EQ(q.out, "");
+}
+
 }  // namespace

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "core/exec/synth.h"
 #include "core/io/fxjson.h"
@@ -120,6 +121,63 @@ TEST(Cli, ImportIntoMissingDirectoryFailsAndLeavesNothing) {
   EXPECT_FALSE(std::filesystem::exists(d));
 }
 
+
+// ---------------------------------------------------------------- -q/--quiet (issue 41)
+
+/// The non-empty lines of a CLI run's output.
+std::vector<std::string> lines(const std::string& out) {
+  std::vector<std::string> v;
+  size_t at = 0;
+  while (at < out.size()) {
+    size_t nl = out.find('\n', at);
+    if (nl == std::string::npos) nl = out.size();
+    if (nl > at) v.push_back(out.substr(at, nl - at));
+    at = nl + 1;
+  }
+  return v;
+}
+
+TEST(Cli, QuietLowerPrintsOnlyTheTotalsLine) {
+  // --profile int quantizes first: neither the quantizer's pass table nor its summary, nor the
+  // quantized I/O line, only the totals.
+  CliRun r = runCli("lower " + asset("squeezenet1_1.fxjson.json") + " --pipeline tosa --profile int -q");
+  ASSERT_EQ(r.code, 0) << r.out;
+  std::vector<std::string> l = lines(r.out);
+  ASSERT_EQ(l.size(), 1u) << r.out;
+  EXPECT_EQ(l[0].rfind("total: ", 0), 0u) << r.out;
+  // Without -q the quantizer's table is there.
+  CliRun loud = runCli("lower " + asset("squeezenet1_1.fxjson.json") + " --pipeline tosa --profile int");
+  ASSERT_EQ(loud.code, 0) << loud.out;
+  EXPECT_NE(loud.out.find("quantizer passes (pipeline quantize-pt2e"), std::string::npos) << loud.out;
+}
+
+TEST(Cli, QuietMeansTheSameForEveryCommand) {
+  // Every command that reports more than its result takes -q/--quiet: what is left is the one
+  // result line (lower: totals, verify: result), or nothing for commands that write files.
+  auto d = tmpDir();
+  const std::string sq = asset("squeezenet1_1.fxjson.json");
+  CliRun imp = runCli("import " + sq + " -q -o " + (d / "q.lsg").string());
+  ASSERT_EQ(imp.code, 0) << imp.out;
+  EXPECT_EQ(imp.out, "");
+  CliRun v = runCli("verify " + sq + " --pipeline tosa --profile int --quiet");
+  ASSERT_EQ(v.code, 0) << v.out;
+  std::vector<std::string> vl = lines(v.out);
+  ASSERT_EQ(vl.size(), 1u) << v.out;
+  EXPECT_EQ(vl[0].rfind("result: EQUIVALENT", 0), 0u) << v.out;
+  CliRun tr = runCli("lower " + sq + " -q --trace " + (d / "q.lstrace").string());
+  ASSERT_EQ(tr.code, 0) << tr.out;
+  CliRun exp = runCli("export " + (d / "q.lstrace").string() + " -q --csv " + (d / "q.csv").string());
+  ASSERT_EQ(exp.code, 0) << exp.out;
+  EXPECT_EQ(exp.out, "");
+  EXPECT_FALSE(readText(d / "q.csv").empty());
+  CliRun run = runCli("run " + sq + " -q --out " + (d / "qrun").string());
+  ASSERT_EQ(run.code, 0) << run.out;
+  EXPECT_EQ(run.out, "");
+  CliRun bench = runCli("bench " + sq + " --pipeline tosa --profile int --repeat 1 --warmup 0 -q --out " +
+                        (d / "q.md").string());
+  ASSERT_EQ(bench.code, 0) << bench.out;
+  EXPECT_EQ(bench.out, "");
+}
 
 // ---------------------------------------------------------------- traces: export, compare gate, bench
 

@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 
 #include "core/exec/synth.h"
 #include "core/io/load.h"
@@ -88,13 +89,56 @@ TEST(RunCli, WrongInputsAreUsageErrorsNamingWhatWasExpected) {
   EXPECT_NE(wrongType.out.find("input 'x' expects f32[1,3,224,224]"), std::string::npos) << wrongType.out;
   CliRun wrongName = runCli("run " + graph("squeezenet1_1") + " --input y=" + (dir / "f64.npy").string());
   EXPECT_EQ(wrongName.code, 2);
-  EXPECT_NE(wrongName.out.find("no input 'y' (its inputs: x)"), std::string::npos) << wrongName.out;
+  EXPECT_NE(wrongName.out.find("no input 'y' (its inputs: x f32[1,3,224,224])"), std::string::npos) << wrongName.out;
   CliRun missing = runCli("run " + graph("squeezenet1_1") + " --input x=" + (dir / "absent.npy").string());
   EXPECT_EQ(missing.code, 2);
   EXPECT_NE(missing.out.find("cannot open"), std::string::npos) << missing.out;
   CliRun pass = runCli("run " + graph("squeezenet1_1") + " --pipeline tosa --after-pass NoSuchPass");
   EXPECT_EQ(pass.code, 2);
   EXPECT_NE(pass.out.find("no pass of that name"), std::string::npos) << pass.out;
+}
+
+TEST(RunCli, BarePathBindsToTheOnlyInput) {
+  const fs::path dir = scratch("bare");
+  fs::remove_all(dir);
+  ASSERT_EQ(runCli("run " + graph("squeezenet1_1") + " -q --out " + (dir / "seeded").string()).code, 0);
+  const std::string x = only(dir / "seeded", "input_x").string();
+  // `--input x.npy` on a one-input graph: the file is that input (no NAME= needed).
+  CliRun r = runCli("run " + graph("squeezenet1_1") + " --input " + x + " --out " + (dir / "bare").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("1 given"), std::string::npos) << r.out;
+  auto a = ls::io::readNpyFile(only(dir / "seeded", "output_0_").string());
+  auto b = ls::io::readNpyFile(only(dir / "bare", "output_0_").string());
+  ASSERT_TRUE(a.isOk() && b.isOk());
+  EXPECT_TRUE(sameBytes(*a, *b));
+  // The same input given twice is a mistake, not a silent override.
+  CliRun twice = runCli("run " + graph("squeezenet1_1") + " --input " + x + " --input x=" + x);
+  EXPECT_EQ(twice.code, 2) << twice.out;
+  EXPECT_NE(twice.out.find("input 'x' is given twice"), std::string::npos) << twice.out;
+}
+
+TEST(RunCli, BarePathWithSeveralInputsNamesThemAndTheForm) {
+  const fs::path dir = scratch("two_inputs");
+  fs::create_directories(dir);
+  const std::string two = (dir / "two.fxjson.json").string();
+  std::ofstream(two) << R"({"format": "fxjson", "version": 1, "model": "two",
+ "nodes": [
+  {"name": "a", "op": "placeholder", "target": "a", "args": [], "kwargs": {}, "meta": {"shape": [2, 3], "dtype": "float32"}},
+  {"name": "b", "op": "placeholder", "target": "b", "args": [], "kwargs": {}, "meta": {"shape": [3], "dtype": "float32"}},
+  {"name": "add", "op": "call_function", "target": "aten.add.Tensor", "args": [{"node": "a"}, {"node": "b"}], "kwargs": {}, "meta": {"shape": [2, 3], "dtype": "float32"}},
+  {"name": "output", "op": "output", "target": "output", "args": [[{"node": "add"}]], "kwargs": {}, "meta": {}}
+ ],
+ "constants": {}, "inputs": ["a", "b"], "outputs": ["add"]})";
+  ASSERT_EQ(runCli("run " + two + " -q --out " + (dir / "seeded").string()).code, 0);
+  const std::string a = only(dir / "seeded", "input_a").string();
+  CliRun r = runCli("run " + two + " --input " + a);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("--input " + a + ": the graph has 2 inputs"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("a f32[2,3], b f32[3]"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("NAME=path.npy"), std::string::npos) << r.out;
+  // Named, both work as before.
+  CliRun named = runCli("run " + two + " --input a=" + a + " --out " + (dir / "named").string());
+  EXPECT_EQ(named.code, 0) << named.out;
 }
 
 }  // namespace

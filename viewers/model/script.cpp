@@ -181,7 +181,7 @@ Result<std::vector<ScriptCommand>> parseScript(std::string_view text, std::strin
       if (!need(1)) return err("expected: wait");
       c.op = ScriptOp::Wait;
     } else if (w0 == "select" && (w1 == "pass" || w1 == "node")) {
-      if (w.size() < 3) return err(fmt::format("expected: select {} {}", w1, w1 == "pass" ? "N|NAME" : "NAME"));
+      if (w.size() < 3) return err(fmt::format("expected: select {} {}", w1, w1 == "pass" ? "N|NAME|first|last" : "NAME"));
       c.op = w1 == "pass" ? ScriptOp::SelectPass : ScriptOp::SelectNode;
       c.arg = rest(w, 2);
       c.numeric = c.op == ScriptOp::SelectPass && parseInt(c.arg, c.number);
@@ -192,7 +192,7 @@ Result<std::vector<ScriptCommand>> parseScript(std::string_view text, std::strin
       if (w1 == "changed") c.op = w0 == "next" ? ScriptOp::NextChanged : ScriptOp::PrevChanged;
       else c.op = w0 == "next" ? ScriptOp::NextPass : w0 == "prev" ? ScriptOp::PrevPass : w0 == "first" ? ScriptOp::FirstPass : ScriptOp::LastPass;
     } else if (w0 == "pin") {
-      if (w.size() < 3 || w1 != "pass") return err("expected: pin pass N|NAME");
+      if (w.size() < 3 || w1 != "pass") return err("expected: pin pass N|NAME|first|last");
       c.op = ScriptOp::Pin;
       c.arg = rest(w, 2);
       c.numeric = parseInt(c.arg, c.number);
@@ -200,7 +200,7 @@ Result<std::vector<ScriptCommand>> parseScript(std::string_view text, std::strin
       if (w1 == "clear" && need(2)) {
         c.op = ScriptOp::PaneClear;
       } else {
-        if (w.size() < 3 || (w1 != "add" && w1 != "add-b")) return err("expected: pane add|add-b N|NAME, or pane clear");
+        if (w.size() < 3 || (w1 != "add" && w1 != "add-b")) return err("expected: pane add|add-b N|NAME|first|last, or pane clear");
         c.op = w1 == "add" ? ScriptOp::PaneAdd : ScriptOp::PaneAddB;
         c.arg = rest(w, 2);
         c.numeric = parseInt(c.arg, c.number);

@@ -7,14 +7,20 @@
 //   pipeline NAME | profile fp|int | target generic|u55|u85
 //   run [RUN-OPTIONS]            run again (options below change the current config)
 //   wait                         wait until the run, comparison and layout are finished
-//   select pass N|NAME           select pass by index or first pass with that name (-1: source)
+//   select pass PASS             select a pass (PASS below)
 //   next pass | prev pass | next changed | prev changed | first pass | last pass
 //   select node NAME             select a node of the shown graph by name
-//   pin pass N|NAME | unpin      diff against a pinned pass instead of the previous one
+//   pin pass PASS | unpin        diff against a pinned pass instead of the previous one
 //   view pipeline|graph|inspector|timing|delegation|ir-diff|panes
-//   pane add N|NAME | pane clear  side-by-side panes (at most 4; shared camera and selection)
-//   pane add-b N|NAME            a pane with a pass of run B (compare / compare-trace): two runs
+//   pane add PASS | pane clear   side-by-side panes (at most 4; shared camera and selection)
+//   pane add-b PASS              a pane with a pass of run B (compare / compare-trace): two runs
 //                                side by side, nodes matched through their shared source graph
+//   PASS: an index (-1: the source graph), first|last (the list's Home/End: the source row, the
+//   last pass shown), or a name (the first pass of that name). Under --profile int a name may
+//   be one of the quantizer's passes ("Prepared by quantize-pt2e"): select pass and pane add
+//   then show that run first, as `stage quantizer` does (and a pipeline pass named while the
+//   quantizer's run is shown goes back). A name both runs have means the shown run's pass;
+//   RUN:NAME picks the run (quantize-pt2e:FuseBatchNorm2dPass, tosa:last).
 //   filter hide-skipped on|off | filter hide-unchanged on|off | filter search TEXT
 //   search TEXT | search next | search prev      node search in the graph view
 //   next change | prev change    select and centre the next/previous node of the diff

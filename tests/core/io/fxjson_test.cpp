@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <chrono>
 #include <cmath>
@@ -377,12 +378,50 @@ TEST(FxJsonImport, UnknownOpIsOpaqueWithWarning) {
   ir::Graph g = importOk(tinyWith("aten.relu.default", "foo.bar.baz"), &report);
   EXPECT_EQ(report.opaqueNodes, 1u);
   ASSERT_EQ(report.warnings.size(), 1u);
-  EXPECT_HAS(report.warnings[0], "node 'relu': unknown op 'foo.bar.baz' imported as opaque");
+  EXPECT_HAS(report.warnings[0], "unknown op 'foo.bar.baz' imported as opaque: 1 node ('relu')");
   const ir::Node& n = g.at(3);
   EXPECT_TRUE(n.hasFlag(ir::kFlagOpaque));
   EXPECT_EQ(ir::printNode(g, n), "%relu = foo.bar.baz(%add) : f32[1,4] [opaque]");
   // Also without a report.
   EXPECT_TRUE(importFxJson(tinyWith("aten.relu.default", "foo.bar.baz"), "t").isOk());
+}
+
+TEST(FxJsonImport, UnknownOpsWarnOncePerKindWithCountAndFirstNodes) {
+  // A symbolic_trace graph as the recorder writes it: call_module nodes (one target per module
+  // path, one kind), a repeated unknown function, and a one-off. One warning per kind, in the
+  // order first seen, with the count and the first few nodes; every node is still opaque.
+  std::string nodes;
+  auto call = [&](const std::string& name, const std::string& target, const std::string& input) {
+    nodes += R"({"name": ")" + name + R"(", "op": "call_function", "target": ")" + target + R"(", "args": [{"node": ")" +
+             input + R"("}], "kwargs": {}, "meta": {"shape": [1, 4], "dtype": "float32"}},)";
+  };
+  call("conv1", "call_module.conv1", "x");
+  call("add", "operator.add", "conv1");
+  call("layer1_0_conv1", "call_module.layer1.0.conv1", "add");
+  call("add_1", "operator.add", "layer1_0_conv1");
+  call("layer1_0_relu", "call_module.layer1.0.relu", "add_1");
+  call("layer1_0_relu_1", "call_module.layer1.0.relu", "layer1_0_relu");
+  call("flatten", "torch.flatten", "layer1_0_relu_1");
+  std::string doc = R"({"format": "fxjson", "version": 1, "model": "sym", "nodes": [
+  {"name": "x", "op": "placeholder", "target": "x", "args": [], "kwargs": {}, "meta": {"shape": [1, 4], "dtype": "float32"}},)" +
+                    nodes +
+                    R"({"name": "output", "op": "output", "target": "output", "args": [[{"node": "flatten"}]], "kwargs": {}, "meta": {}}],
+  "constants": {}, "inputs": ["x"], "outputs": ["flatten"]})";
+  ImportReport report;
+  ir::Graph g = importOk(doc, &report);
+  EXPECT_EQ(report.opaqueNodes, 7u);
+  for (const char* n : {"conv1", "add", "layer1_0_relu_1", "flatten"})
+    EXPECT_TRUE(g.node(g.findByName(n)).hasFlag(ir::kFlagOpaque)) << n;
+  ASSERT_EQ(report.warnings.size(), 3u) << fmt::format("{}", fmt::join(report.warnings, "\n"));
+  EXPECT_HAS(report.warnings[0], "tiny.json: unknown op 'call_module.*' imported as opaque: 4 nodes, e.g. 'conv1' "
+                                 "(call_module.conv1), 'layer1_0_conv1' (call_module.layer1.0.conv1), "
+                                 "'layer1_0_relu' (call_module.layer1.0.relu)");
+  EXPECT_HAS(report.warnings[1], "unknown op 'operator.add' imported as opaque: 2 nodes ('add', 'add_1')");
+  EXPECT_HAS(report.warnings[2], "unknown op 'torch.flatten' imported as opaque: 1 node ('flatten')");
+  ASSERT_EQ(report.nodeFindings.size(), 3u);
+  EXPECT_EQ(report.nodeFindings[0].nodes, 4u);
+  EXPECT_EQ(report.nodeFindings[0].examples.size(), NodeFinding::kMaxExamples);
+  EXPECT_EQ(unknownOpKind("call_method.view"), "call_method.view");  // a method name is a kind
 }
 
 TEST(FxJsonImport, ViewOpsImportAsTheirFunctionalTwins) {
@@ -395,7 +434,7 @@ TEST(FxJsonImport, ViewOpsImportAsTheirFunctionalTwins) {
   ir::Graph g = importOk(doc, &report);
   EXPECT_EQ(report.opaqueNodes, 0u);
   ASSERT_EQ(report.warnings.size(), 1u);
-  EXPECT_HAS(report.warnings[0], "node 'relu': 'aten.t.default' imported as its functional twin 'aten.t_copy.default'");
+  EXPECT_HAS(report.warnings[0], "'aten.t.default' imported as its functional twin 'aten.t_copy.default': 1 node ('relu')");
   EXPECT_EQ(g.at(3).op, ir::internOp("aten.t_copy.default"));
   EXPECT_EQ(g.at(3).meta().shape, (ir::Shape{4, 1}));
   const auto& reg = ops::OpRegistry::instance();
