@@ -13,6 +13,7 @@ void registerArmPasses(passes::PassRegistry& r) {
   registerArmIntPasses(r);
   registerArmQFoldPasses(r);
   registerArmTablePasses(r);
+  registerDecomposeIntPowPass(r);
 }
 
 namespace {
@@ -31,7 +32,7 @@ std::vector<std::string> commonPrefix() {
       "DecomposeFloorDividePass", "DecomposeRemainderPass", "DecomposeVarPass", "DecomposeLinalgVectorNormPass",
       "ConvertClampMinPass", "DecomposeCumsumPass", "DecomposeTrilPass", "DecomposeEyePass", "DecomposeEmbeddingPass",
       "DecomposeIndexSelectToGatherPass",
-      "DecomposeSumPass", "DecomposeAnyPass", "DecomposeSdpaPass", "DecomposeExpm1Pass", "DecomposeLog1pPass", "DecomposeSignPass", "DecomposeSinhPass", "DecomposeCoshPass",
+      "DecomposeSumPass", "DecomposeAnyPass", "DecomposeSdpaPass", "DecomposeExpm1Pass", "DecomposeIntPowPass", "DecomposeLog1pPass", "DecomposeSignPass", "DecomposeSinhPass", "DecomposeCoshPass",
       "DecomposeTanPass", "DecomposeAsinhPass", "DecomposeAcoshPass", "DecomposeAtanhPass", "DecomposeAtanPass",
       "DecomposeAsinAndAcosPass", "DecomposeAsStridedCopyPass", "DecomposeMaskedFillPass", "DecomposeRollPass",
       "DecomposeSliceScatterPass", "DecomposeFactoriesPass", "DecomposePool3dPass", "DecomposeBatchNormTrainingPass", "DecomposeWeightNormPass",
