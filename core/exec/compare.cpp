@@ -1,4 +1,5 @@
-// Output comparison (allclose for floats, quantisation steps for integers).
+// Output comparison (allclose for floats, quantisation steps for quantised integers, equality
+// for other integers).
 #include "core/exec/compare.h"
 
 #include <fmt/format.h>
@@ -11,7 +12,7 @@
 
 namespace ls::exec {
 
-OutputDiff compareTensors(const Tensor& actual, const Tensor& expected, const CompareOptions& opts) {
+OutputDiff compareTensors(const Tensor& actual, const Tensor& expected, const CompareOptions& opts, bool quantised) {
   OutputDiff d;
   if (!actual.defined() || !expected.defined()) {
     d.equivalent = actual.defined() == expected.defined();
@@ -31,6 +32,7 @@ OutputDiff compareTensors(const Tensor& actual, const Tensor& expected, const Co
   }
   const int64_t n = actual.numel();
   if (!fa) {
+    const int64_t allowed = quantised && expected.dtype() != ir::DType::Bool ? opts.maxSteps : 0;
     for (int64_t i = 0; i < n; ++i) {
       const int64_t a = actual.getInt(i), b = expected.getInt(i);
       const int64_t diff = a > b ? a - b : b - a;
@@ -39,8 +41,8 @@ OutputDiff compareTensors(const Tensor& actual, const Tensor& expected, const Co
         d.worstElement = i;
       }
       if (diff > 0)
-        d.tolerances = std::max(d.tolerances, opts.maxSteps > 0 ? double(diff) / double(opts.maxSteps) : INFINITY);
-      if (diff > opts.maxSteps) {
+        d.tolerances = std::max(d.tolerances, allowed > 0 ? double(diff) / double(allowed) : INFINITY);
+      if (diff > allowed) {
         ++d.mismatches;
         if (d.firstFailingElement < 0) {
           d.firstFailingElement = i;
@@ -96,7 +98,7 @@ OutputDiff compareTensors(const Tensor& actual, const Tensor& expected, const Co
 }
 
 CompareResult compareOutputs(const std::vector<Tensor>& actual, const std::vector<Tensor>& expected,
-                             const CompareOptions& opts) {
+                             const CompareOptions& opts, const std::vector<bool>& quantised) {
   CompareResult r;
   if (actual.size() != expected.size()) {
     r.equivalent = false;
@@ -104,7 +106,8 @@ CompareResult compareOutputs(const std::vector<Tensor>& actual, const std::vecto
     return r;
   }
   for (size_t i = 0; i < actual.size(); ++i) {
-    OutputDiff d = compareTensors(actual[i], expected[i], opts);
+    const bool q = i < quantised.size() && quantised[i];
+    OutputDiff d = compareTensors(actual[i], expected[i], opts, q);
     const bool isFloat = actual[i].defined() && ir::isFloating(actual[i].dtype());
     if (isFloat) {
       r.maxAbsError = std::max(r.maxAbsError, d.maxAbsError);
@@ -130,11 +133,16 @@ CompareResult compareOutputs(const std::vector<Tensor>& actual, const std::vecto
                                 std::abs(d.actualAtFailure - d.expectedAtFailure), opts.atol, opts.rtol,
                                 opts.scaleRelative ? "max|expected|" : "|expected|", d.mismatches,
                                 actual[i].numel());
-      else
+      else if (q && expected[i].dtype() != ir::DType::Bool)
         r.message = fmt::format("output #{} element {}: {} vs expected {} ({} steps > {}; {} of {} elements differ)", i,
                                 d.firstFailingElement, int64_t(d.actualAtFailure), int64_t(d.expectedAtFailure),
                                 std::llabs(int64_t(d.actualAtFailure) - int64_t(d.expectedAtFailure)), opts.maxSteps,
                                 d.mismatches, actual[i].numel());
+      else
+        r.message = fmt::format("output #{} element {}: {} vs expected {} ({} values must be equal; {} of {} elements "
+                                "differ)",
+                                i, d.firstFailingElement, int64_t(d.actualAtFailure), int64_t(d.expectedAtFailure),
+                                ir::dtypeName(expected[i].dtype()), d.mismatches, actual[i].numel());
     }
     r.outputs.push_back(d);
   }
@@ -160,16 +168,31 @@ bool hasQuantOps(const ir::Graph& g) {
   return false;
 }
 
-std::vector<double> outputQuantSteps(const ir::Graph& g, ConstantCache& constants, std::vector<int64_t>* zeroPoints) {
-  std::vector<double> steps;
-  if (zeroPoints) zeroPoints->clear();
-  const ir::Node* out = g.outputNode();
-  if (!out) return steps;
+namespace {
+/// The values `g` returns, in output order.
+std::vector<ir::ValueRef> outputRefs(const ir::Graph& g) {
   std::vector<ir::ValueRef> refs;
+  const ir::Node* out = g.outputNode();
+  if (!out) return refs;
   for (const ir::Arg& a : out->args) {
     if (const ir::RefList* l = a.asRefList()) refs.insert(refs.end(), l->begin(), l->end());
     else if (const ir::ValueRef* r = a.ref()) refs.push_back(*r);
   }
+  return refs;
+}
+}  // namespace
+
+std::vector<bool> quantisedOutputs(const ir::Graph& g) {
+  std::vector<bool> q;
+  for (const ir::ValueRef& r : outputRefs(g)) q.push_back(!r.isNone() && g.find(r.node) && g.meta(r).quant != nullptr);
+  return q;
+}
+
+std::vector<double> outputQuantSteps(const ir::Graph& g, ConstantCache& constants, std::vector<int64_t>* zeroPoints) {
+  std::vector<double> steps;
+  if (zeroPoints) zeroPoints->clear();
+  if (!g.outputNode()) return steps;
+  const std::vector<ir::ValueRef> refs = outputRefs(g);
   // A number argument, or a 1-element constant.
   auto scalarArg = [&](const ir::Arg& a) -> std::optional<double> {
     if (auto v = a.number()) return v;

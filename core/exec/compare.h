@@ -1,6 +1,6 @@
 // Output comparison for semantic checks: float outputs by an allclose-style rtol/atol rule,
-// integer (quantised) outputs in quantisation steps, with max abs/rel errors and the first
-// failing output and element.
+// quantised integer outputs in quantisation steps, every other integer or bool output exactly,
+// with max abs/rel errors and the first failing output and element.
 #pragma once
 
 #include <cstdint>
@@ -24,8 +24,10 @@ struct CompareOptions {
   double atol = 1e-5;
   /// Floor of the denominator of the relative error |a - b| / max(|b|, relFloor).
   double relFloor = 1e-6;
-  /// Integer/bool element passes when |a - b| <= maxSteps (one step = one unit of the stored
-  /// integer, i.e. one quantisation step). Bool outputs should use 0.
+  /// A quantised integer element (the stored integer of a quantised value: one unit is one
+  /// quantisation step) passes when |a - b| <= maxSteps. Integers that are not quantised
+  /// (casts, indices, counts) and bools must be equal: a rounding or truncation difference is
+  /// a wrong value, not a step.
   int64_t maxSteps = 1;
   /// NaN equals NaN (same position in both); infinities must match in sign.
   bool nanEqual = true;
@@ -39,7 +41,7 @@ struct OutputDiff {
   double maxAbsError = 0.0;    ///< max |a - b| (integers: in steps)
   double maxRelError = 0.0;    ///< max |a - b| / max(|b|, relFloor) (floats only)
   double maxRelToMax = 0.0;    ///< max |a - b| / max |b| (scale-relative, floats only)
-  int64_t maxSteps = 0;        ///< integer outputs: max |a - b|
+  int64_t maxSteps = 0;        ///< integer outputs: max |a - b| (quantised or not)
   int64_t mismatches = 0;      ///< elements failing the rule
   int64_t firstFailingElement = -1;  ///< flat index
   double actualAtFailure = 0.0, expectedAtFailure = 0.0;
@@ -65,9 +67,18 @@ struct CompareResult {
   std::string message;
 };
 
-OutputDiff compareTensors(const Tensor& actual, const Tensor& expected, const CompareOptions& opts = {});
+/// `quantised`: an integer `expected` holds quantised values (compared in steps, maxSteps);
+/// otherwise integers compare exactly. Floats ignore it.
+OutputDiff compareTensors(const Tensor& actual, const Tensor& expected, const CompareOptions& opts = {},
+                          bool quantised = false);
+/// `quantised[i]`: output i holds quantised integers (see quantisedOutputs); missing entries are
+/// false.
 CompareResult compareOutputs(const std::vector<Tensor>& actual, const std::vector<Tensor>& expected,
-                             const CompareOptions& opts = {});
+                             const CompareOptions& opts = {}, const std::vector<bool>& quantised = {});
+
+/// Per output of `g`: true when the returned value is quantised (its TensorMeta::quant is set:
+/// a quantize's output, or a lowered integer value carrying its qparams).
+std::vector<bool> quantisedOutputs(const ir::Graph& g);
 
 /// Per output of `g`: the scale of the per-tensor dequantize producing it, 0 when the output
 /// is not produced by one (scale given as a number or as a 1-element constant); with

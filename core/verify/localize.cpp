@@ -20,7 +20,8 @@ std::string metricText(const exec::CompareOptions& o) {
   const std::string floats =
       o.scaleRelative ? fmt::format("max|after - before| / (atol {} + rtol {} * max|before|)", o.atol, o.rtol)
                       : fmt::format("max over elements of |after - before| / (atol {} + rtol {} * |before|)", o.atol, o.rtol);
-  return fmt::format("{}; integers: max|diff| / {} step(s); within tolerance <= 1", floats, o.maxSteps);
+  return fmt::format("{}; quantised integers: max|diff| / {} step(s), other integers: exact; within tolerance <= 1",
+                     floats, o.maxSteps);
 }
 
 }  // namespace
@@ -118,7 +119,11 @@ Result<trace::Localization> localize(const ir::Graph& before, const ir::Graph& a
         if (mismatch.empty()) mismatch = fmt::format("{} vs {} before the pass", ir::toString(a.meta()), ir::toString(b.meta()));
         continue;
       }
-      const exec::OutputDiff d = exec::compareTensors(a, b, opts.compare);  // the verify rule
+      // The verify rule: quantised integers (qparams on the value before the pass) in steps,
+      // other integers exactly.
+      const std::vector<ir::TensorMeta>& metaB = before.node(counterpart).outputs;
+      const bool quantised = k < metaB.size() && metaB[k].quant != nullptr;
+      const exec::OutputDiff d = exec::compareTensors(a, b, opts.compare, quantised);
       maxAbs = std::max(maxAbs, d.maxAbsError);
       tolerances = std::max(tolerances, d.tolerances);
       ++compared;

@@ -20,8 +20,9 @@ class Reference;
 struct LocalizeOptions {
   /// The tolerance notion of verify (exec::compareTensors, the error in tolerances is its
   /// OutputDiff::tolerances): float values pass when max|after - before| <= atol + rtol *
-  /// max|before| over the value (scaleRelative; else per element as torch.allclose), integer
-  /// values when they differ by at most maxSteps units.
+  /// max|before| over the value (scaleRelative; else per element as torch.allclose), quantised
+  /// integer values (qparams before the pass) when they differ by at most maxSteps units, other
+  /// integer values when they are equal.
   exec::CompareOptions compare;
   int threads = 0;
   /// ExecOptions::exactAccumulation (verify turns it on for the INT profile).

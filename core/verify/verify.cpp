@@ -82,6 +82,8 @@ Result<Reference> Reference::compute(const ir::Graph& source, const VerifyOption
   }
   if (opts.quantSteps) r.steps_ = outputQuantSteps(source, *r.constants_, &r.zeroPoints_);
   r.steps_.resize(r.outputs_.size(), 0.0);
+  r.quantised_ = quantisedOutputs(source);
+  r.quantised_.resize(r.outputs_.size(), false);
   r.zeroPoints_.resize(r.outputs_.size(), 0);
   return r;
 }
@@ -113,7 +115,7 @@ CheckResult Reference::compare(const std::vector<Tensor>& actual) const {
   }
   if (!converted.empty()) act = &converted;
   const std::vector<Tensor>& actualF = *act;
-  CompareResult base = compareOutputs(actualF, outputs_, opts_.compare);
+  CompareResult base = compareOutputs(actualF, outputs_, opts_.compare, quantised_);
   s.maxAbsError = base.maxAbsError;
   // The relative error reported is the one the pass/fail rule uses: normwise (to the output's
   // max |expected|) under scaleRelative, else per element.
@@ -132,7 +134,7 @@ CheckResult Reference::compare(const std::vector<Tensor>& actual) const {
   for (size_t i = 0; i < actualF.size(); ++i) {
     const bool stepped = steps_[i] > 0 && actualF[i].defined() && ir::isFloating(actualF[i].dtype());
     OutputDiff d = stepped ? compareInSteps(actualF[i], outputs_[i], steps_[i], opts_.compare)
-                           : compareTensors(actualF[i], outputs_[i], opts_.compare);
+                           : compareTensors(actualF[i], outputs_[i], opts_.compare, quantised_[i]);
     if (stepped) s.maxSteps = std::max(s.maxSteps, d.maxAbsError / steps_[i]);
     if (!d.equivalent && s.equivalent) {
       s.equivalent = false;

@@ -26,7 +26,8 @@ using exec::Tensor;
 struct VerifyOptions {
   /// Graph inputs are synthesizeInputs(source, seed).
   uint64_t seed = 1;
-  /// Float outputs: |a - b| <= atol + rtol * |b|. Integer outputs: at most maxSteps units.
+  /// Float outputs: |a - b| <= atol + rtol * |b|. Quantised integer outputs (the source returns
+  /// a quantised value): at most maxSteps units; other integer and bool outputs exactly.
   CompareOptions compare;
   /// Compare float outputs that the source graph produces with a per-tensor dequantize in
   /// quantisation steps of that dequantize's scale (|a - b| / scale <= compare.maxSteps)
@@ -66,6 +67,9 @@ class Reference {
   const std::vector<Tensor>& outputs() const { return outputs_; }
   /// Per output: the quantisation step it is compared in (0: float rtol/atol or integer units).
   const std::vector<double>& steps() const { return steps_; }
+  /// Per output: the source returns a quantised integer value there (compared within maxSteps
+  /// units); other integer outputs must be equal.
+  const std::vector<bool>& quantisedIntegers() const { return quantised_; }
   const std::shared_ptr<ConstantCache>& constants() const { return constants_; }
   const VerifyOptions& options() const { return opts_; }
 
@@ -84,6 +88,7 @@ class Reference {
   std::vector<Tensor> inputs_, outputs_;
   std::vector<double> steps_;
   std::vector<int64_t> zeroPoints_;
+  std::vector<bool> quantised_;
   bool sourceQuantised_ = false;  ///< the source graph holds quantize/dequantize ops
   std::shared_ptr<ConstantCache> constants_;
 };

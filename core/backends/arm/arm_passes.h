@@ -24,6 +24,9 @@ void registerArmCleanupPasses(passes::PassRegistry& r);
 void registerArmIntPasses(passes::PassRegistry& r);
 void registerArmQFoldPasses(passes::PassRegistry& r);
 void registerArmTablePasses(passes::PassRegistry& r);
+// One file per pass, named after upstream's (decompose_int_pow_pass.cpp, ...).
+void registerDecomposeIntPowPass(passes::PassRegistry& r);
+void registerDecorateFp32toInt32CastingPass(passes::PassRegistry& r);
 
 /// scale ~= multiplier * 2^-shift for RESCALE (31-bit multiplier, shift in [2, 62]).
 Result<std::pair<int64_t, int64_t>> quantizeScale(double scale);

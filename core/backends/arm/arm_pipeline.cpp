@@ -13,6 +13,8 @@ void registerArmPasses(passes::PassRegistry& r) {
   registerArmIntPasses(r);
   registerArmQFoldPasses(r);
   registerArmTablePasses(r);
+  registerDecomposeIntPowPass(r);
+  registerDecorateFp32toInt32CastingPass(r);
 }
 
 namespace {
@@ -31,7 +33,7 @@ std::vector<std::string> commonPrefix() {
       "DecomposeFloorDividePass", "DecomposeRemainderPass", "DecomposeVarPass", "DecomposeLinalgVectorNormPass",
       "ConvertClampMinPass", "DecomposeCumsumPass", "DecomposeTrilPass", "DecomposeEyePass", "DecomposeEmbeddingPass",
       "DecomposeIndexSelectToGatherPass",
-      "DecomposeSumPass", "DecomposeAnyPass", "DecomposeSdpaPass", "DecomposeExpm1Pass", "DecomposeLog1pPass", "DecomposeSignPass", "DecomposeSinhPass", "DecomposeCoshPass",
+      "DecomposeSumPass", "DecomposeAnyPass", "DecomposeSdpaPass", "DecomposeExpm1Pass", "DecomposeIntPowPass", "DecomposeLog1pPass", "DecomposeSignPass", "DecomposeSinhPass", "DecomposeCoshPass",
       "DecomposeTanPass", "DecomposeAsinhPass", "DecomposeAcoshPass", "DecomposeAtanhPass", "DecomposeAtanPass",
       "DecomposeAsinAndAcosPass", "DecomposeAsStridedCopyPass", "DecomposeMaskedFillPass", "DecomposeRollPass",
       "DecomposeSliceScatterPass", "DecomposeFactoriesPass", "DecomposePool3dPass", "DecomposeBatchNormTrainingPass", "DecomposeWeightNormPass",
@@ -47,8 +49,9 @@ std::vector<std::string> commonPrefix() {
       // 4. scalars to tensors, rank/dtype matching
       "DecomposeDivPass", "DecomposeSoftmaxPass", "DecomposeLogSoftmaxPass", "DecomposeMeanDimPass",
       "ReplaceScalarWithTensorPass", "MatchArgDtypePass", "MatchArgRanksPass", "FuseConstantArgsPass",
-      // 5. more decompositions
-      "ConvertMmToBmmPass", "ConvertExpandCopyToRepeatPass", "DecomposeSelectPass", "ConvertSqueezesToViewPass",
+      // 5. more decompositions (DecorateFp32toInt32CastingPass after the scalar and rank
+      //    matching, before ConvertExpandCopyToRepeatPass, as upstream orders it)
+      "ConvertMmToBmmPass", "DecorateFp32toInt32CastingPass", "ConvertExpandCopyToRepeatPass", "DecomposeSelectPass", "ConvertSqueezesToViewPass",
       "RemoveNoopViewPass", "RemoveNoopClonePass", "CleanupGetItemPass", "FuseConstantArgsPass",
       "DeadCodeEliminationPass",
       // 6. ATen -> TOSA (INT: quantised ops to integer TOSA first, remaining q/dq as TOSA ops)

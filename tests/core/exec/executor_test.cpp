@@ -496,15 +496,38 @@ TEST(Compare, ScaleRelativeRuleToleratesRoundingNearZeroButNotRealErrors) {
   EXPECT_NEAR(bad.maxRelToMax, 0.01, 1e-6);
 }
 
-TEST(Compare, IntegerOutputsInQuantisationSteps) {
+TEST(Compare, QuantisedIntegerOutputsInQuantisationSteps) {
   Tensor e = Tensor::fromInts(DType::Int8, {3}, {10, -5, 127});
   Tensor a = Tensor::fromInts(DType::Int8, {3}, {11, -5, 125});
-  CompareResult one = compareOutputs({a}, {e}, CompareOptions{.maxSteps = 1});
+  CompareResult one = compareOutputs({a}, {e}, CompareOptions{.maxSteps = 1}, {true});
   EXPECT_FALSE(one.equivalent);
   EXPECT_EQ(one.maxSteps, 2);
   EXPECT_EQ(one.firstFailingElement, 2);
-  CompareResult two = compareOutputs({a}, {e}, CompareOptions{.maxSteps = 2});
+  EXPECT_NE(one.message.find("2 steps > 1"), std::string::npos) << one.message;
+  CompareResult two = compareOutputs({a}, {e}, CompareOptions{.maxSteps = 2}, {true});
   EXPECT_TRUE(two.equivalent) << two.message;
+}
+
+TEST(Compare, OtherIntegerOutputsMustBeEqual) {
+  // A truncation/rounding difference of a cast (int32 2 vs 3) is a wrong value, whatever
+  // --max-steps allows quantised values; so is any bool difference.
+  Tensor e = Tensor::fromInts(DType::Int32, {4}, {2, -2, 0, 7});
+  Tensor a = Tensor::fromInts(DType::Int32, {4}, {2, -3, 0, 7});
+  for (int64_t steps : {0, 1, 5}) {
+    CompareResult r = compareOutputs({a}, {e}, CompareOptions{.maxSteps = steps});
+    EXPECT_FALSE(r.equivalent) << steps;
+    EXPECT_EQ(r.firstFailingElement, 1);
+    EXPECT_EQ(r.maxSteps, 1);
+    EXPECT_NE(r.message.find("-3 vs expected -2 (int32 values must be equal; 1 of 4 elements differ)"),
+              std::string::npos)
+        << r.message;
+    EXPECT_TRUE(std::isinf(compareTensors(a, e, CompareOptions{.maxSteps = steps}).tolerances));
+  }
+  EXPECT_TRUE(compareOutputs({e}, {e}).equivalent);
+  // Marked quantised, the same pair is one step.
+  EXPECT_TRUE(compareOutputs({a}, {e}, CompareOptions{.maxSteps = 1}, {true}).equivalent);
+  Tensor b1 = Tensor::fromInts(DType::Bool, {2}, {1, 0}), b2 = Tensor::fromInts(DType::Bool, {2}, {1, 1});
+  EXPECT_FALSE(compareOutputs({b2}, {b1}, CompareOptions{.maxSteps = 1}, {true}).equivalent);
 }
 
 TEST(Compare, ErrorInTolerancesIsAtMostOneExactlyWhenTheRulePasses) {
@@ -525,10 +548,10 @@ TEST(Compare, ErrorInTolerancesIsAtMostOneExactlyWhenTheRulePasses) {
   EXPECT_NEAR(elem.tolerances, 0.005 / (1e-5 + 1e-4 * 1.0), 1.0);
   // A NaN where a number is expected: infinitely many tolerances.
   EXPECT_TRUE(std::isinf(compareTensors(Tensor::fromFloats({1}, {NAN}), Tensor::fromFloats({1}, {1})).tolerances));
-  // Integers: units over maxSteps; nothing allowed makes any difference infinite.
+  // Quantised integers: units over maxSteps; nothing allowed makes any difference infinite.
   Tensor qa = Tensor::fromInts(DType::Int8, {2}, {10, 3}), qe = Tensor::fromInts(DType::Int8, {2}, {13, 3});
-  EXPECT_DOUBLE_EQ(compareTensors(qa, qe, CompareOptions{.maxSteps = 2}).tolerances, 1.5);
-  EXPECT_TRUE(std::isinf(compareTensors(qa, qe, CompareOptions{.maxSteps = 0}).tolerances));
+  EXPECT_DOUBLE_EQ(compareTensors(qa, qe, CompareOptions{.maxSteps = 2}, /*quantised=*/true).tolerances, 1.5);
+  EXPECT_TRUE(std::isinf(compareTensors(qa, qe, CompareOptions{.maxSteps = 0}, /*quantised=*/true).tolerances));
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <fmt/format.h>
 
+#include <cmath>
 #include <filesystem>
 
 #include "core/exec/synth.h"
@@ -98,6 +99,24 @@ class TransposeOneTanhInputPass : public passes::RetracePass {
 
  private:
   std::string victim_;
+};
+
+/// WRONG on purpose: rounds the input of every float -> int cast to nearest first, as a bare
+/// TOSA CAST does (torch truncates): off by one for about half of the fractional values.
+class RoundBeforeIntCastPass : public passes::RetracePass {
+ public:
+  RoundBeforeIntCastPass() : RetracePass("RoundBeforeIntCastPass", "test only: cast rounds (wrong)") {
+    targets({"aten._to_copy.default"});
+  }
+
+ protected:
+  Status rewrite(Rewriter& rw) override {
+    if (ir::isFloating(rw.node().meta().dtype)) return Status::ok();
+    NodeBuilder nb(rw);
+    LS_ASSIGN_OR_RETURN(r, nb.op("aten.round.default", {rw.node().args[0]}));
+    rw.setArgs({r});
+    return Status::ok();
+  }
 };
 
 // ---------------------------------------------------------------- helpers
@@ -200,6 +219,30 @@ TEST(Localize, CorruptedNodeKeptInPlaceIsTheCulprit) {
   // The ranking puts an exceeding node first; every call node was compared or skipped.
   EXPECT_TRUE(loc->nodes[loc->ranked().front()].exceeds);
   EXPECT_EQ(loc->nodes.size() + loc->skipped.size(), r.trace.graphAfter(1).size() - 3);
+}
+
+TEST(Localize, IntegerValuesOffByOneAreCaughtAndLocalised) {
+  // (x * 2.5).int() + 1: the integers must be equal, so verify-each fails the rounding pass
+  // (one unit is no quantisation step), and localisation names the cast, not the add below it.
+  test::GraphBuilder b;
+  auto scaled = b.call("aten.mul.Tensor", {b.input("x", {4, 16}), 2.5}, {}, "scaled");
+  auto toInt = b.call("aten._to_copy.default", {scaled},
+                      {{"dtype", ir::Arg(ir::EnumArg{ir::EnumKind::DType, int32_t(ir::DType::Int32)})}}, "to_int");
+  auto plusOne = b.call("aten.add.Tensor", {toInt, int64_t(1)}, {}, "plus_one");
+  b.output({plusOne});
+  PipelineRun r = runPipeline(b.g, passList(std::make_unique<RoundBeforeIntCastPass>()));
+  ASSERT_EQ(r.firstBad, 0) << "verify-each names the rounding pass";
+  auto loc = localizePass(r.trace, r.firstBad, *r.ref);
+  ASSERT_TRUE(loc.isOk()) << loc.message();
+  EXPECT_EQ(loc->culprit, toInt.node);
+  const trace::NodeError* c = loc->find(toInt.node);
+  ASSERT_NE(c, nullptr);
+  EXPECT_TRUE(std::isinf(c->error)) << c->error;  // any integer difference: no tolerance
+  EXPECT_EQ(c->maxAbsError, 1.0);
+  const trace::NodeError* below = loc->find(plusOne.node);
+  ASSERT_NE(below, nullptr);
+  EXPECT_TRUE(below->exceeds && !below->source);
+  EXPECT_NE(loc->metric.find("other integers: exact"), std::string::npos) << loc->metric;
 }
 
 TEST(Localize, CorruptedNodeReplacedByNewNodesIsFoundThroughProvenance) {

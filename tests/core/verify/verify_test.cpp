@@ -339,6 +339,65 @@ TEST(Reference, ExecutionFailureIsAFailedCheckNamingTheNode) {
   EXPECT_NE(r.message.find("'sub'"), std::string::npos) << r.message;
 }
 
+TEST(Reference, IntegerOutputsThatAreNotQuantisedMustBeEqual) {
+  // (x * 2.5).int(): one unit off is a truncation/rounding error, not a quantisation step,
+  // whatever --max-steps says (it is for quantised values); the same holds with quantSteps.
+  test::GraphBuilder b;
+  auto m = b.call("aten.mul.Tensor", {b.input("x", {2, 8}), 2.5});
+  b.output({b.call("aten._to_copy.default", {m},
+                   {{"dtype", ir::Arg(ir::EnumArg{ir::EnumKind::DType, int32_t(ir::DType::Int32)})}})});
+  for (bool quantSteps : {false, true}) {
+    VerifyOptions o;
+    o.quantSteps = quantSteps;
+    o.compare.maxSteps = 3;
+    auto ref = Reference::compute(b.g, o);
+    ASSERT_TRUE(ref.isOk()) << ref.message();
+    EXPECT_EQ(ref->quantisedIntegers(), std::vector<bool>{false});
+    EXPECT_TRUE(ref->compare(ref->outputs()).semantic.equivalent);
+    std::vector<Tensor> off = {ref->outputs()[0].clone()};
+    off[0].setInt(3, off[0].getInt(3) + 1);
+    CheckResult r = ref->compare(off);
+    EXPECT_FALSE(r.semantic.equivalent) << quantSteps;
+    EXPECT_EQ(r.semantic.failingElement, 3);
+    EXPECT_NE(r.message.find("int32 values must be equal"), std::string::npos) << r.message;
+  }
+}
+
+TEST(Reference, QuantisedIntegerOutputsKeepTheirStepTolerance) {
+  // The source returns the quantize's int8 values: one step within --max-steps 1, two not.
+  test::GraphBuilder b;
+  const ir::Arg i8(ir::EnumArg{ir::EnumKind::DType, int32_t(ir::DType::Int8)});
+  b.output({b.call("quantized_decomposed.quantize_per_tensor.default",
+                   {b.input("x", {3, 4}), 0.02, int64_t(-5), int64_t(-128), int64_t(127), i8})});
+  auto ref = Reference::compute(b.g, {});
+  ASSERT_TRUE(ref.isOk()) << ref.message();
+  EXPECT_EQ(ref->quantisedIntegers(), std::vector<bool>{true});
+  std::vector<Tensor> off = {ref->outputs()[0].clone()};
+  off[0].setInt(2, off[0].getInt(2) - 1);
+  EXPECT_TRUE(ref->compare(off).semantic.equivalent);
+  off[0].setInt(2, off[0].getInt(2) - 1);
+  CheckResult two = ref->compare(off);
+  EXPECT_FALSE(two.semantic.equivalent);
+  EXPECT_NE(two.message.find("2 steps > 1"), std::string::npos) << two.message;
+}
+
+TEST(Reference, UnpredictableTosaPowIsAFailedCheckNamingTheNode) {
+  // x ** 0.5 on inputs in [-1, 1]: the source computes NaN where x < 0; as TOSA POW that is
+  // UNPREDICTABLE (REQUIRE(value1 >= 0)), so the lowered graph does not run and verify says so.
+  test::GraphBuilder src;
+  src.output({src.call("aten.pow.Tensor_Scalar", {src.input("x", {2, 8}), 0.5})});
+  auto ref = Reference::compute(src.g, {});
+  ASSERT_TRUE(ref.isOk()) << ref.message();
+  test::GraphBuilder low;
+  auto half = low.constant("half", ir::DType::Float32, {1, 1}, {0.5});
+  low.output({low.call("tosa.POW", {low.input("x", {2, 8}), half}, {}, "pow")});
+  CheckResult r = ref->check(low.g);
+  EXPECT_FALSE(r.semantic.equivalent);
+  EXPECT_TRUE(r.executionFailed);
+  EXPECT_NE(r.message.find("node 'pow' (tosa.POW): UNPREDICTABLE: POW requires value1 >= 0"), std::string::npos)
+      << r.message;
+}
+
 // ---------------------------------------------------------------- bisect
 
 TEST(Bisect, NamesTheWrongPassAtEveryPosition) {

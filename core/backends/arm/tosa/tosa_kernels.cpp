@@ -220,7 +220,7 @@ void broadcast3(const Shape& out, const Tensor* a, const Tensor* b, const Tensor
   exec::forEachOffset(out, {sa.data(), sb.data(), sp.data()}, [&](const int64_t* off) { fn(k++, off[0], off[1], off[2]); });
 }
 
-enum class BinOp { Add, Sub, Mul, Max, Min, Pow, IntDiv, Eq, Gt, Ge, And, Or, Xor, BitAnd, BitOr, BitXor, Shl };
+enum class BinOp { Add, Sub, Mul, Max, Min, IntDiv, Eq, Gt, Ge, And, Or, Xor, BitAnd, BitOr, BitXor, Shl };
 
 template <BinOp op>
 Status binaryK(KernelCtx& c) {
@@ -245,7 +245,6 @@ Status binaryK(KernelCtx& c) {
       else if constexpr (op == BinOp::Mul) r = x * y;
       else if constexpr (op == BinOp::Max) r = (std::isnan(x) || std::isnan(y)) ? NAN : std::max(x, y);
       else if constexpr (op == BinOp::Min) r = (std::isnan(x) || std::isnan(y)) ? NAN : std::min(x, y);
-      else if constexpr (op == BinOp::Pow) r = std::pow(x, y);
       else r = 0;
       po[k] = r;
     });
@@ -263,7 +262,6 @@ Status binaryK(KernelCtx& c) {
       else if constexpr (op == BinOp::Mul) o.setDouble(k, x * y);
       else if constexpr (op == BinOp::Max) o.setDouble(k, std::max(x, y));
       else if constexpr (op == BinOp::Min) o.setDouble(k, std::min(x, y));
-      else if constexpr (op == BinOp::Pow) o.setDouble(k, std::pow(x, y));
       else st = Status::error("operation needs integer operands");
       return;
     }
@@ -295,10 +293,49 @@ Status binaryK(KernelCtx& c) {
       else r = int64_t(uint64_t(x) << y);
       const int bits = 8 * a->elementSize();
       if (bits < 64) r = int64_t(uint64_t(r) << (64 - bits)) >> (64 - bits);
-    } else if constexpr (op == BinOp::Pow) r = int64_t(std::pow(double(x), double(y)));
+    }
     o.setInt(k, r);
   });
   if (!st.isOk()) return c.error("{}", st.message());
+  return Status::ok();
+}
+
+/// The first of POW's REQUIRE clauses (TOSA 1.0, in the specification's order) that the
+/// element pair (x, y) breaks, or null when the power is defined.
+const char* powRequireBroken(double x, double y) {
+  if (!(x >= 0)) return "value1 >= 0";
+  if (!(x > 0 || y > 0)) return "value1 > 0 || value2 > 0";
+  if (std::isnan(x) || std::isnan(y)) return "!is_a_NaN(value1) && !is_a_NaN(value2)";
+  if (!std::isfinite(x) || !std::isfinite(y)) return "is_finite(value1) && is_finite(value2)";
+  return nullptr;
+}
+
+/// POW (floating point only). The specification REQUIREs a non-negative, finite, non-NaN base
+/// and exponent, and a positive exponent for a zero base; an element breaking one makes the
+/// result UNPREDICTABLE, so the kernel refuses the node, naming the clause and the first such
+/// element, instead of computing a number another implementation need not agree with.
+Status powK(KernelCtx& c) {
+  LS_ASSIGN_OR_RETURN(a, c.tensor(0));
+  LS_ASSIGN_OR_RETURN(b, c.tensor(1));
+  if (!isFloatT(a->dtype()) || !isFloatT(b->dtype())) return c.error("POW needs floating-point operands");
+  Tensor& o = c.newOutput(0);
+  const bool f32 = a->dtype() == DType::Float32 && b->dtype() == DType::Float32 && o.dtype() == DType::Float32;
+  int64_t bad = -1;
+  const char* clause = nullptr;
+  double badX = 0, badY = 0;
+  broadcast3(o.shape(), a, b, nullptr, [&](int64_t k, int64_t ia, int64_t ib, int64_t) {
+    if (clause) return;
+    const double x = a->getDouble(ia), y = b->getDouble(ib);
+    if ((clause = powRequireBroken(x, y))) {
+      bad = k, badX = x, badY = y;
+      return;
+    }
+    if (f32) o.data<float>()[k] = std::pow(float(x), float(y));
+    else o.setDouble(k, std::pow(x, y));
+  });
+  if (clause)
+    return c.error("UNPREDICTABLE: POW requires {} (TOSA 1.0), output element {} has input1 = {}, input2 = {}",
+                   clause, bad, badX, badY);
   return Status::ok();
 }
 
@@ -929,7 +966,7 @@ void registerTosaKernels(exec::KernelRegistry& r) {
   r.registerKernel("tosa.MUL", checkedK<binaryK<BinOp::Mul>>);
   r.registerKernel("tosa.MAXIMUM", checkedK<binaryK<BinOp::Max>>);
   r.registerKernel("tosa.MINIMUM", checkedK<binaryK<BinOp::Min>>);
-  r.registerKernel("tosa.POW", checkedK<binaryK<BinOp::Pow>>);
+  r.registerKernel("tosa.POW", checkedK<powK>);
   r.registerKernel("tosa.INTDIV", checkedK<binaryK<BinOp::IntDiv>>);
   r.registerKernel("tosa.EQUAL", checkedK<binaryK<BinOp::Eq>>);
   r.registerKernel("tosa.GREATER", checkedK<binaryK<BinOp::Gt>>);
