@@ -14,6 +14,7 @@
 #include "core/passes/pass_manager.h"
 #include "core/quant/quantizer.h"
 #include "support/graph_builder.h"
+#include "tests/core/arm/pass_cases.h"
 
 namespace ls::arm {
 namespace {
@@ -301,19 +302,7 @@ ir::Graph lowerInt(const std::string& model) {
   auto loaded = io::importFxJsonFile(std::string(LS_ASSETS_DIR) + "/graphs/" + model + ".fxjson.json");
   EXPECT_TRUE(loaded.isOk()) << loaded.message();
   if (!loaded.isOk()) return {};
-  ir::Graph g = std::move(loaded).value();
-  auto rep = quant::quantizeGraph(g, {});
-  EXPECT_TRUE(rep.isOk()) << rep.message();
-  auto pm = passes::PassManager::fromPipeline("tosa");
-  EXPECT_TRUE(pm.isOk()) << pm.message();
-  if (!pm.isOk()) return {};
-  ops::InferenceCache cache;
-  passes::PassContext ctx;
-  ctx.profile = passes::Profile::INT;
-  ctx.cache = &cache;
-  auto run = pm->run(g, ctx);
-  EXPECT_EQ(run.failedIndex, -1) << run.failure;
-  return g;
+  return test::lowerTosa(std::move(loaded).value(), passes::Profile::INT);
 }
 
 /// Float TOSA elementwise unary ops left in g (the islands TABLE replaces).

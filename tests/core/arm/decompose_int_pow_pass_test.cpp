@@ -18,6 +18,7 @@ namespace {
 
 using ir::DType;
 using test::opCount;
+using test::lowerTosa;
 using test::PassCase;
 
 constexpr const char* kPow = "aten.pow.Tensor_Scalar";
@@ -155,23 +156,6 @@ TEST(DecomposeIntPowPass, IntegerBaseToANegativePowerIsRefusedNamingTheNode) {
   EXPECT_NE(m.find("negative integer"), std::string::npos) << m;
 }
 
-/// Lowers `g` through the tosa pipeline with `profile` (INT: quantized first).
-ir::Graph lowerTosa(ir::Graph g, passes::Profile profile) {
-  if (profile == passes::Profile::INT) {
-    auto rep = quant::quantizeGraph(g, {});
-    EXPECT_TRUE(rep.isOk()) << rep.message();
-  }
-  auto pm = passes::PassManager::fromPipeline("tosa");
-  EXPECT_TRUE(pm.isOk()) << pm.message();
-  if (!pm.isOk()) return {};
-  ops::InferenceCache cache;
-  passes::PassContext ctx;
-  ctx.profile = profile;
-  ctx.cache = &cache;
-  auto run = pm->run(g, ctx);
-  EXPECT_EQ(run.failedIndex, -1) << run.failure;
-  return g;
-}
 
 TEST(DecomposeIntPowPass, TosaPipelineFpLeavesNoPowAndComputesTorchsValues) {
   // x.pow(2), x ** 3 and pow(x, 2.0) on inputs in [-1, 1]: MULs, no POW (whose negative base

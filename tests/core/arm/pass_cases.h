@@ -14,6 +14,7 @@
 #include "core/exec/executor.h"
 #include "core/exec/synth.h"
 #include "core/passes/pass_manager.h"
+#include "core/quant/quantizer.h"
 #include "support/graph_builder.h"
 
 namespace ls::test {
@@ -98,6 +99,25 @@ inline std::string failureOf(const char* pass, const std::function<ir::ValueRef(
   passes::PassContext ctx;
   passes::PassResult r = p->run(b.g, ctx);
   return r.status == passes::PassStatus::Failed ? r.message : "";
+}
+
+/// `g` through the tosa pipeline under `profile` (INT: quantized first, seeded calibration);
+/// a failing pass fails the test.
+inline ir::Graph lowerTosa(ir::Graph g, passes::Profile profile) {
+  if (profile == passes::Profile::INT) {
+    auto rep = quant::quantizeGraph(g, {});
+    EXPECT_TRUE(rep.isOk()) << rep.message();
+  }
+  auto pm = passes::PassManager::fromPipeline("tosa");
+  EXPECT_TRUE(pm.isOk()) << pm.message();
+  if (!pm.isOk()) return {};
+  ops::InferenceCache cache;
+  passes::PassContext ctx;
+  ctx.profile = profile;
+  ctx.cache = &cache;
+  auto run = pm->run(g, ctx);
+  EXPECT_EQ(run.failedIndex, -1) << run.failure;
+  return g;
 }
 
 }  // namespace ls::test
