@@ -181,7 +181,10 @@ Result<ir::Graph> tosaFileToGraph(const io::TosaFileInfo& f, const std::string& 
           } else if (type == ops::ArgType::Bool) {
             if (const auto* v = std::get_if<bool>(a)) n.kwargs.push_back({k, ir::Arg(*v)});
           } else if (type == ops::ArgType::String) {
-            if (const auto* v = std::get_if<std::string>(a)) n.kwargs.push_back({k, ir::Arg(*v)});
+            // The schema's ResizeMode calls nearest-neighbour NEAREST; the specification and
+            // tosa.RESIZE here call it NEAREST_NEIGHBOR (the writer maps it back).
+            if (const auto* v = std::get_if<std::string>(a))
+              n.kwargs.push_back({k, ir::Arg(k == "mode" && *v == "NEAREST" ? std::string("NEAREST_NEIGHBOR") : *v)});
           } else if (type == ops::ArgType::Float) {
             const auto* v = std::get_if<std::vector<uint8_t>>(a);
             auto x = v ? scalarFromBytes(*v, om.dtype) : std::nullopt;

@@ -752,6 +752,7 @@ class TosaWriter {
                                {"INEXACT_ROUND", uint32_t(tosa::RoundingMode::INEXACT_ROUND)},
                                {"DOUBLE_ROUND", uint32_t(tosa::RoundingMode::DOUBLE_ROUND)}};
     static const P mode = {{"NEAREST_NEIGHBOR", uint32_t(tosa::ResizeMode::NEAREST)},
+                           {"NEAREST", uint32_t(tosa::ResizeMode::NEAREST)},
                            {"BILINEAR", uint32_t(tosa::ResizeMode::BILINEAR)}};
     if (k == "acc_type") return acc;
     if (k == "nan_mode") return nan;
@@ -1028,12 +1029,9 @@ void decodeAttribute(const tosa::TosaOperator& op, std::map<std::string, TosaAtt
     case Attribute::ConcatAttribute: a["axis"] = int64_t(op.attribute_as_ConcatAttribute()->axis()); break;
     case Attribute::ReverseAttribute: a["axis"] = int64_t(op.attribute_as_ReverseAttribute()->axis()); break;
     case Attribute::TransposeAttribute: putVec("perms", op.attribute_as_TransposeAttribute()->perms()); break;
-    case Attribute::ResizeAttribute: {
-      // The schema calls the mode NEAREST; the specification (and tosa.RESIZE here) NEAREST_NEIGHBOR.
-      const tosa::ResizeMode m = op.attribute_as_ResizeAttribute()->mode();
-      a["mode"] = m == tosa::ResizeMode::NEAREST ? std::string("NEAREST_NEIGHBOR") : std::string(tosa::EnumNameResizeMode(m));
+    case Attribute::ResizeAttribute:
+      a["mode"] = std::string(tosa::EnumNameResizeMode(op.attribute_as_ResizeAttribute()->mode()));
       break;
-    }
     case Attribute::RescaleAttribute: {
       auto* t = op.attribute_as_RescaleAttribute();
       a["scale32"] = t->scale32();
