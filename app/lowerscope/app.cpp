@@ -646,7 +646,7 @@ void App::drawHelp() {
       {"mouse wheel / drag", "zoom / pan the graph; drag the minimap to move"},
       {"click / double-click", "select node / centre it (opens nested graphs)"},
       {"F5 / Esc", "run the pipeline / cancel the run"},
-      {"Ctrl+O", "open a graph (.fxjson.json, .lsg) or trace (.lstrace, .lsbundle); or drop a file"},
+      {"Ctrl+O", "open a graph (.fxjson.json, .lsg, .tosa) or a saved run (.lstrace, .lsbundle); or drop a file"},
       {"F1", "this help"},
   };
   if (ImGui::BeginTable("##keys", 2, ImGuiTableFlags_RowBg)) {

@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
   CLI::App cli{"lowerscope: step through the passes of an ML lowering pipeline"};
   ls::app::AppOptions opts;
   std::string size;
-  cli.add_option("file", opts.file, "graph (.fxjson.json, .lsg) or trace (.lstrace, recorder bundle .lsbundle); default: the bundled sample model");
+  cli.add_option("file", opts.file, "graph (.fxjson.json, .lsg, .tosa) or saved run (.lstrace, recorder bundle .lsbundle); default: the bundled sample model");
   cli.add_option("--pipeline", opts.pipeline, "pipeline to run (default: tosa when available, else generic)");
   cli.add_option("--profile", opts.profile, "fp or int")->check(CLI::IsMember({"fp", "int"}));
   cli.add_option("--target", opts.target, "generic, u55 or u85")->check(CLI::IsMember({"generic", "u55", "u85"}));
