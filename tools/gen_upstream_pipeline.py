@@ -18,7 +18,6 @@ list order and which predicates a file consults.
 import argparse
 import ast
 import collections
-import datetime
 import os
 import re
 import subprocess
