@@ -24,7 +24,8 @@ void registerArmCleanupPasses(passes::PassRegistry& r);
 void registerArmIntPasses(passes::PassRegistry& r);
 void registerArmQFoldPasses(passes::PassRegistry& r);
 void registerArmTablePasses(passes::PassRegistry& r);
-// One file per pass, named after upstream's (decompose_int_pow_pass.cpp, ...).
+// One file per pass in core/backends/arm/passes/, named after upstream's file
+// (decompose_int_pow_pass.cpp), each a passes::PassSpec (core/passes/rule_pass.h).
 void registerDecomposeIntPowPass(passes::PassRegistry& r);
 void registerDecorateFp32toInt32CastingPass(passes::PassRegistry& r);
 

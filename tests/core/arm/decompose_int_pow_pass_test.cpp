@@ -1,4 +1,4 @@
-// DecomposeIntPowPass (core/backends/arm/decompose_int_pow_pass.cpp), house style: pow by an
+// DecomposeIntPowPass (core/backends/arm/passes/decompose_int_pow_pass.cpp), house style: pow by an
 // integral scalar becomes MULs (op counts), the values are the source graph's on negative
 // bases too (reference executor), untargeted pows and other nodes keep their ids, the pass is
 // skipped without a pow or without an integral exponent, an integer base raised to a negative

@@ -1,4 +1,4 @@
-// DecorateFp32toInt32CastingPass (core/backends/arm/decorate_fp32_to_int32_casting_pass.cpp),
+// DecorateFp32toInt32CastingPass (core/backends/arm/passes/decorate_fp32_to_int32_casting_pass.cpp),
 // house style: a float32 -> int32 cast reads where(x >= 0, floor(x), ceil(x)) (op counts, the
 // cast keeps its id), its values are the source graph's (reference executor), other casts and
 // nodes are untouched, the pass is skipped without a cast, a malformed cast is refused naming

@@ -18,6 +18,7 @@
 
 #include "core/backends/arm/arm_passes.h"
 #include "core/backends/arm/arm_util.h"
+#include "core/passes/rule_pass.h"
 
 namespace ls::arm {
 
@@ -25,12 +26,12 @@ using ir::DType;
 
 namespace {
 
-Status decorateFp32ToInt32Cast(ArmRewritePass& self, passes::Rewriter& rw) {
+Result<bool> decorateFp32ToInt32Cast(passes::Rewriter& rw, passes::RuleStats&) {
   const ir::Node& n = rw.node();
   if (n.args.empty() || !n.args[0].ref())
     return Status::error("_to_copy: the input (arg #0) must be a tensor");
   const ir::TensorMeta& xm = *argMeta(rw, 0);
-  if (xm.dtype != DType::Float32 || n.meta().dtype != DType::Int32) return Status::ok();
+  if (xm.dtype != DType::Float32 || n.meta().dtype != DType::Int32) return false;
   Builder b(rw);
   const ValueRef x = *n.args[0].ref();
   const ValueRef zero = b.scalar(DType::Float32, 0.0, xm.rank(), "zero");
@@ -41,19 +42,17 @@ Status decorateFp32ToInt32Cast(ArmRewritePass& self, passes::Rewriter& rw) {
   std::vector<ir::Arg> args = n.args;
   args[0] = ir::Arg(toward0);
   rw.setArgs(std::move(args));
-  self.rewritten();
-  return Status::ok();
+  return true;
 }
 
 }  // namespace
 
 void registerDecorateFp32toInt32CastingPass(passes::PassRegistry& r) {
-  r.add("DecorateFp32toInt32CastingPass", [] {
-    return std::make_unique<ArmRewritePass>(
-        "DecorateFp32toInt32CastingPass",
-        "float32 -> int32 cast truncates like torch: where(x >= 0, floor(x), ceil(x)) before the CAST (which rounds)",
-        std::vector<std::string>{"aten._to_copy.default"}, decorateFp32ToInt32Cast);
-  });
+  passes::addPass(r, {.name = "DecorateFp32toInt32CastingPass",
+                      .description = "float32 -> int32 cast truncates like torch: where(x >= 0, floor(x), ceil(x)) "
+                                     "before the CAST (which rounds)",
+                      .targets = {"aten._to_copy.default"},
+                      .rewrite = decorateFp32ToInt32Cast});
 }
 
 }  // namespace ls::arm

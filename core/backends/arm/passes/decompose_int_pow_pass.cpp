@@ -27,6 +27,7 @@
 
 #include "core/backends/arm/arm_passes.h"
 #include "core/backends/arm/arm_util.h"
+#include "core/passes/rule_pass.h"
 
 namespace ls::arm {
 
@@ -55,12 +56,12 @@ bool decomposablePow(const ir::Node& n) {
   return e && std::llabs(*e) <= kMaxExponent;
 }
 
-Status decomposeIntPow(ArmRewritePass& self, passes::Rewriter& rw) {
+Result<bool> decomposeIntPow(passes::Rewriter& rw, passes::RuleStats&) {
   const ir::Node& n = rw.node();
   const ir::TensorMeta* xm = argMeta(rw, 0);
   if (!xm) return Status::error("pow: the base (arg #0) must be a tensor");
-  const int64_t e = *integralExponent(n);  // onlyFor(decomposablePow) hands over candidates only
-  if (xm->dtype != n.meta().dtype) return Status::ok();  // the result is promoted: keep the pow
+  const int64_t e = *integralExponent(n);  // .candidate = decomposablePow hands over candidates only
+  if (xm->dtype != n.meta().dtype) return false;  // the result is promoted: keep the pow
   if (e < 0 && !ir::isFloating(xm->dtype))
     return Status::error(fmt::format("pow: an {} tensor raised to the negative integer {} (torch: integers to "
                                      "negative integer powers are not allowed)",
@@ -88,23 +89,20 @@ Status decomposeIntPow(ArmRewritePass& self, passes::Rewriter& rw) {
     }
   }
   rw.replaceWith(y);
-  self.rewritten();
-  return Status::ok();
+  return true;
 }
 
 }  // namespace
 
 void registerDecomposeIntPowPass(passes::PassRegistry& r) {
-  r.add("DecomposeIntPowPass", [] {
-    auto p = std::make_unique<ArmRewritePass>(
-        "DecomposeIntPowPass",
-        fmt::format("pow(x, n) with an integral scalar n (|n| <= {}) -> x * x * ...; n < 0 on reciprocal(x); "
-                    "n = 0 -> ones (no TOSA POW, which needs x >= 0)",
-                    kMaxExponent),
-        std::vector<std::string>{"aten.pow.Tensor_Scalar"}, decomposeIntPow);
-    p->onlyFor(decomposablePow, "no pow by an integral scalar exponent");
-    return p;
-  });
+  passes::addPass(r, {.name = "DecomposeIntPowPass",
+                      .description = fmt::format("pow(x, n) with an integral scalar n (|n| <= {}) -> x * x * ...; n < 0 "
+                                                 "on reciprocal(x); n = 0 -> ones (no TOSA POW, which needs x >= 0)",
+                                                 kMaxExponent),
+                      .targets = {"aten.pow.Tensor_Scalar"},
+                      .rewrite = decomposeIntPow,
+                      .candidate = decomposablePow,
+                      .noCandidate = "no pow by an integral scalar exponent"});
 }
 
 }  // namespace ls::arm
