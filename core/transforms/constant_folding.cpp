@@ -227,10 +227,49 @@ Status FoldConstantsPass::transform(passes::GraphEditor& ed) {
   return Status::ok();
 }
 
+bool foldsAnyOp(ir::OpId op) {
+  static const std::vector<uint8_t> excluded = [] {
+    std::vector<uint8_t> x;
+    for (const std::string& name : exec::KernelRegistry::instance().ops()) {
+      const std::string_view n = name;
+      // q/dq (a weight's int8 form stays as it is, as torch's constant_fold keeps dequantize),
+      // the integer rescale and table ops (their results depend on qparams the fold cannot
+      // see), control ops. (No random op has a reference kernel: nothing to freeze.)
+      const bool skip = n.starts_with("quantized_decomposed.") || n == "tosa.RESCALE" || n == "tosa.TABLE" ||
+                        n == "operator.getitem" || n == exec::kCallDelegateOp;
+      if (!skip) continue;
+      const ir::OpId id = ir::internOp(n);
+      if (x.size() <= id) x.resize(id + 1, 0);
+      x[id] = 1;
+    }
+    return x;
+  }();
+  return exec::KernelRegistry::instance().find(op) != nullptr && !(op < excluded.size() && excluded[op]);
+}
+
+namespace {
+
+std::vector<std::string> anyOpTargets() {
+  std::vector<std::string> out;
+  for (const std::string& name : exec::KernelRegistry::instance().ops())
+    if (foldsAnyOp(ir::internOp(name))) out.push_back(name);
+  return out;
+}
+
+/// Whether `n` reads or makes a value with qparams and does not only move values.
+bool quantisedCompute(const ir::Graph& g, const ir::Node& n) {
+  if (ops::movesValuesOnly(n.op)) return false;
+  bool q = !n.outputs.empty() && n.outputs[0].quant != nullptr;
+  n.forEachInput([&](const ir::ValueRef& r) { q = q || g.meta(r).quant != nullptr; });
+  return q;
+}
+
+}  // namespace
+
 FoldConstantsRetracePass::FoldConstantsRetracePass(std::string name, std::string desc,
                                                    std::vector<std::string> targetOps, ConstantFoldingOptions o)
     : RetracePass(std::move(name), std::move(desc)), opts_(o) {
-  targets(targetOps);
+  targets(o.anyOp ? anyOpTargets() : targetOps);
   folded_ = stat("folded", "ops folded into constants");
   skippedNoData_ = stat("skipped_no_data", "candidates left alone because a constant has no data");
   skippedLarge_ = stat("skipped_large", "candidates left alone because the result is too large");
@@ -238,6 +277,8 @@ FoldConstantsRetracePass::FoldConstantsRetracePass(std::string name, std::string
 
 const ir::Node* FoldConstantsRetracePass::candidate(const ir::Graph& g, const ir::Node& n) const {
   if (n.outputs.size() != 1 || !n.outputs[0].isTensor() || !allowedToTransform(n)) return nullptr;
+  if (opts_.anyOp && quantisedCompute(g, n)) return nullptr;
+  if (opts_.keepValueMoves && ops::movesValuesOnly(n.op)) return nullptr;
   return constantInputsOf(g, n, opts_.argLessProducers);
 }
 

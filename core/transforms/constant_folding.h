@@ -32,7 +32,22 @@ struct ConstantFoldingOptions {
   /// The folded constant is named after its first constant input ("<w>_folded", Arm) instead
   /// of after the folded node.
   bool nameAfterInput = false;
+  /// Every op with a reference kernel is a target, as in upstream's FuseConstantArgsPass and
+  /// torch's constant_fold (the tfa ConstantFoldingPass), except the ops foldsAnyOp() leaves
+  /// alone (quantize/dequantize, RESCALE, TABLE, getitem, delegate calls). A
+  /// node whose input or output carries qparams folds only when it moves values (a view of
+  /// an int8 weight): anything else would compute on stored integers as if they were values.
+  bool anyOp = false;
+  /// Ops that only move values (views, t, permutes: ops::movesValuesOnly) stay unfolded: the
+  /// quantizer follows a weight through them to find its output channels, where a folded
+  /// transpose would hide them (tfa ConstantFoldingPass; upstream's graph there still holds
+  /// aten.linear, not its t + mm).
+  bool keepValueMoves = false;
 };
+
+/// With ConstantFoldingOptions::anyOp: whether op `op` may be folded (it has a reference
+/// kernel and is none of the exceptions).
+bool foldsAnyOp(ir::OpId op);
 
 /// The recipe of `n`'s first output over its inputs, which must all be get_attr constants of
 /// `g` (or arg-less calls when `argLessProducers`): evaluated by the reference executor when
@@ -73,6 +88,7 @@ class FoldConstantsPass : public passes::InPlacePass {
 /// run as well: a folded node's users see the new constant. Same options and statistics.
 class FoldConstantsRetracePass : public passes::RetracePass {
  public:
+  /// With o.anyOp `targetOps` is ignored: every op foldsAnyOp() accepts is a target.
   FoldConstantsRetracePass(std::string name, std::string desc, std::vector<std::string> targetOps,
                            ConstantFoldingOptions o);
 

@@ -15,6 +15,8 @@ void registerArmPasses(passes::PassRegistry& r) {
   registerArmTablePasses(r);
   registerDecomposeIntPowPass(r);
   registerDecorateFp32toInt32CastingPass(r);
+  registerConstantFoldingPass(r);
+  registerFuseViewCopyTransformPass(r);
 }
 
 namespace {
@@ -60,7 +62,7 @@ std::vector<std::string> commonPrefix() {
 }
 
 std::vector<std::string> cleanupSuffix() {
-  return {"FuseTosaTransposesPass", "ConvertInt64ConstOpsToInt32Pass", "FuseConstantArgsPass",
+  return {"FuseTosaTransposesPass", "FuseViewCopyTransformPass", "ConvertInt64ConstOpsToInt32Pass", "FuseConstantArgsPass",
           "FuseEqualPlaceholdersPass", "DeadCodeEliminationPass",
           "InsertRescalePass", "FuseConsecutiveRescalesPass", "EnsureUniqueOutputNodesPass",
           "CheckTosaOperatorSupportPass"};
@@ -71,7 +73,7 @@ std::vector<std::string> cleanupSuffix() {
 /// Upstream's transform for annotation decomposes these before quantizing, so each part gets
 /// its own qparams and lowers to integer TOSA (var and norms to sums, squares and a sqrt TABLE).
 static std::vector<std::string> annotationPasses() {
-  return {"DecomposeVarPass",  "DecomposeLinalgVectorNormPass", "DecomposeGluPass",         "DecomposeLogitPass",
+  return {"ConstantFoldingPass", "DecomposeVarPass",  "DecomposeLinalgVectorNormPass", "DecomposeGluPass",         "DecomposeLogitPass",
           "DecomposePreluPass", "DecomposeTrilPass",             "DecomposeFloorDividePass", "DecomposeRemainderPass",
           "DecomposeTransposedConvPass", "DecomposeBatchNormTrainingPass", "ConvertSplitToSlicePass",
           "DecomposeUnbindPass", "DecomposeStackPass", "DecomposeWeightNormPass", "DecomposeCumsumPass",

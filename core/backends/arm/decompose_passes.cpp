@@ -1821,16 +1821,15 @@ void registerArmDecompositionPasses(passes::PassRegistry& r) {
            "aten.empty.memory_format", "aten.scalar_tensor.default", "aten.arange.start_step",
            "aten.arange.default", "aten.arange.start", "aten.zero.default", "aten.linspace.default"},
           decomposeFactories);
-  // Constant folding (core/transforms/constant_folding.h) of shape/layout ops, TOSA shape
-  // operands evaluated along: weights get their target layout at compile time.
+  // Constant folding (core/transforms/constant_folding.h), upstream's FuseConstantArgsPass:
+  // every op whose inputs are all constants (TOSA shape operands evaluated along) becomes a
+  // constant, so weights get their target layout at compile time and computed constants (a
+  // mask from arange, a weight computed from parameters) reach TOSA as data.
   r.add("FuseConstantArgsPass", [] {
     return std::make_unique<transforms::FoldConstantsRetracePass>(
-        "FuseConstantArgsPass", "Evaluates shape/layout ops on constants into new constants",
-        std::vector<std::string>{"aten.permute_copy.default", "aten.view_copy.default", "aten.t_copy.default",
-                                 "aten.transpose_copy.int", "aten.unsqueeze_copy.default", "aten.squeeze_copy.dim",
-                                 "aten.squeeze_copy.dims", "aten.slice_copy.Tensor", "aten.repeat.default",
-                                 "tosa.TRANSPOSE", "tosa.RESHAPE"},
-        transforms::ConstantFoldingOptions{.argLessProducers = true, .nameAfterInput = true});
+        "FuseConstantArgsPass", "Evaluates ops whose inputs are all constants into new constants",
+        std::vector<std::string>{},
+        transforms::ConstantFoldingOptions{.argLessProducers = true, .nameAfterInput = true, .anyOp = true});
   });
 }
 
