@@ -44,6 +44,7 @@ LowerCommand* addLowerCommand(CLI::App& app) {
                 "write the lowered graph as a TOSA 1.0 flatbuffer (.tosa); fails, listing them, if any op is not TOSA");
   addQuietFlag(s, cmd.quiet, "the totals line");
   s->add_flag("--no-quantize", cmd.noQuantize, "with --profile int: do not quantize a float graph first");
+  addQuantizeOptions(s, cmd.quant);
   return &cmd;
 }
 

@@ -37,6 +37,7 @@ struct VerifyCommand {
   int64_t maxSteps = 1;
   int64_t limit = -1;
   std::string tosaOut;
+  QuantizeCli quant;
 };
 
 namespace {
@@ -55,6 +56,8 @@ std::string reproduceCommand(const VerifyCommand& c, size_t limit) {
                               c.profile, c.target);
   for (const std::string& d : c.disabled) s += " --disable-pass " + d;
   if (c.noQuantize) s += " --no-quantize";
+  if (!c.quant.calibration.empty()) s += " --calibration " + c.quant.calibration;
+  if (c.quant.observer != "histogram") s += " --observer " + c.quant.observer;
   if (c.seed != 1) s += fmt::format(" --seed {}", c.seed);
   // The tolerances the verdict was reached with (only when not the defaults).
   if (c.rtol != 1e-4) s += fmt::format(" --rtol {}", c.rtol);
@@ -233,6 +236,7 @@ VerifyCommand* addVerifyCommand(CLI::App& app) {
   s->add_option("--tosa", cmd.tosaOut,
                  "also write the lowered graph as a TOSA 1.0 file, read it back and require that it computes the "
                  "lowered graph's outputs bit for bit on the same inputs (int8 for --profile int)");
+  addQuantizeOptions(s, cmd.quant);
   s->add_flag("--no-quantize", cmd.noQuantize,
               "with --profile int: do not quantize a float graph first (it is verified as it is)");
   addQuietFlag(s, cmd.quiet, "the result line");
@@ -261,6 +265,7 @@ int runVerify(const VerifyCommand& options) {
   cfg.structuralVerify = true;
   cfg.quantize = !cmd.noQuantize;
   cfg.seed = cmd.seed;
+  applyQuantize(cmd.quant, cfg);
   // Weights: shape-only constants get their synthesised values as data once, before any
   // pass, so every graph version (and every bisect probe) sees the same weights.
   cfg.materializeConstants = true;

@@ -39,6 +39,16 @@ int cmdTosaCheck(const std::string& path, const std::string& profile, const std:
                  const std::vector<std::string>& extensions, bool json, bool quiet);
 int cmdInfo(const std::string& in, bool json, bool checkShapes, const std::string& jsonOut, bool quiet);
 
+/// The INT quantizer's options every command that quantizes takes (--calibration, --observer).
+struct QuantizeCli {
+  std::string calibration;            ///< .npy file or directory (session::loadCalibrationSamples)
+  std::string observer = "histogram";  ///< histogram | minmax
+};
+/// Adds --calibration and --observer to `s`.
+void addQuantizeOptions(CLI::App* s, QuantizeCli& q);
+/// Sets the session's calibration data and observer kind from `q`.
+void applyQuantize(const QuantizeCli& q, session::SessionConfig& c);
+
 /// Options of `lower` (shared by `verify` and `bench` later).
 struct LowerCommand {
   CLI::App* sub = nullptr;
@@ -47,6 +57,7 @@ struct LowerCommand {
   std::vector<std::string> disabled;
   std::string traceOut, graphOut, jsonOut;
   std::string tosaOut;  ///< --tosa: write the lowered graph as a TOSA 1.0 flatbuffer
+  QuantizeCli quant;
 };
 /// Adds the `lower` subcommand (the returned object lives as long as the process).
 LowerCommand* addLowerCommand(CLI::App& app);

@@ -2,6 +2,8 @@
 // options, and the line that says what the session's INT-profile quantization did.
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
+
 #include "app/cli/commands.h"
 #include "core/quant/quantizer.h"
 
@@ -19,7 +21,24 @@ session::SessionConfig sessionConfig(const LowerCommand& cmd) {
   c.structuralVerify = cmd.verifyEach;
   c.quantize = !cmd.noQuantize;
   c.recordTrace = !cmd.traceOut.empty();
+  applyQuantize(cmd.quant, c);
   return c;
+}
+
+void addQuantizeOptions(CLI::App* s, QuantizeCli& q) {
+  s->add_option("--calibration", q.calibration,
+                "with --profile int: calibrate on your data instead of the seeded inputs: a .npy file (one input: a "
+                "sample or a stack [N, ...] of samples), a directory of <input>.npy files (stacks, the same N), a "
+                "directory of sample directories holding them, or, for one input, a directory of .npy files");
+  s->add_option("--observer", q.observer,
+                "with --profile int: activation observers, histogram (upstream's HistogramObserver) or minmax")
+      ->check(CLI::IsMember({"histogram", "minmax"}))
+      ->capture_default_str();
+}
+
+void applyQuantize(const QuantizeCli& q, session::SessionConfig& c) {
+  c.calibration = q.calibration;
+  c.observer = q.observer == "minmax" ? quant::ActivationObserver::MinMax : quant::ActivationObserver::Histogram;
 }
 
 void reportQuantize(const session::Prepared& p) {

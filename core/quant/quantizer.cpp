@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <unordered_map>
@@ -22,6 +23,7 @@
 #include "core/exec/compare.h"
 #include "core/ops/registry.h"
 #include "core/passes/pass_manager.h"
+#include "core/quant/histogram_observer.h"
 #include "core/quant/tfa_passes.h"
 #include "core/transforms/batch_norm.h"
 #include "core/transforms/constant_values.h"
@@ -489,10 +491,14 @@ std::string QuantizeReport::summary() const {
   std::string tfa;
   for (const std::string& p : tfaChanged) tfa += (tfa.empty() ? "" : ", ") + p;
   return fmt::format(
-      "{} activation q/dq pairs ({} observers), {} per-channel int8 weights, {} int32 biases, {} per-tensor int8 "
-      "constants, {} batch norms folded{}, {} nodes annotated, {} nodes left float by config; "
-      "transform-for-annotation: {}",
-      quantizePerTensor, observers, perChannelWeights, int32Biases, foldedConstants, batchNormsFolded,
+      "{} activation q/dq pairs ({} {} observers, calibrated on {} {}), {} per-channel int8 weights, {} int32 "
+      "biases, {} per-tensor int8 constants, {} batch norms folded{}, {} nodes annotated, {} nodes left float by "
+      "config; transform-for-annotation: {}",
+      quantizePerTensor, observers, observer == ActivationObserver::Histogram ? "histogram" : "min/max",
+      calibrationSamples,
+      userCalibration ? (calibrationSamples == 1 ? "sample of the user's data" : "samples of the user's data")
+                      : (calibrationSamples == 1 ? "seeded input" : "seeded inputs"),
+      perChannelWeights, int32Biases, foldedConstants, batchNormsFolded,
       batchNormsDecomposed ? fmt::format(" ({} more as mul + add)", batchNormsDecomposed) : std::string(),
       annotatedNodes, disallowed, tfa.empty() ? "no changes" : tfa);
 }
@@ -602,13 +608,13 @@ class CountedPass : public passes::Pass {
 
 Status annotateCalibrateConvert(ir::Graph& g, const QuantizeOptions& o, QuantizeReport& report);
 
-/// prepare_pt2e annotation, min/max calibration over seeded runs and convert_pt2e (q/dq pairs,
+/// prepare_pt2e annotation, calibration (histogram or min/max observers) over seeded runs and convert_pt2e (q/dq pairs,
 /// int8 per-channel weights, int32 biases, folded constant operands) as one pass.
 class QuantizePt2ePass : public passes::Pass {
  public:
   QuantizePt2ePass(const QuantizeOptions& o, QuantizeReport& report)
       : Pass("QuantizePt2ePass",
-             "annotate (TOSAQuantizer rules), calibrate min/max observers on seeded runs, convert: q/dq pairs, "
+             "annotate (TOSAQuantizer rules), calibrate histogram observers on seeded runs, convert: q/dq pairs, "
              "int8 per-channel weights, int32 biases"),
         o_(o),
         report_(report) {
@@ -618,7 +624,7 @@ class QuantizePt2ePass : public passes::Pass {
     weights_ = stat("per_channel_weights", "conv/linear weights quantized per output channel to int8");
     biases_ = stat("int32_biases", "biases quantized to int32 (input scale x weight scale)");
     folded_ = stat("folded_constants", "float constant operands folded to int8 constants");
-    calib_ = stat("calibration_runs", "seeded runs of the reference executor observing min/max");
+    calib_ = stat("calibration_runs", "seeded runs of the reference executor feeding the activation observers");
   }
 
  protected:
@@ -860,26 +866,69 @@ void finiteRange(const float* d, int64_t n, double& lo, double& hi) {
   for (int k = 0; k < kLanes; ++k) lo = std::min(lo, double(l[k])), hi = std::max(hi, double(h[k]));
 }
 
-Status annotateCalibrateConvert(ir::Graph& g, const QuantizeOptions& o, QuantizeReport& report) {
-  Annotation ann = annotate(g, o);
-  report.annotatedNodes = ann.annotatedNodes;
+/// The activation observers of one calibration: one per group of values sharing qparams, fed
+/// in torch's order whatever order the runs' threads deliver the values in (see
+/// annotateCalibrateConvert). Thread-safe.
+class Calibration {
+ public:
+  Calibration(ActivationObserver kind, size_t groups, size_t runs, std::vector<size_t> members)
+      : kind_(kind), runs_(runs), members_(std::move(members)), pending_(groups, std::vector<Batch>(runs)),
+        next_(groups, 0), hist_(kind == ActivationObserver::Histogram ? groups : 0),
+        mn_(groups, INFINITY), mx_(groups, -INFINITY) {}
 
-  // Calibration: min/max observers on every observed value over the seeded runs, made side by
-  // side (Executor::runEach: a weight's transpose is made once for all of them; values are
-  // observed as they are produced). Each run has its own ranges, merged in run order at the
-  // end, so the result is that of the runs one after the other whatever the threads do.
-  const size_t ngroups = ann.uf.parent.size();
-  const size_t runs = size_t(o.calibrationRuns);
-  std::vector<std::vector<double>> runMn(runs, std::vector<double>(ngroups, INFINITY));
-  std::vector<std::vector<double>> runMx(runs, std::vector<double>(ngroups, -INFINITY));
-  std::vector<int> rootOf(g.nextId(), -1);
-  for (const auto& [v, gi] : ann.group) rootOf[v] = ann.uf.find(gi);
-  exec::Executor::RunObserveFn observe = [&](size_t run, const ir::Node& n, const std::vector<exec::Tensor>& outs) {
-    if (n.id >= rootOf.size() || rootOf[n.id] < 0 || outs.size() != 1) return;
-    const exec::Tensor& t = outs[0];
-    if (!t.defined() || !ir::isFloating(t.dtype())) return;
-    const size_t root = size_t(rootOf[n.id]);
-    double lo = runMn[run][root], hi = runMx[run][root];
+  /// Value at graph position `pos` of run `run`, in group `group` (null: not a float value,
+  /// which still counts as its member's observation).
+  void observe(size_t group, size_t run, size_t pos, const exec::Tensor* t) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (kind_ == ActivationObserver::MinMax) {
+      if (t) range(*t, group);
+      return;
+    }
+    Batch& b = pending_[group][run];
+    ++b.arrived;
+    if (t) b.values.emplace_back(pos, *t);
+    // Feed every run of this group whose members are all in, in run order.
+    while (next_[group] < runs_ && pending_[group][next_[group]].arrived >= members_[group]) feed(group, next_[group]++);
+  }
+
+  /// Feeds what is still pending (members that never arrived), in torch's order.
+  void finish() {
+    for (size_t g = 0; g < pending_.size(); ++g)
+      while (next_[g] < runs_) feed(g, next_[g]++);
+  }
+
+  QParams qparams(size_t group, const QuantSpec& s) const {
+    if (kind_ == ActivationObserver::MinMax)
+      return mn_[group] <= mx_[group] ? affineParams(mn_[group], mx_[group], s) : affineParams(0.0, 0.0, s);
+    const HistogramObserver& h = hist_[group];
+    if (!h.initialized()) return affineParams(0.0, 0.0, s);
+    const HistogramObserver::QParams q = h.qparams(s.actQmin, s.actQmax, float(s.eps));
+    return {q.scale, q.zeroPoint};
+  }
+
+ private:
+  struct Batch {
+    size_t arrived = 0;
+    std::vector<std::pair<size_t, exec::Tensor>> values;  // (graph position, value)
+  };
+
+  void feed(size_t group, size_t run) {
+    Batch& b = pending_[group][run];
+    std::sort(b.values.begin(), b.values.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    for (const auto& [pos, t] : b.values) {
+      if (t.dtype() == DType::Float32) {
+        hist_[group].observe(t.data<float>(), t.numel());
+      } else {
+        std::vector<float> f(size_t(t.numel()));
+        for (int64_t i = 0; i < t.numel(); ++i) f[size_t(i)] = float(t.getDouble(i));
+        hist_[group].observe(f.data(), t.numel());
+      }
+    }
+    b = Batch{};
+  }
+
+  void range(const exec::Tensor& t, size_t group) {
+    double lo = mn_[group], hi = mx_[group];
     if (t.dtype() == DType::Float32) {
       finiteRange(t.data<float>(), t.numel(), lo, hi);
     } else {
@@ -888,24 +937,72 @@ Status annotateCalibrateConvert(ir::Graph& g, const QuantizeOptions& o, Quantize
         if (std::isfinite(x)) lo = std::min(lo, x), hi = std::max(hi, x);
       }
     }
-    runMn[run][root] = lo;
-    runMx[run][root] = hi;
+    mn_[group] = lo, mx_[group] = hi;
+  }
+
+  ActivationObserver kind_;
+  size_t runs_;
+  std::vector<size_t> members_;
+  std::vector<std::vector<Batch>> pending_;
+  std::vector<size_t> next_;
+  std::vector<HistogramObserver> hist_;
+  std::vector<double> mn_, mx_;
+  std::mutex mu_;
+};
+
+Status annotateCalibrateConvert(ir::Graph& g, const QuantizeOptions& o, QuantizeReport& report) {
+  Annotation ann = annotate(g, o);
+  report.annotatedNodes = ann.annotatedNodes;
+
+  // Calibration over the runs, made side by side (Executor::runEach: a weight's transpose is
+  // made once for all of them; values are observed as they are produced, runs on several
+  // threads). Each group of values sharing qparams has one observer, fed as torch's would be:
+  // run after run, and within a run in graph order (observations of a run wait until the
+  // earlier runs' are in; a group's are fed once all its members of that run have arrived).
+  const size_t ngroups = ann.uf.parent.size();
+  const size_t runs = o.calibrationInputs.empty() ? size_t(o.calibrationRuns) : o.calibrationInputs.size();
+  std::vector<int> rootOf(g.nextId(), -1);
+  std::vector<size_t> members(ngroups, 0);
+  for (const auto& [v, gi] : ann.group) {
+    rootOf[v] = ann.uf.find(gi);
+    ++members[size_t(rootOf[v])];
+  }
+  Calibration cal(o.activationObserver, ngroups, runs, std::move(members));
+  // The runs go in batches of kBatch side by side: a weight is made once per batch, and the
+  // live values of only one batch are held (the user's data may hold many samples).
+  constexpr size_t kBatch = 8;
+  size_t firstRun = 0;  // of the batch being run
+  exec::Executor::RunObserveFn observe = [&](size_t run, const ir::Node& n, const std::vector<exec::Tensor>& outs) {
+    if (n.id >= rootOf.size() || rootOf[n.id] < 0) return;
+    const exec::Tensor* t = outs.size() == 1 && outs[0].defined() && ir::isFloating(outs[0].dtype()) ? &outs[0] : nullptr;
+    cal.observe(size_t(rootOf[n.id]), firstRun + run, g.position(n.id), t);
   };
-  // Ordered accumulation: the observed ranges (hence every qparam of the INT model) are then
+  // Ordered accumulation: the observed values (hence every qparam of the INT model) are then
   // the same on every CPU, whichever kernels OpenBLAS would pick for float32 (docs/DESIGN.md).
   exec::Executor ex(exec::ExecOptions{.orderedAccumulation = true, .keepConstants = false});
   if (o.progress)
     ex.setProgress([&](size_t done, size_t total) {
-      o.progress("quantize: calibration", double(done) / double(std::max<size_t>(total, 1)));
+      // This batch's share of all the runs.
+      const double batch = double(std::min(kBatch, runs - firstRun));
+      o.progress("quantize: calibration",
+                 (double(firstRun) + batch * double(done) / double(std::max<size_t>(total, 1))) / double(runs));
     });
-  std::vector<std::vector<exec::Tensor>> inputs;
-  for (size_t run = 0; run < runs; ++run) inputs.push_back(exec::synthesizeInputs(g, o.seed + uint64_t(run)));
-  auto out = ex.runEach(g, inputs, observe);
-  if (!out) return Status::error("quantizer: calibration run failed: " + out.message());
-  // Merged as one observer over the runs in order would have (a tie keeps the earlier value).
-  std::vector<double> mn = std::move(runMn[0]), mx = std::move(runMx[0]);
-  for (size_t run = 1; run < runs; ++run)
-    for (size_t r = 0; r < ngroups; ++r) mn[r] = std::min(mn[r], runMn[run][r]), mx[r] = std::max(mx[r], runMx[run][r]);
+  for (; firstRun < runs; firstRun += kBatch) {
+    std::vector<std::vector<exec::Tensor>> inputs;
+    for (size_t run = firstRun; run < std::min(runs, firstRun + kBatch); ++run)
+      inputs.push_back(o.calibrationInputs.empty() ? exec::synthesizeInputs(g, o.seed + uint64_t(run))
+                                                   : o.calibrationInputs[run]);
+    auto out = ex.runEach(g, inputs, observe);
+    if (!out) {
+      return Status::error(o.calibrationInputs.empty() ? "quantizer: calibration run failed: " + out.message()
+                                                       : fmt::format("quantizer: calibration on sample {} failed: {}",
+                                                                     firstRun, out.message()));
+    }
+  }
+  cal.finish();
+  report.observer = o.activationObserver;
+  report.calibrationSamples = runs;
+  report.userCalibration = !o.calibrationInputs.empty();
   if (o.progress) o.progress("quantize: converting", 1.0);
   std::vector<QParams> qp(ngroups);
   std::vector<uint8_t> calibrated(ngroups, 0);
@@ -914,7 +1011,7 @@ Status annotateCalibrateConvert(ir::Graph& g, const QuantizeOptions& o, Quantize
       // A value that was never finite on the calibration runs (NaN everywhere, say acosh below
       // 1) gets the range [0, 0]: the smallest scale, every value at the zero point (the
       // quantize kernels map NaN there too), instead of failing the whole graph.
-      qp[r] = mn[r] <= mx[r] ? affineParams(mn[r], mx[r], o.spec) : affineParams(0.0, 0.0, o.spec);
+      qp[r] = cal.qparams(r, o.spec);
       calibrated[r] = 1;
     }
 

@@ -2,8 +2,9 @@
 // convert_pt2e with the Arm backend's TOSAQuantizer and its symmetric int8 config) produces:
 // quantized_decomposed quantize/dequantize_per_tensor around activations, int8 weights of
 // conv/linear quantised per output channel symmetrically (dequantize_per_channel), int32
-// biases with scale = input scale * weight scale, calibrated by min/max observers on seeded
-// random inputs run through the reference executor.
+// biases with scale = input scale * weight scale, calibrated by upstream's observers
+// (HistogramObserver for activations, per-channel min/max for weights) on seeded random inputs
+// run through the reference executor.
 //
 // Steps (upstream names):
 //   1. transform for annotation: every node gets kFlagDisallowTransform when its
@@ -14,8 +15,8 @@
 //   3. annotation (quantization_annotator.py rules: conv/linear with input, weight, bias and
 //      output specs, conv->relu/hardtanh(min 0) fusion, shared specs for add/sub/cat, parent
 //      shared specs for relu/pools/permute, input-shared specs for views/slices, ...).
-//   4. calibration: min/max over `calibrationRuns` seeded inputs (one observer per value, values
-//      with shared specs share one observer).
+//   4. calibration: HistogramObserver (or min/max) over `calibrationRuns` seeded inputs (one
+//      observer per value, values with shared specs share one observer, fed in torch's order).
 //   5. convert: q/dq pairs inserted, weights folded to int8 constants (fold_quantize=True), as
 //      are float constants annotated as operands (layer-norm weight/bias, embeddings).
 // Graphs that already hold quantized_decomposed ops are left as they are.
@@ -25,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "core/exec/tensor.h"
 #include "core/ir/graph.h"
 #include "core/passes/pass_manager.h"
 #include "core/passes/pass_record.h"
@@ -40,6 +42,9 @@ struct QuantSpec {
   double eps = 1.0 / 65536.0;                   ///< smallest scale (upstream eps = 2**-16)
 };
 
+/// How activation ranges are observed during calibration (histogram_observer.h).
+enum class ActivationObserver : uint8_t { Histogram, MinMax };
+
 struct QuantizeOptions {
   QuantSpec spec;
   /// A global config is set (TOSAQuantizer.set_global(config)); false: only nodes matched by
@@ -54,6 +59,11 @@ struct QuantizeOptions {
   std::vector<std::string> excludeNodes, excludeOps;
   /// Calibration: synthesised inputs with seeds seed, seed + 1, ...
   int calibrationRuns = 4;
+  /// The user's calibration data: one entry per sample, a tensor per graph input in placeholder
+  /// order (session::loadCalibrationSamples). Non-empty: used instead of the seeded inputs.
+  std::vector<std::vector<exec::Tensor>> calibrationInputs;
+  /// Activation observers: upstream's HistogramObserver (the default), or MinMaxObserver.
+  ActivationObserver activationObserver = ActivationObserver::Histogram;
   uint64_t seed = 1;
   /// prepare_pt2e folds batch norm into the preceding conv.
   bool foldBatchNorm = true;
@@ -80,6 +90,9 @@ struct QuantizeReport {
   size_t batchNormsDecomposed = 0;
   size_t annotatedNodes = 0;
   size_t observers = 0;           ///< distinct activation observers (= distinct activation qparams)
+  ActivationObserver observer = ActivationObserver::Histogram;  ///< their kind
+  size_t calibrationSamples = 0;  ///< runs the observers saw
+  bool userCalibration = false;   ///< the samples were the user's data (QuantizeOptions::calibrationInputs)
   size_t quantizedValues = 0;     ///< values given a q/dq pair (or a folded int8 constant + dq)
   size_t quantizePerTensor = 0, dequantizePerTensor = 0;
   /// Float constants annotated as operands (e.g. a layer norm's weight and bias), folded to

@@ -9,6 +9,7 @@
 #include "core/exec/synth.h"
 #include "core/quant/quantizer.h"
 #include "core/session/builtin.h"
+#include "core/session/calibration.h"
 #include "core/trace/trace_recorder.h"
 
 namespace ls::session {
@@ -52,6 +53,12 @@ Result<Prepared> LoweringSession::prepare(ir::Graph g, const StageProgressFn& pr
       } else {
         quant::QuantizeOptions o;
         o.seed = cfg_.seed;
+        o.activationObserver = cfg_.observer;
+        if (!cfg_.calibration.empty()) {
+          auto samples = loadCalibrationSamples(cfg_.calibration, g);
+          if (!samples) return samples.status();
+          o.calibrationInputs = std::move(samples).value();
+        }
         o.progress = progress;
         if (const passes::PipelineDef* def = passes::PipelineRegistry::instance().find(cfg_.pipeline))
           o.extraTfaPasses = def->annotationPasses;

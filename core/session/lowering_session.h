@@ -14,6 +14,7 @@
 
 #include "core/io/load.h"
 #include "core/passes/pass_manager.h"
+#include "core/quant/quantizer.h"
 #include "core/trace/trace.h"
 #include "core/util/progress.h"
 #include "core/util/status.h"
@@ -34,6 +35,11 @@ struct SessionConfig {
   /// post-training quantizer, calibrated on inputs seeded from `seed`.
   bool quantize = true;
   uint64_t seed = 1;
+  /// INT calibration on the user's data (loadCalibrationSamples: a .npy file or a directory);
+  /// empty: the seeded inputs.
+  std::string calibration;
+  /// Activation observers of the INT calibration: upstream's histogram, or min/max.
+  quant::ActivationObserver observer = quant::ActivationObserver::Histogram;
   /// Shape-only constants get their synthesised values as data before the run, so every
   /// graph version sees the same weights (semantic verification needs it).
   bool materializeConstants = false;
