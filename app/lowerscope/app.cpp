@@ -7,6 +7,7 @@
 #include <GLFW/glfw3.h>
 #include <fmt/format.h>
 #include <imgui.h>
+#include <imgui_stdlib.h>
 
 #include "app/lowerscope/capture.h"
 #include "core/io/exports.h"
@@ -469,6 +470,22 @@ void App::drawToolbar() {
   ImGui::SameLine();
   ImGui::SetNextItemWidth(90);
   if (ImGui::Combo("##target", &tgt, "generic\0u55\0u85\0")) config_.target = passes::Target(tgt);
+  ImGui::SameLine();
+  if (config_.profile == passes::Profile::INT) {
+    // INT calibration: upstream's histogram observers or min/max, on the seeded inputs or the
+    // user's data (a .npy file or directory, as `lowerscope-cli --calibration`).
+    int obs = int(config_.observer);
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(95);
+    if (ImGui::Combo("##observer", &obs, "histogram\0minmax\0")) config_.observer = quant::ActivationObserver(obs);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("activation observers of the INT calibration");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(200);
+    ImGui::InputTextWithHint("##calibration", "calibration .npy / dir", &config_.calibration);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("calibrate on your data: a .npy file (a sample or a stack [N, ...]), a directory of "
+                        "<input>.npy files or of sample directories; empty: the seeded inputs");
+  }
   ImGui::SameLine();
   ImGui::Checkbox("skip", &config_.engine.skip);
   ImGui::SameLine();

@@ -2,6 +2,7 @@
 #include "viewers/model/run_job.h"
 
 #include <exception>
+#include <filesystem>
 #include <fstream>
 
 #include <fmt/format.h>
@@ -33,6 +34,8 @@ session::SessionConfig sessionConfig(const RunConfig& cfg) {
   sc.disabled = cfg.disabled;
   sc.structuralVerify = cfg.verify;
   sc.quantize = cfg.quantize;
+  sc.calibration = cfg.calibration;
+  sc.observer = cfg.observer;
   return sc;
 }
 
@@ -55,6 +58,10 @@ std::string describe(const RunConfig& c) {
   if (!c.engine.fastCopy) s += " no-fast-copy";
   if (c.engine.cache) s += " cache";
   if (c.profile == passes::Profile::INT && !c.quantize) s += " no-quantize";
+  if (c.profile == passes::Profile::INT && c.quantize && !c.calibration.empty())
+    s += " calibration=" + std::filesystem::path(c.calibration).filename().string();
+  if (c.profile == passes::Profile::INT && c.quantize && c.observer == quant::ActivationObserver::MinMax)
+    s += " minmax";
   for (const std::string& d : c.disabled) s += " -" + d;
   return s;
 }

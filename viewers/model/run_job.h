@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/passes/pass.h"
+#include "core/quant/quantizer.h"
 #include "core/session/repeat_runs.h"
 #include "core/trace/trace.h"
 #include "core/util/progress.h"
@@ -32,6 +33,10 @@ struct RunConfig {
   /// INT profile: a float graph (no q/dq ops) is quantized first, as `lowerscope-cli lower`
   /// does; the trace's source is then the quantized graph.
   bool quantize = true;
+  /// INT calibration on the user's data (a .npy file or directory; empty: seeded inputs) and
+  /// the activation observers (session::SessionConfig's fields of the same names).
+  std::string calibration;
+  quant::ActivationObserver observer = quant::ActivationObserver::Histogram;
   bool operator==(const RunConfig&) const = default;
 };
 

@@ -96,6 +96,8 @@ RunConfig RunOverrides::apply(RunConfig c) const {
   if (fastCopy) c.engine.fastCopy = *fastCopy;
   if (cache) c.engine.cache = *cache;
   if (quantize) c.quantize = *quantize;
+  if (calibration) c.calibration = *calibration;
+  if (observer) c.observer = *observer;
   for (const std::string& d : disable) c.disabled.push_back(d);
   return c;
 }
@@ -145,6 +147,14 @@ Result<std::vector<ScriptCommand>> parseScript(std::string_view text, std::strin
           auto t = v ? passes::parseTarget(*v) : std::nullopt;
           if (!t) return err("--target expects generic, u55 or u85");
           o.target = *t;
+        } else if (f == "--calibration") {
+          auto* v = value();
+          if (!v) return err("--calibration needs a .npy file or a directory");
+          o.calibration = *v;
+        } else if (f == "--observer") {
+          auto* v = value();
+          if (!v || (*v != "histogram" && *v != "minmax")) return err("--observer expects histogram or minmax");
+          o.observer = *v == "minmax" ? quant::ActivationObserver::MinMax : quant::ActivationObserver::Histogram;
         } else if (f == "--disable") {
           auto* v = value();
           if (!v) return err("--disable needs a pass name");

@@ -108,6 +108,8 @@ struct RunOverrides {
   std::optional<passes::Profile> profile;
   std::optional<passes::Target> target;
   std::optional<bool> skip, fastCopy, cache, quantize;
+  std::optional<std::string> calibration;
+  std::optional<quant::ActivationObserver> observer;
   std::vector<std::string> disable;
   RunConfig apply(RunConfig c) const;
 };
