@@ -71,7 +71,22 @@ std::string runSummaryJson(const RunSummary& s) {
     w.key("quantize").beginObject();
     w.field("pipeline", s.quantizePipeline).field("summary", s.quantizeSummary);
     w.field("ms", double(s.quantizeNs) / 1e6);
-    w.key("passes").beginArray();
+    if (s.supportChecked) {
+    // Upstream's operator support checks on the graph the pipeline started from: enforced (the
+    // pipeline fails on a refused node) for the Ethos-U targets, reported for generic.
+    w.key("support").beginObject();
+    w.field("enforced", s.target != passes::Target::Generic);
+    w.key("rejected").beginArray();
+    for (const passes::SupportRejection& r : s.rejected) {
+      w.beginObject();
+      w.field("node", r.name).field("op", r.op).field("check", r.check).field("reason", r.reason);
+      w.field("text", r.text());
+      w.endObject();
+    }
+    w.endArray();
+    w.endObject();
+  }
+  w.key("passes").beginArray();
     writeRecords(w, s.quantizePasses);
     w.endArray();
     w.endObject();

@@ -95,6 +95,18 @@ Result<Outcome> LoweringSession::runWith(ir::Graph g, const std::string& model, 
   ops::InferenceCache cache;
   ctx.cache = &cache;
   ctx.cancel = hooks.cancel;
+  // The pipeline's operator support checks run where upstream's partitioner runs them: on the
+  // graph the lowering starts from (the quantized edge graph), before any pass.
+  bool supportChecked = false;
+  if (const passes::PipelineDef* def = passes::PipelineRegistry::instance().find(cfg_.pipeline);
+      def && def->supportChecks) {
+    try {
+      ctx.rejected = def->supportChecks(g, cfg_.profile, cfg_.target);
+      supportChecked = true;
+    } catch (const std::exception& e) {
+      return Status::error(fmt::format("pipeline '{}': the operator support checks threw: {}", cfg_.pipeline, e.what()));
+    }
+  }
 
   passes::VerifierInstrumentation verifier;
   passes::StatisticsInstrumentation stats;
@@ -111,6 +123,8 @@ Result<Outcome> LoweringSession::runWith(ir::Graph g, const std::string& model, 
   } catch (const std::exception& e) {
     return Status::error(fmt::format("pipeline '{}' threw outside any pass: {}", cfg_.pipeline, e.what()));
   }
+  o.rejected = ctx.rejected;
+  o.supportChecked = supportChecked;
   o.cacheHits = cache.hits();
   o.cacheMisses = cache.misses();
   if (cfg_.recordTrace) {
