@@ -71,7 +71,12 @@ std::string runSummaryJson(const RunSummary& s) {
     w.key("quantize").beginObject();
     w.field("pipeline", s.quantizePipeline).field("summary", s.quantizeSummary);
     w.field("ms", double(s.quantizeNs) / 1e6);
-    if (s.supportChecked) {
+    w.key("passes").beginArray();
+    writeRecords(w, s.quantizePasses);
+    w.endArray();
+    w.endObject();
+  }
+  if (s.supportChecked) {
     // Upstream's operator support checks on the graph the pipeline started from: enforced (the
     // pipeline fails on a refused node) for the Ethos-U targets, reported for generic.
     w.key("support").beginObject();
@@ -83,11 +88,6 @@ std::string runSummaryJson(const RunSummary& s) {
       w.field("text", r.text());
       w.endObject();
     }
-    w.endArray();
-    w.endObject();
-  }
-  w.key("passes").beginArray();
-    writeRecords(w, s.quantizePasses);
     w.endArray();
     w.endObject();
   }

@@ -1,7 +1,7 @@
 // lowerscope-cli lower and upstream's operator support checks: with --target u55 a node the
 // checks refuse is printed with upstream's reason ("Rejected by <Check>: <reason>"), the run exits
-// 1 naming it, --tosa writes no file and --json lists it under support.rejected; u85 writes the
-// same model's file; the generic target prints the note and lowers.
+// 1 naming it, --tosa writes no file and --json lists it under support.rejected; u85 (which
+// has no such limit) writes the same model's file.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -45,7 +45,7 @@ TEST(OperatorSupportCli, U55RefusesTheNodeWithUpstreamsReasonAndWritesNoTosa) {
       << j;
 }
 
-TEST(OperatorSupportCli, U85WritesTheFileAndGenericReportsNothingToRefuse) {
+TEST(OperatorSupportCli, U85TakesTheConvolutionAndWritesTheFile) {
   fsys::path dir = ls::clitest::scratchDir("operator_support_cli");
   fsys::path tosa = dir / "w2l_u85.tosa";
   CliRun r = runCli("lower " + kWav2letter + " --pipeline tosa --profile int --target u85 --tosa " + tosa.string());

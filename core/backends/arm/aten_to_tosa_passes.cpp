@@ -650,7 +650,9 @@ std::vector<std::string> exirTargets() {
   return t;
 }
 
-/// Last entry: fails listing every node whose op is not a TOSA operator, then every node the
+/// Last entry: on u55/u85 fails first listing the source nodes upstream's operator support checks
+/// refused (PassContext::rejected, operator_support/); then every node whose op is not a TOSA
+/// operator, then every node the
 /// TOSA 1.0 legality validator rejects (tosa/tosa_validate.h). With the INT profile
 /// it also counts the float islands (float compute outside the graph inputs' quantize and the
 /// outputs' dequantize); an integer-only Ethos-U target (u55, u85) cannot run them, so there
@@ -659,7 +661,8 @@ class CheckTosaOperatorSupportPass : public passes::Pass {
  public:
   CheckTosaOperatorSupportPass()
       : Pass("CheckTosaOperatorSupportPass",
-             "Fails with the list of nodes whose ops have no TOSA lowering (INT on Ethos-U: or that compute in float)") {
+             "Fails with the list of nodes whose ops have no TOSA lowering (on Ethos-U: or that upstream's operator "
+             "support checks refused, or, INT, that compute in float)") {
     islands_ = stat("float_islands", "INT profile: float compute nodes outside the input quantize / output dequantize");
     illegal_ = stat("tosa_violations", "nodes illegal in TOSA 1.0 for the profile (types, ranks, level 8K, ERROR_IF)");
     rejected_ = stat("support_rejected", "source nodes upstream's operator support checks refuse for the target");
