@@ -183,6 +183,24 @@ TEST(Pool2dSupported, U55StrideAndKernelLimits) {
   EXPECT_EQ(rejectionOf(b.g, "max_dil", Target::Generic, Profile::FP), dil);
 }
 
+// ---- SumSupported
+
+TEST(SumSupported, U55ReducedDimAndTheProductsAroundItWithin65536) {
+  test::GraphBuilder b;
+  auto x = b.input("x", {1, 70000, 2});
+  auto y = b.input("y", {300, 300, 4});
+  auto big = b.call("aten.sum.dim_IntList", {x, IntList{1}, true}, {}, "sum_big");
+  auto pre = b.call("aten.sum.dim_IntList", {y, IntList{-1}, true}, {}, "sum_pre");
+  auto ok = b.call("aten.sum.dim_IntList", {y, IntList{0}, true}, {}, "sum_ok");
+  b.output({big, pre, ok});
+  EXPECT_EQ(rejectionOf(b.g, "sum_big", Target::U55),
+            "Rejected by SumSupported: sum needs dims < 65536, got shape torch.Size([1, 70000, 2])");
+  // Reducing the last dim: the dims before it multiply to 90000.
+  EXPECT_EQ(rejectionOf(b.g, "sum_pre", Target::U55), "Rejected by SumSupported: Failed dim check");
+  EXPECT_EQ(rejectionOf(b.g, "sum_ok", Target::U55), "");
+  EXPECT_EQ(rejectionOf(b.g, "sum_big", Target::U85), "");
+}
+
 // ---- RankCheck / CheckDtypeInputsAndOutputs
 
 TEST(RankCheck, RefusesRankAbove6) {

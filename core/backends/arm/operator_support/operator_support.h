@@ -7,6 +7,7 @@
 //                                 EthosU55DtypeSupport, EthosU55CastCheck
 //   convolution_support.cpp       ConvolutionSupported (TOSA, and the Ethos-U55 limits of Vela)
 //   pool_2d_support.cpp           AvgPool2dSupported, MaxPool2dSupported
+//   reduce_sum_support.cpp        SumSupported (Vela's Ethos-U55 REDUCE_SUM shape limits)
 // The checks read the graph the lowering starts from (the quantized edge graph, as upstream's
 // partitioner does), before any pass; the session runs them through PipelineDef::supportChecks.
 #pragma once
@@ -54,6 +55,7 @@ std::vector<CheckPtr> genericChecks(const Spec& spec);   // tosa_supported_opera
 std::vector<CheckPtr> ethosU55Checks();                  // ethos_u55_support.cpp
 CheckPtr convolutionSupported(const Spec& spec);         // convolution_support.cpp
 std::vector<CheckPtr> pool2dSupported(const Spec& spec); // pool_2d_support.cpp
+CheckPtr sumSupported(const Spec& spec);                 // reduce_sum_support.cpp
 
 // ---- helpers shared by the families
 /// "torch.int8", as upstream prints a dtype.

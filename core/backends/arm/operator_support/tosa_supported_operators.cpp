@@ -110,6 +110,7 @@ std::vector<CheckPtr> tosaSupportChecks(const Spec& spec) {
   std::vector<CheckPtr> c;
   c.push_back(convolutionSupported(spec));
   for (CheckPtr& p : pool2dSupported(spec)) c.push_back(std::move(p));
+  c.push_back(sumSupported(spec));
   for (CheckPtr& p : genericChecks(spec)) c.push_back(std::move(p));
   if (spec.u55())
     for (CheckPtr& p : ethosU55Checks()) c.push_back(std::move(p));
