@@ -168,8 +168,9 @@ int runLower(const LowerCommand& cmd) {
   // them; on the generic target they are notes.
   if (!outcome->rejected.empty() && !cmd.quiet) {
     const bool enforced = cfg.target != passes::Target::Generic;
-    fmt::print("operator support ({}): {} node(s) refused by upstream's checks{}\n", passes::targetName(cfg.target),
-               outcome->rejected.size(), enforced ? "" : " (not enforced for the generic target)");
+    fmt::print("operator support ({}): {} node(s) refused by upstream's checks{} ({:.3f} ms)\n",
+               passes::targetName(cfg.target), outcome->rejected.size(),
+               enforced ? "" : " (not enforced for the generic target)", double(outcome->supportNs) / 1e6);
     for (const passes::SupportRejection& r : outcome->rejected)
       fmt::print("  {} ({}): {}\n", r.name, r.op, r.text());
   }
@@ -197,6 +198,7 @@ int runLower(const LowerCommand& cmd) {
     s.quantizeNs = quantizeNs;
     s.finalGraph = &g;
     s.supportChecked = outcome->supportChecked;
+    s.supportNs = outcome->supportNs;
     s.rejected = outcome->rejected;
     if (cmd.pipeline == "xnnpack") {
       xnnpack::PartitionReport pr = xnnpack::partitionReport(g);

@@ -81,6 +81,7 @@ std::string runSummaryJson(const RunSummary& s) {
     // pipeline fails on a refused node) for the Ethos-U targets, reported for generic.
     w.key("support").beginObject();
     w.field("enforced", s.target != passes::Target::Generic);
+    w.field("ms", double(s.supportNs) / 1e6);
     w.key("rejected").beginArray();
     for (const passes::SupportRejection& r : s.rejected) {
       w.beginObject();

@@ -76,6 +76,7 @@ struct Outcome {
   /// target (PipelineDef::supportChecks), in graph order: "Rejected by <check>: <reason>".
   std::vector<passes::SupportRejection> rejected;
   bool supportChecked = false;  ///< the pipeline has support checks and they ran
+  int64_t supportNs = 0;        ///< their time
   bool failed() const { return result.failedIndex >= 0; }
 };
 
