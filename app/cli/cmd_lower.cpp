@@ -164,6 +164,17 @@ int runLower(const LowerCommand& cmd) {
     fmt::print("xnnpack: {} delegates, {} delegated nodes\n", pr.delegates, pr.delegatedNodes);
     for (const auto& [op, n] : pr.undelegated) fmt::print("  undelegated {:>4}  {}: {}\n", n, op, pr.reasons[op]);
   }
+  // Upstream's operator support checks (the tosa pipelines): each node they refuse, with the
+  // check and its reason. On u55/u85 the pipeline's last pass fails on them, so no .tosa holds
+  // them; on the generic target they are notes.
+  if (!outcome->rejected.empty() && !cmd.quiet) {
+    const bool enforced = cfg.target != passes::Target::Generic;
+    fmt::print("operator support ({}): {} node(s) refused by upstream's checks{} ({:.3f} ms)\n",
+               passes::targetName(cfg.target), outcome->rejected.size(),
+               enforced ? "" : " (not enforced for the generic target)", double(outcome->supportNs) / 1e6);
+    for (const passes::SupportRejection& r : outcome->rejected)
+      fmt::print("  {} ({}): {}\n", r.name, r.op, r.text());
+  }
   int rc = failed ? 1 : 0;
   if (!cmd.graphOut.empty()) {
     Status st = io::saveLsg(g, cmd.graphOut);
@@ -187,6 +198,9 @@ int runLower(const LowerCommand& cmd) {
     s.quantizePasses = quantizePasses;
     s.quantizeNs = quantizeNs;
     s.finalGraph = &g;
+    s.supportChecked = outcome->supportChecked;
+    s.supportNs = outcome->supportNs;
+    s.rejected = outcome->rejected;
     if (cmd.pipeline == "xnnpack") {
       xnnpack::PartitionReport pr = xnnpack::partitionReport(g);
       s.finalExtras["delegates"] = pr.delegates;
@@ -201,6 +215,7 @@ int runLower(const LowerCommand& cmd) {
     if (!st) rc = fail(st.message());
   }
   if (failed) fmt::print(stderr, "error: {}\n", res.failure);
+  if (failed && !cmd.tosaOut.empty()) fmt::print(stderr, "error: --tosa {} not written: the pipeline failed\n", cmd.tosaOut);
   return rc;
 }
 

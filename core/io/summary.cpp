@@ -76,6 +76,22 @@ std::string runSummaryJson(const RunSummary& s) {
     w.endArray();
     w.endObject();
   }
+  if (s.supportChecked) {
+    // Upstream's operator support checks on the graph the pipeline started from: enforced (the
+    // pipeline fails on a refused node) for the Ethos-U targets, reported for generic.
+    w.key("support").beginObject();
+    w.field("enforced", s.target != passes::Target::Generic);
+    w.field("ms", double(s.supportNs) / 1e6);
+    w.key("rejected").beginArray();
+    for (const passes::SupportRejection& r : s.rejected) {
+      w.beginObject();
+      w.field("node", r.name).field("op", r.op).field("check", r.check).field("reason", r.reason);
+      w.field("text", r.text());
+      w.endObject();
+    }
+    w.endArray();
+    w.endObject();
+  }
   w.key("passes").beginArray();
   const auto [ran, skipped, changed, failed] = writeRecords(w, s.records);
   w.endArray();

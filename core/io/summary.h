@@ -27,6 +27,11 @@ struct RunSummary {
   /// Extra top-level fields under "final" (e.g. delegates), written as integers / op counts.
   std::map<std::string, int64_t> finalExtras;
   std::map<std::string, std::map<std::string, int64_t>> finalMaps;
+  /// The pipeline's operator support checks ran ("support": {enforced, ms, rejected[]} in the JSON;
+  /// omitted when the pipeline has none): the nodes they refused for the target.
+  bool supportChecked = false;
+  int64_t supportNs = 0;
+  std::vector<passes::SupportRejection> rejected;
 };
 
 /// Op histogram of call nodes ("aten.add.Tensor" -> count), nested graphs included.

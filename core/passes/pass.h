@@ -51,6 +51,19 @@ struct EngineOptions {
   bool operator==(const EngineOptions&) const = default;
 };
 
+/// A node the backend's operator support checks refuse for the target (upstream's
+/// partitioner: "Rejected by <check>: <reason>"); it would stay outside the delegated part.
+struct SupportRejection {
+  ir::NodeId node = ir::kInvalidNode;
+  std::string name;    ///< node name
+  std::string op;      ///< op name
+  std::string check;   ///< the check that refused it (upstream's class name)
+  std::string reason;  ///< the check's reason
+  /// "Rejected by <check>: <reason>"
+  std::string text() const { return "Rejected by " + check + ": " + reason; }
+  bool operator==(const SupportRejection&) const = default;
+};
+
 /// What a pass sees besides the graph. Owned by the PassManager for one pipeline run.
 struct PassContext {
   Profile profile = Profile::FP;
@@ -58,6 +71,10 @@ struct PassContext {
   EngineOptions engine;
   ops::InferenceCache* cache = nullptr;    ///< null when engine.cache is off
   const std::atomic<bool>* cancel = nullptr;
+  /// Nodes of the graph the pipeline started from that the pipeline's support checks
+  /// (PipelineDef::supportChecks) refuse for ctx.target, in graph order; set by the session
+  /// before the first pass, read by the backend's final check.
+  std::vector<SupportRejection> rejected;
 
   /// Counters filled by the engine during one pass (reset by the manager before each pass).
   struct Counters {

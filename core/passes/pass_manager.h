@@ -54,6 +54,10 @@ struct PipelineDef {
   /// transform_for_annotation_pipeline): registered passes run on the float graph, before the
   /// built-in decompositions, before an INT-profile run annotates it.
   std::vector<std::string> annotationPasses = {};
+  /// The backend's operator support checks (upstream's partitioner checks), evaluated on the
+  /// graph the pipeline starts from (after quantization) for a profile and target: the nodes
+  /// they refuse, in graph order. Empty function: the pipeline has none.
+  std::function<std::vector<SupportRejection>(const ir::Graph&, Profile, Target)> supportChecks = {};
 };
 
 class PipelineRegistry {

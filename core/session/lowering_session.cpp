@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <exception>
 
 #include "core/exec/compare.h"
@@ -102,6 +103,21 @@ Result<Outcome> LoweringSession::runWith(ir::Graph g, const std::string& model, 
   ops::InferenceCache cache;
   ctx.cache = &cache;
   ctx.cancel = hooks.cancel;
+  // The pipeline's operator support checks run where upstream's partitioner runs them: on the
+  // graph the lowering starts from (the quantized edge graph), before any pass.
+  bool supportChecked = false;
+  int64_t supportNs = 0;
+  if (const passes::PipelineDef* def = passes::PipelineRegistry::instance().find(cfg_.pipeline);
+      def && def->supportChecks) {
+    try {
+      const auto t0 = std::chrono::steady_clock::now();
+      ctx.rejected = def->supportChecks(g, cfg_.profile, cfg_.target);
+      supportNs = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
+      supportChecked = true;
+    } catch (const std::exception& e) {
+      return Status::error(fmt::format("pipeline '{}': the operator support checks threw: {}", cfg_.pipeline, e.what()));
+    }
+  }
 
   passes::VerifierInstrumentation verifier;
   passes::StatisticsInstrumentation stats;
@@ -118,6 +134,9 @@ Result<Outcome> LoweringSession::runWith(ir::Graph g, const std::string& model, 
   } catch (const std::exception& e) {
     return Status::error(fmt::format("pipeline '{}' threw outside any pass: {}", cfg_.pipeline, e.what()));
   }
+  o.rejected = ctx.rejected;
+  o.supportChecked = supportChecked;
+  o.supportNs = supportNs;
   o.cacheHits = cache.hits();
   o.cacheMisses = cache.misses();
   if (cfg_.recordTrace) {

@@ -78,6 +78,11 @@ struct Outcome {
   ir::Graph finalGraph;                       ///< the graph after the last good pass
   std::shared_ptr<const trace::Trace> trace;  ///< null unless recordTrace
   uint64_t cacheHits = 0, cacheMisses = 0;
+  /// Nodes of the prepared graph the pipeline's operator support checks refuse for the
+  /// target (PipelineDef::supportChecks), in graph order: "Rejected by <check>: <reason>".
+  std::vector<passes::SupportRejection> rejected;
+  bool supportChecked = false;  ///< the pipeline has support checks and they ran
+  int64_t supportNs = 0;        ///< their time
   bool failed() const { return result.failedIndex >= 0; }
 };
 

@@ -2,6 +2,7 @@
 // static order, duplicates allowed, every pass decides in should_run by its target ops and
 // the TOSA profile/target).
 #include "core/backends/arm/arm_passes.h"
+#include "core/backends/arm/operator_support/operator_support.h"
 
 namespace ls::arm {
 
@@ -80,6 +81,13 @@ static std::vector<std::string> annotationPasses() {
           "DecomposeSdpaPass"};
 }
 
+/// Upstream's partitioner checks (operator_support/), run by the session on the graph the
+/// pipeline starts from; CheckTosaOperatorSupportPass fails on what they refuse for u55 / u85.
+static std::vector<passes::SupportRejection> tosaSupportChecks(const ir::Graph& g, passes::Profile p,
+                                                               passes::Target t) {
+  return support::evaluate(g, {p, t});
+}
+
 void registerArmPipelines(passes::PipelineRegistry& r) {
   std::vector<std::string> tosa = commonPrefix();
   tosa.push_back("ToTosaMemoryFormatPass");
@@ -87,14 +95,14 @@ void registerArmPipelines(passes::PipelineRegistry& r) {
   r.add({"tosa",
          "Arm TOSA lowering (FP; INT passes gated by profile): ATen decompositions, ATen -> TOSA, "
          "ToTosaMemoryFormatPass (NHWC regions, boundary TRANSPOSEs) + FuseTosaTransposesPass, cleanup",
-         tosa, annotationPasses()});
+         tosa, annotationPasses(), tosaSupportChecks});
   std::vector<std::string> perm = commonPrefix();
   perm.push_back("PropagateTransposesPass");
   for (auto& p : cleanupSuffix()) perm.push_back(p);
   r.add({"tosa-permute",
          "Arm TOSA lowering with upstream's newer memory-format strategy: permutes around NHWC-only ops, "
          "then permute propagation (PropagateTransposesPass) and cancellation (FuseTosaTransposesPass)",
-         perm, annotationPasses()});
+         perm, annotationPasses(), tosaSupportChecks});
 }
 
 }  // namespace ls::arm

@@ -650,7 +650,9 @@ std::vector<std::string> exirTargets() {
   return t;
 }
 
-/// Last entry: fails listing every node whose op is not a TOSA operator, then every node the
+/// Last entry: on u55/u85 fails first listing the source nodes upstream's operator support checks
+/// refused (PassContext::rejected, operator_support/); then every node whose op is not a TOSA
+/// operator, then every node the
 /// TOSA 1.0 legality validator rejects (tosa/tosa_validate.h). With the INT profile
 /// it also counts the float islands (float compute outside the graph inputs' quantize and the
 /// outputs' dequantize); an integer-only Ethos-U target (u55, u85) cannot run them, so there
@@ -659,13 +661,20 @@ class CheckTosaOperatorSupportPass : public passes::Pass {
  public:
   CheckTosaOperatorSupportPass()
       : Pass("CheckTosaOperatorSupportPass",
-             "Fails with the list of nodes whose ops have no TOSA lowering (INT on Ethos-U: or that compute in float)") {
+             "Fails with the list of nodes whose ops have no TOSA lowering (on Ethos-U: or that upstream's operator "
+             "support checks refused, or, INT, that compute in float)") {
     islands_ = stat("float_islands", "INT profile: float compute nodes outside the input quantize / output dequantize");
     illegal_ = stat("tosa_violations", "nodes illegal in TOSA 1.0 for the profile (types, ranks, level 8K, ERROR_IF)");
+    rejected_ = stat("support_rejected", "source nodes upstream's operator support checks refuse for the target");
   }
 
  protected:
   passes::PassResult runImpl(ir::Graph& g, passes::PassContext& ctx) override {
+    // Nodes upstream's operator support checks refused for an Ethos-U target (evaluated on the
+    // graph the pipeline started from): upstream's partitioner leaves them to the CPU, so a TOSA
+    // file for the target must not hold them.
+    bump(rejected_, int64_t(ctx.rejected.size()));
+    if (!ctx.rejected.empty() && ctx.target != passes::Target::Generic) return rejectedFailure(ctx);
     std::string bad;
     int count = 0;
     for (const ir::NodePtr& p : g.nodes()) {
@@ -692,6 +701,17 @@ class CheckTosaOperatorSupportPass : public passes::Pass {
     return passes::PassResult::unchanged();
   }
 
+  static passes::PassResult rejectedFailure(const passes::PassContext& ctx) {
+    std::string list;
+    const size_t n = ctx.rejected.size();
+    for (size_t i = 0; i < n && i < 20; ++i)
+      list += fmt::format("{}{} ({}): {}", i ? "; " : "", ctx.rejected[i].name, ctx.rejected[i].op, ctx.rejected[i].text());
+    return passes::PassResult::failed(fmt::format(
+        "{} node(s) refused for {} by upstream's operator support checks (upstream's partitioner leaves them "
+        "outside the delegated TOSA graph): {}{}",
+        n, ctx.target == passes::Target::U55 ? "Ethos-U55" : "Ethos-U85", list, n > 20 ? "; ..." : ""));
+  }
+
   passes::PassResult floatIslandsFailure(const ir::Graph& g, const std::vector<ir::NodeId>& islands,
                                          const passes::PassContext& ctx) {
     std::string list;
@@ -703,7 +723,7 @@ class CheckTosaOperatorSupportPass : public passes::Pass {
   }
 
  private:
-  size_t islands_, illegal_;
+  size_t islands_, illegal_, rejected_;
 };
 
 }  // namespace
