@@ -28,6 +28,12 @@ void registerArmTablePasses(passes::PassRegistry& r);
 // (decompose_int_pow_pass.cpp), each a passes::PassSpec (core/passes/rule_pass.h).
 void registerDecomposeIntPowPass(passes::PassRegistry& r);
 void registerDecorateFp32toInt32CastingPass(passes::PassRegistry& r);
+void registerRewriteBoolToFp32CastViaInt8Pass(passes::PassRegistry& r);
+void registerPromoteBoolOperandsPass(passes::PassRegistry& r);
+void registerDecomposeTOSAUnsupportedClampPass(passes::PassRegistry& r);
+void registerDecomposeDivTensorModePass(passes::PassRegistry& r);
+void registerConvertMinMaxPass(passes::PassRegistry& r);
+void registerUnsqueezeBeforeRepeatPass(passes::PassRegistry& r);
 
 /// scale ~= multiplier * 2^-shift for RESCALE (31-bit multiplier, shift in [2, 62]).
 Result<std::pair<int64_t, int64_t>> quantizeScale(double scale);
