@@ -122,6 +122,25 @@ TEST(DecomposeDivTensorModePass, OtherNodesAreUntouched) {
   EXPECT_FALSE(g.find(floored.node));
 }
 
+TEST(DecomposeDivTensorModePass, BeforeAnnotationIntegerDivisionsStay) {
+  // In the quantizer's transform for annotation (the pass honours the disallow flag there) an
+  // integer division is left for the pipeline, a float one is decomposed.
+  test::GraphBuilder b;
+  auto id = b.call(kDiv, {ints(b), int64_t(3)}, {mode("floor")});
+  auto fd = b.call(kDiv, {b.input("f", {3, 5}), 0.5}, {mode("floor")});
+  b.output({id, fd});
+  ir::Graph g = b.g;
+  auto p = passes::PassRegistry::instance().create(kPass);
+  p->honourDisallowFlag();
+  passes::PassContext ctx;
+  ctx.profile = passes::Profile::INT;
+  ASSERT_EQ(p->run(g, ctx).status, passes::PassStatus::Changed);
+  ASSERT_TRUE(g.find(id.node));
+  EXPECT_EQ(g.node(id.node).op, ir::internOp(kDiv));
+  EXPECT_FALSE(g.find(fd.node));
+  EXPECT_EQ(opCount(g, "tosa.INTDIV"), 0u);
+}
+
 TEST(DecomposeDivTensorModePass, SkippedWithoutADivWithMode) { test::expectSkippedWithoutTarget(cases()); }
 
 TEST(DecomposeDivTensorModePass, UnknownRoundingModeIsRefusedNamingTheNode) {

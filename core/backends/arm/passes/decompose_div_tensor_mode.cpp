@@ -14,6 +14,8 @@
 //    q - 1 where r has the other sign than b), and "trunc" is the corrected floor + 1 where
 //    the division is inexact and the quotient negative. Values are then torch's exactly
 //    wherever a / b is representable.
+// In the quantizer's transform for annotation integer divisions are left for the pipeline, as
+// upstream leaves them.
 // The pass runs where upstream runs it, after ReplaceScalarWithTensorPass and
 // MatchArgRanksPass, so it emits what those would have made: constants and views give every
 // operand the result's rank and type. Upstream takes the float path for integer "floor"
@@ -128,7 +130,7 @@ Result<ValueRef> floatDivision(Builder& b, ValueRef a, ValueRef d, const std::st
   return b.op("aten.where.self", {fix, flUp, fl}, {}, "trunc_div");
 }
 
-Result<bool> decomposeDivTensorMode(passes::Rewriter& rw, passes::RuleStats&) {
+Result<bool> decomposeDivTensorMode(passes::Rewriter& rw, passes::RuleStats& rule) {
   const ir::Node& n = rw.node();
   if (n.args.size() < 2) return Status::error("div: expected two operands");
   if (!argMeta(rw, 0) && !argMeta(rw, 1)) return Status::error("div: one operand must be a tensor");
@@ -137,6 +139,9 @@ Result<bool> decomposeDivTensorMode(passes::Rewriter& rw, passes::RuleStats&) {
   const int rank = out.rank();
   Builder b(rw);
   const bool integer = !mode.empty() && integerOperand(rw, 0) && integerOperand(rw, 1);
+  // Before annotation an integer division stays (nothing to quantise; calibration then runs
+  // torch's kernel, which does not trap on a zero divisor as INTDIV does), as upstream's tfa.
+  if (integer && rule.forAnnotation()) return false;
   ValueRef y;
   if (integer) {
     if (!ir::isIntegral(out.dtype, false))
