@@ -124,7 +124,7 @@ TEST(DecomposeDivTensorModePass, OtherNodesAreUntouched) {
 
 TEST(DecomposeDivTensorModePass, BeforeAnnotationIntegerDivisionsStay) {
   // In the quantizer's transform for annotation (the pass honours the disallow flag there) an
-  // integer division is left for the pipeline, a float one is decomposed.
+  // integer division is left for the pipeline, a float one is decomposed in upstream's form.
   test::GraphBuilder b;
   auto id = b.call(kDiv, {ints(b), int64_t(3)}, {mode("floor")});
   auto fd = b.call(kDiv, {b.input("f", {3, 5}), 0.5}, {mode("floor")});
@@ -139,6 +139,12 @@ TEST(DecomposeDivTensorModePass, BeforeAnnotationIntegerDivisionsStay) {
   EXPECT_EQ(g.node(id.node).op, ir::internOp(kDiv));
   EXPECT_FALSE(g.find(fd.node));
   EXPECT_EQ(opCount(g, "tosa.INTDIV"), 0u);
+  // upstream's plain floor(a / b) for the float one (DecomposeDivPass splits the div later)
+  EXPECT_EQ(opCount(g, "aten.div.Tensor"), 1u);
+  EXPECT_EQ(opCount(g, "aten.floor.default"), 1u);
+  EXPECT_EQ(opCount(g, "aten.where.self"), 0u);
+  exec::CompareResult r = test::sameInputsCompare(b.g, g, 3);
+  EXPECT_TRUE(r.equivalent) << r.message;
 }
 
 TEST(DecomposeDivTensorModePass, SkippedWithoutADivWithMode) { test::expectSkippedWithoutTarget(cases()); }

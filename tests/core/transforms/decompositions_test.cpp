@@ -164,7 +164,7 @@ TEST(Decompositions, UnsupportedNodesFailNamingTheNodeOrStay) {
   ir::ValueRef m{b.g.append(std::move(n)), 0};
   b.output({m});
   DecomposeMeanDimPass strictMean;
-  r = runPassOn(strictMean, b.g);
+  passes::PassResult r = runPassOn(strictMean, b.g);
   ASSERT_EQ(r.status, PassStatus::Failed);
   EXPECT_NE(r.message.find("'imean'"), std::string::npos) << r.message;
 }

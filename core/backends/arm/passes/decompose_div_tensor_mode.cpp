@@ -15,7 +15,8 @@
 //    the division is inexact and the quotient negative. Values are then torch's exactly
 //    wherever a / b is representable.
 // In the quantizer's transform for annotation integer divisions are left for the pipeline, as
-// upstream leaves them.
+// upstream leaves them, and float ones take upstream's plain form (quantised op by op, where
+// the remainder correction's exactness is below one int8 step and would cost a dozen ops).
 // The pass runs where upstream runs it, after ReplaceScalarWithTensorPass and
 // MatchArgRanksPass, so it emits what those would have made: constants and views give every
 // operand the result's rank and type. Upstream takes the float path for integer "floor"
@@ -95,6 +96,19 @@ Result<ValueRef> integerDivision(Builder& b, ValueRef a, ValueRef d, bool floor,
   return b.op("aten.sub.Tensor", {q, one});
 }
 
+/// Before annotation, upstream's form: floor(a / b), where(a / b < 0, ceil, floor) (each op
+/// gets its qparams; the remainder correction would add a dozen quantised ops for an exactness
+/// the int8 result cannot show). DecomposeDivPass, after this pass there, splits the div.
+Result<ValueRef> plainFloatDivision(Builder& b, ValueRef a, ValueRef d, const std::string& mode, DType t, int rank) {
+  LS_ASSIGN_OR_RETURN(q, b.op("aten.div.Tensor", {a, d}));
+  if (mode.empty()) return q;
+  LS_ASSIGN_OR_RETURN(f, b.op("aten.floor.default", {q}));
+  if (mode == "floor") return f;
+  LS_ASSIGN_OR_RETURN(c, b.op("aten.ceil.default", {q}));
+  LS_ASSIGN_OR_RETURN(neg, b.op("aten.gt.Tensor", {b.scalar(t, 0.0, rank, "zero"), q}));
+  return b.op("aten.where.self", {neg, c, f}, {}, "trunc_div");
+}
+
 /// Float path: a * reciprocal(d), floor corrected with the remainder; trunc from the floor.
 Result<ValueRef> floatDivision(Builder& b, ValueRef a, ValueRef d, const std::string& mode, DType t, int rank) {
   LS_ASSIGN_OR_RETURN(rd, b.op("aten.reciprocal.default", {d}));
@@ -155,7 +169,8 @@ Result<bool> decomposeDivTensorMode(passes::Rewriter& rw, passes::RuleStats& rul
     const DType t = ir::isFloating(out.dtype) ? out.dtype : DType::Float32;
     LS_ASSIGN_OR_RETURN(a, operand(b, n.args[0], t, rank, "dividend"));
     LS_ASSIGN_OR_RETURN(d, operand(b, n.args[1], t, rank, "divisor"));
-    LS_ASSIGN_OR_RETURN(q, floatDivision(b, a, d, mode, t, rank));
+    LS_ASSIGN_OR_RETURN(q, rule.forAnnotation() ? plainFloatDivision(b, a, d, mode, t, rank)
+                                                : floatDivision(b, a, d, mode, t, rank));
     y = q;
   }
   if (b.meta(y).dtype != out.dtype) {
