@@ -1,5 +1,5 @@
 // DecomposeTOSAUnsupportedClampPass (core/backends/arm/passes/decompose_tosa_unsupported_clamp_pass.cpp),
-// house style: an int32 clamp and clamp.Tensor become maximum/minimum (op counts), values kept
+// house style: an int32 clamp / clamp_min and clamp.Tensor become maximum/minimum (op counts), values kept
 // (reference executor, NaN and broadcast bounds included), float/int8 scalar clamps and other
 // nodes untouched, skipped without a clamp, a bad bound refused naming the node; through the
 // tosa pipeline the int32 clamp (idx.clamp(0, n - 1)) and a tensor-bounded clamp lower to
@@ -58,6 +58,13 @@ std::vector<PassCase> cases() {
       {kPass, kClampT,
        [](test::GraphBuilder& b) { return b.call(kClampT, {b.input("x", {3, 5}), ir::Arg(), b.input("hi", {3, 5})}); },
        expectChain(0, 1)},
+      // torch.clamp_min on int32: the same, min only
+      {kPass, "aten.clamp_min.default",
+       [](test::GraphBuilder& b) { return b.call("aten.clamp_min.default", {ints(b), int64_t(-2)}); },
+       [](const ir::Graph&, const ir::Graph& g) {
+         EXPECT_EQ(opCount(g, "aten.clamp_min.default"), 0u);
+         EXPECT_EQ(opCount(g, kMax), 1u);
+       }},
       // an int32 tensor between int32 tensor bounds
       {kPass, kClampT, [](test::GraphBuilder& b) { return b.call(kClampT, {ints(b), ints(b, "lo")}); },
        expectChain(1, 0)},
@@ -131,6 +138,7 @@ TEST(DecomposeTOSAUnsupportedClampPass, FractionalBoundOfAnInt32ClampIsRefusedNa
 ir::Graph clampModel() {
   test::GraphBuilder b;
   auto idx = b.call(kClamp, {ints(b), int64_t(0), int64_t(7)});
+  idx = b.call("aten.clamp_min.default", {idx, int64_t(1)});
   auto t = b.call(kClampT, {b.input("f", {3, 5}), b.input("lo", {5}), b.input("hi", {3, 1})});
   b.output({idx, t});
   return std::move(b.g);

@@ -5,7 +5,8 @@
 // and for floats:
 //     clamp(x, lo, hi) on int32   -> minimum(maximum(x, full(lo)), full(hi))
 //     clamp.Tensor(x, lo, hi)     -> minimum(maximum(x, lo), hi)
-// A missing bound drops its step. The constants have x's rank (ones shape) and the clamp's
+// A missing bound drops its step. An int32 clamp_min (torch.clamp_min, which our
+// ConvertClampMinPass would turn into an int32 CLAMP later) is the same clamp without a max. The constants have x's rank (ones shape) and the clamp's
 // dtype, as upstream's full((1,) * rank, v). Other scalar clamps (float, int8) stay CLAMPs.
 #include <fmt/format.h>
 
@@ -24,6 +25,7 @@ using ir::DType;
 
 Result<bool> decomposeClamp(passes::Rewriter& rw, passes::RuleStats&) {
   static const ir::OpId kClampTensor = ir::internOp("aten.clamp.Tensor");
+  static const ir::OpId kClampMin = ir::internOp("aten.clamp_min.default");
   const ir::Node& n = rw.node();
   const ir::TensorMeta* xm = argMeta(rw, 0);
   if (!xm) return Status::error("clamp: the input (arg #0) must be a tensor");
@@ -31,7 +33,7 @@ Result<bool> decomposeClamp(passes::Rewriter& rw, passes::RuleStats&) {
   const bool tensorBounds = n.op == kClampTensor;
   if (!tensorBounds && out.dtype != DType::Int32) return false;
   Builder b(rw);
-  ir::Arg bounds[2] = {ops::schemaArg(n, 1), ops::schemaArg(n, 2)};
+  ir::Arg bounds[2] = {ops::schemaArg(n, 1), n.op == kClampMin ? ir::Arg() : ops::schemaArg(n, 2)};
   std::optional<ValueRef> lohi[2];
   for (int i = 0; i < 2; ++i) {
     const ir::Arg& a = bounds[i];
@@ -70,9 +72,9 @@ Result<bool> decomposeClamp(passes::Rewriter& rw, passes::RuleStats&) {
 
 void registerDecomposeTOSAUnsupportedClampPass(passes::PassRegistry& r) {
   passes::addPass(r, {.name = "DecomposeTOSAUnsupportedClampPass",
-                      .description = "int32 clamp and clamp.Tensor -> maximum/minimum (TOSA CLAMP: scalar bounds, "
+                      .description = "int32 clamp/clamp_min and clamp.Tensor -> maximum/minimum (TOSA CLAMP: scalar bounds, "
                                      "no int32)",
-                      .targets = {"aten.clamp.default", "aten.clamp.Tensor"},
+                      .targets = {"aten.clamp.default", "aten.clamp.Tensor", "aten.clamp_min.default"},
                       .rewrite = decomposeClamp});
 }
 
