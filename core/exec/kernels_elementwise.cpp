@@ -216,6 +216,52 @@ Status clamp(KernelCtx& c) {
   });
 }
 
+/// clamp.Tensor: min(max(x, lo), hi) over the broadcast shape, each bound optional; NaN in x
+/// or in a bound gives NaN (as maximum/minimum do).
+Status clampTensor(KernelCtx& c) {
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  const Tensor* lo = nullptr;
+  const Tensor* hi = nullptr;
+  if (c.has(1)) {
+    LS_ASSIGN_OR_RETURN(t, c.tensor(1));
+    lo = t;
+  }
+  if (c.has(2)) {
+    LS_ASSIGN_OR_RETURN(t, c.tensor(2));
+    hi = t;
+  }
+  Tensor& out = c.newOutput(0);
+  const Shape& os = out.shape();
+  const int r = os.rank();
+  const std::vector<int64_t> zeros(size_t(r), 0);
+  std::vector<int64_t> sx = broadcastStrides(x->shape(), os);
+  std::vector<int64_t> sl = lo ? broadcastStrides(lo->shape(), os) : zeros;
+  std::vector<int64_t> sh = hi ? broadcastStrides(hi->shape(), os) : zeros;
+  std::vector<int64_t> so = contiguousStrides(os);
+  if (ir::isIntegral(out.dtype(), true)) {
+    forEachOffset(os, {sx.data(), sl.data(), sh.data(), so.data()}, [&](const int64_t* off) {
+      int64_t v = x->getInt(off[0]);
+      if (lo) v = std::max(v, lo->getInt(off[1]));
+      if (hi) v = std::min(v, hi->getInt(off[2]));
+      out.setInt(off[3], v);
+    });
+  } else {
+    forEachOffset(os, {sx.data(), sl.data(), sh.data(), so.data()}, [&](const int64_t* off) {
+      double v = x->getDouble(off[0]);
+      if (lo) {
+        const double l = lo->getDouble(off[1]);
+        v = std::isnan(v) || std::isnan(l) ? NAN : std::max(v, l);
+      }
+      if (hi) {
+        const double h = hi->getDouble(off[2]);
+        v = std::isnan(v) || std::isnan(h) ? NAN : std::min(v, h);
+      }
+      out.setDouble(off[3], v);
+    });
+  }
+  return Status::ok();
+}
+
 Status powTensorScalar(KernelCtx& c) {
   LS_ASSIGN_OR_RETURN(e, c.operand(1));
   return unaryMap(c, [e](auto x) {
@@ -898,6 +944,7 @@ void registerElementwiseKernels(KernelRegistry& r) {
   r.registerKernel("aten.log1p.default", log1pK);
   r.registerKernel("aten.sign.default", signK);
   r.registerKernel("aten.clamp.default", clamp);
+  r.registerKernel("aten.clamp.Tensor", clampTensor);
   r.registerKernel("aten.pow.Tensor_Scalar", powTensorScalar);
   r.registerKernel("aten.logical_not.default", logicalNot);
 

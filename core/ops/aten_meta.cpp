@@ -168,6 +168,28 @@ Status clampMeta(MetaCtx& c) {
   return Status::ok();
 }
 
+/// clamp.Tensor: optional tensor bounds; the result broadcasts all three and promotes their types.
+Status clampTensorMeta(MetaCtx& c) {
+  LS_ASSIGN_OR_RETURN(x, c.tensor(0));
+  TypePromotion tp;
+  tp.addTensor(*x);
+  Shape s = x->shape;
+  bool bound = false;
+  for (int i = 1; i <= 2; ++i) {
+    if (c.arg(i).isNone()) continue;
+    if (!c.isTensor(i)) return c.error("{}: expected a tensor or None", c.argDesc(i));
+    LS_ASSIGN_OR_RETURN(t, c.tensor(i));
+    tp.addTensor(*t);
+    LS_ASSIGN_OR_RETURN(bs, broadcastShapes(s, t->shape));
+    s = bs;
+    bound = true;
+  }
+  // torch: "torch.clamp: At least one of 'min' or 'max' must not be None"
+  if (!bound) return c.error("clamp: at least one of min and max must be a tensor");
+  c.out.push_back(elementwiseOut(tp.result(), s, {x}));
+  return Status::ok();
+}
+
 Status fillTensor(MetaCtx& c) {
   LS_ASSIGN_OR_RETURN(x, c.tensor(0));
   if (c.isTensor(1)) {
@@ -1465,6 +1487,7 @@ void registerAtenOps(OpRegistry& r) {
       {"aten::eye(SymInt n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", eyeMeta},
       {"aten::eye.m(SymInt n, SymInt m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", eyeMeta},
       {"aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor", clampMeta},
+      {"aten::clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor", clampTensorMeta},
       {"aten::logical_not(Tensor self) -> Tensor", unaryBool},
       {"aten::clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", cloneMeta},
       {"aten::lift_fresh_copy(Tensor self) -> Tensor", unarySame},

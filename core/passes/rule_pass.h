@@ -34,6 +34,9 @@ class RuleStats {
   virtual ~RuleStats() = default;
   /// Adds `n` to extra statistic `i` (an index into PassSpec::stats).
   virtual void count(size_t i, int64_t n = 1) = 0;
+  /// True when the pass runs in the quantizer's transform for annotation (it honours the
+  /// disallow flag there): upstream's is_tfa_pass, for rules that leave work to the pipeline.
+  virtual bool forAnnotation() const { return false; }
 };
 
 /// The rewrite of one hot node (a target op node that is a candidate and may be transformed).
@@ -67,6 +70,7 @@ class RulePass : public RetracePass, private RuleStats {
 
  private:
   void count(size_t i, int64_t n) override;
+  bool forAnnotation() const override { return checksAllowedToTransform(); }
   PassSpec spec_;
   size_t rewritten_ = 0;
   std::vector<size_t> extra_;

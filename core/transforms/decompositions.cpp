@@ -351,7 +351,7 @@ Result<bool> decomposeDiv(Rewriter& rw, const DecomposeOptions& o) {
   static const ir::OpId kTensorMode = ir::internOp("aten.div.Tensor_mode");
   const ir::Node& n = rw.node();
   if (n.op == kTensorMode && !ops::schemaArg(n, 2).isNone())
-    return unsupported(o, "div with a rounding mode");
+    return false;  // a rounding mode: DecomposeDivTensorModePass (Arm) decomposes it, else the support check names it
   LS_ASSIGN_OR_RETURN(a, tensorInput(rw, "div"));
   const ir::DType t = rw.meta(a).dtype;
   if (!supportedDtype(t, o)) return unsupported(o, fmt::format("division of a {} tensor", ir::dtypeName(t)));

@@ -30,6 +30,12 @@ void registerDecomposeIntPowPass(passes::PassRegistry& r);
 void registerDecorateFp32toInt32CastingPass(passes::PassRegistry& r);
 void registerConstantFoldingPass(passes::PassRegistry& r);
 void registerFuseViewCopyTransformPass(passes::PassRegistry& r);
+void registerRewriteBoolToFp32CastViaInt8Pass(passes::PassRegistry& r);
+void registerPromoteBoolOperandsPass(passes::PassRegistry& r);
+void registerDecomposeTOSAUnsupportedClampPass(passes::PassRegistry& r);
+void registerDecomposeDivTensorModePass(passes::PassRegistry& r);
+void registerConvertMinMaxPass(passes::PassRegistry& r);
+void registerUnsqueezeBeforeRepeatPass(passes::PassRegistry& r);
 
 /// scale ~= multiplier * 2^-shift for RESCALE (31-bit multiplier, shift in [2, 62]).
 Result<std::pair<int64_t, int64_t>> quantizeScale(double scale);

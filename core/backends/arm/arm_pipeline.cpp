@@ -18,6 +18,12 @@ void registerArmPasses(passes::PassRegistry& r) {
   registerDecorateFp32toInt32CastingPass(r);
   registerConstantFoldingPass(r);
   registerFuseViewCopyTransformPass(r);
+  registerRewriteBoolToFp32CastViaInt8Pass(r);
+  registerPromoteBoolOperandsPass(r);
+  registerDecomposeTOSAUnsupportedClampPass(r);
+  registerDecomposeDivTensorModePass(r);
+  registerConvertMinMaxPass(r);
+  registerUnsqueezeBeforeRepeatPass(r);
 }
 
 namespace {
@@ -29,7 +35,7 @@ std::vector<std::string> commonPrefix() {
       // 1. node transforms before Q/DQ folding (INT: int8 graph I/O first, the boundary q/dq
       //    leave the graph as upstream's partitioner leaves them outside the delegate; quantised
       //    unary ops become TABLEs before the float decompositions below would take them apart)
-      "ExtractIOQuantizationPass", "InsertInt32CastsAfterInt64PlaceholdersPass", "InsertTableOpsPass", "RemoveNoopClonePass", "CleanupGetItemPass", "ConvertToClampPass", "DecomposeGroupNormPass", "DecomposeLayerNormPass",
+      "ExtractIOQuantizationPass", "InsertInt32CastsAfterInt64PlaceholdersPass", "InsertTableOpsPass", "RemoveNoopClonePass", "CleanupGetItemPass", "RewriteBoolToFp32CastViaInt8Pass", "ConvertToClampPass", "DecomposeTOSAUnsupportedClampPass", "DecomposeGroupNormPass", "DecomposeLayerNormPass",
       "DecomposeMeanDimPass", "DecomposeHardswishPass", "DecomposeHardsigmoidPass", "DecomposeSiluPass",
       "DecomposeGeluPass", "DecomposeLeakyReLUPass", "DecomposeEluPass", "DecomposeRoundPass",
       "DecomposePreluPass", "DecomposeGluPass", "DecomposeLogitPass",
@@ -46,15 +52,15 @@ std::vector<std::string> commonPrefix() {
       // 3. post-fold transforms
       "DecomposeRsubPass", "DecomposePixelShufflePass", "DecomposeFlipPass", "ConvertSplitToSlicePass", "DecomposeUnbindPass", "DecomposeStackPass", "RemoveGetItemPass", "CleanupGetItemPass", "FuseBatchNorm2dPass",
       "DecomposeBatchNormNoStatsPass", "DeadCodeEliminationPass", "ConvertTransposeToPermutePass",
-      "ConvertSqueezesToViewPass", "FuseConstantArgsPass", "DecomposeLinearPass", "DecomposeAddmmPass",
+      "ConvertSqueezesToViewPass", "FuseConstantArgsPass", "DecomposeLinearPass", "DecomposeAddmmPass", "PromoteBoolOperandsPass",
       "DecomposeTransposedConvPass", "DecomposeGroupedConvPass", "DecomposeAdaptiveAvgPool2dPass", "DecomposeAvgPool2dPass", "Conv1dUnsqueezePass",
       "FuseConstantArgsPass",
       // 4. scalars to tensors, rank/dtype matching
       "DecomposeDivPass", "DecomposeSoftmaxPass", "DecomposeLogSoftmaxPass", "DecomposeMeanDimPass",
-      "ReplaceScalarWithTensorPass", "MatchArgDtypePass", "MatchArgRanksPass", "FuseConstantArgsPass",
+      "ReplaceScalarWithTensorPass", "MatchArgDtypePass", "MatchArgRanksPass", "FuseConstantArgsPass", "DecomposeDivTensorModePass",
       // 5. more decompositions (DecorateFp32toInt32CastingPass after the scalar and rank
       //    matching, before ConvertExpandCopyToRepeatPass, as upstream orders it)
-      "ConvertMmToBmmPass", "DecorateFp32toInt32CastingPass", "ConvertExpandCopyToRepeatPass", "DecomposeSelectPass", "ConvertSqueezesToViewPass",
+      "ConvertMmToBmmPass", "ConvertMinMaxPass", "DecorateFp32toInt32CastingPass", "ConvertExpandCopyToRepeatPass", "UnsqueezeBeforeRepeatPass", "DecomposeSelectPass", "ConvertSqueezesToViewPass",
       "RemoveNoopViewPass", "RemoveNoopClonePass", "CleanupGetItemPass", "FuseConstantArgsPass",
       "DeadCodeEliminationPass",
       // 6. ATen -> TOSA (INT: quantised ops to integer TOSA first, remaining q/dq as TOSA ops)
@@ -75,7 +81,7 @@ std::vector<std::string> cleanupSuffix() {
 /// its own qparams and lowers to integer TOSA (var and norms to sums, squares and a sqrt TABLE).
 static std::vector<std::string> annotationPasses() {
   return {"ConstantFoldingPass", "DecomposeVarPass",  "DecomposeLinalgVectorNormPass", "DecomposeGluPass",         "DecomposeLogitPass",
-          "DecomposePreluPass", "DecomposeTrilPass",             "DecomposeFloorDividePass", "DecomposeRemainderPass",
+          "DecomposePreluPass", "PromoteBoolOperandsPass", "DecomposeTrilPass", "DecomposeFloorDividePass", "DecomposeDivTensorModePass", "DecomposeRemainderPass",
           "DecomposeTransposedConvPass", "DecomposeBatchNormTrainingPass", "ConvertSplitToSlicePass",
           "DecomposeUnbindPass", "DecomposeStackPass", "DecomposeWeightNormPass", "DecomposeCumsumPass",
           "DecomposeSdpaPass"};
