@@ -151,7 +151,7 @@ struct BenchCommand {
   std::string pipeline = "generic", profile = "fp", target = "generic", format = "md", out, serialize = "lsg";
   int repeat = 5, warmup = 1;
   bool quiet = false;
-  QuantizeCli quant;
+  SessionCli quant;
 };
 
 BenchCommand* addBenchCommand(CLI::App& app) {
@@ -162,7 +162,7 @@ BenchCommand* addBenchCommand(CLI::App& app) {
   s->add_option("--pipeline", cmd.pipeline, pipelineHelp())->capture_default_str();
   s->add_option("--profile", cmd.profile, "TOSA profile: fp or int")->check(CLI::IsMember({"fp", "int"}))->capture_default_str();
   s->add_option("--target", cmd.target, "hardware target: generic, u55 or u85")->check(CLI::IsMember({"generic", "u55", "u85"}))->capture_default_str();
-  addQuantizeOptions(s, cmd.quant);
+  addSessionOptions(s, cmd.quant);
   s->add_option("--config", cmd.configs, "LABEL=FLAGS (repeatable); the first is the reference for speedups")
       ->expected(1)
       ->take_all();
@@ -212,7 +212,7 @@ int runBench(const BenchCommand& cmd) {
     base.pipeline = cmd.pipeline;
     base.profile = *passes::parseProfile(cmd.profile);
     base.target = *passes::parseTarget(cmd.target);
-    applyQuantize(cmd.quant, base);
+    applySessionOptions(cmd.quant, base);
     base = session::timingConfig(base);
     if (base.profile == passes::Profile::INT && !exec::hasQuantOps(*probe)) {
       auto prep = session::LoweringSession(base).prepare(std::move(probe).value());

@@ -44,7 +44,7 @@ LowerCommand* addLowerCommand(CLI::App& app) {
                 "write the lowered graph as a TOSA 1.0 flatbuffer (.tosa); fails, listing them, if any op is not TOSA");
   addQuietFlag(s, cmd.quiet, "the totals line");
   s->add_flag("--no-quantize", cmd.noQuantize, "with --profile int: do not quantize a float graph first");
-  addQuantizeOptions(s, cmd.quant);
+  addSessionOptions(s, cmd.quant);
   return &cmd;
 }
 
@@ -54,7 +54,8 @@ namespace {
 
 /// --tosa: the pipeline output must be pure TOSA; shape-only weights get the values the
 /// reference executor synthesises for them (reported). Returns false after printing the error.
-bool writeTosa(const ir::Graph& g, const std::string& path, bool quiet, bool integerOnly) {
+bool writeTosa(const ir::Graph& g, const std::string& path, bool quiet, bool integerOnly,
+               const std::vector<std::string>& extensions) {
   std::vector<std::string> bad = io::nonTosaNodes(g);
   if (!bad.empty()) {
     std::string msg = fmt::format("--tosa {}: the lowered graph is not pure TOSA; {} node(s) with other ops:", path,
@@ -71,6 +72,7 @@ bool writeTosa(const ir::Graph& g, const std::string& path, bool quiet, bool int
   io::TosaWriteOptions opts;
   opts.synthesizeMissingData = true;
   opts.integerOnly = integerOnly;  // checked against PRO-INT alone before any byte is written
+  opts.extensions = extensions;
   io::TosaWriteReport rep;
   Status st = io::saveTosa(g, path, opts, &rep);
   if (!st) {
@@ -181,7 +183,8 @@ int runLower(const LowerCommand& cmd) {
     if (!st) rc = fail(st.message());
   }
   if (!cmd.tosaOut.empty() && !failed) rc = writeTosa(g, cmd.tosaOut, cmd.quiet,
-                           cfg.profile == passes::Profile::INT && cfg.target != passes::Target::Generic)
+                           cfg.profile == passes::Profile::INT && cfg.target != passes::Target::Generic,
+                           cfg.extensions)
                       ? rc
                       : 1;
   if (!cmd.jsonOut.empty()) {

@@ -22,7 +22,7 @@ struct RunCommand {
   std::vector<std::string> inputs;  ///< NAME=path.npy, or path.npy for a one-input graph
   uint64_t seed = 1;
   bool noQuantize = false, quiet = false;
-  QuantizeCli quant;
+  SessionCli quant;
 };
 
 RunCommand* addRunCommand(CLI::App& app) {
@@ -46,7 +46,7 @@ RunCommand* addRunCommand(CLI::App& app) {
   s->add_option("--seed", cmd.seed, "seed of the synthesised inputs (and of the INT calibration)")->capture_default_str();
   s->add_option("--out", cmd.outDir, "directory for the .npy files (created)")->capture_default_str();
   s->add_flag("--no-quantize", cmd.noQuantize, "with --profile int: run a float graph as it is");
-  addQuantizeOptions(s, cmd.quant);
+  addSessionOptions(s, cmd.quant);
   addQuietFlag(s, cmd.quiet, "");
   return &cmd;
 }
@@ -99,7 +99,7 @@ int runRun(const RunCommand& cmd) {
   cfg.target = *passes::parseTarget(cmd.target);
   cfg.quantize = !cmd.noQuantize;
   cfg.seed = cmd.seed;
-  applyQuantize(cmd.quant, cfg);
+  applySessionOptions(cmd.quant, cfg);
   cfg.materializeConstants = true;  // as verify: every version of the graph sees the same weights
   cfg.recordTrace = false;
   if (!cmd.pipeline.empty()) {

@@ -37,7 +37,7 @@ struct VerifyCommand {
   int64_t maxSteps = 1;
   int64_t limit = -1;
   std::string tosaOut;
-  QuantizeCli quant;
+  SessionCli quant;
 };
 
 namespace {
@@ -58,6 +58,7 @@ std::string reproduceCommand(const VerifyCommand& c, size_t limit) {
   if (c.noQuantize) s += " --no-quantize";
   if (!c.quant.calibration.empty()) s += " --calibration " + c.quant.calibration;
   if (c.quant.observer != "histogram") s += " --observer " + c.quant.observer;
+  for (const std::string& e : c.quant.extensions) s += " --tosa-extension " + e;
   if (c.seed != 1) s += fmt::format(" --seed {}", c.seed);
   // The tolerances the verdict was reached with (only when not the defaults).
   if (c.rtol != 1e-4) s += fmt::format(" --rtol {}", c.rtol);
@@ -236,7 +237,7 @@ VerifyCommand* addVerifyCommand(CLI::App& app) {
   s->add_option("--tosa", cmd.tosaOut,
                  "also write the lowered graph as a TOSA 1.0 file, read it back and require that it computes the "
                  "lowered graph's outputs bit for bit on the same inputs (int8 for --profile int)");
-  addQuantizeOptions(s, cmd.quant);
+  addSessionOptions(s, cmd.quant);
   s->add_flag("--no-quantize", cmd.noQuantize,
               "with --profile int: do not quantize a float graph first (it is verified as it is)");
   addQuietFlag(s, cmd.quiet, "the result line");
@@ -265,7 +266,7 @@ int runVerify(const VerifyCommand& options) {
   cfg.structuralVerify = true;
   cfg.quantize = !cmd.noQuantize;
   cfg.seed = cmd.seed;
-  applyQuantize(cmd.quant, cfg);
+  applySessionOptions(cmd.quant, cfg);
   // Weights: shape-only constants get their synthesised values as data once, before any
   // pass, so every graph version (and every bisect probe) sees the same weights.
   cfg.materializeConstants = true;
@@ -460,7 +461,9 @@ int runVerify(const VerifyCommand& options) {
   // The file as written: read back like any .tosa and run on the inputs the lowered graph takes.
   std::optional<arm::TosaFileRun> fileRun;
   if (!cmd.tosaOut.empty() && res.failedIndex < 0) {
-    auto bytes = io::serializeTosa(g);
+    io::TosaWriteOptions wopts;
+    wopts.extensions = cfg.extensions;
+    auto bytes = io::serializeTosa(g, wopts);
     if (!bytes) {
       if (!cmd.quiet) fmt::print("tosa file: not written: {}\n", bytes.message());
       equivalent = false;

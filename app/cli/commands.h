@@ -39,15 +39,17 @@ int cmdTosaCheck(const std::string& path, const std::string& profile, const std:
                  const std::vector<std::string>& extensions, bool json, bool quiet);
 int cmdInfo(const std::string& in, bool json, bool checkShapes, const std::string& jsonOut, bool quiet);
 
-/// The INT quantizer's options every command that quantizes takes (--calibration, --observer).
-struct QuantizeCli {
+/// Session options every command that lowers takes: the INT quantizer's calibration data and
+/// observers, and the target format's extensions.
+struct SessionCli {
   std::string calibration;            ///< .npy file or directory (session::loadCalibrationSamples)
   std::string observer = "histogram";  ///< histogram | minmax
+  std::vector<std::string> extensions;  ///< --tosa-extension, as given (bf16 or EXT-BF16)
 };
-/// Adds --calibration and --observer to `s`.
-void addQuantizeOptions(CLI::App* s, QuantizeCli& q);
-/// Sets the session's calibration data and observer kind from `q`.
-void applyQuantize(const QuantizeCli& q, session::SessionConfig& c);
+/// Adds --calibration, --observer and --tosa-extension to `s`.
+void addSessionOptions(CLI::App* s, SessionCli& q);
+/// Sets the session's calibration data, observer kind and extensions from `q`.
+void applySessionOptions(const SessionCli& q, session::SessionConfig& c);
 
 /// Options of `lower` (shared by `verify` and `bench` later).
 struct LowerCommand {
@@ -57,7 +59,7 @@ struct LowerCommand {
   std::vector<std::string> disabled;
   std::string traceOut, graphOut, jsonOut;
   std::string tosaOut;  ///< --tosa: write the lowered graph as a TOSA 1.0 flatbuffer
-  QuantizeCli quant;
+  SessionCli quant;
 };
 /// Adds the `lower` subcommand (the returned object lives as long as the process).
 LowerCommand* addLowerCommand(CLI::App& app);

@@ -4,6 +4,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cctype>
+
 #include "app/cli/commands.h"
 #include "core/quant/quantizer.h"
 
@@ -21,11 +23,11 @@ session::SessionConfig sessionConfig(const LowerCommand& cmd) {
   c.structuralVerify = cmd.verifyEach;
   c.quantize = !cmd.noQuantize;
   c.recordTrace = !cmd.traceOut.empty();
-  applyQuantize(cmd.quant, c);
+  applySessionOptions(cmd.quant, c);
   return c;
 }
 
-void addQuantizeOptions(CLI::App* s, QuantizeCli& q) {
+void addSessionOptions(CLI::App* s, SessionCli& q) {
   s->add_option("--calibration", q.calibration,
                 "with --profile int: calibrate on your data instead of the seeded inputs: a .npy file (one input: a "
                 "sample or a stack [N, ...] of samples), a directory of <input>.npy files (stacks, the same N), a "
@@ -34,11 +36,21 @@ void addQuantizeOptions(CLI::App* s, QuantizeCli& q) {
                 "with --profile int: activation observers, histogram (upstream's HistogramObserver) or minmax")
       ->check(CLI::IsMember({"histogram", "minmax"}))
       ->capture_default_str();
+  s->add_option("--tosa-extension", q.extensions,
+                "let the TOSA file use an extension beyond the profile: bf16, int16, int4, fp8e4m3, fp8e5m2, ... "
+                "(or EXT-BF16 ...); repeatable");
 }
 
-void applyQuantize(const QuantizeCli& q, session::SessionConfig& c) {
+void applySessionOptions(const SessionCli& q, session::SessionConfig& c) {
   c.calibration = q.calibration;
   c.observer = q.observer == "minmax" ? quant::ActivationObserver::MinMax : quant::ActivationObserver::Histogram;
+  // "bf16" -> "EXT-BF16"; the pipeline's legality check refuses a name the specification
+  // does not have.
+  c.extensions.clear();
+  for (std::string e : q.extensions) {
+    for (char& ch : e) ch = char(std::toupper(static_cast<unsigned char>(ch)));
+    c.extensions.push_back(e.starts_with("EXT-") ? e : "EXT-" + e);
+  }
 }
 
 void reportQuantize(const session::Prepared& p) {

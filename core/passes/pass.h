@@ -75,6 +75,9 @@ struct PassContext {
   /// (PipelineDef::supportChecks) refuse for ctx.target, in graph order; set by the session
   /// before the first pass, read by the backend's final check.
   std::vector<SupportRejection> rejected;
+  /// Extensions of the target's format the run may use beyond the profile (TOSA: "EXT-BF16",
+  /// "EXT-INT16", ...), checked by the backend's final legality check.
+  std::vector<std::string> extensions;
 
   /// Counters filled by the engine during one pass (reset by the manager before each pass).
   struct Counters {

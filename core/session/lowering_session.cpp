@@ -103,6 +103,7 @@ Result<Outcome> LoweringSession::runWith(ir::Graph g, const std::string& model, 
   ops::InferenceCache cache;
   ctx.cache = &cache;
   ctx.cancel = hooks.cancel;
+  ctx.extensions = cfg_.extensions;
   // The pipeline's operator support checks run where upstream's partitioner runs them: on the
   // graph the lowering starts from (the quantized edge graph), before any pass.
   bool supportChecked = false;

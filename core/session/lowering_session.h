@@ -40,6 +40,8 @@ struct SessionConfig {
   std::string calibration;
   /// Activation observers of the INT calibration: upstream's histogram, or min/max.
   quant::ActivationObserver observer = quant::ActivationObserver::Histogram;
+  /// Extensions the target file may use beyond the profile (PassContext::extensions).
+  std::vector<std::string> extensions;
   /// Shape-only constants get their synthesised values as data before the run, so every
   /// graph version sees the same weights (semantic verification needs it).
   bool materializeConstants = false;

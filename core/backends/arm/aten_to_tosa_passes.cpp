@@ -695,6 +695,12 @@ class CheckTosaOperatorSupportPass : public passes::Pass {
     check.profile = ctx.profile == passes::Profile::INT && ctx.target != passes::Target::Generic
                         ? TosaCheckOptions::Profile::Int
                         : TosaCheckOptions::Profile::Fp;
+    for (const std::string& e : ctx.extensions)
+      if (!isTosaExtension(e))
+        return passes::PassResult::failed(fmt::format(
+            "unknown TOSA extension '{}' (the specification's: EXT-INT16, EXT-INT4, EXT-BF16, EXT-FP8E4M3, "
+            "EXT-FP8E5M2, EXT-FFT, EXT-VARIABLE, EXT-CONTROLFLOW)", e));
+    check.extensions = ctx.extensions;  // --tosa-extension
     std::vector<TosaViolation> illegal = validateTosaGraph(g, check);
     bump(illegal_, int64_t(illegal.size()));
     if (!illegal.empty()) return passes::PassResult::failed(formatViolations(illegal, check, 20));

@@ -930,14 +930,15 @@ Status resizeK(KernelCtx& c) {
 }
 
 /// Every TOSA kernel first checks its node against the specification (tosa_validate.h:
-/// types for PRO-INT, PRO-FP and EXT-INT16, ranks, ERROR_IF rules; no level limits), so the
-/// reference executor refuses what a conforming implementation refuses instead of agreeing
-/// with an illegal graph.
+/// types for PRO-INT, PRO-FP and the extensions the kernels compute, EXT-INT16 and EXT-BF16,
+/// ranks, ERROR_IF rules; no level limits), so the reference executor refuses what a
+/// conforming implementation refuses instead of agreeing with an illegal graph. Which
+/// extensions a lowering may use is the pipeline's check (--tosa-extension), not the executor's.
 template <exec::KernelFn F>
 Status checkedK(exec::KernelCtx& c) {
   TosaCheckOptions o;
   o.profile = TosaCheckOptions::Profile::Fp;
-  o.extensions = {"EXT-INT16"};
+  o.extensions = {"EXT-INT16", "EXT-BF16"};
   o.level8k = false;
   o.skipNonTosaTypes = true;
   std::vector<TosaViolation> v = validateTosaNode(c.graph(), c.node(), o);

@@ -122,6 +122,14 @@ uint32_t profileBit(std::string_view name) {
   return kUnknownProfile;
 }
 
+}  // namespace
+
+bool isTosaExtension(std::string_view extension) {
+  return extension.starts_with("EXT-") && profileBit(extension) != kUnknownProfile;
+}
+
+namespace {
+
 /// What an argument's element type is under one type-support entry.
 constexpr uint8_t kOpen = 0xFF;  ///< the tables leave it open
 constexpr uint8_t kMul = 0xFE;   ///< RESCALE's mul_t: i32_t with scale32, else i16_t

@@ -53,6 +53,8 @@ std::string formatViolations(const std::vector<TosaViolation>& v, const TosaChec
 
 /// Spec version the tables come from ("1.0.1").
 const char* tosaSpecVersion();
+/// Whether the specification's tables name `extension` ("EXT-BF16").
+bool isTosaExtension(std::string_view extension);
 
 /// The specification's operator table as the validator reads it (for tests, docs and tools).
 struct TosaSpecArg {

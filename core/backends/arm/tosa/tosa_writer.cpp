@@ -849,6 +849,7 @@ Status withTosaBuffer(const ir::Graph& g, const TosaWriteOptions& options, TosaW
     if (options.checkLegality) {
       arm::TosaCheckOptions check;
       check.profile = options.integerOnly ? arm::TosaCheckOptions::Profile::Int : arm::TosaCheckOptions::Profile::Fp;
+      check.extensions = options.extensions;
       // Nodes that are not TOSA at all are the writer's own error below (it names them).
       std::vector<arm::TosaViolation> illegal;
       for (arm::TosaViolation& v : arm::validateTosaGraph(g, check))

@@ -45,6 +45,8 @@ struct TosaWriteOptions {
   /// integer-only target; `checkLegality` false skips it (tests of the writer's own errors).
   bool checkLegality = true;
   bool integerOnly = false;
+  /// Extensions the file may use beyond the profile ("EXT-BF16"; --tosa-extension).
+  std::vector<std::string> extensions;
 };
 
 struct TosaWriteReport {
