@@ -1,4 +1,6 @@
-// INT profile: integer lowering of quantised (PT2E q/dq) graphs.
+// FoldAndAnnotateQParamsPass (upstream
+// backends/arm/_passes/fold_qdq_with_annotated_qparams_pass.py): INT profile: integer lowering of
+// quantised (PT2E q/dq) graphs.
 //
 // FoldAndAnnotateQParamsPass (upstream FoldAndAnnotateQParamsPass + the INT op visitors):
 // for a quantised operator `dq -> op [-> relu/hardtanh/clamp] -> q` the dequantize inputs
@@ -24,11 +26,6 @@
 //   - add/sub/mul by a scalar: RESCALE (mul) or an int32 ADD of the scalar at the common scale;
 //   - 1-D convolutions run as int8 CONV2D of height 1.
 // The pass runs early (before the float decompositions of linear/addmm/conv1d could split a
-// quantised pattern) and again after them for the pools they produce.
-// DecomposeQuantizeDequantizePass then realises every remaining quantize/dequantize (float
-// islands the quantizer left, graph inputs/outputs) as TOSA ops: dequantize = CAST int8 ->
-// fp32, SUB zero point, MUL scale (a dequantize of a constant becomes a float constant);
-// quantize = MUL 1/scale, ADD zero point, CAST to int8 (round to nearest even, saturating).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -37,12 +34,16 @@
 
 #include "core/backends/arm/arm_passes.h"
 #include "core/backends/arm/arm_util.h"
+#include "core/passes/rule_pass.h"
 #include "core/exec/materialize.h"
 #include "core/transforms/constant_values.h"
 #include "core/ops/registry.h"
+#include "core/backends/arm/passes/fold_qparams_common.h"
+#include "core/ir/op_ref.h"
 
 namespace ls::arm {
 
+using passes::Rewriter;
 using ir::DType;
 using ir::Shape;
 
@@ -52,14 +53,15 @@ namespace {
 struct Act {
   double lo = -INFINITY, hi = INFINITY;
 };
+
 std::optional<Act> activationOf(const ir::Node& n) {
   const std::string& op = ir::opName(n.op);
-  if (op == "aten.relu.default") return Act{0, INFINITY};
-  if (op == "aten.hardtanh.default") {
+  if (n.op == LS_OP("aten.relu.default")) return Act{0, INFINITY};
+  if (n.op == LS_OP("aten.hardtanh.default")) {
     auto lo = sarg(n, 1).number(), hi = sarg(n, 2).number();
     return Act{lo ? *lo : -1.0, hi ? *hi : 1.0};
   }
-  if (op == "aten.clamp.default") {
+  if (n.op == LS_OP("aten.clamp.default")) {
     Act a;
     if (auto lo = sarg(n, 1).number()) a.lo = *lo;
     if (auto hi = sarg(n, 2).number()) a.hi = *hi;
@@ -69,6 +71,7 @@ std::optional<Act> activationOf(const ir::Node& n) {
 }
 
 const std::vector<int64_t> kToNhwc{0, 2, 3, 1};
+
 const std::vector<int64_t> kToNchw{0, 3, 1, 2};
 
 Result<ValueRef> permute(Builder& b, ValueRef x, const std::vector<int64_t>& p) {
@@ -96,12 +99,14 @@ struct CommonInt32 {
   ValueRef a, c;
   double scale;
 };
+
 Result<CommonInt32> commonInt32(Builder& b, const DqIn& a, const DqIn& c) {
   const double common = 2.0 * std::max(a.qp.scale, c.qp.scale) / double(1 << 20);
   LS_ASSIGN_OR_RETURN(ra, rescale(b, a.src, a.qp.scale / common, a.qp.zp, DType::Int32, 0));
   LS_ASSIGN_OR_RETURN(rc, rescale(b, c.src, c.qp.scale / common, c.qp.zp, DType::Int32, 0));
   return CommonInt32{ra, rc, common};
 }
+
 /// An int8 operand scaled by |factor| and the number v at one common int32 scale: v becomes an
 /// int32 constant (nullopt when it does not fit), for the scalar forms.
 Result<std::optional<CommonInt32>> commonInt32(Builder& b, const DqIn& a, double factor, double v,
@@ -131,23 +136,6 @@ Result<ValueRef> withActivation(Builder& b, ValueRef y, const std::optional<Act>
   return clampQ(b, y, *act, out);
 }
 
-/// Per-channel float scales of a dequantize_per_channel node (arg 1: a constant tensor).
-std::optional<std::vector<double>> channelScales(const ir::Graph& g, const ir::Node& dq, int64_t n) {
-  const ir::ValueRef* r = dq.args.size() > 1 ? dq.args[1].ref() : nullptr;
-  std::vector<double> out;
-  if (r) {
-    auto t = valueOfConstant(g, *r);
-    if (!t) return std::nullopt;
-    for (int64_t i = 0; i < t->numel(); ++i) out.push_back(t->getDouble(i));
-  } else if (auto s = sarg(dq, 1).number()) {
-    out.assign(size_t(n), *s);
-  } else {
-    return std::nullopt;
-  }
-  if (int64_t(out.size()) == 1 && n > 1) out.assign(size_t(n), out[0]);
-  if (int64_t(out.size()) != n) return std::nullopt;
-  return out;
-}
 bool zeroPointsAllZero(const ir::Graph& g, const ir::Node& dq) {
   const ir::ValueRef* r = dq.args.size() > 2 ? dq.args[2].ref() : nullptr;
   if (r) {
@@ -181,6 +169,7 @@ struct QConst {
     return b.permuted(c, std::move(perm), std::move(label), hint, as ? as : view);
   }
 };
+
 std::optional<QConst> quantConstant(const ir::Graph& g, const ir::Arg& a, int64_t channels, int64_t channelAxis = 0) {
   static const ir::OpId dqc = ir::internOp(kDqc), dq = ir::internOp(kDq);
   const ir::ValueRef* r = a.ref();
@@ -314,32 +303,32 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
     if (!m.singleUser(p->id)) return std::optional<ValueRef>{};
     Builder b(rw);
     const std::string& op = ir::opName(core->op);
-    if (op == "aten.convolution.default") return conv(b, m, *core, act, *outQ);
-    if (op == "aten.add.Tensor" || op == "aten.sub.Tensor") {
+    if (core->op == LS_OP("aten.convolution.default")) return conv(b, m, *core, act, *outQ);
+    if (core->op == LS_OP("aten.add.Tensor") || core->op == LS_OP("aten.sub.Tensor")) {
       if (core->args.size() > 1 && core->args[1].number())
-        return addSubScalar(b, m, *core, act, *outQ, op == "aten.sub.Tensor");
-      return addSub(b, m, *core, act, *outQ, op == "aten.sub.Tensor");
+        return addSubScalar(b, m, *core, act, *outQ, core->op == LS_OP("aten.sub.Tensor"));
+      return addSub(b, m, *core, act, *outQ, core->op == LS_OP("aten.sub.Tensor"));
     }
-    if (op == "aten.neg.default" && !act) return neg(b, m, *core, *outQ);
-    if (op == "aten.abs.default" && !act) return abs(b, m, *core, *outQ);
-    if (op == "aten.where.self" && !act) return where(b, m, *core, *outQ);
+    if (core->op == LS_OP("aten.neg.default") && !act) return neg(b, m, *core, *outQ);
+    if (core->op == LS_OP("aten.abs.default") && !act) return abs(b, m, *core, *outQ);
+    if (core->op == LS_OP("aten.where.self") && !act) return where(b, m, *core, *outQ);
     // Python-scalar forms (torch.mul(x, 2.0) exports as mul.Scalar): the scalar stays exact in
     // the integer arithmetic, as for the .Tensor forms with a number operand.
-    if ((op == "aten.add.Scalar" || op == "aten.sub.Scalar") && core->args.size() > 1)
-      return addSubScalar(b, m, *core, act, *outQ, op == "aten.sub.Scalar");
-    if (op == "aten.mul.Scalar" && core->args.size() > 1) return mulScalar(b, m, *core, act, *outQ);
-    if (op == "aten.rsub.Scalar" && core->args.size() > 1) return rsubScalar(b, m, *core, act, *outQ);
-    if (op == "aten.minimum.default" || op == "aten.maximum.default")
-      return minMax(b, m, *core, act, *outQ, op == "aten.maximum.default");
-    if (op == "aten.mul.Tensor") {
+    if ((core->op == LS_OP("aten.add.Scalar") || core->op == LS_OP("aten.sub.Scalar")) && core->args.size() > 1)
+      return addSubScalar(b, m, *core, act, *outQ, core->op == LS_OP("aten.sub.Scalar"));
+    if (core->op == LS_OP("aten.mul.Scalar") && core->args.size() > 1) return mulScalar(b, m, *core, act, *outQ);
+    if (core->op == LS_OP("aten.rsub.Scalar") && core->args.size() > 1) return rsubScalar(b, m, *core, act, *outQ);
+    if (core->op == LS_OP("aten.minimum.default") || core->op == LS_OP("aten.maximum.default"))
+      return minMax(b, m, *core, act, *outQ, core->op == LS_OP("aten.maximum.default"));
+    if (core->op == LS_OP("aten.mul.Tensor")) {
       if (core->args.size() > 1 && core->args[1].number()) return mulScalar(b, m, *core, act, *outQ);
       return mul(b, m, *core, act, *outQ);
     }
-    if (op == "aten.addmm.default" || op == "aten.linear.default" || op == "aten.mm.default" ||
-        op == "aten.bmm.default" || op == "aten.matmul.default")
+    if (core->op == LS_OP("aten.addmm.default") || core->op == LS_OP("aten.linear.default") || core->op == LS_OP("aten.mm.default") ||
+        core->op == LS_OP("aten.bmm.default") || core->op == LS_OP("aten.matmul.default"))
       return matmul(b, m, *core, act, *outQ);
-    if (op == "aten.sum.dim_IntList" && !act) return sum(b, m, *core, *outQ);
-    if ((op == "aten.upsample_bilinear2d.vec" || op == "aten.upsample_nearest2d.vec") && !act)
+    if (core->op == LS_OP("aten.sum.dim_IntList") && !act) return sum(b, m, *core, *outQ);
+    if ((core->op == LS_OP("aten.upsample_bilinear2d.vec") || core->op == LS_OP("aten.upsample_nearest2d.vec")) && !act)
       return resize(b, m, *core, *outQ);
     if (act) {  // standalone activation
       auto in = core->args.empty() ? std::nullopt : m.dqInput(core->args[0]);
@@ -349,10 +338,10 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
       bump(act_);
       return std::optional<ValueRef>{c};
     }
-    if ((op == "aten.adaptive_avg_pool2d.default" || op == "aten._adaptive_avg_pool2d.default") && !act)
+    if ((core->op == LS_OP("aten.adaptive_avg_pool2d.default") || core->op == LS_OP("aten._adaptive_avg_pool2d.default")) && !act)
       if (auto r = adaptivePool(b, m, *core, *outQ); !r || r.value()) return r;
-    if (op == "aten.avg_pool2d.default" || op == "aten.max_pool2d.default")
-      return pool(b, m, *core, *outQ, op == "aten.avg_pool2d.default");
+    if (core->op == LS_OP("aten.avg_pool2d.default") || core->op == LS_OP("aten.max_pool2d.default"))
+      return pool(b, m, *core, *outQ, core->op == LS_OP("aten.avg_pool2d.default"));
     return reemit(b, m, *core, *outQ);
   }
 
@@ -394,9 +383,9 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
 
   static bool isFusableCore(const ir::Node& n) {
     const std::string& op = ir::opName(n.op);
-    return op == "aten.convolution.default" || op == "aten.add.Tensor" || op == "aten.sub.Tensor" ||
-           op == "aten.mul.Tensor" || op == "aten.addmm.default" || op == "aten.linear.default" ||
-           op == "aten.mm.default" || op == "aten.bmm.default" || op == "aten.matmul.default";
+    return n.op == LS_OP("aten.convolution.default") || n.op == LS_OP("aten.add.Tensor") || n.op == LS_OP("aten.sub.Tensor") ||
+           n.op == LS_OP("aten.mul.Tensor") || n.op == LS_OP("aten.addmm.default") || n.op == LS_OP("aten.linear.default") ||
+           n.op == LS_OP("aten.mm.default") || n.op == LS_OP("aten.bmm.default") || n.op == LS_OP("aten.matmul.default");
   }
 
   /// The int32 bias of a quantised convolution (scale s_in * s_w[c]); zeros without one;
@@ -922,10 +911,9 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
       const ir::ValueRef* r = a.ref();
       const ir::Node* t = r ? g.find(r->node) : nullptr;
       if (!t || !t->isCall() || t->args.empty()) return std::nullopt;
-      const std::string& top = ir::opName(t->op);
-      const bool isT = top == "aten.t_copy.default" || top == "aten.t.default" ||
-                       (top == "aten.permute_copy.default" && sints(*t, 1) == std::vector<int64_t>{1, 0}) ||
-                       (top == "aten.transpose_copy.int" && g.meta(*t->args[0].ref()).rank() == 2);
+      const bool isT = t->op == LS_OP("aten.t_copy.default") || t->op == LS_OP("aten.t.default") ||
+                       (t->op == LS_OP("aten.permute_copy.default") && sints(*t, 1) == std::vector<int64_t>{1, 0}) ||
+                       (t->op == LS_OP("aten.transpose_copy.int") && g.meta(*t->args[0].ref()).rank() == 2);
       if (!isT) return inOutWeight(g, *t);
       wa = &t->args[0];
     }
@@ -955,7 +943,7 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
                                          const QP& out) {
     const ir::Graph& g = m.g_;
     const std::string& op = ir::opName(n.op);
-    const bool addmm = op == "aten.addmm.default", linear = op == "aten.linear.default";
+    const bool addmm = n.op == LS_OP("aten.addmm.default"), linear = n.op == LS_OP("aten.linear.default");
     const size_t xi = addmm ? 1 : 0, wi = addmm ? 2 : 1;
     if (n.args.size() <= wi) return std::optional<ValueRef>{};
     if (addmm)
@@ -969,7 +957,7 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
     const int64_t K = xs[xs.rank() - 1];
     // The constant weight of a linear, or a second activation.
     std::optional<QConst> w = linear ? linearWeight(g, n.args[1], false)
-                                     : (op != "aten.bmm.default" ? linearWeight(g, n.args[wi], true) : std::nullopt);
+                                     : (n.op != LS_OP("aten.bmm.default") ? linearWeight(g, n.args[wi], true) : std::nullopt);
     std::optional<DqIn> y2;
     if (!w) {
       if (linear || addmm) return std::optional<ValueRef>{};
@@ -1133,7 +1121,7 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
       if (k.value.ref() || k.value.asRefList()) ok = false;
     if (!ok || !inQ) return std::optional<ValueRef>{};
     // The padding value in the quantised domain: value / scale + zero point (0 is the zero point).
-    if (op == "aten.constant_pad_nd.default") {
+    if (n.op == LS_OP("aten.constant_pad_nd.default")) {
       const double v = sarg(n, 2).number().value_or(0.0);
       const double q = std::nearbyint(v / inQ->scale) + double(inQ->zp);
       if (!std::isfinite(q)) return std::optional<ValueRef>{};
@@ -1149,141 +1137,8 @@ class FoldAndAnnotateQParamsPass : public passes::RetracePass {
   size_t conv_, add_, mul_, act_, pool_, move_, matmul_, sum_, minMax_, neg_, abs_, compare_, select_, unrepresentable_;
 };
 
-// ---------------------------------------------------------------- remaining q/dq
-
-namespace {
-
-Status decomposeQdq(ArmRewritePass& self, passes::Rewriter& rw) {
-  const ir::Node& n = rw.node();
-  const std::string& op = ir::opName(n.op);
-  const bool isDq = op == kDq || op == kDqc;
-  const bool perChannel = op == kDqc || op == kQc;
-  const ir::ValueRef* xr = n.args.empty() ? nullptr : n.args[0].ref();
-  if (!xr) return Status::error("quantize/dequantize input must be a tensor");
-  const ir::TensorMeta& xm = rw.meta(*xr);
-  const int rank = xm.rank();
-  Builder b(rw);
-  // Scales / zero points as tensors broadcastable to x (per channel: along `axis`).
-  std::vector<double> scales;
-  std::vector<int64_t> zps;
-  int axis = 0;
-  if (perChannel) {
-    auto ax = sarg(n, 3).asInt();
-    if (!ax) return Status::error("per-channel quantisation needs an int axis");
-    axis = int(*ax < 0 ? *ax + rank : *ax);
-    const int64_t C = xm.shape[axis];
-    auto s = channelScales(rw.graph(), n, C);
-    const ir::ValueRef* zr = n.args.size() > 2 ? n.args[2].ref() : nullptr;
-    auto zt = zr ? valueOfConstant(rw.graph(), *zr) : std::nullopt;
-    if (!s || (zr && !zt)) return Status::error("per-channel scales/zero points must be constants");
-    scales = *s;
-    for (int64_t c = 0; c < C; ++c) zps.push_back(zt ? zt->getInt(zt->numel() == 1 ? 0 : c) : 0);
-  } else {
-    auto qp = perTensorQP(n);
-    if (!qp) return Status::error("quantize/dequantize: expected a positive float scale and an int zero point");
-    scales = {qp->scale};
-    zps = {qp->zp};
-  }
-  Shape ps = Shape::ofRank(rank, 1);  // same rank as x (TOSA broadcasts equal ranks only; rank 0 included)
-  if (perChannel) ps[axis] = int64_t(scales.size());
-  auto param = [&](const std::vector<double>& v) {
-    exec::Tensor t(DType::Float32, ps);
-    for (size_t i = 0; i < v.size(); ++i) t.setDouble(int64_t(i), v[i]);
-    return t;
-  };
-  std::vector<double> zpd(zps.begin(), zps.end()), inv;
-  for (double s : scales) inv.push_back(1.0 / s);
-  if (isDq) {
-    // A dequantized constant is a float constant.
-    if (auto cv = valueOfConstant(rw.graph(), *xr)) {
-      exec::Tensor f(DType::Float32, cv->shape());
-      const int64_t C = perChannel ? xm.shape[axis] : 1;
-      int64_t inner = 1;
-      if (perChannel)
-        for (int d = axis + 1; d < rank; ++d) inner *= xm.shape[d];
-      for (int64_t i = 0; i < f.numel(); ++i) {
-        const size_t c = perChannel ? size_t((i / inner) % C) : 0;
-        f.setDouble(i, double(float(double(cv->getInt(i) - zps[c])) * float(scales[c])));
-      }
-      rw.replaceWith(b.tensor(f, "dequantized"));
-      self.rewritten();
-      return Status::ok();
-    }
-    LS_ASSIGN_OR_RETURN(c, b.op("tosa.CAST", {*xr}, {{"dtype", ir::Arg(ir::EnumArg{ir::EnumKind::DType, int32_t(DType::Float32)})}}));
-    LS_ASSIGN_OR_RETURN(s, b.op("tosa.SUB", {c, b.tensor(param(zpd), "zero_point")}));
-    LS_ASSIGN_OR_RETURN(y, b.mul(s, b.tensor(param(scales), "scale")));
-    rw.replaceWith(y);
-  } else {
-    const DType outT = n.meta().dtype;
-    auto lo = sarg(n, perChannel ? 4 : 3).asInt(), hi = sarg(n, perChannel ? 5 : 4).asInt();
-    int64_t tlo = outT == DType::Int8 ? -128 : outT == DType::UInt8 ? 0 : outT == DType::Int16 ? -32768 : INT32_MIN;
-    int64_t thi = outT == DType::Int8 ? 127 : outT == DType::UInt8 ? 255 : outT == DType::Int16 ? 32767 : INT32_MAX;
-    // A quantized constant is an integer constant (folded as quantize_per_tensor / _per_channel
-    // compute it: round half to even of x * (1/scale) in float32, + zero point, clamped), so an
-    // INT graph computes nothing in float for its constant operands (layer scales, embeddings).
-    if (auto cv = valueOfConstant(rw.graph(), *xr)) {
-      exec::Tensor qt(outT, cv->shape());
-      const int64_t C = perChannel ? xm.shape[axis] : 1;
-      int64_t inner = 1;
-      if (perChannel)
-        for (int d = axis + 1; d < rank; ++d) inner *= xm.shape[d];
-      const int64_t qlo = lo ? *lo : tlo, qhi = hi ? *hi : thi;
-      for (int64_t i = 0; i < qt.numel(); ++i) {
-        const size_t c = perChannel ? size_t((i / inner) % C) : 0;
-        const float invScale = perChannel ? 1.0f / float(scales[c]) : float(1.0 / scales[c]);
-        const float v = float(cv->getDouble(i)) * invScale;
-        int64_t q;
-        if (std::isnan(v)) {
-          q = std::clamp(zps[c], qlo, qhi);
-        } else {
-          const float r = std::nearbyint(v) + float(zps[c]);
-          q = r <= float(qlo) ? qlo : r >= float(qhi) ? qhi : int64_t(r);
-        }
-        qt.setInt(i, q);
-      }
-      rw.replaceWith(b.tensor(qt, "quantized"));
-      self.rewritten();
-      return Status::ok();
-    }
-    LS_ASSIGN_OR_RETURN(s, b.mul(*xr, b.tensor(param(inv), "inv_scale")));
-    // round(x * (1/s)) (CAST rounds to nearest, ties to even, as torch.round), then + zp in int32.
-    LS_ASSIGN_OR_RETURN(r, b.op("tosa.CAST", {s}, {{"dtype", ir::Arg(ir::EnumArg{ir::EnumKind::DType, int32_t(DType::Int32)})}}));
-    std::vector<double> zpi(zpd);
-    exec::Tensor zt(DType::Int32, ps);
-    for (size_t i = 0; i < zpi.size(); ++i) zt.setInt(int64_t(i), int64_t(zpi[i]));
-    LS_ASSIGN_OR_RETURN(q, b.op("tosa.ADD", {r, b.tensor(zt, "zero_point")}));
-    ValueRef v = q;
-    int64_t tmin = outT == DType::Int8 ? -128 : outT == DType::UInt8 ? 0 : outT == DType::Int16 ? -32768 : INT32_MIN;
-    int64_t tmax = outT == DType::Int8 ? 127 : outT == DType::UInt8 ? 255 : outT == DType::Int16 ? 32767 : INT32_MAX;
-    // Always clamp: TOSA CAST between integer types does not saturate. TOSA 1.0 defines CLAMP
-    // for int8/int16/float only, so the int32 value is clamped with MAXIMUM and MINIMUM
-    // (PRO-INT and PRO-FP both define them for int32).
-    {
-      const int vr = b.meta(v).rank();
-      LS_ASSIGN_OR_RETURN(mx, b.op("tosa.MAXIMUM", {v, b.scalar(DType::Int32, double(lo ? *lo : tmin), vr, "qmin")}));
-      LS_ASSIGN_OR_RETURN(mn, b.op("tosa.MINIMUM", {mx, b.scalar(DType::Int32, double(hi ? *hi : tmax), vr, "qmax")}));
-      v = mn;
-    }
-    if (outT != DType::Int32) {
-      LS_ASSIGN_OR_RETURN(c, b.op("tosa.CAST", {v}, {{"dtype", ir::Arg(ir::EnumArg{ir::EnumKind::DType, int32_t(outT)})}}));
-      v = c;
-    }
-    rw.replaceWith(v);
-  }
-  self.rewritten();
-  return Status::ok();
-}
-
-}  // namespace
-
-void registerArmQFoldPasses(passes::PassRegistry& r) {
+void registerFoldAndAnnotateQParamsPass(passes::PassRegistry& r) {
   r.add("FoldAndAnnotateQParamsPass", [] { return std::make_unique<FoldAndAnnotateQParamsPass>(); });
-  r.add("DecomposeQuantizeDequantizePass", [] {
-    return std::make_unique<ArmRewritePass>(
-        "DecomposeQuantizeDequantizePass",
-        "remaining quantize/dequantize -> TOSA MUL/ADD/SUB/CAST (dequantized constants folded)",
-        std::vector<std::string>{kQ, kDq, kQc, kDqc}, decomposeQdq, Gate::intOnly());
-  });
 }
 
 }  // namespace ls::arm
