@@ -250,7 +250,6 @@ bool floatValue(const ir::Graph& g, NodeId v) {
 
 /// conv/linear: weight and bias, or nullopt when the node is not a constant-weight conv/linear.
 std::optional<WeightUse> convOrLinearParts(const ir::Graph& g, const ir::Node& n) {
-  std::string_view op = opOf(n);
   WeightUse u{};
   u.consumer = n.id;
   u.biasArg = SIZE_MAX;
@@ -263,7 +262,6 @@ std::optional<WeightUse> convOrLinearParts(const ir::Graph& g, const ir::Node& n
     const ValueRef* w2 = n.args[2].ref();
     if (!x || !w2) return std::nullopt;
     const ir::Node& t = g.node(w2->node);
-    std::string_view top = opOf(t);
     bool isT = t.op == LS_OP("aten.t_copy.default") || t.op == LS_OP("aten.t.default") ||
                (t.op == LS_OP("aten.permute_copy.default") && t.args.size() > 1 && t.args[1].asIntList() &&
                 *t.args[1].asIntList() == ir::IntList{1, 0});

@@ -57,7 +57,6 @@ Status RemoveNoopViewPass::rewrite(Rewriter& rw) {
   std::vector<ir::TensorMeta> out;
   LS_RETURN_IF_ERROR(ops::inferNode(rw.graph(), n, out, rw.context().inferenceCache()));
   if (out.size() != 1 || out[0].shape != im.shape || out[0].dtype != im.dtype) return Status::ok();
-  const std::string& op = ir::opName(n.op);
   bool noop = false;
   if (n.op == LS_OP("aten.view_copy.default") || n.op == LS_OP("aten._unsafe_view.default") || n.op == LS_OP("aten.expand_copy.default")) {
     noop = true;

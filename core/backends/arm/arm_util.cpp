@@ -1,8 +1,6 @@
 // Helpers shared by the Arm TOSA passes.
 #include "core/backends/arm/arm_util.h"
 
-#include "core/backends/arm/arm_passes.h"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -11,8 +9,10 @@
 #include <numeric>
 #include <unordered_set>
 
+#include "core/backends/arm/arm_passes.h"
 #include "core/exec/kernel_util.h"
 #include "core/exec/synth.h"
+#include "core/ir/op_ref.h"
 #include "core/ops/registry.h"
 #include "core/transforms/constant_values.h"
 
@@ -148,9 +148,8 @@ std::optional<double> numberArg(const ir::Node& n, size_t i) {
 }
 
 Result<ResizeParams> resizeParams(const ir::Node& n, const ir::TensorMeta& xm) {
-  const std::string& op = ir::opName(n.op);
   ResizeParams p;
-  p.bilinear = op.find("bilinear") != std::string::npos;
+  p.bilinear = n.op == LS_OP("aten.upsample_bilinear2d.vec");
   const ir::TensorMeta& om = n.meta();
   if (xm.rank() != 4 || om.rank() != 4) return Status::error("expected a rank-4 input");
   bool alignCorners = false;

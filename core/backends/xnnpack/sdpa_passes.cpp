@@ -30,7 +30,6 @@ bool isLayoutOnlyOp(ir::OpId op) {
 
 std::optional<ScaleSite> scalarScale(const ir::Graph& g, const ir::Node& n) {
   if (!n.isCall() || n.args.size() < 2) return std::nullopt;
-  const std::string& op = ir::opName(n.op);
   const bool mul = n.op == LS_OP("aten.mul.Scalar") || n.op == LS_OP("aten.mul.Tensor");
   const bool div = n.op == LS_OP("aten.div.Scalar") || n.op == LS_OP("aten.div.Tensor");
   if (!mul && !div) return std::nullopt;

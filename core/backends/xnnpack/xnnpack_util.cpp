@@ -6,8 +6,6 @@
 
 namespace ls::xnnpack {
 
-bool isOp(const ir::Node& n, std::string_view name) { return n.isCall() && ir::opName(n.op) == name; }
-
 const ir::Node* producer(const ir::Graph& g, const ir::Node& n, size_t i) {
   if (i >= n.args.size()) return nullptr;
   const ir::ValueRef* r = n.args[i].ref();
@@ -39,7 +37,6 @@ std::optional<std::vector<int>> permutationOf(const ir::Node& n, int rank) {
   std::vector<int> perm(size_t(rank > 0 ? rank : 0));
   for (int i = 0; i < rank; ++i) perm[size_t(i)] = i;
   auto wrap = [&](int64_t d) { return int(d < 0 ? d + rank : d); };
-  const std::string& op = ir::opName(n.op);
   if (n.op == LS_OP("aten.t_copy.default")) {
     if (rank == 2) std::swap(perm[0], perm[1]);
     return perm;

@@ -20,7 +20,8 @@
 #include "core/transforms/constant_values.h"
 #include "core/ir/op_ref.h"
 
-namespace ls::arm {
+/// Helpers of the aten_to_tosa pass files only (nested namespace: no clash with other ls::arm names).
+namespace ls::arm::aten_to_tosa {
 
 using passes::Rewriter;
 using ir::DType;
@@ -124,4 +125,4 @@ inline Result<bool> rewritePool(passes::Rewriter& rw, passes::RuleStats&) {
   return true;
 }
 
-}  // namespace ls::arm
+}  // namespace ls::arm::aten_to_tosa

@@ -1,4 +1,4 @@
-// CheckTosaOperatorSupportPass (ours: upstream has no pass of this name): fails with the list of
+// CheckTosaOperatorSupportPass (no upstream file of this name at the pinned commit): fails with the list of
 // nodes whose ops have no TOSA lowering (INT on Ethos-U: or that compute in float) or are illegal
 // in TOSA 1.0.
 #include <fmt/format.h>

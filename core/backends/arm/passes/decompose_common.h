@@ -13,13 +13,15 @@
 
 #include "core/backends/arm/arm_passes.h"
 #include "core/backends/arm/arm_util.h"
+#include "core/ir/op_ref.h"
 #include "core/passes/pass_manager.h"
 #include "core/passes/rule_pass.h"
 #include "core/transforms/batch_norm.h"
 #include "core/transforms/constant_folding.h"
 #include "core/transforms/constant_values.h"
 
-namespace ls::arm {
+/// Helpers of the decompose pass files only (nested namespace: no clash with other ls::arm names).
+namespace ls::arm::decompose {
 
 using passes::Rewriter;
 using ir::DType;
@@ -93,8 +95,7 @@ inline Result<bool> decomposeFloorDivRem(passes::Rewriter& rw, passes::RuleStats
   LS_RETURN_IF_ERROR(needTensor(rw, 0, "input"));
   const ir::Node& n = rw.node();
   if (!ir::isFloating(n.meta().dtype)) return false;
-  const std::string& op = ir::opName(n.op);
-  const bool rem = op.rfind("aten.remainder.", 0) == 0;
+  const bool rem = n.op == LS_OP("aten.remainder.Tensor") || n.op == LS_OP("aten.remainder.Scalar");
   Builder b(rw);
   const ir::Arg other = n.args.size() > 1 ? n.args[1] : ir::Arg();
   const ValueRef a = ref(rw, 0);
@@ -172,9 +173,13 @@ inline const std::vector<std::string>& binaryElementwiseOps() {
   return ops;
 }
 
-inline bool isBinaryArith(const std::string& op) {
-  const auto& ops = binaryElementwiseOps();
-  return std::find(ops.begin(), ops.end(), op) != ops.end();
+inline bool isBinaryArith(ir::OpId op) {
+  static const std::vector<ir::OpId> ids = [] {
+    std::vector<ir::OpId> v;
+    for (const std::string& name : binaryElementwiseOps()) v.push_back(ir::internOp(name));
+    return v;
+  }();
+  return std::find(ids.begin(), ids.end(), op) != ids.end();
 }
 
-}  // namespace ls::arm
+}  // namespace ls::arm::decompose

@@ -1,4 +1,4 @@
-// DecomposeFactoriesPass (ours: upstream has no pass of this name).
+// DecomposeFactoriesPass (no upstream file of this name at the pinned commit).
 #include <fmt/format.h>
 
 #include <cmath>
@@ -7,19 +7,20 @@
 
 #include "core/backends/arm/arm_passes.h"
 #include "core/backends/arm/arm_util.h"
+#include "core/backends/arm/passes/decompose_common.h"
+#include "core/ir/op_ref.h"
 #include "core/passes/pass_manager.h"
 #include "core/passes/rule_pass.h"
 #include "core/transforms/batch_norm.h"
 #include "core/transforms/constant_folding.h"
 #include "core/transforms/constant_values.h"
-#include "core/backends/arm/passes/decompose_common.h"
-#include "core/ir/op_ref.h"
 
 namespace ls::arm {
 
 using passes::Rewriter;
 using ir::DType;
 using ir::Shape;
+using namespace decompose;
 
 namespace {
 

@@ -1,4 +1,4 @@
-// DecomposePool3dPass (ours: upstream has no pass of this name): max_pool3d / avg_pool3d -> 2-D
+// DecomposePool3dPass (no upstream file of this name at the pinned commit): max_pool3d / avg_pool3d -> 2-D
 // pool over (H, W) + amax / scaled sum over depth windows.
 #include <fmt/format.h>
 
@@ -8,19 +8,20 @@
 
 #include "core/backends/arm/arm_passes.h"
 #include "core/backends/arm/arm_util.h"
+#include "core/backends/arm/passes/decompose_common.h"
+#include "core/ir/op_ref.h"
 #include "core/passes/pass_manager.h"
 #include "core/passes/rule_pass.h"
 #include "core/transforms/batch_norm.h"
 #include "core/transforms/constant_folding.h"
 #include "core/transforms/constant_values.h"
-#include "core/backends/arm/passes/decompose_common.h"
-#include "core/ir/op_ref.h"
 
 namespace ls::arm {
 
 using passes::Rewriter;
 using ir::DType;
 using ir::Shape;
+using namespace decompose;
 
 namespace {
 

@@ -12,24 +12,24 @@
 
 #include "core/backends/arm/arm_passes.h"
 #include "core/backends/arm/arm_util.h"
-#include "core/passes/rule_pass.h"
-#include "core/exec/materialize.h"
-#include "core/transforms/constant_values.h"
-#include "core/ops/registry.h"
 #include "core/backends/arm/passes/fold_qparams_common.h"
+#include "core/exec/materialize.h"
 #include "core/ir/op_ref.h"
+#include "core/ops/registry.h"
+#include "core/passes/rule_pass.h"
+#include "core/transforms/constant_values.h"
 
 namespace ls::arm {
 
 using passes::Rewriter;
 using ir::DType;
 using ir::Shape;
+using namespace fold_qparams;
 
 namespace {
 
 Result<bool> decomposeQdq(passes::Rewriter& rw, passes::RuleStats&) {
   const ir::Node& n = rw.node();
-  const std::string& op = ir::opName(n.op);
   const bool isDq = n.op == LS_OP(kDq) || n.op == LS_OP(kDqc);
   const bool perChannel = n.op == LS_OP(kDqc) || n.op == LS_OP(kQc);
   const ir::ValueRef* xr = n.args.empty() ? nullptr : n.args[0].ref();

@@ -1,4 +1,4 @@
-// DecomposeStackPass (ours: upstream has no pass of this name): stack -> view (unsqueeze) per input
+// DecomposeStackPass (no upstream file of this name at the pinned commit): stack -> view (unsqueeze) per input
 // + cat.
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-// DecomposeWeightNormPass (ours: upstream has no pass of this name): _weight_norm_interface -> v *
+// DecomposeWeightNormPass (no upstream file of this name at the pinned commit): _weight_norm_interface -> v *
 // g * rsqrt(sum(v * v)), norms sqrt(sum(v * v)).
 #include <fmt/format.h>
 
@@ -8,18 +8,19 @@
 
 #include "core/backends/arm/arm_passes.h"
 #include "core/backends/arm/arm_util.h"
+#include "core/backends/arm/passes/decompose_common.h"
 #include "core/passes/pass_manager.h"
 #include "core/passes/rule_pass.h"
 #include "core/transforms/batch_norm.h"
 #include "core/transforms/constant_folding.h"
 #include "core/transforms/constant_values.h"
-#include "core/backends/arm/passes/decompose_common.h"
 
 namespace ls::arm {
 
 using passes::Rewriter;
 using ir::DType;
 using ir::Shape;
+using namespace decompose;
 
 namespace {
 

@@ -1,5 +1,6 @@
-// EnsureUniqueOutputNodesPass (upstream backends/arm/_passes/ensure_unique_output_nodes_pass.py):
-// one distinct node per graph-output slot (with FuseEqualPlaceholdersPass the seed-004 pair).
+// EnsureUniqueOutputNodesPass (upstream backends/arm/_passes/ensure_unique_output_nodes_pass.py).
+// One distinct node per graph-output slot (upstream EnsureUniqueOutputNodesPass, PR 18866):
+// a value that fills several output slots gets a tosa.IDENTITY per extra slot.
 #include <fmt/format.h>
 
 #include <cstdint>

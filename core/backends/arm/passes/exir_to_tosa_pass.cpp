@@ -6,20 +6,22 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <unordered_map>
 
 #include "core/backends/arm/arm_passes.h"
 #include "core/backends/arm/arm_util.h"
+#include "core/backends/arm/passes/aten_to_tosa_common.h"
 #include "core/backends/arm/tosa/tosa_validate.h"
+#include "core/ir/op_ref.h"
 #include "core/passes/rule_pass.h"
 #include "core/transforms/constant_values.h"
-#include "core/backends/arm/passes/aten_to_tosa_common.h"
-#include "core/ir/op_ref.h"
 
 namespace ls::arm {
 
 using passes::Rewriter;
 using ir::DType;
 using ir::Shape;
+using namespace aten_to_tosa;
 
 namespace {
 
@@ -49,12 +51,22 @@ const std::map<std::string, std::string>& binaryTable() {
   return t;
 }
 
+/// A name-keyed table keyed by OpId (the rewrite matches by OpId; the names list the targets).
+template <class V>
+std::unordered_map<ir::OpId, V> byOpId(const std::map<std::string, V>& byName) {
+  std::unordered_map<ir::OpId, V> t;
+  for (const auto& [name, v] : byName) t.emplace(ir::internOp(name), v);
+  return t;
+}
+
 Result<bool> exirToTosa(passes::Rewriter& rw, passes::RuleStats&) {
+  static const std::unordered_map<ir::OpId, std::string> kUnary = byOpId(unaryTable());
+  static const std::unordered_map<ir::OpId, std::string> kBinary = byOpId(binaryTable());
   const ir::Node& n = rw.node();
   const std::string& op = ir::opName(n.op);
   Builder b(rw);
   ValueRef y;
-  if (auto it = unaryTable().find(op); it != unaryTable().end()) {
+  if (auto it = kUnary.find(n.op); it != kUnary.end()) {
     LS_ASSIGN_OR_RETURN(x, tensorArg(rw, 0, "input"));
     LS_ASSIGN_OR_RETURN(v, b.op(it->second, {x}));
     y = v;
@@ -67,13 +79,14 @@ Result<bool> exirToTosa(passes::Rewriter& rw, passes::RuleStats&) {
              n.op == LS_OP("aten.bitwise_left_shift.Tensor") || n.op == LS_OP("aten.bitwise_not.default")) {
     // Bool operands: the LOGICAL_* ops; integers: BITWISE_* and LOGICAL_LEFT_SHIFT.
     const bool isBool = n.meta().dtype == DType::Bool;
-    static const std::map<std::string, std::pair<const char*, const char*>> kOps = {
+    static const std::map<std::string, std::pair<const char*, const char*>> kOpsByName = {
         {"aten.bitwise_and.Tensor", {"tosa.LOGICAL_AND", "tosa.BITWISE_AND"}},
         {"aten.bitwise_or.Tensor", {"tosa.LOGICAL_OR", "tosa.BITWISE_OR"}},
         {"aten.bitwise_xor.Tensor", {"tosa.LOGICAL_XOR", "tosa.BITWISE_XOR"}},
         {"aten.bitwise_left_shift.Tensor", {nullptr, "tosa.LOGICAL_LEFT_SHIFT"}},
         {"aten.bitwise_not.default", {"tosa.LOGICAL_NOT", "tosa.BITWISE_NOT"}}};
-    const auto& [boolOp, intOp] = kOps.at(op);
+    static const std::unordered_map<ir::OpId, std::pair<const char*, const char*>> kOps = byOpId(kOpsByName);
+    const auto& [boolOp, intOp] = kOps.at(n.op);
     const char* top = isBool ? boolOp : intOp;
     if (!top) return Status::error(fmt::format("{} of bool tensors has no TOSA lowering", op));
     LS_ASSIGN_OR_RETURN(a, tensorArg(rw, 0, "input"));
@@ -89,7 +102,7 @@ Result<bool> exirToTosa(passes::Rewriter& rw, passes::RuleStats&) {
     DType t = rw.meta(x).dtype;
     LS_ASSIGN_OR_RETURN(v, b.op("tosa.NEGATE", {x, b.zeroPoint(t), b.zeroPoint(t)}));
     y = v;
-  } else if (auto bt = binaryTable().find(op); bt != binaryTable().end()) {
+  } else if (auto bt = kBinary.find(n.op); bt != kBinary.end()) {
     LS_ASSIGN_OR_RETURN(a, tensorArg(rw, 0, "input"));
     LS_ASSIGN_OR_RETURN(c, tensorArg(rw, 1, "other"));
     const bool swap = n.op == LS_OP("aten.lt.Tensor") || n.op == LS_OP("aten.le.Tensor");

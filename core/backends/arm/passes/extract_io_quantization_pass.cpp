@@ -1,4 +1,10 @@
-// ExtractIOQuantizationPass (ours: upstream has no pass of this name): INT profile: int8 graph I/O.
+// ExtractIOQuantizationPass (no upstream file of this name at the pinned commit).
+// INT profile: the graph takes and returns int8, as the TOSA graph upstream's partitioner hands
+// to Vela (the boundary quantize/dequantize stay outside the delegate). A graph input read only
+// by quantize_per_tensor nodes with one set of qparams becomes an int8 input annotated with
+// them (the quantizes go); an output slot filled by a dequantize_per_tensor of an int8 value
+// returns that value (annotated with the dequantize's qparams). Inputs with another reader
+// and outputs of any other kind stay as they are (the float islands check counts them).
 #include <fmt/format.h>
 
 #include <cstdint>

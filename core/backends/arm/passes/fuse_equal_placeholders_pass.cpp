@@ -1,5 +1,7 @@
-// FuseEqualPlaceholdersPass (upstream backends/arm/_passes/fuse_equal_placeholders_pass.py): merges
-// constants with equal dtype, shape and bytes (with EnsureUniqueOutputNodesPass the seed-004 pair).
+// FuseEqualPlaceholdersPass (upstream backends/arm/_passes/fuse_equal_placeholders_pass.py).
+// Merges constants with equal dtype, shape and bytes (upstream FuseEqualPlaceholdersPass):
+// should_run pre-checks (dtype, shape) collisions cheaply, the run hashes contents
+// (synthesised values of shape-only constants count as their data).
 #include <fmt/format.h>
 
 #include <cstdint>

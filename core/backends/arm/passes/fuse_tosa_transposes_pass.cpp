@@ -1,5 +1,9 @@
-// FuseTosaTransposesPass (ours: upstream has no pass of this name): identity / inverse /
-// composition / propagation of TRANSPOSEs.
+// FuseTosaTransposesPass (no upstream file of this name at the pinned commit).
+// Removes redundant tosa.TRANSPOSE nodes (upstream FuseTosaTransposesPass, PR 18947):
+// identity elimination, inverse-pair cancellation, composition, and propagation of a
+// TRANSPOSE through layout-agnostic ops (RESCALE, unary elementwise, binary elementwise
+// whose other operand is broadcast-safe: one element) towards a cancelling partner.
+// Metadata is refreshed after every rewrite (GraphEditor::finish re-infers downstream).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -9,17 +13,17 @@
 
 #include "core/backends/arm/arm_passes.h"
 #include "core/backends/arm/arm_util.h"
-#include "core/transforms/constant_values.h"
-#include "core/passes/rule_pass.h"
 #include "core/backends/arm/passes/memory_format_common.h"
+#include "core/passes/rule_pass.h"
+#include "core/transforms/constant_values.h"
 
 namespace ls::arm {
 
 using passes::Rewriter;
 using ir::DType;
 using ir::Shape;
+using namespace memory_format;
 
-// ====================================================================== FuseTosaTransposes
 
 FuseTosaTransposesPass::FuseTosaTransposesPass()
     : InPlacePass("FuseTosaTransposesPass", "Removes redundant TOSA TRANSPOSEs: identity, inverse pairs, composition, propagation") {

@@ -1,6 +1,9 @@
-// InsertInt32CastsAfterInt64PlaceholdersPass (upstream
-// backends/arm/_passes/insert_int32_casts_after_int64_placeholders.py): int64 graph inputs become
-// int32 inputs.
+// InsertInt32CastsAfterInt64PlaceholdersPass (upstream backends/arm/_passes/insert_int32_casts_after_int64_placeholders.py).
+// TOSA has no int64: an int64 graph input (token ids, indices) becomes an int32 input; a cast
+// int64 -> int32 of it, as upstream's InsertInt32CastsAfterInt64PlaceholdersPass inserts,
+// moves out of the graph (the caller casts, as the boundary quantize of the INT profile), and
+// the same-type cast left behind is removed by RemoveNoopClonePass. Verification hands the
+// graph int32 values of its int64 inputs (exec::adaptInputs).
 #include <fmt/format.h>
 
 #include <cstdint>

@@ -8,26 +8,26 @@
 
 #include "core/backends/arm/arm_passes.h"
 #include "core/backends/arm/arm_util.h"
+#include "core/backends/arm/passes/decompose_common.h"
+#include "core/ir/op_ref.h"
 #include "core/passes/pass_manager.h"
 #include "core/passes/rule_pass.h"
 #include "core/transforms/batch_norm.h"
 #include "core/transforms/constant_folding.h"
 #include "core/transforms/constant_values.h"
-#include "core/backends/arm/passes/decompose_common.h"
-#include "core/ir/op_ref.h"
 
 namespace ls::arm {
 
 using passes::Rewriter;
 using ir::DType;
 using ir::Shape;
+using namespace decompose;
 
 namespace {
 
 Result<bool> matchArgDtype(passes::Rewriter& rw, passes::RuleStats&) {
   const ir::Node& n = rw.node();
-  const std::string& op = ir::opName(n.op);
-  if (!isBinaryArith(op)) return false;
+  if (!isBinaryArith(n.op)) return false;
   const size_t first = n.op == LS_OP("aten.where.self") ? 1 : 0;
   DType target = n.meta().dtype;
   if (target == DType::Bool) {  // comparisons: the promoted operand type

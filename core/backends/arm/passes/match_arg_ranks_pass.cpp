@@ -7,24 +7,25 @@
 
 #include "core/backends/arm/arm_passes.h"
 #include "core/backends/arm/arm_util.h"
+#include "core/backends/arm/passes/decompose_common.h"
 #include "core/passes/pass_manager.h"
 #include "core/passes/rule_pass.h"
 #include "core/transforms/batch_norm.h"
 #include "core/transforms/constant_folding.h"
 #include "core/transforms/constant_values.h"
-#include "core/backends/arm/passes/decompose_common.h"
 
 namespace ls::arm {
 
 using passes::Rewriter;
 using ir::DType;
 using ir::Shape;
+using namespace decompose;
 
 namespace {
 
 Result<bool> matchArgRanks(passes::Rewriter& rw, passes::RuleStats&) {
   const ir::Node& n = rw.node();
-  if (!isBinaryArith(ir::opName(n.op))) return false;
+  if (!isBinaryArith(n.op)) return false;
   int rank = 0;
   for (size_t i = 0; i < n.args.size(); ++i)
     if (const ir::TensorMeta* m = argMeta(rw, i)) rank = std::max(rank, m->rank());

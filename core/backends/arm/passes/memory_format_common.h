@@ -15,7 +15,8 @@
 #include "core/transforms/constant_values.h"
 #include "core/passes/rule_pass.h"
 
-namespace ls::arm {
+/// Helpers of the memory_format pass files only (nested namespace: no clash with other ls::arm names).
+namespace ls::arm::memory_format {
 
 using passes::Rewriter;
 using ir::DType;
@@ -131,4 +132,4 @@ inline std::optional<ir::ValueRef> permuteConstantOperand(Builder& b, ir::ValueR
   return b.permuted(*c, perm, {}, "permuted_const");
 }
 
-}  // namespace ls::arm
+}  // namespace ls::arm::memory_format

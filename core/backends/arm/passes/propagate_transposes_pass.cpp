@@ -1,5 +1,7 @@
-// PropagateTransposesPass (ours: upstream has no pass of this name): the tosa-permute strategy's
-// sinking of TRANSPOSEs.
+// PropagateTransposesPass (no upstream file of this name at the pinned commit).
+// tosa-permute strategy: sinks a TRANSPOSE below a layout-agnostic consumer when every
+// rank-4 operand of that consumer is the same TRANSPOSE pattern (or a constant, which is
+// permuted at compile time), so that permutes meet their inverses and cancel.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -9,17 +11,17 @@
 
 #include "core/backends/arm/arm_passes.h"
 #include "core/backends/arm/arm_util.h"
-#include "core/transforms/constant_values.h"
-#include "core/passes/rule_pass.h"
 #include "core/backends/arm/passes/memory_format_common.h"
+#include "core/passes/rule_pass.h"
+#include "core/transforms/constant_values.h"
 
 namespace ls::arm {
 
 using passes::Rewriter;
 using ir::DType;
 using ir::Shape;
+using namespace memory_format;
 
-// ====================================================================== PropagateTransposes
 
 PropagateTransposesPass::PropagateTransposesPass()
     : InPlacePass("PropagateTransposesPass", "Sinks TRANSPOSEs below layout-agnostic ops so permutes meet and cancel") {

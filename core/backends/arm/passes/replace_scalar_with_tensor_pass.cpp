@@ -1,4 +1,4 @@
-// ReplaceScalarWithTensorPass (ours: upstream has no pass of this name): Python scalars and alpha
+// ReplaceScalarWithTensorPass (no upstream file of this name at the pinned commit): Python scalars and alpha
 // in elementwise ops -> rank-matched constants.
 #include <fmt/format.h>
 
@@ -8,12 +8,12 @@
 
 #include "core/backends/arm/arm_passes.h"
 #include "core/backends/arm/arm_util.h"
+#include "core/ir/op_ref.h"
 #include "core/passes/pass_manager.h"
 #include "core/passes/rule_pass.h"
 #include "core/transforms/batch_norm.h"
 #include "core/transforms/constant_folding.h"
 #include "core/transforms/constant_values.h"
-#include "core/ir/op_ref.h"
 
 namespace ls::arm {
 
@@ -45,7 +45,7 @@ Result<bool> replaceScalarWithTensor(passes::Rewriter& rw, passes::RuleStats&) {
     if (const ir::TensorMeta* m = argMeta(rw, i)) rank = std::max(rank, m->rank());
   std::vector<ir::Arg> args(n.args.begin(), n.args.end());
   Builder b(rw);
-  bool changed = op != ir::opName(n.op);
+  bool changed = ir::internOp(op) != n.op;
   DType cdt = out.dtype == DType::Bool && !where ? DType::Undefined : out.dtype;
   if (cdt == DType::Undefined)  // comparisons: the tensor operand's dtype
     for (size_t i = 0; i < 2 && i < n.args.size(); ++i)

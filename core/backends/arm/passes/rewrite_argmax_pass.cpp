@@ -1,4 +1,4 @@
-// RewriteArgmaxPass (ours: upstream has no pass of this name): argmax / argmin -> ARGMAX (of -x for
+// RewriteArgmaxPass (no upstream file of this name at the pinned commit): argmax / argmin -> ARGMAX (of -x for
 // argmin), int32 indices.
 #include <fmt/format.h>
 
@@ -9,16 +9,17 @@
 
 #include "core/backends/arm/arm_passes.h"
 #include "core/backends/arm/arm_util.h"
+#include "core/backends/arm/passes/aten_to_tosa_common.h"
 #include "core/backends/arm/tosa/tosa_validate.h"
 #include "core/passes/rule_pass.h"
 #include "core/transforms/constant_values.h"
-#include "core/backends/arm/passes/aten_to_tosa_common.h"
 
 namespace ls::arm {
 
 using passes::Rewriter;
 using ir::DType;
 using ir::Shape;
+using namespace aten_to_tosa;
 
 namespace {
 

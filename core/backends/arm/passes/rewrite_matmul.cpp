@@ -8,16 +8,17 @@
 
 #include "core/backends/arm/arm_passes.h"
 #include "core/backends/arm/arm_util.h"
+#include "core/backends/arm/passes/aten_to_tosa_common.h"
 #include "core/backends/arm/tosa/tosa_validate.h"
 #include "core/passes/rule_pass.h"
 #include "core/transforms/constant_values.h"
-#include "core/backends/arm/passes/aten_to_tosa_common.h"
 
 namespace ls::arm {
 
 using passes::Rewriter;
 using ir::DType;
 using ir::Shape;
+using namespace aten_to_tosa;
 
 namespace {
 

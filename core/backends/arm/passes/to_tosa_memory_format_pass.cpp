@@ -1,5 +1,9 @@
-// ToTosaMemoryFormatPass (ours: upstream has no pass of this name): NHWC regions with boundary
-// TRANSPOSEs.
+// ToTosaMemoryFormatPass (no upstream file of this name at the pinned commit).
+// Rank-4 values in NHWC (upstream ToTosaMemoryFormatPass, the strategy of seeds 002/004):
+// every layout-agnostic op fed by an NHWC value runs on NHWC tensors; tosa.TRANSPOSE only at
+// NCHW<->NHWC boundaries (graph inputs, consumers that need PyTorch layout such as
+// rank-changing RESHAPE, MATMUL and graph outputs). One boundary TRANSPOSE per producer, so
+// output slots sharing a producer stay distinct values after EnsureUniqueOutputNodesPass.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -9,15 +13,16 @@
 
 #include "core/backends/arm/arm_passes.h"
 #include "core/backends/arm/arm_util.h"
-#include "core/transforms/constant_values.h"
-#include "core/passes/rule_pass.h"
 #include "core/backends/arm/passes/memory_format_common.h"
+#include "core/passes/rule_pass.h"
+#include "core/transforms/constant_values.h"
 
 namespace ls::arm {
 
 using passes::Rewriter;
 using ir::DType;
 using ir::Shape;
+using namespace memory_format;
 
 namespace {
 
@@ -36,7 +41,6 @@ const std::vector<int64_t> kToNchw{0, 3, 1, 2};
 
 }  // namespace
 
-// ====================================================================== ToTosaMemoryFormat
 
 ToTosaMemoryFormatPass::ToTosaMemoryFormatPass()
     : InPlacePass("ToTosaMemoryFormatPass",
