@@ -20,6 +20,7 @@
 namespace ls::arm {
 
 using passes::Rewriter;
+using ir::NodeId;
 using ir::DType;
 using ir::Shape;
 

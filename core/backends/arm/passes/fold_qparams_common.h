@@ -14,6 +14,7 @@
 #include "core/backends/arm/arm_util.h"
 #include "core/passes/rule_pass.h"
 #include "core/exec/materialize.h"
+#include "core/ir/op_ref.h"
 #include "core/transforms/constant_values.h"
 #include "core/ops/registry.h"
 

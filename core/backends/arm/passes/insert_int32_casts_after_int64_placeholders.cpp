@@ -19,6 +19,7 @@
 namespace ls::arm {
 
 using passes::Rewriter;
+using ir::NodeId;
 using ir::DType;
 using ir::Shape;
 
