@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <unordered_map>
 
 #include "core/backends/arm/arm_passes.h"
 #include "core/backends/arm/arm_util.h"
@@ -26,16 +27,23 @@ namespace {
 /// Scalars in tensor slots (and .Scalar overloads, alpha) become rank-matched constants.
 Result<bool> replaceScalarWithTensor(passes::Rewriter& rw, passes::RuleStats&) {
   const ir::Node& n = rw.node();
+  // .Scalar overloads -> their .Tensor form (by OpId: the op the node is rewritten to, and its name).
+  static const std::unordered_map<ir::OpId, std::pair<ir::OpId, std::string>> kScalarOps = [] {
+    std::unordered_map<ir::OpId, std::pair<ir::OpId, std::string>> m;
+    for (const auto& [from, to] : std::initializer_list<std::pair<const char*, const char*>>{
+             {"aten.add.Scalar", "aten.add.Tensor"}, {"aten.sub.Scalar", "aten.sub.Tensor"},
+             {"aten.mul.Scalar", "aten.mul.Tensor"}, {"aten.eq.Scalar", "aten.eq.Tensor"},
+             {"aten.gt.Scalar", "aten.gt.Tensor"},   {"aten.ge.Scalar", "aten.ge.Tensor"},
+             {"aten.lt.Scalar", "aten.lt.Tensor"},   {"aten.le.Scalar", "aten.le.Tensor"},
+             {"aten.pow.Tensor_Scalar", "aten.pow.Tensor_Tensor"}, {"aten.bitwise_and.Scalar", "aten.bitwise_and.Tensor"},
+             {"aten.bitwise_or.Scalar", "aten.bitwise_or.Tensor"},   {"aten.bitwise_xor.Scalar", "aten.bitwise_xor.Tensor"},
+             {"aten.__lshift__.Scalar", "aten.bitwise_left_shift.Tensor"}})
+      m.emplace(ir::internOp(from), std::pair{ir::internOp(to), std::string(to)});
+    return m;
+  }();
+  ir::OpId opId = n.op;
   std::string op = ir::opName(n.op);
-  static const std::map<std::string, std::string> kScalarOps = {
-      {"aten.add.Scalar", "aten.add.Tensor"}, {"aten.sub.Scalar", "aten.sub.Tensor"},
-      {"aten.mul.Scalar", "aten.mul.Tensor"}, {"aten.eq.Scalar", "aten.eq.Tensor"},
-      {"aten.gt.Scalar", "aten.gt.Tensor"},   {"aten.ge.Scalar", "aten.ge.Tensor"},
-      {"aten.lt.Scalar", "aten.lt.Tensor"},   {"aten.le.Scalar", "aten.le.Tensor"},
-      {"aten.pow.Tensor_Scalar", "aten.pow.Tensor_Tensor"}, {"aten.bitwise_and.Scalar", "aten.bitwise_and.Tensor"},
-      {"aten.bitwise_or.Scalar", "aten.bitwise_or.Tensor"},   {"aten.bitwise_xor.Scalar", "aten.bitwise_xor.Tensor"},
-      {"aten.__lshift__.Scalar", "aten.bitwise_left_shift.Tensor"}};
-  if (auto it = kScalarOps.find(op); it != kScalarOps.end()) op = it->second;
+  if (auto it = kScalarOps.find(n.op); it != kScalarOps.end()) opId = it->second.first, op = it->second.second;
   const bool where = n.op == LS_OP("aten.where.self");
   const size_t first = where ? 1 : 0;
   // Reference operand (dtype and rank of the constants): the node's own result dtype.
@@ -45,7 +53,7 @@ Result<bool> replaceScalarWithTensor(passes::Rewriter& rw, passes::RuleStats&) {
     if (const ir::TensorMeta* m = argMeta(rw, i)) rank = std::max(rank, m->rank());
   std::vector<ir::Arg> args(n.args.begin(), n.args.end());
   Builder b(rw);
-  bool changed = ir::internOp(op) != n.op;
+  bool changed = opId != n.op;
   DType cdt = out.dtype == DType::Bool && !where ? DType::Undefined : out.dtype;
   if (cdt == DType::Undefined)  // comparisons: the tensor operand's dtype
     for (size_t i = 0; i < 2 && i < n.args.size(); ++i)
@@ -70,7 +78,7 @@ Result<bool> replaceScalarWithTensor(passes::Rewriter& rw, passes::RuleStats&) {
     }
     kwargs.push_back(k);
   }
-  if (args.size() > 2 && !where && (n.op == LS_OP("aten.add.Tensor") || n.op == LS_OP("aten.sub.Tensor"))) {
+  if (args.size() > 2 && !where && (opId == LS_OP("aten.add.Tensor") || opId == LS_OP("aten.sub.Tensor"))) {
     auto a = args[2].number();
     if (a && *a != 1.0) {
       LS_ASSIGN_OR_RETURN(m, b.op("aten.mul.Tensor", {args[1], b.scalar(cdt, *a, rank, "alpha")}));
