@@ -170,17 +170,23 @@ def read_notes(path):
 
 
 def our_files():
-    """Our pass name -> the source file that registers it (the first .cpp under core/ holding the
-    quoted name, pipeline lists excluded)."""
-    where = {}
-    for d, _, fs in os.walk(os.path.join(ROOT, "core")):
+    """Our pass name -> the source file that registers it: the .cpp under core/ naming it where a
+    pass is registered or constructed (`r.add("X"`, `.name = "X"`, `Pass("X"`), else the first
+    .cpp holding the quoted name; pipeline lists excluded."""
+    registered, quoted = {}, {}
+    for d, dirs, fs in os.walk(os.path.join(ROOT, "core")):
+        dirs.sort()
         for f in sorted(fs):
             if not f.endswith(".cpp") or f.endswith("_pipeline.cpp") or f == "pipelines.cpp":
                 continue
             p = os.path.join(d, f)
-            for m in re.finditer(r'"([A-Z][A-Za-z0-9]+Pass)"', open(p, errors="replace").read()):
-                where.setdefault(m.group(1), os.path.relpath(p, ROOT))
-    return where
+            text = open(p, errors="replace").read()
+            rel = os.path.relpath(p, ROOT)
+            for m in re.finditer(r'(?:\badd\(|\.name = |Pass\()\s*"([A-Z][A-Za-z0-9]+Pass)"', text):
+                registered.setdefault(m.group(1), rel)
+            for m in re.finditer(r'"([A-Z][A-Za-z0-9]+Pass)"', text):
+                quoted.setdefault(m.group(1), rel)
+    return {**quoted, **registered}
 
 
 def c_str(s):

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "core/exec/executor.h"
+#include "core/ir/op_ref.h"
 
 namespace ls::exec {
 
@@ -154,9 +155,9 @@ CompareResult compareOutputs(const std::vector<Tensor>& actual, const std::vecto
 }
 
 namespace {
-bool isDequantPerTensor(std::string_view op) {
-  return op == "quantized_decomposed.dequantize_per_tensor.default" ||
-         op == "quantized_decomposed.dequantize_per_tensor.tensor";
+bool isDequantPerTensor(ir::OpId op) {
+  return op == LS_OP("quantized_decomposed.dequantize_per_tensor.default") ||
+         op == LS_OP("quantized_decomposed.dequantize_per_tensor.tensor");
 }
 }  // namespace
 
@@ -210,7 +211,7 @@ std::vector<double> outputQuantSteps(const ir::Graph& g, ConstantCache& constant
     double step = 0.0;
     int64_t zp = 0;
     const ir::Node* n = r.isNone() ? nullptr : g.find(r.node);
-    if (n && n->isCall() && isDequantPerTensor(ir::opName(n->op)) && n->args.size() > 2) {
+    if (n && n->isCall() && isDequantPerTensor(n->op) && n->args.size() > 2) {
       auto s = scalarArg(n->args[1]);
       auto z = scalarArg(n->args[2]);
       if (s && z) {

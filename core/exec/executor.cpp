@@ -14,6 +14,7 @@
 #include "core/exec/parallel.h"
 #include "core/exec/synth.h"
 #include "core/ops/registry.h"
+#include "core/ir/op_ref.h"
 
 namespace ls::exec {
 
@@ -399,7 +400,7 @@ Result<std::vector<std::vector<Tensor>>> Executor::runEach(const ir::Graph& g,
   const std::vector<uint8_t> shared = inputFreeNodes(g);
   bool delegates = false;
   for (size_t pos = 0; pos < n; ++pos)
-    if (g.at(pos).kind == ir::NodeKind::Call && ir::opName(g.at(pos).op) == kCallDelegateOp) delegates = true;
+    if (g.at(pos).kind == ir::NodeKind::Call && g.at(pos).op == LS_OP(kCallDelegateOp)) delegates = true;
   const std::vector<std::vector<ir::NodeId>> dieAfter = deathSchedule(g);
   // A get_attr is made right before its first reader (makeBefore), not where the graph lists
   // it: graphs list every get_attr first, and a run would otherwise hold all the weights from

@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "core/exec/kernel_util.h"
+#include "core/ir/op_ref.h"
 
 namespace ls::exec {
 
@@ -749,13 +750,12 @@ Status fillTensor(KernelCtx& c) {
 
 Status arange(KernelCtx& c) {
   // arange(end) / arange.start(start, end) / arange.start_step(start, end, step).
-  const std::string& op = ir::opName(c.node().op);
   double start = 0.0, step = 1.0;
-  if (op != "aten.arange.default") {
+  if (c.node().op != LS_OP("aten.arange.default")) {
     LS_ASSIGN_OR_RETURN(s0, c.getFloat(0));
     start = s0;
   }
-  if (op == "aten.arange.start_step") {
+  if (c.node().op == LS_OP("aten.arange.start_step")) {
     LS_ASSIGN_OR_RETURN(s2, c.getFloat(2));
     step = s2;
   }

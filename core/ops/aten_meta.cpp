@@ -7,6 +7,7 @@
 
 #include "core/ops/builtin_ops.h"
 #include "core/ops/meta_util.h"
+#include "core/ir/op_ref.h"
 
 namespace ls::ops {
 namespace {
@@ -1333,8 +1334,7 @@ Status scalarTensor(MetaCtx& c) {
 
 /// arange(end) / arange.start(start, end) / arange.start_step(start, end, step).
 Status arangeStartStep(MetaCtx& c) {
-  const std::string& name = c.schema().name;
-  const int endArg = name == "aten.arange.default" ? 0 : 1;
+  const int endArg = c.schema().id == LS_OP("aten.arange.default") ? 0 : 1;
   double start = 0.0, step = 1.0;
   bool allInt = true;
   if (endArg == 1) {
@@ -1344,7 +1344,7 @@ Status arangeStartStep(MetaCtx& c) {
   }
   LS_ASSIGN_OR_RETURN(end, c.getFloat(endArg));
   allInt = allInt && c.arg(endArg).asInt();
-  if (name == "aten.arange.start_step") {
+  if (c.schema().id == LS_OP("aten.arange.start_step")) {
     LS_ASSIGN_OR_RETURN(s2, c.getFloat(2));
     step = s2;
     allInt = allInt && c.arg(2).asInt();
@@ -1372,7 +1372,7 @@ Status linspaceMeta(MetaCtx& c) {
 Status eyeMeta(MetaCtx& c) {  // eye(n, *, dtype) / eye.m(n, m, *, dtype)
   LS_ASSIGN_OR_RETURN(n, c.getInt(0));
   int64_t m = n;
-  if (c.schema().name == "aten.eye.m") {
+  if (c.schema().id == LS_OP("aten.eye.m")) {
     LS_ASSIGN_OR_RETURN(mm, c.getInt(1));
     m = mm;
   }

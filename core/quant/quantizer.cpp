@@ -27,6 +27,7 @@
 #include "core/quant/tfa_passes.h"
 #include "core/transforms/batch_norm.h"
 #include "core/transforms/constant_values.h"
+#include "core/ir/op_ref.h"
 
 namespace ls::quant {
 
@@ -251,11 +252,10 @@ bool floatValue(const ir::Graph& g, NodeId v) {
 
 /// conv/linear: weight and bias, or nullopt when the node is not a constant-weight conv/linear.
 std::optional<WeightUse> convOrLinearParts(const ir::Graph& g, const ir::Node& n) {
-  std::string_view op = opOf(n);
   WeightUse u{};
   u.consumer = n.id;
   u.biasArg = SIZE_MAX;
-  if (op == "aten.addmm.default") {
+  if (n.op == LS_OP("aten.addmm.default")) {
     // addmm(bias, x, t(W)): a decomposed linear with a constant [out, in] weight.
     if (n.args.size() < 3) return std::nullopt;
     for (const ir::Kwarg& k : n.kwargs)
@@ -264,9 +264,8 @@ std::optional<WeightUse> convOrLinearParts(const ir::Graph& g, const ir::Node& n
     const ValueRef* w2 = n.args[2].ref();
     if (!x || !w2) return std::nullopt;
     const ir::Node& t = g.node(w2->node);
-    std::string_view top = opOf(t);
-    bool isT = top == "aten.t_copy.default" || top == "aten.t.default" ||
-               (top == "aten.permute_copy.default" && t.args.size() > 1 && t.args[1].asIntList() &&
+    bool isT = t.op == LS_OP("aten.t_copy.default") || t.op == LS_OP("aten.t.default") ||
+               (t.op == LS_OP("aten.permute_copy.default") && t.args.size() > 1 && t.args[1].asIntList() &&
                 *t.args[1].asIntList() == ir::IntList{1, 0});
     NodeId wn = ir::kInvalidNode;
     const ir::Constant* w = nullptr;
@@ -307,7 +306,7 @@ std::optional<WeightUse> convOrLinearParts(const ir::Graph& g, const ir::Node& n
   u.weightNode = wn;
   u.axis = 0;
   u.inputValue = x->node;
-  if (op == "aten.convolution.default" && n.args.size() > 8) {
+  if (n.op == LS_OP("aten.convolution.default") && n.args.size() > 8) {
     const bool* transposed = n.args[6].asBool();
     const int64_t* groups = n.args[8].asInt();
     if (transposed && *transposed) {
@@ -331,7 +330,7 @@ const ir::Node* fusedActivation(const ir::Graph& g, const ir::Node& n, const Qua
   if (users.size() != 1) return nullptr;
   const ir::Node& u = g.node(users[0]);
   if (!isReluLike(opOf(u)) || quantizationDisabled(g, u, o) || !singleFloatOutput(u)) return nullptr;
-  if (opOf(u) == "aten.hardtanh.default") {
+  if (u.op == LS_OP("aten.hardtanh.default")) {
     auto lo = u.args.size() > 1 ? u.args[1].number() : std::optional<double>(-1.0);
     if (!lo || *lo != 0.0) return nullptr;
   }
@@ -380,7 +379,7 @@ Annotation annotate(const ir::Graph& g, const QuantizeOptions& o) {
       } else {
         done = false;
       }
-    } else if (op == "aten.where.self") {
+    } else if (n.op == LS_OP("aten.where.self")) {
       std::vector<NodeId> x1 = refsAt(n, 1), x2 = refsAt(n, 2);
       if (x1.size() == 1 && x2.size() == 1 && floatValue(g, x1[0]) && floatValue(g, x2[0]) && singleFloatOutput(n)) {
         int gi = a.of(x1[0]);

@@ -9,6 +9,7 @@
 #include "core/exec/executor.h"
 #include "core/exec/kernel.h"
 #include "core/exec/materialize.h"
+#include "core/ir/op_ref.h"
 #include "core/ir/printer.h"
 #include "core/passes/node_builder.h"
 #include "core/passes/pass_manager.h"
@@ -235,10 +236,10 @@ bool foldsAnyOp(ir::OpId op) {
       // q/dq (a weight's int8 form stays as it is, as torch's constant_fold keeps dequantize),
       // the integer rescale and table ops (their results depend on qparams the fold cannot
       // see), control ops. (No random op has a reference kernel: nothing to freeze.)
-      const bool skip = n.starts_with("quantized_decomposed.") || n == "tosa.RESCALE" || n == "tosa.TABLE" ||
-                        n == "operator.getitem" || n == exec::kCallDelegateOp;
-      if (!skip) continue;
       const ir::OpId id = ir::internOp(n);
+      const bool skip = n.starts_with("quantized_decomposed.") || id == LS_OP("tosa.RESCALE") ||
+                        id == LS_OP("tosa.TABLE") || id == LS_OP("operator.getitem") || id == LS_OP(exec::kCallDelegateOp);
+      if (!skip) continue;
       if (x.size() <= id) x.resize(id + 1, 0);
       x[id] = 1;
     }

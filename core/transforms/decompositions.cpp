@@ -11,6 +11,7 @@
 #include "core/passes/node_builder.h"
 #include "core/passes/pass_manager.h"
 #include "core/transforms/constant_values.h"
+#include "core/ir/op_ref.h"
 
 namespace ls::transforms {
 
@@ -318,7 +319,7 @@ Result<bool> decomposeBatchNormTraining(Rewriter& rw, const DecomposeOptions& o)
 Result<bool> decomposeSoftmax(Rewriter& rw, const DecomposeOptions& o) {
   passes::NodeBuilder nb(rw);
   const ir::Node& n = rw.node();
-  const bool log = ir::opName(n.op).find("log_softmax") != std::string::npos;
+  const bool log = n.op == LS_OP("aten._log_softmax.default") || n.op == LS_OP("aten.log_softmax.int");
   const char* what = log ? "log_softmax" : "softmax";
   LS_ASSIGN_OR_RETURN(x, tensorInput(rw, what));
   const int64_t* dim = ops::schemaArg(n, 1).asInt();

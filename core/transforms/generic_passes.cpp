@@ -10,6 +10,7 @@
 #include "core/transforms/constant_folding.h"
 #include "core/transforms/decompositions.h"
 #include "core/transforms/remove_getitem.h"
+#include "core/ir/op_ref.h"
 
 namespace ls::transforms {
 
@@ -56,11 +57,10 @@ Status RemoveNoopViewPass::rewrite(Rewriter& rw) {
   std::vector<ir::TensorMeta> out;
   LS_RETURN_IF_ERROR(ops::inferNode(rw.graph(), n, out, rw.context().inferenceCache()));
   if (out.size() != 1 || out[0].shape != im.shape || out[0].dtype != im.dtype) return Status::ok();
-  const std::string& op = ir::opName(n.op);
   bool noop = false;
-  if (op == "aten.view_copy.default" || op == "aten._unsafe_view.default" || op == "aten.expand_copy.default") {
+  if (n.op == LS_OP("aten.view_copy.default") || n.op == LS_OP("aten._unsafe_view.default") || n.op == LS_OP("aten.expand_copy.default")) {
     noop = true;
-  } else if (op == "aten.permute_copy.default") {
+  } else if (n.op == LS_OP("aten.permute_copy.default")) {
     if (auto* dims = n.args.size() > 1 ? n.args[1].asIntList() : nullptr) {
       noop = true;
       for (size_t i = 0; i < dims->size(); ++i) {
@@ -68,13 +68,13 @@ Status RemoveNoopViewPass::rewrite(Rewriter& rw) {
         if (d != int64_t(i)) noop = false;
       }
     }
-  } else if (op == "aten.transpose_copy.int") {
+  } else if (n.op == LS_OP("aten.transpose_copy.int")) {
     if (n.args.size() > 2 && n.args[1].asInt() && n.args[2].asInt()) {
       int r = im.rank();
       int64_t a = *n.args[1].asInt(), b = *n.args[2].asInt();
       noop = (a < 0 ? a + r : a) == (b < 0 ? b + r : b);
     }
-  } else if (op == "aten.slice_copy.Tensor") {
+  } else if (n.op == LS_OP("aten.slice_copy.Tensor")) {
     const ir::Arg* step = n.args.size() > 4 ? &n.args[4] : n.kwarg("step");
     noop = !step || step->isNone() || (step->asInt() && *step->asInt() == 1);
   }

@@ -9,8 +9,10 @@
 #include <numeric>
 #include <unordered_set>
 
+#include "core/backends/arm/arm_passes.h"
 #include "core/exec/kernel_util.h"
 #include "core/exec/synth.h"
+#include "core/ir/op_ref.h"
 #include "core/ops/registry.h"
 #include "core/transforms/constant_values.h"
 
@@ -63,18 +65,23 @@ ir::Constant makeConstant(ir::ConstantStore& store, exec::Tensor t, std::string 
   return transforms::makeConstant(store, std::move(t), ir::ConstantKind::Constant, std::move(fqn));
 }
 
-ArmRewritePass::ArmRewritePass(std::string name, std::string desc, std::vector<std::string> targetOps, Fn fn, Gate gate)
-    : RetracePass(std::move(name), std::move(desc)), fn_(std::move(fn)) {
-  targets(targetOps);
-  appliesTo(gate);
-  rewritten_ = stat("rewritten", "nodes rewritten");
+constexpr const char* kUnrepresentable = "is outside the range RESCALE can represent";
+
+/// scale = multiplier * 2^-shift with a 31-bit (scale32) multiplier and shift in [2, 62].
+Result<std::pair<int64_t, int64_t>> quantizeScale(double scale) {
+  if (!(scale > 0) || !std::isfinite(scale)) return Status::error(fmt::format("rescale factor {} must be positive", scale));
+  int e = 0;
+  double m = std::frexp(scale, &e);  // scale = m * 2^e, m in [0.5, 1)
+  int64_t mult = std::llround(m * double(int64_t(1) << 31));
+  int64_t shift = 31 - e;
+  if (mult == (int64_t(1) << 31)) mult /= 2, --shift;
+  while (shift > 62) mult >>= 1, --shift;
+  if (shift < 2 || mult <= 0) return Status::error(fmt::format("rescale factor {} {}", scale, kUnrepresentable));
+  return std::make_pair(mult, shift);
 }
 
-passes::ShouldRun ArmRewritePass::shouldRunImpl(const ir::Graph& g, const passes::PassContext& ctx) const {
-  passes::ShouldRun s = RetracePass::shouldRunImpl(g, ctx);
-  if (!s.run || !candidate_ || anyTargetNode(g, [&](const ir::Graph&, const ir::Node& n) { return candidate_(n); }))
-    return s;
-  return passes::ShouldRun::no(passes::SkipReason::Precondition, noCandidate_);
+bool isUnrepresentableScale(const Status& st) {
+  return !st.isOk() && st.message().find(kUnrepresentable) != std::string::npos;
 }
 
 std::optional<QP> perTensorQP(const ir::Node& n) {
@@ -141,9 +148,8 @@ std::optional<double> numberArg(const ir::Node& n, size_t i) {
 }
 
 Result<ResizeParams> resizeParams(const ir::Node& n, const ir::TensorMeta& xm) {
-  const std::string& op = ir::opName(n.op);
   ResizeParams p;
-  p.bilinear = op.find("bilinear") != std::string::npos;
+  p.bilinear = n.op == LS_OP("aten.upsample_bilinear2d.vec");
   const ir::TensorMeta& om = n.meta();
   if (xm.rank() != 4 || om.rank() != 4) return Status::error("expected a rank-4 input");
   bool alignCorners = false;

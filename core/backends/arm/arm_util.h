@@ -1,8 +1,8 @@
 // Helpers shared by the Arm TOSA passes: the node builder with TOSA operand helpers (over
 // passes::NodeBuilder), constant materialisation (data or the executor's synthesised values,
 // so lowered weights are exactly the ones the source graph runs with), TOSA operand helpers
-// (CONST_SHAPE, zero points, MUL shift), per-tensor q/dq matching of the INT passes and the
-// pass base with profile/target gates.
+// (CONST_SHAPE, zero points, MUL shift) and per-tensor q/dq matching of the INT passes. The passes
+// themselves are passes::PassSpec entries (core/passes/rule_pass.h) in core/backends/arm/passes/.
 #pragma once
 
 #include <functional>
@@ -69,38 +69,8 @@ using exec::permuteTensor;
 /// Applicability of a pass by TOSA profile and target (data on the base Pass).
 using Gate = passes::Applicability;
 
-/// Base of the Arm passes written as one rewrite function per hot node.
-class ArmRewritePass : public passes::RetracePass {
- public:
-  using Fn = std::function<Status(ArmRewritePass& self, passes::Rewriter& rw)>;
-  ArmRewritePass(std::string name, std::string desc, std::vector<std::string> targetOps, Fn fn,
-                 Gate gate = Gate::any());
-  /// Counts one rewrite (the "rewritten" statistic).
-  void rewritten(int64_t n = 1) { bump(rewritten_, n); }
-  /// Counts a named extra statistic (registered on first use in the constructor via addStat).
-  size_t addStat(std::string name, std::string desc) { return stat(std::move(name), std::move(desc)); }
-  void count(size_t idx, int64_t n = 1) { bump(idx, n); }
-  /// Only nodes `candidate` accepts are handed to the rewrite, and the pass is skipped (a
-  /// precondition, `none` saying why) when no target node of the graph is one: the rewrite
-  /// changes nothing without a candidate, so the skip is exact. `candidate` reads the node
-  /// alone (its args and kwargs), which a retrace copies unchanged until a rewrite happens.
-  void onlyFor(bool (*candidate)(const ir::Node&), std::string none) {
-    candidate_ = candidate;
-    noCandidate_ = std::move(none);
-  }
-
- protected:
-  Status rewrite(passes::Rewriter& rw) override {
-    return candidate_ && !candidate_(rw.node()) ? Status::ok() : fn_(*this, rw);
-  }
-  passes::ShouldRun shouldRunImpl(const ir::Graph& g, const passes::PassContext& ctx) const override;
-
- private:
-  Fn fn_;
-  size_t rewritten_;
-  bool (*candidate_)(const ir::Node&) = nullptr;
-  std::string noCandidate_;
-};
+/// `d` as a dimension of a rank-`rank` tensor (a negative `d` counts from the end).
+inline int wrap(int64_t d, int rank) { return int(d < 0 ? d + rank : d); }
 
 // ---- PT2E quantisation (INT profile): per-tensor q/dq matching ----
 

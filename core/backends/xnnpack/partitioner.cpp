@@ -12,6 +12,7 @@
 #include "core/backends/xnnpack/xnnpack_util.h"
 #include "core/exec/kernel.h"
 #include "core/ops/registry.h"
+#include "core/ir/op_ref.h"
 
 namespace ls::xnnpack {
 
@@ -79,14 +80,14 @@ std::optional<std::string> unsupportedReason(const ir::Graph& g, const ir::Node&
     });
     if (bad) return bad;
     for (const ir::TensorMeta& m : n.outputs)
-      if (m.isTensor() && !dtypeOk(m.dtype) && !(op == "aten.max.dim" && m.dtype == ir::DType::Int64))
+      if (m.isTensor() && !dtypeOk(m.dtype) && !(n.op == LS_OP("aten.max.dim") && m.dtype == ir::DType::Int64))
         return fmt::format("output dtype {} (float32/float16 only)", ir::dtypeName(m.dtype));
   }
   const ir::TensorMeta& in0 = n.args.empty() || !n.args[0].ref() ? n.meta(0) : g.meta(*n.args[0].ref());
-  if (op == "aten._softmax.default") {
+  if (n.op == LS_OP("aten._softmax.default")) {
     const int64_t d = n.args.size() > 1 && n.args[1].asInt() ? *n.args[1].asInt() : 0;
     if ((d < 0 ? d + in0.rank() : d) != in0.rank() - 1) return std::string("softmax over a dim other than the last");
-  } else if (op == "aten.mean.dim") {
+  } else if (n.op == LS_OP("aten.mean.dim")) {
     const ir::Arg* dims = argOr(n, 1, "dim");
     const ir::Arg* keep = argOr(n, 2, "keepdim");
     bool ok = in0.rank() == 4 && dims && dims->asIntList() && dims->asIntList()->size() == 2 && keep &&
@@ -94,12 +95,12 @@ std::optional<std::string> unsupportedReason(const ir::Graph& g, const ir::Node&
     if (ok)
       for (int64_t d : *dims->asIntList()) ok = ok && (d < 0 ? d + 4 : d) >= 2;
     if (!ok) return std::string("mean.dim only over H and W of a 4-D input with keepdim");
-  } else if (op == "aten.cat.default") {
+  } else if (n.op == LS_OP("aten.cat.default")) {
     const ir::Arg* l = argOr(n, 0, "tensors");
     if (l && l->asRefList() && l->asRefList()->size() > 5) return std::string("cat with more than 5 inputs");
-  } else if (op == "aten.convolution.default" || op == "xnnpack.convolution_clamp.default") {
+  } else if (n.op == LS_OP("aten.convolution.default") || n.op == LS_OP("xnnpack.convolution_clamp.default")) {
     if (in0.rank() != 3 && in0.rank() != 4) return std::string("only 1-D and 2-D convolutions");
-  } else if (op == "aten.scaled_dot_product_attention.default") {
+  } else if (n.op == LS_OP("aten.scaled_dot_product_attention.default")) {
     if (in0.rank() < 3 || in0.rank() > 4) return std::string("sdpa only on 3-D/4-D inputs");
   }
   return std::nullopt;

@@ -10,6 +10,7 @@
 #include "core/backends/xnnpack/xnnpack_passes.h"
 #include "core/backends/xnnpack/xnnpack_util.h"
 #include "core/passes/node_builder.h"
+#include "core/ir/op_ref.h"
 
 namespace ls::xnnpack {
 
@@ -29,9 +30,8 @@ bool isLayoutOnlyOp(ir::OpId op) {
 
 std::optional<ScaleSite> scalarScale(const ir::Graph& g, const ir::Node& n) {
   if (!n.isCall() || n.args.size() < 2) return std::nullopt;
-  const std::string& op = ir::opName(n.op);
-  const bool mul = op == "aten.mul.Scalar" || op == "aten.mul.Tensor";
-  const bool div = op == "aten.div.Scalar" || op == "aten.div.Tensor";
+  const bool mul = n.op == LS_OP("aten.mul.Scalar") || n.op == LS_OP("aten.mul.Tensor");
+  const bool div = n.op == LS_OP("aten.div.Scalar") || n.op == LS_OP("aten.div.Tensor");
   if (!mul && !div) return std::nullopt;
   int tensorIdx = -1;
   std::optional<double> c;

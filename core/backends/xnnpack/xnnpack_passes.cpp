@@ -19,6 +19,7 @@
 #include "core/transforms/batch_norm.h"
 #include "core/transforms/constant_folding.h"
 #include "core/transforms/decompositions.h"
+#include "core/ir/op_ref.h"
 
 namespace ls::xnnpack {
 
@@ -85,7 +86,7 @@ DecomposeActivationsPass::DecomposeActivationsPass()
 }
 
 void DecomposeActivationsPass::decomposed(const ir::Node& n) {
-  bump(isOp(n, "aten.silu.default") ? silu_ : hardsigmoid_);
+  bump(n.op == LS_OP("aten.silu.default") ? silu_ : hardsigmoid_);
 }
 
 // ---------------------------------------------------------------- ConvertToLinear
@@ -108,7 +109,7 @@ Status ConvertToLinearPass::transform(GraphEditor& ed) {
   for (ir::NodeId id : nodesInOrder(g, targetOps())) {
     const ir::Node& n = g.node(id);
     if (!allowedToTransform(n)) continue;
-    const bool addmm = isOp(n, "aten.addmm.default");
+    const bool addmm = n.op == LS_OP("aten.addmm.default");
     const size_t xi = addmm ? 1 : 0, wi = addmm ? 2 : 1;
     if (n.args.size() <= wi || !n.args[xi].ref() || !n.args[wi].ref()) continue;
     const ir::Node* wt = g.find(n.args[wi].ref()->node);
@@ -176,7 +177,7 @@ Status FuseActivationPass::transform(GraphEditor& ed) {
     const ir::Node& a = g.node(id);
     if (!allowedToTransform(a) || a.args.empty() || !a.args[0].ref() || a.args[0].ref()->output != 0) continue;
     double lo = 0.0, hi = kInf;
-    if (isOp(a, "aten.hardtanh.default")) {
+    if (a.op == LS_OP("aten.hardtanh.default")) {
       auto l = numberArg(a, 1, "min_val", -1.0), h = numberArg(a, 2, "max_val", 1.0);
       if (!l || !h || std::isnan(*l) || std::isnan(*h)) continue;
       lo = *l;
@@ -203,7 +204,7 @@ Status FuseActivationPass::transform(GraphEditor& ed) {
     }
     // A Python-scalar operand stays an unsupported pattern; do not hide it in a fused op.
     bool scalarOperand = false;
-    if (!isOp(*p, "aten.convolution.default") && !isOp(*p, "aten.linear.default"))
+    if (p->op != LS_OP("aten.convolution.default") && p->op != LS_OP("aten.linear.default"))
       for (size_t i = 0; i < std::min<size_t>(2, p->args.size()); ++i) scalarOperand |= p->args[i].isNumber();
     if (scalarOperand) continue;
     kwargs.push_back({"output_min", lo});
@@ -276,7 +277,7 @@ namespace {
 enum class Need : uint8_t { Any, Nhwc, Nchw };
 
 bool isConversion(const ir::Node& n) {
-  if (!isOp(n, "aten.clone.default")) return false;
+  if (n.op != LS_OP("aten.clone.default")) return false;
   const ir::Arg* mf = argOr(n, 1, "memory_format");
   return mf && mf->asEnum() && mf->asEnum()->kind == ir::EnumKind::MemoryFormat;
 }

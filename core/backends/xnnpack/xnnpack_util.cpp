@@ -2,10 +2,9 @@
 #include "core/backends/xnnpack/xnnpack_util.h"
 
 #include "core/transforms/constant_values.h"
+#include "core/ir/op_ref.h"
 
 namespace ls::xnnpack {
-
-bool isOp(const ir::Node& n, std::string_view name) { return n.isCall() && ir::opName(n.op) == name; }
 
 const ir::Node* producer(const ir::Graph& g, const ir::Node& n, size_t i) {
   if (i >= n.args.size()) return nullptr;
@@ -38,19 +37,18 @@ std::optional<std::vector<int>> permutationOf(const ir::Node& n, int rank) {
   std::vector<int> perm(size_t(rank > 0 ? rank : 0));
   for (int i = 0; i < rank; ++i) perm[size_t(i)] = i;
   auto wrap = [&](int64_t d) { return int(d < 0 ? d + rank : d); };
-  const std::string& op = ir::opName(n.op);
-  if (op == "aten.t_copy.default") {
+  if (n.op == LS_OP("aten.t_copy.default")) {
     if (rank == 2) std::swap(perm[0], perm[1]);
     return perm;
   }
-  if (op == "aten.transpose_copy.int") {
+  if (n.op == LS_OP("aten.transpose_copy.int")) {
     if (n.args.size() < 3 || !n.args[1].asInt() || !n.args[2].asInt()) return std::nullopt;
     int a = wrap(*n.args[1].asInt()), b = wrap(*n.args[2].asInt());
     if (a < 0 || b < 0 || a >= rank || b >= rank) return std::nullopt;
     std::swap(perm[size_t(a)], perm[size_t(b)]);
     return perm;
   }
-  if (op == "aten.permute_copy.default") {
+  if (n.op == LS_OP("aten.permute_copy.default")) {
     const ir::IntList* dims = n.args.size() > 1 ? n.args[1].asIntList() : nullptr;
     if (!dims || int(dims->size()) != rank) return std::nullopt;
     for (int i = 0; i < rank; ++i) perm[size_t(i)] = wrap((*dims)[size_t(i)]);

@@ -11,8 +11,6 @@
 
 namespace ls::xnnpack {
 
-/// True when `n` is a call of op `name`.
-bool isOp(const ir::Node& n, std::string_view name);
 /// The producer node of arg `i` of `n` when it is a value reference, else null.
 const ir::Node* producer(const ir::Graph& g, const ir::Node& n, size_t i);
 /// The constant behind a get_attr value, or null.

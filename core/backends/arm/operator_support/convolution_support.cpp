@@ -6,6 +6,7 @@
 
 #include "core/backends/arm/arm_util.h"
 #include "core/backends/arm/operator_support/operator_support.h"
+#include "core/ir/op_ref.h"
 
 namespace ls::arm::support {
 
@@ -23,7 +24,7 @@ class ConvolutionSupported : public Check {
   std::string_view name() const override { return "ConvolutionSupported"; }
 
   std::optional<std::string> refuse(const ir::Graph& g, const ir::Node& n) const override {
-    if (!isOp(n, "aten.convolution.default")) return std::nullopt;
+    if (!isOp(n, LS_OP("aten.convolution.default"))) return std::nullopt;
     const ir::Node* in = producer(g, n, 0);
     const ir::Node* w = producer(g, n, 1);
     if (!in || !w) return std::nullopt;  // malformed: the lowering names it
@@ -45,7 +46,7 @@ class ConvolutionSupported : public Check {
                                                const std::vector<int64_t>& outPadArg) const {
     for (int64_t d : expand2(sints(n, 5).value_or(std::vector<int64_t>{1})))
       if (d != 1) return "Transpose convolutions with dilation are not supported.";
-    if (groups != 1 && isOp(w, kDqc))
+    if (groups != 1 && isOp(w, LS_OP(kDqc)))
       return "Grouped transpose convolutions with per-channel weight quantization are not supported.";
     const ir::Shape& ks = w.meta().shape;
     if (ks.rank() != 4) return "Only 2D transpose convolutions are supported.";

@@ -7,6 +7,7 @@
 
 #include "core/backends/arm/arm_util.h"
 #include "core/backends/arm/operator_support/operator_support.h"
+#include "core/ir/op_ref.h"
 
 namespace ls::arm::support {
 
@@ -22,13 +23,13 @@ std::optional<ir::DType> tryDetermineDType(const ir::Graph& g, const ir::Node& n
   const ir::DType t = n.meta().dtype;
   if (t == ir::DType::Undefined) return std::nullopt;
   if (!ir::isFloating(t)) return t;
-  if (isOp(n, kDq)) {
+  if (isOp(n, LS_OP(kDq))) {
     const ir::Node* src = producer(g, n, 0);
     return src ? std::optional(src->meta().dtype) : std::nullopt;
   }
   if (!g.contains(n.id)) return std::nullopt;
   std::span<const ir::NodeId> users = g.users(n.id);
-  if (!users.empty() && isOp(g.node(users[0]), kQ)) return g.node(users[0]).meta().dtype;
+  if (!users.empty() && isOp(g.node(users[0]), LS_OP(kQ))) return g.node(users[0]).meta().dtype;
   return std::nullopt;
 }
 
@@ -63,7 +64,7 @@ class EthosU55ResizeCheck : public Check {
  public:
   std::string_view name() const override { return "EthosU55ResizeCheck"; }
   std::optional<std::string> refuse(const ir::Graph& g, const ir::Node& n) const override {
-    if (!isOp(n, "aten.upsample_nearest2d.vec")) return std::nullopt;
+    if (!isOp(n, LS_OP("aten.upsample_nearest2d.vec"))) return std::nullopt;
     const ir::Node* in = producer(g, n, 0);
     if (!in) return std::nullopt;
     const ir::Shape& is = in->meta().shape;
@@ -90,7 +91,7 @@ class EthosU55ReverseCheck : public Check {
  public:
   std::string_view name() const override { return "EthosU55ReverseCheck"; }
   std::optional<std::string> refuse(const ir::Graph& g, const ir::Node& n) const override {
-    if (!isOp(n, "aten.flip.default")) return std::nullopt;
+    if (!isOp(n, LS_OP("aten.flip.default"))) return std::nullopt;
     const ir::Node* in = producer(g, n, 0);
     const int rank = in ? in->meta().rank() : 0;
     auto dims = sints(n, 1);
@@ -134,7 +135,7 @@ class EthosU55DtypeSupport : public Check {
       return fmt::format("Unsupported dtype {} (Supports i8, i16, i32).", torchDType(*t));
     if (inList(op, kI8I16) && !is(*t, {D::Int8, D::Int16}))
       return fmt::format("Unsupported dtype {} (Supports i8, i16).", torchDType(*t));
-    if (op == "aten.convolution.default") {
+    if (n.op == LS_OP("aten.convolution.default")) {
       std::vector<const ir::Node*> ins = inputNodes(g, n);
       if (ins.size() >= 2) {
         if (auto d = tryDetermineDType(g, *ins[0]); d && !is(*d, {D::Int8, D::Int16}))
@@ -146,7 +147,7 @@ class EthosU55DtypeSupport : public Check {
             return fmt::format("Unsupported bias dtype {} (Supports i32).", torchDType(*d));
       }
     }
-    if (op == "aten.mm.default" || op == "aten.bmm.default")
+    if (n.op == LS_OP("aten.mm.default") || n.op == LS_OP("aten.bmm.default"))
       for (const ir::Node* in : inputNodes(g, n))
         if (auto d = tryDetermineDType(g, *in); d && !is(*d, {D::Int8}))
           return fmt::format("Input {} has unsupported dtype {} (Supports int8).", in->name, torchDType(*d));
@@ -159,7 +160,7 @@ class EthosU55CastCheck : public Check {
  public:
   std::string_view name() const override { return "EthosU55CastCheck"; }
   std::optional<std::string> refuse(const ir::Graph& g, const ir::Node& n) const override {
-    if (!isOp(n, "dim_order_ops._to_dim_order_copy.default") && !isOp(n, "aten._to_copy.default"))
+    if (!isOp(n, LS_OP("dim_order_ops._to_dim_order_copy.default")) && !isOp(n, LS_OP("aten._to_copy.default")))
       return std::nullopt;
     const ir::Node* in = producer(g, n, 0);
     if (!in) return std::nullopt;

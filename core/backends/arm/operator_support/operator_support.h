@@ -66,6 +66,6 @@ std::string shapeList(const ir::Shape& s);
 const ir::Node* producer(const ir::Graph& g, const ir::Node& n, int i);
 /// The nodes `n` reads, in argument order (upstream's all_input_nodes, duplicates removed).
 std::vector<const ir::Node*> inputNodes(const ir::Graph& g, const ir::Node& n);
-bool isOp(const ir::Node& n, std::string_view op);
+bool isOp(const ir::Node& n, ir::OpId op);
 
 }  // namespace ls::arm::support

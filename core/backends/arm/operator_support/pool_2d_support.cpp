@@ -5,6 +5,7 @@
 
 #include "core/backends/arm/arm_util.h"
 #include "core/backends/arm/operator_support/operator_support.h"
+#include "core/ir/op_ref.h"
 
 namespace ls::arm::support {
 
@@ -68,7 +69,7 @@ class AvgPool2dSupported : public Check {
   explicit AvgPool2dSupported(const Spec& spec) : spec_(spec) {}
   std::string_view name() const override { return "AvgPool2dSupported"; }
   std::optional<std::string> refuse(const ir::Graph& g, const ir::Node& n) const override {
-    if (!isOp(n, "aten.avg_pool2d.default") || !spec_.u55()) return std::nullopt;
+    if (!isOp(n, LS_OP("aten.avg_pool2d.default")) || !spec_.u55()) return std::nullopt;
     const ir::Node* in = producer(g, n, 0);
     auto a = poolArgs(n, false);
     if (!in || !a || in->meta().rank() != 4) return std::nullopt;
@@ -101,7 +102,7 @@ class MaxPool2dSupported : public Check {
   explicit MaxPool2dSupported(const Spec& spec) : spec_(spec) {}
   std::string_view name() const override { return "MaxPool2dSupported"; }
   std::optional<std::string> refuse(const ir::Graph& g, const ir::Node& n) const override {
-    if (!isOp(n, "aten.max_pool2d_with_indices.default") && !isOp(n, "aten.max_pool2d.default")) return std::nullopt;
+    if (!isOp(n, LS_OP("aten.max_pool2d_with_indices.default")) && !isOp(n, LS_OP("aten.max_pool2d.default"))) return std::nullopt;
     const ir::Node* in = producer(g, n, 0);
     auto a = poolArgs(n, true);
     if (!in || !a || in->meta().rank() != 4) return std::nullopt;

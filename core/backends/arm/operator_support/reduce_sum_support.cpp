@@ -5,6 +5,7 @@
 
 #include "core/backends/arm/arm_util.h"
 #include "core/backends/arm/operator_support/operator_support.h"
+#include "core/ir/op_ref.h"
 
 namespace ls::arm::support {
 
@@ -15,7 +16,7 @@ class SumSupported : public Check {
   explicit SumSupported(const Spec& spec) : spec_(spec) {}
   std::string_view name() const override { return "SumSupported"; }
   std::optional<std::string> refuse(const ir::Graph& g, const ir::Node& n) const override {
-    if (!isOp(n, "aten.sum.dim_IntList") || !spec_.u55()) return std::nullopt;
+    if (!isOp(n, LS_OP("aten.sum.dim_IntList")) || !spec_.u55()) return std::nullopt;
     const ir::Node* in = producer(g, n, 0);
     if (!in) return std::nullopt;
     const ir::Shape& s = in->meta().shape;

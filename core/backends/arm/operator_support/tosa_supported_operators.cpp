@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/backends/arm/operator_support/operator_support.h"
+#include "core/ir/op_ref.h"
 
 namespace ls::arm::support {
 
@@ -38,7 +39,7 @@ std::vector<const ir::Node*> inputNodes(const ir::Graph& g, const ir::Node& n) {
   return out;
 }
 
-bool isOp(const ir::Node& n, std::string_view op) { return n.isCall() && ir::opName(n.op) == op; }
+bool isOp(const ir::Node& n, ir::OpId op) { return n.isCall() && n.op == op; }
 
 namespace {
 

@@ -1,66 +1,27 @@
-// Integer-profile passes: InsertRescalePass (a dequantize -> quantize pair becomes one TOSA
-// RESCALE) and FuseConsecutiveRescalesPass (only identity round trips are removed, as
-// upstream: |s1 * s2 - 1| < 1e-6 and matching zero points). Both run only with --profile int.
+// FuseConsecutiveRescalesPass (upstream backends/arm/_passes/fuse_consecutive_rescales_pass.py):
+// INT profile: only identity round trips are removed, as upstream: |s1 * s2 - 1| < 1e-6 and
+// matching zero points.
 #include <fmt/format.h>
 
 #include <cmath>
 
 #include "core/backends/arm/arm_passes.h"
 #include "core/backends/arm/arm_util.h"
+#include "core/passes/rule_pass.h"
 
 namespace ls::arm {
 
 using passes::Rewriter;
 using ir::DType;
 
-constexpr const char* kUnrepresentable = "is outside the range RESCALE can represent";
-
-/// scale = multiplier * 2^-shift with a 31-bit (scale32) multiplier and shift in [2, 62].
-Result<std::pair<int64_t, int64_t>> quantizeScale(double scale) {
-  if (!(scale > 0) || !std::isfinite(scale)) return Status::error(fmt::format("rescale factor {} must be positive", scale));
-  int e = 0;
-  double m = std::frexp(scale, &e);  // scale = m * 2^e, m in [0.5, 1)
-  int64_t mult = std::llround(m * double(int64_t(1) << 31));
-  int64_t shift = 31 - e;
-  if (mult == (int64_t(1) << 31)) mult /= 2, --shift;
-  while (shift > 62) mult >>= 1, --shift;
-  if (shift < 2 || mult <= 0) return Status::error(fmt::format("rescale factor {} {}", scale, kUnrepresentable));
-  return std::make_pair(mult, shift);
-}
-
-bool isUnrepresentableScale(const Status& st) {
-  return !st.isOk() && st.message().find(kUnrepresentable) != std::string::npos;
-}
-
 namespace {
-
-Status insertRescale(ArmRewritePass& self, Rewriter& rw) {
-  const ir::Node& q = rw.node();
-  const ir::ValueRef* in = q.args.empty() ? nullptr : q.args[0].ref();
-  const ir::Node* dq = in ? rw.graph().find(in->node) : nullptr;
-  static const ir::OpId dqOp = ir::internOp(kDq);
-  if (!dq || dq->op != dqOp || dq->args.empty() || !dq->args[0].ref()) return Status::ok();
-  auto s1 = sarg(*dq, 1).number(), s2 = sarg(q, 1).number();
-  auto z1 = sarg(*dq, 2).asInt(), z2 = sarg(q, 2).asInt();
-  if (!s1 || !s2 || !z1 || !z2) return Status::error("quantize/dequantize: expected float scales and int zero points");
-  LS_ASSIGN_OR_RETURN(ms, quantizeScale(*s1 / *s2));
-  const ir::ValueRef x = *dq->args[0].ref();
-  const DType inT = rw.meta(x).dtype, outT = q.meta().dtype;
-  Builder b(rw);
-  ValueRef mult = b.scalar(DType::Int32, double(ms.first), 1, "multiplier");
-  ValueRef shift = b.scalar(DType::Int8, double(ms.second), 1, "shift");
-  LS_ASSIGN_OR_RETURN(r, b.op("tosa.RESCALE", {x, mult, shift, b.zeroPoint(inT, *z1), b.zeroPoint(outT, *z2)},
-                  {{"scale32", true}, {"rounding_mode", "SINGLE_ROUND"}, {"per_channel", false}}));
-  rw.replaceWith(r);
-  self.rewritten();
-  return Status::ok();
-}
 
 /// Scale of a per-tensor RESCALE node (multiplier * 2^-shift) and its zero points.
 struct RescaleInfo {
   double scale = 0;
   int64_t izp = 0, ozp = 0;
 };
+
 std::optional<RescaleInfo> rescaleInfo(const ir::Graph& g, const ir::Node& n) {
   if (n.args.size() < 5) return std::nullopt;
   const ir::Arg* pc = n.kwarg("per_channel");
@@ -124,11 +85,7 @@ class FuseConsecutiveRescalesPass : public passes::InPlacePass {
   size_t removed_, kept_;
 };
 
-void registerArmIntPasses(passes::PassRegistry& r) {
-  r.add("InsertRescalePass", [] {
-    return std::make_unique<ArmRewritePass>("InsertRescalePass", "dequantize -> quantize pair -> RESCALE (INT profile)",
-                                            std::vector<std::string>{kQ}, insertRescale, Gate::intOnly());
-  });
+void registerFuseConsecutiveRescalesPass(passes::PassRegistry& r) {
   r.add("FuseConsecutiveRescalesPass", [] { return std::make_unique<FuseConsecutiveRescalesPass>(); });
 }
 

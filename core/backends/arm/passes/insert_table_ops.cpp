@@ -204,7 +204,7 @@ class InsertTableOpsPass : public passes::InPlacePass {
   std::unordered_map<ir::OpId, size_t> statOf_;
 };
 
-void registerArmTablePasses(passes::PassRegistry& r) {
+void registerInsertTableOpsPass(passes::PassRegistry& r) {
   r.add("InsertTableOpsPass", [] { return std::make_unique<InsertTableOpsPass>(); });
 }
 

@@ -1,0 +1,32 @@
+// DecomposeFloorDividePass (upstream backends/arm/_passes/decompose_floor_divide_pass.py): float
+// floor_divide -> floor(a / b).
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "core/backends/arm/arm_passes.h"
+#include "core/backends/arm/arm_util.h"
+#include "core/backends/arm/passes/decompose_common.h"
+#include "core/passes/pass_manager.h"
+#include "core/passes/rule_pass.h"
+#include "core/transforms/batch_norm.h"
+#include "core/transforms/constant_folding.h"
+#include "core/transforms/constant_values.h"
+
+namespace ls::arm {
+
+using passes::Rewriter;
+using ir::DType;
+using ir::Shape;
+using namespace decompose;
+
+void registerDecomposeFloorDividePass(passes::PassRegistry& r) {
+  passes::addPass(r, {.name = "DecomposeFloorDividePass",
+                      .description = "float floor_divide -> floor(a / b)",
+                      .targets = {"aten.floor_divide.default", "aten.floor_divide.Scalar"},
+                      .rewrite = decomposeFloorDivRem});
+}
+
+}  // namespace ls::arm
