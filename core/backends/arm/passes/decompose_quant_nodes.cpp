@@ -117,25 +117,25 @@ Result<bool> decomposeQdq(passes::Rewriter& rw, passes::RuleStats&) {
       rw.replaceWith(b.tensor(qt, "quantized"));
       return true;
     }
-    LS_ASSIGN_OR_RETURN(s, b.mul(*xr, b.tensor(param(inv), "inv_scale")));
-    // round(x * (1/s)) (CAST rounds to nearest, ties to even, as torch.round), then + zp in int32.
-    LS_ASSIGN_OR_RETURN(r, b.op("tosa.CAST", {s}, {{"dtype", ir::Arg(ir::EnumArg{ir::EnumKind::DType, int32_t(DType::Int32)})}}));
-    std::vector<double> zpi(zpd);
-    exec::Tensor zt(DType::Int32, ps);
-    for (size_t i = 0; i < zpi.size(); ++i) zt.setInt(int64_t(i), int64_t(zpi[i]));
-    LS_ASSIGN_OR_RETURN(q, b.op("tosa.ADD", {r, b.tensor(zt, "zero_point")}));
-    ValueRef v = q;
     int64_t tmin = outT == DType::Int8 ? -128 : outT == DType::UInt8 ? 0 : outT == DType::Int16 ? -32768 : INT32_MIN;
     int64_t tmax = outT == DType::Int8 ? 127 : outT == DType::UInt8 ? 255 : outT == DType::Int16 ? 32767 : INT32_MAX;
-    // Always clamp: TOSA CAST between integer types does not saturate. TOSA 1.0 defines CLAMP
-    // for int8/int16/float only, so the int32 value is clamped with MAXIMUM and MINIMUM
-    // (PRO-INT and PRO-FP both define them for int32).
-    {
-      const int vr = b.meta(v).rank();
-      LS_ASSIGN_OR_RETURN(mx, b.op("tosa.MAXIMUM", {v, b.scalar(DType::Int32, double(lo ? *lo : tmin), vr, "qmin")}));
-      LS_ASSIGN_OR_RETURN(mn, b.op("tosa.MINIMUM", {mx, b.scalar(DType::Int32, double(hi ? *hi : tmax), vr, "qmax")}));
-      v = mn;
-    }
+    const int64_t qlo = lo ? *lo : tmin, qhi = hi ? *hi : tmax;
+    LS_ASSIGN_OR_RETURN(s, b.mul(*xr, b.tensor(param(inv), "inv_scale")));
+    // Clamped in float to [qmin - zp, qmax - zp] before anything is an integer: x / scale may
+    // be any float (an attention mask's -inf), and an integer CAST of an out-of-range value or
+    // an int32 ADD that overflows is UNPREDICTABLE in TOSA 1.0. The bounds are integers, so
+    // rounding after the clamp gives what clamping after the rounding gives (torch's order).
+    std::vector<double> below, above;
+    for (int64_t z : zps) below.push_back(double(qlo - z)), above.push_back(double(qhi - z));
+    LS_ASSIGN_OR_RETURN(mx, b.op("tosa.MAXIMUM", {s, b.tensor(param(below), "qmin_minus_zp")}));
+    LS_ASSIGN_OR_RETURN(mn, b.op("tosa.MINIMUM", {mx, b.tensor(param(above), "qmax_minus_zp")}));
+    // round (CAST rounds to nearest, ties to even, as torch.round), then + zp in int32: in
+    // [qmin, qmax] now, so the CAST to the storage type below is exact.
+    LS_ASSIGN_OR_RETURN(r, b.op("tosa.CAST", {mn}, {{"dtype", ir::Arg(ir::EnumArg{ir::EnumKind::DType, int32_t(DType::Int32)})}}));
+    exec::Tensor zt(DType::Int32, ps);
+    for (size_t i = 0; i < zps.size(); ++i) zt.setInt(int64_t(i), zps[i]);
+    LS_ASSIGN_OR_RETURN(q, b.op("tosa.ADD", {r, b.tensor(zt, "zero_point")}));
+    ValueRef v = q;
     if (outT != DType::Int32) {
       LS_ASSIGN_OR_RETURN(c, b.op("tosa.CAST", {v}, {{"dtype", ir::Arg(ir::EnumArg{ir::EnumKind::DType, int32_t(outT)})}}));
       v = c;
