@@ -353,9 +353,17 @@ Result<bool> decomposeDiv(Rewriter& rw, const DecomposeOptions& o) {
   const ir::Node& n = rw.node();
   if (n.op == kTensorMode && !ops::schemaArg(n, 2).isNone())
     return false;  // a rounding mode: DecomposeDivTensorModePass (Arm) decomposes it, else the support check names it
-  LS_ASSIGN_OR_RETURN(a, tensorInput(rw, "div"));
-  const ir::DType t = rw.meta(a).dtype;
-  if (!supportedDtype(t, o)) return unsupported(o, fmt::format("division of a {} tensor", ir::dtypeName(t)));
+  LS_ASSIGN_OR_RETURN(a0, tensorInput(rw, "div"));
+  // True division computes in the result's dtype: torch promotes an integer operand (a float
+  // divided by arange(1, T + 1), or an integer tensor by a float one) to it.
+  const ir::DType t = n.meta().dtype;
+  if (!supportedDtype(t, o)) return unsupported(o, fmt::format("division of a {} tensor", ir::dtypeName(rw.meta(a0).dtype)));
+  const ir::Arg toT = ir::Arg(ir::EnumArg{ir::EnumKind::DType, int32_t(t)});
+  auto promoted = [&](ir::ValueRef v) -> Result<ir::ValueRef> {
+    if (rw.meta(v).dtype == t) return v;
+    return nb.op("aten._to_copy.default", {v}, {{"dtype", toT}}, hint(rw, o, "to_copy"));
+  };
+  LS_ASSIGN_OR_RETURN(a, promoted(a0));
   const ir::Arg& b = ops::schemaArg(n, 1);
   if (auto v = b.number()) {
     // x / +-0 is x * +-inf exactly in IEEE arithmetic (+-inf, or NaN for 0 and NaN).
@@ -366,8 +374,8 @@ Result<bool> decomposeDiv(Rewriter& rw, const DecomposeOptions& o) {
   }
   const ir::ValueRef* br = b.ref();
   if (!br) return Status::error("div: the divisor must be a tensor or a number");
-  if (!ir::isFloating(rw.meta(*br).dtype)) return unsupported(o, "division by an integer tensor");
-  LS_ASSIGN_OR_RETURN(rec, nb.op("aten.reciprocal.default", {*br}, {}, hint(rw, o, "reciprocal")));
+  LS_ASSIGN_OR_RETURN(divisor, promoted(*br));
+  LS_ASSIGN_OR_RETURN(rec, nb.op("aten.reciprocal.default", {divisor}, {}, hint(rw, o, "reciprocal")));
   LS_ASSIGN_OR_RETURN(mul, nb.op("aten.mul.Tensor", {a, rec}, {}, hint(rw, o, "mul")));
   rw.replaceWith(mul);
   return true;

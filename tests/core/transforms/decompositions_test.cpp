@@ -143,6 +143,28 @@ TEST(Decompositions, DivisionByALiteralZeroIsMultiplicationByInfinity) {
   }
 }
 
+TEST(Decompositions, TrueDivisionPromotesAnIntegerOperandAsTorch) {
+  // cumsum(x) / arange(1, T + 1): a float divided by an int64 tensor is float division (issue 37).
+  for (const bool intNumerator : {false, true}) {
+    SCOPED_TRACE(intNumerator);
+    test::GraphBuilder b;
+    auto x = intNumerator ? b.constant("n", ir::DType::Int64, {4}, {3, -7, 10, 1}) : b.input("x", {4});
+    auto k = intNumerator ? b.input("k", {4}) : b.constant("k", ir::DType::Int64, {4}, {1, 2, 3, 4});
+    ir::Node n = b.makeCall("aten.div.Tensor", {x, k}, {}, "div");
+    n.outputs = {ir::TensorMeta(ir::DType::Float32, {4})};
+    ir::ValueRef d{b.g.append(std::move(n)), 0};
+    b.output({d});
+    const ir::Graph before = b.g;
+    ir::Graph g = b.g;
+    DecomposeDivPass p;
+    ASSERT_EQ(runPassOn(p, g).status, PassStatus::Changed);
+    EXPECT_EQ(countOp(g, "aten.div.Tensor"), 0u);
+    EXPECT_EQ(countOp(g, "aten._to_copy.default"), 1u);  // the integer operand, to float32
+    EXPECT_LE(test::maxRelDiff(before, g), 1e-6);
+    test::expectVerified(g);
+  }
+}
+
 TEST(Decompositions, UnsupportedNodesFailNamingTheNodeOrStay) {
   // A division with a rounding mode is not DecomposeDivPass's: it stays, strict or not, for
   // the Arm DecomposeDivTensorModePass (or the support check, which names it).
