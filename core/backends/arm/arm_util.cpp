@@ -57,6 +57,18 @@ Result<ValueRef> Builder::addScalar(ValueRef a, double v) {
   return op("tosa.ADD", {a, scalar(m.dtype, v, m.rank())});
 }
 
+Result<ValueRef> Builder::cast(ValueRef x, ir::DType t, std::string_view hint) {
+  auto to = [&](ValueRef v, ir::DType d, std::string_view h) {
+    return op("aten._to_copy.default", {v}, {{"dtype", ir::Arg(ir::EnumArg{ir::EnumKind::DType, int32_t(d)})}}, h);
+  };
+  if (meta(x).dtype == t) return x;
+  if (meta(x).dtype == ir::DType::Bool && ir::isFloating(t) ) {
+    LS_ASSIGN_OR_RETURN(i8, to(x, ir::DType::Int8, "bool_as_int8"));
+    x = i8;
+  }
+  return to(x, t, hint);
+}
+
 exec::Tensor constantValues(const ir::Constant& c) { return transforms::constantValues(c); }
 
 std::optional<exec::Tensor> valueOfConstant(const ir::Graph& g, ValueRef r) { return transforms::valueOfConstant(g, r); }

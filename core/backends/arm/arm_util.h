@@ -56,6 +56,9 @@ class Builder : public passes::NodeBuilder {
   Result<ValueRef> mul(ValueRef a, ValueRef b);
   Result<ValueRef> mulScalar(ValueRef a, double v);
   Result<ValueRef> addScalar(ValueRef a, double v);
+  /// `x` as dtype `t` (aten._to_copy; `x` itself when it already is): bool to a float type
+  /// goes through int8, as upstream casts it (TOSA 1.0 has no bool -> float CAST).
+  Result<ValueRef> cast(ValueRef x, ir::DType t, std::string_view hint = {});
 };
 
 /// Values of a constant: its data, or synthesizeConstant() (what the executor would use).

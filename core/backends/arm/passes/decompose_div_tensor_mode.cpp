@@ -35,7 +35,6 @@ namespace {
 
 using ir::DType;
 
-ir::Kwarg dtypeKwarg(DType t) { return {"dtype", ir::Arg(ir::EnumArg{ir::EnumKind::DType, int32_t(t)})}; }
 
 /// The division's rounding mode: "" for None, else "trunc" or "floor" (anything else refused).
 Result<std::string> roundingMode(const ir::Node& n) {
@@ -56,14 +55,8 @@ Result<ValueRef> operand(Builder& b, const ir::Arg& a, DType t, int rank, const 
   if (!r) return Status::error(fmt::format("div: the {} must be a tensor or a number", what));
   ValueRef v = *r;
   const ir::TensorMeta m = b.meta(v);
-  if (m.dtype != t) {
-    if (m.dtype == DType::Bool && ir::isFloating(t)) {
-      LS_ASSIGN_OR_RETURN(i8, b.op("aten._to_copy.default", {v}, {dtypeKwarg(DType::Int8)}));
-      v = i8;
-    }
-    LS_ASSIGN_OR_RETURN(c, b.op("aten._to_copy.default", {v}, {dtypeKwarg(t)}));
-    v = c;
-  }
+  LS_ASSIGN_OR_RETURN(c, b.cast(v, t));
+  v = c;
   if (m.rank() < rank) {
     std::vector<int64_t> s(size_t(rank - m.rank()), 1);
     for (int d = 0; d < m.rank(); ++d) s.push_back(m.shape[d]);
@@ -92,7 +85,7 @@ Result<ValueRef> integerDivision(Builder& b, ValueRef a, ValueRef d, bool floor,
   LS_ASSIGN_OR_RETURN(dNeg, b.op("aten.gt.Tensor", {zero, d}));
   LS_ASSIGN_OR_RETURN(differ, b.op("aten.logical_xor.default", {aNeg, dNeg}));
   LS_ASSIGN_OR_RETURN(fix, b.op("aten.logical_and.default", {inexact, differ}));
-  LS_ASSIGN_OR_RETURN(one, b.op("aten._to_copy.default", {fix}, {dtypeKwarg(DType::Int32)}));  // bool -> 0/1
+  LS_ASSIGN_OR_RETURN(one, b.cast(fix, DType::Int32));  // bool -> 0/1
   return b.op("aten.sub.Tensor", {q, one});
 }
 
@@ -174,7 +167,7 @@ Result<bool> decomposeDivTensorMode(passes::Rewriter& rw, passes::RuleStats& rul
     y = q;
   }
   if (b.meta(y).dtype != out.dtype) {
-    LS_ASSIGN_OR_RETURN(c, b.op("aten._to_copy.default", {y}, {dtypeKwarg(out.dtype)}));
+    LS_ASSIGN_OR_RETURN(c, b.cast(y, out.dtype));
     y = c;
   }
   rw.replaceWith(y);

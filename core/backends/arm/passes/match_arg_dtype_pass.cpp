@@ -42,11 +42,7 @@ Result<bool> matchArgDtype(passes::Rewriter& rw, passes::RuleStats&) {
   for (size_t i = first; i < args.size(); ++i) {
     const ir::TensorMeta* m = argMeta(rw, i);
     if (!m || m->dtype == target || target == DType::Undefined) continue;
-    if (m->dtype == DType::Bool && ir::isFloating(target)) {  // upstream: bool -> int8 -> float (no bool -> float CAST)
-      LS_ASSIGN_OR_RETURN(i8, b.op("aten._to_copy.default", {args[i]}, {{"dtype", ir::Arg(ir::EnumArg{ir::EnumKind::DType, int32_t(DType::Int8)})}}));
-      args[i] = i8;
-    }
-    LS_ASSIGN_OR_RETURN(v, b.op("aten._to_copy.default", {args[i]}, {{"dtype", ir::Arg(ir::EnumArg{ir::EnumKind::DType, int32_t(target)})}}));
+    LS_ASSIGN_OR_RETURN(v, b.cast(*args[i].ref(), target));  // bool -> float through int8
     args[i] = v;
     changed = true;
   }

@@ -19,18 +19,6 @@ namespace {
 
 using ir::DType;
 
-ir::Kwarg dtypeKwarg(DType t) { return {"dtype", ir::Arg(ir::EnumArg{ir::EnumKind::DType, int32_t(t)})}; }
-
-/// `v` (bool) cast to `t`; a floating `t` through int8.
-Result<ValueRef> castBool(Builder& b, ValueRef v, DType t) {
-  if (ir::isFloating(t)) {
-    LS_ASSIGN_OR_RETURN(i8, b.op("aten._to_copy.default", {v}, {dtypeKwarg(DType::Int8)}, "bool_as_int8"));
-    v = i8;
-  }
-  if (t == DType::Int8) return v;
-  return b.op("aten._to_copy.default", {v}, {dtypeKwarg(t)}, "promoted");
-}
-
 Result<bool> promoteBoolOperands(passes::Rewriter& rw, passes::RuleStats&) {
   const ir::Node& n = rw.node();
   if (n.args.size() < 2) return Status::error("mul: expected two operands");
@@ -55,7 +43,7 @@ Result<bool> promoteBoolOperands(passes::Rewriter& rw, passes::RuleStats&) {
   for (size_t i = 0; i < 2; ++i) {
     const ir::TensorMeta* m = argMeta(rw, i);
     if (!m || m->dtype != DType::Bool) continue;
-    LS_ASSIGN_OR_RETURN(c, castBool(b, *n.args[i].ref(), promoted));
+    LS_ASSIGN_OR_RETURN(c, b.cast(*n.args[i].ref(), promoted, "promoted"));
     args[i] = ir::Arg(c);
   }
   if (!allBool) {
@@ -63,7 +51,7 @@ Result<bool> promoteBoolOperands(passes::Rewriter& rw, passes::RuleStats&) {
     return true;
   }
   LS_ASSIGN_OR_RETURN(prod, b.op("aten.mul.Tensor", std::move(args), {}, "mul_int32"));
-  LS_ASSIGN_OR_RETURN(back, b.op("aten._to_copy.default", {prod}, {dtypeKwarg(DType::Bool)}, "as_bool"));
+  LS_ASSIGN_OR_RETURN(back, b.cast(prod, DType::Bool, "as_bool"));
   rw.replaceWith(back);
   return true;
 }
