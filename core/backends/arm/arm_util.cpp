@@ -62,7 +62,7 @@ Result<ValueRef> Builder::cast(ValueRef x, ir::DType t, std::string_view hint) {
     return op("aten._to_copy.default", {v}, {{"dtype", ir::Arg(ir::EnumArg{ir::EnumKind::DType, int32_t(d)})}}, h);
   };
   if (meta(x).dtype == t) return x;
-  if (meta(x).dtype == ir::DType::Bool && ir::isFloating(t) ) {
+  if (meta(x).dtype == ir::DType::Bool && ir::isFloating(t)) {
     LS_ASSIGN_OR_RETURN(i8, to(x, ir::DType::Int8, "bool_as_int8"));
     x = i8;
   }
